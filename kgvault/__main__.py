@@ -1,0 +1,5 @@
+"""Run kgvault as `python -m kgvault`."""
+
+from kgvault.cli import main
+
+main()

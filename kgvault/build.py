@@ -1,0 +1,137 @@
+"""Build: run the pipeline, sources → chunks → extract → link → render → write, and report."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kgvault.chunks import chunk_sources
+from kgvault.config import Settings
+from kgvault.extract import extract
+from kgvault.link import link
+from kgvault.records import Problem
+from kgvault.render import render
+from kgvault.sources import read_sources
+from kgvault.write import STATE_DIR, find_orphans, write_vault
+
+Progress = Callable[[str], None]
+
+
+@dataclass(slots=True)
+class BuildReport:
+    """What a build did: the `build --json` object of DESIGN §6."""
+
+    sources: int = 0
+    chunks: int = 0
+    episodic: int = 0
+    semantic: int = 0
+    entities: int = 0
+    relations: int = 0
+    files: dict[str, int] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The report with exactly the keys scripts rely on."""
+        return {
+            "sources": self.sources,
+            "chunks": self.chunks,
+            "nodes": {"episodic": self.episodic, "semantic": self.semantic},
+            "entities": self.entities,
+            "relations": self.relations,
+            "files": self.files,
+            "llm": {
+                "calls": 0,
+                "cache_hits": 0,
+                "failed": 0,
+                "prompt_tokens": 0,
+                "completion_tokens": 0,
+                "cost_usd": 0.0,
+            },
+            "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems],
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def enclosing_vault(vault: Path) -> Path | None:
+    """The Obsidian vault the output folder lies inside (an ancestor holding `.obsidian/`), if any."""
+    for ancestor in vault.resolve().parents:
+        if (ancestor / ".obsidian").is_dir():
+            return ancestor
+    return None
+
+
+def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
+    """Compile the notes folder into the vault; gather everything before the first write."""
+    started = time.perf_counter()
+    say = progress or (lambda _stage: None)
+    vault = settings.vault
+    outer = enclosing_vault(vault)
+    prefix = vault.resolve().relative_to(outer).as_posix() + "/" if outer else ""
+
+    say("reading sources")
+    sources, problems = read_sources(settings.notes, exclude=[vault])
+    say("chunking")
+    chunks = chunk_sources(sources, max_chars=settings.max_chunk_chars)
+    say("extracting")
+    extractions = extract(chunks, sources)
+    say("linking")
+    graph = link(sources, extractions, taken=_outer_basenames(outer, vault) if outer else ())
+    say("rendering")
+    pages = render(graph, templates=settings.templates, link_prefix=prefix)
+    # The set of pages does not depend on the orphan list, so render again only when there are orphans.
+    orphaned = find_orphans(vault, set(pages))
+    if orphaned:
+        pages = render(graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned)
+    say("writing")
+    result = write_vault(vault, pages, force=settings.force, dry_run=settings.dry_run, obsidian=outer is None)
+    if not settings.dry_run:
+        _remember_notes_root(vault, settings.notes)
+
+    dropped = [
+        Problem(x.chunk.source_path, x.chunk.line_start, f"dropped: {reason}") for x in extractions for reason in x.dropped
+    ]
+    layers = [n.memory_layer for n in graph.nodes]
+    return BuildReport(
+        sources=len(sources),
+        chunks=len(chunks),
+        episodic=layers.count("episodic"),
+        semantic=layers.count("semantic"),
+        entities=len(graph.entities),
+        relations=len(graph.relations),
+        files={
+            "written": len(result.written),
+            "unchanged": len(result.unchanged),
+            "removed": len(result.removed),
+            "kept": len(result.kept),
+            "orphaned": len(result.orphaned),
+        },
+        problems=sorted([*problems, *dropped, *result.problems], key=lambda p: (p.path, p.line or 0, p.message)),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _outer_basenames(outer: Path, vault: Path) -> set[str]:
+    """Basenames of the user's own notes in the enclosing vault: our ids must not collide with them."""
+    names: set[str] = set()
+    inner = vault.resolve()
+    for folder, dirs, files in os.walk(outer):
+        here = Path(folder)
+        dirs[:] = [d for d in dirs if not d.startswith(".") and (here / d).resolve() != inner]
+        names.update(f[:-3] for f in files if f.endswith(".md"))
+    return names
+
+
+def _remember_notes_root(vault: Path, notes: Path) -> None:
+    """Remember where the notes are, so check, search and mcp find them (machine-local state)."""
+    state = vault / STATE_DIR / "state"
+    state.mkdir(parents=True, exist_ok=True)
+    target = state / "notes.json"
+    data = json.dumps({"notes_root": str(notes.resolve())}, indent=2) + "\n"
+    if not target.is_file() or target.read_text("utf-8") != data:
+        target.write_text(data, "utf-8")

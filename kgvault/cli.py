@@ -1,0 +1,140 @@
+"""The command line: parse options, call the library. Heavy modules are imported inside commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from kgvault import __version__
+
+
+class UsageProblem(click.ClickException):
+    """An input or usage error: exit 2 with a message that says what to do."""
+
+    exit_code = 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kgvault")
+def main() -> None:
+    """Compile notes and conversations into an Obsidian vault that is a temporal knowledge graph.
+
+    \b
+    Example:
+      kgvault build ~/notes -o ~/notes-vault
+    """
+
+
+@main.command()
+@click.argument("notes", type=click.Path(path_type=Path, file_okay=False))
+@click.option("-o", "--output", "vault", type=click.Path(path_type=Path, file_okay=False), help="Vault folder [./vault].")
+@click.option("--model", help="LLM for extraction (not yet available: extraction is offline).")
+@click.option("--api-base", help="Base URL of an OpenAI-compatible server for --model.")
+@click.option("--jobs", type=click.IntRange(1, 64), help="Concurrent extraction jobs.")
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="Settings file [NOTES/kgvault.toml].")
+@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), help="Folder of templates to override.")
+@click.option("--force", is_flag=True, default=None, help="Overwrite hand-edited generated parts (backed up first).")
+@click.option("--dry-run", is_flag=True, default=None, help="Compute everything, write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the build report as one JSON object.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option("-v", "--verbose", is_flag=True, help="List every problem.")
+def build(
+    notes: Path,
+    vault: Path | None,
+    model: str | None,
+    api_base: str | None,
+    jobs: int | None,
+    config: Path | None,
+    templates: Path | None,
+    force: bool | None,
+    dry_run: bool | None,
+    as_json: bool,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Compile the NOTES folder into an Obsidian vault.
+
+    Sources are only read, never changed. Files in the vault that kgvault did not
+    write are never touched, and whatever you write below the line
+    `%% kgvault: your notes below this line are kept %%` survives every rebuild.
+
+    \b
+    Examples:
+      kgvault build sample_vault -o /tmp/sample-kg
+      kgvault build ~/notes -o ~/vault/kg --json
+    """
+    from kgvault.build import build as run_build
+    from kgvault.config import ConfigError, load_settings
+    from kgvault.sources import SourceError
+
+    if model:
+        raise UsageProblem("LLM extraction is not available yet; run without --model for offline extraction")
+    try:
+        settings = load_settings(
+            notes,
+            config,
+            vault=vault,
+            api_base=api_base,
+            jobs=jobs,
+            templates=templates,
+            force=force,
+            dry_run=dry_run,
+        )
+    except ConfigError as error:
+        raise UsageProblem(str(error)) from error
+    show_progress = not (as_json or quiet) and sys.stderr.isatty()
+    try:
+        with _StageBar(show_progress) as bar:
+            report = run_build(settings, progress=bar.stage)
+    except SourceError as error:
+        raise UsageProblem(str(error)) from error
+    if as_json:
+        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        return
+    if quiet:
+        return
+    files = report.files
+    click.echo(
+        f"{report.sources} sources, {report.chunks} chunks → {report.episodic} episodic, "
+        f"{report.semantic} semantic, {report.entities} entities, {report.relations} relations"
+    )
+    click.echo(
+        f"{settings.vault}: {files['written']} written, {files['unchanged']} unchanged, {files['removed']} removed, "
+        f"{files['kept']} kept, {files['orphaned']} orphaned in {report.seconds:.2f} s"
+    )
+    if report.problems:
+        shown = report.problems if verbose else report.problems[:10]
+        click.echo(f"{len(report.problems)} problem(s):", err=True)
+        for problem in shown:
+            where = f"{problem.path}:{problem.line}" if problem.line else problem.path
+            click.echo(f"  {where}: {problem.message}", err=True)
+        if len(shown) < len(report.problems):
+            click.echo(f"  … and {len(report.problems) - len(shown)} more (-v lists all)", err=True)
+
+
+class _StageBar:
+    """A progress bar over the pipeline's stages, shown only on a terminal."""
+
+    STAGES = ("reading sources", "chunking", "extracting", "linking", "rendering", "writing")
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: object = None
+
+    def __enter__(self) -> _StageBar:
+        if self.enabled:
+            self.bar = click.progressbar(length=len(self.STAGES), label="building", file=sys.stderr)
+            self.bar.__enter__()  # type: ignore[attr-defined]
+        return self
+
+    def stage(self, name: str) -> None:
+        if self.bar is not None:
+            self.bar.label = name  # type: ignore[attr-defined]
+            self.bar.update(1)  # type: ignore[attr-defined]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)  # type: ignore[attr-defined]

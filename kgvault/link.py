@@ -1,0 +1,424 @@
+"""Pass 2: resolve entities, merge nodes and relations, build tags and coverage into one Graph."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from kgvault.extract import Extraction
+from kgvault.extract.draft import DraftNode
+from kgvault.names import assign_unique, node_slug, normalize_name, slugify, summary_slug
+from kgvault.records import (
+    CoverageRow,
+    Entity,
+    Evidence,
+    Graph,
+    Node,
+    Relation,
+    Source,
+    SourceSummary,
+)
+
+_CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
+_SENSITIVITY_RANK = {"public": 0, "private": 1, "confidential": 2}
+# Entities win a basename collision over summaries and nodes: users type [[Marlin]] for the entity.
+_KIND_RANK = {"entity": 0, "summary": 1, "semantic": 2, "episodic": 3}
+
+
+class _Names:
+    """Union-find over normalized names, so spellings and aliases share one entity."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, key: str) -> str:
+        self.parent.setdefault(key, key)
+        while self.parent[key] != key:
+            self.parent[key] = self.parent[self.parent[key]]
+            key = self.parent[key]
+        return key
+
+    def union(self, a: str, b: str) -> None:
+        root_a, root_b = self.find(a), self.find(b)
+        if root_a != root_b:
+            # The smaller key becomes the root, so the result does not depend on input order.
+            low, high = sorted((root_a, root_b))
+            self.parent[high] = low
+
+
+@dataclass
+class _EntityGroup:
+    spellings: Counter[str] = field(default_factory=Counter)
+    types: Counter[str] = field(default_factory=Counter)
+    descriptions: list[tuple[Evidence, str]] = field(default_factory=list)
+    evidence: set[Evidence] = field(default_factory=set)
+    note_title: str | None = None
+
+
+@dataclass
+class _NodeGroup:
+    items: list[tuple[Evidence, DraftNode]] = field(default_factory=list)
+    entity_keys: set[str] = field(default_factory=set)
+
+
+def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken: Iterable[str] = ()) -> Graph:
+    """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already used in the vault."""
+    names = _Names()
+    note_titles = _register_note_aliases(sources, names)
+    entity_groups = _collect_entities(extractions, names, note_titles)
+    node_groups, chunk_node_keys = _collect_nodes(extractions, names, entity_groups)
+
+    entity_key_by_root = {root: f"entity:{root}" for root in entity_groups}
+    node_key = {key: f"{key[0]}:{key[1]}:{key[2]}" for key in node_groups}
+    summary_key = {s.path: f"summary:{s.path}" for s in sources}
+    wanted: dict[str, str] = {}
+    rank: dict[str, int] = {}
+    for root, group in entity_groups.items():
+        wanted[entity_key_by_root[root]] = slugify(_entity_title(group))
+        rank[entity_key_by_root[root]] = _KIND_RANK["entity"]
+    for key, items in node_groups.items():
+        wanted[node_key[key]] = node_slug(_first(items.items)[1].title)
+        rank[node_key[key]] = _KIND_RANK[key[0]]
+    for path, key in summary_key.items():
+        wanted[key] = summary_slug(path)
+        rank[key] = _KIND_RANK["summary"]
+    ids = assign_unique(wanted, taken=[*taken, "index", "ontology"], rank=rank)
+
+    entity_id = {root: ids[entity_key_by_root[root]] for root in entity_groups}
+    entities = tuple(
+        sorted(
+            (_make_entity(entity_id[root], group) for root, group in entity_groups.items()),
+            key=lambda e: e.id,
+        )
+    )
+    nodes = tuple(
+        sorted(
+            (
+                _make_node(ids[node_key[key]], group, sorted({entity_id[k] for k in group.entity_keys}))
+                for key, group in node_groups.items()
+            ),
+            key=lambda n: (n.memory_layer, n.id),
+        )
+    )
+    relations = _merge_relations(extractions, names, entity_id)
+    summaries = _summaries(sources, extractions, ids, summary_key, chunk_node_keys, node_key, names, entity_id)
+    return Graph(
+        nodes=nodes,
+        entities=entities,
+        relations=relations,
+        summaries=summaries,
+        tag_counts=_tag_counts(nodes),
+        predicates=_predicates(relations),
+    )
+
+
+def _first(items: list[tuple[Evidence, DraftNode]]) -> tuple[Evidence, DraftNode]:
+    """The earliest item by provenance: what a merged node shows as its title and body."""
+    return min(items, key=lambda item: (item[0].path, item[0].line_start, item[1].title))
+
+
+def _register_note_aliases(sources: Sequence[Source], names: _Names) -> dict[str, str]:
+    """Join each note's title, file name and frontmatter aliases: a wikilink to any of them means the note."""
+    titles: dict[str, str] = {}
+    for source in sources:
+        stem = source.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        key = normalize_name(source.title)
+        if not key:
+            continue
+        titles.setdefault(key, source.title)
+        for other in (stem, *_aliases(source.meta.get("aliases"))):
+            other_key = normalize_name(other)
+            if other_key:
+                names.union(key, other_key)
+    return titles
+
+
+def _aliases(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, str | int | float) and str(v).strip()]
+    return []
+
+
+def _evidence(extraction: Extraction) -> Evidence:
+    chunk = extraction.chunk
+    return Evidence(chunk.source_path, chunk.line_start, chunk.line_end)
+
+
+def _collect_entities(
+    extractions: Sequence[Extraction], names: _Names, note_titles: dict[str, str]
+) -> dict[str, _EntityGroup]:
+    """Group every entity mention by the root of its name, after aliases are joined."""
+    for extraction in extractions:
+        for entity in extraction.draft.entities:
+            key = normalize_name(entity.name)
+            for alias in entity.aliases:
+                if normalize_name(alias):
+                    names.union(key, normalize_name(alias))
+    groups: dict[str, _EntityGroup] = defaultdict(_EntityGroup)
+    for extraction in extractions:
+        evidence = _evidence(extraction)
+        for entity in extraction.draft.entities:
+            key = normalize_name(entity.name)
+            if not key:
+                continue
+            group = groups[names.find(key)]
+            group.spellings[entity.name] += 1
+            group.types[entity.entity_type] += 1
+            if entity.description:
+                group.descriptions.append((evidence, entity.description))
+            group.evidence.add(evidence)
+    for key, title in note_titles.items():
+        root = names.find(key)
+        if root in groups and groups[root].note_title is None:
+            groups[root].note_title = title
+    return dict(groups)
+
+
+def _entity_title(group: _EntityGroup) -> str:
+    """The note's title when the entity has a note, else its most frequent spelling."""
+    if group.note_title:
+        return group.note_title
+    return min(group.spellings.items(), key=lambda item: (-item[1], item[0]))[0]
+
+
+def _make_entity(entity_id: str, group: _EntityGroup) -> Entity:
+    title = _entity_title(group)
+    typed = [(count, name) for name, count in group.types.items() if name != "concept"]
+    entity_type = min(typed, key=lambda t: (-t[0], t[1]))[1] if typed else "concept"
+    if group.descriptions:
+        description = min(group.descriptions, key=lambda d: (d[0].path, d[0].line_start, d[1]))[1]
+    else:
+        description = f"{title} ({entity_type.replace('_', ' ')})."
+    folded_title = title.casefold()
+    aliases = sorted({s for s in group.spellings if s.casefold() != folded_title}, key=lambda s: (s.casefold(), s))
+    return Entity(
+        id=entity_id,
+        title=title,
+        entity_type=entity_type,
+        description=" ".join(description.split()),
+        aliases=tuple(_dedupe_casefold(aliases)),
+        evidence=tuple(sorted(group.evidence, key=_evidence_key)),
+    )
+
+
+def _dedupe_casefold(values: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    kept = []
+    for value in values:
+        if value.casefold() not in seen:
+            seen.add(value.casefold())
+            kept.append(value)
+    return kept
+
+
+def _evidence_key(evidence: Evidence) -> tuple[str, int, int]:
+    return (evidence.path, evidence.line_start, evidence.line_end)
+
+
+NodeKey = tuple[str, str, str]
+
+
+def _node_identity(node: DraftNode) -> NodeKey:
+    """Same proposition, same layer (and same date for episodes) means the same node."""
+    when = node.timestamp.isoformat() if node.memory_layer == "episodic" and node.timestamp else ""
+    return (node.memory_layer, normalize_name(node.title), when)
+
+
+def _collect_nodes(
+    extractions: Sequence[Extraction], names: _Names, entity_groups: dict[str, _EntityGroup]
+) -> tuple[dict[NodeKey, _NodeGroup], dict[tuple[str, int], list[NodeKey]]]:
+    """Merge duplicate nodes across chunks, keeping every piece of provenance."""
+    groups: dict[NodeKey, _NodeGroup] = defaultdict(_NodeGroup)
+    per_chunk: dict[tuple[str, int], list[NodeKey]] = {}
+    for extraction in extractions:
+        evidence = _evidence(extraction)
+        keys = []
+        for node in extraction.draft.nodes:
+            key = _node_identity(node)
+            if not key[1]:
+                continue
+            group = groups[key]
+            group.items.append((evidence, node))
+            for name in node.entities:
+                root = names.find(normalize_name(name))
+                if root in entity_groups:
+                    group.entity_keys.add(root)
+            keys.append(key)
+        per_chunk[(extraction.chunk.source_path, extraction.chunk.index)] = keys
+    return dict(groups), per_chunk
+
+
+def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str]) -> Node:
+    _, first = _first(group.items)
+    drafts = [node for _, node in group.items]
+    confidence = max((d.confidence for d in drafts), key=_CONFIDENCE_RANK.__getitem__)
+    sensitivity = max((d.sensitivity for d in drafts), key=_SENSITIVITY_RANK.__getitem__)
+    tags = sorted({tag for d in drafts for tag in d.tags})
+    timestamps = [d.timestamp for d in drafts if d.timestamp]
+    return Node(
+        id=node_id,
+        memory_layer=first.memory_layer,
+        type=first.type,
+        title=" ".join(first.title.split()),
+        body=first.body,
+        tags=tuple(tags),
+        sensitivity=sensitivity,
+        confidence=confidence,
+        origin="stated" if any(d.origin == "stated" for d in drafts) else "inferred",
+        timestamp=min(timestamps) if timestamps else None,
+        evidence=tuple(sorted({e for e, _ in group.items}, key=_evidence_key)),
+        entities=tuple(entity_ids),
+        language=first.language,
+        attributed_to=first.attributed_to,
+        valid_from=first.valid_from,
+        valid_to=first.valid_to,
+        occurred_at=first.occurred_at,
+        importance=max((d.importance for d in drafts if d.importance), default=None),
+    )
+
+
+def _merge_relations(
+    extractions: Sequence[Extraction], names: _Names, entity_id: dict[str, str]
+) -> tuple[Relation, ...]:
+    """Merge duplicate triples: evidence unioned, the highest confidence kept, one label per predicate."""
+    merged: dict[tuple[str, str, str], list[tuple[Evidence, float, str, date | None, date | None]]] = defaultdict(
+        list
+    )
+    labels: dict[str, Counter[str]] = defaultdict(Counter)
+    for extraction in extractions:
+        evidence = _evidence(extraction)
+        for rel in extraction.draft.relations:
+            start = entity_id.get(names.find(normalize_name(rel.subject)))
+            end = entity_id.get(names.find(normalize_name(rel.object)))
+            if start is None or end is None or start == end:
+                continue
+            statement = " ".join(rel.statement.split())
+            merged[(start, rel.predicate, end)].append(
+                (evidence, rel.confidence, statement, rel.valid_at, rel.invalid_at)
+            )
+            labels[rel.predicate][rel.label] += 1
+    relations = []
+    for (start, predicate, end), items in sorted(merged.items()):
+        best = min(items, key=lambda i: (-i[1], _evidence_key(i[0]), i[2]))
+        valid_ats = [i[3] for i in items if i[3]]
+        label = min(labels[predicate].items(), key=lambda item: (-item[1], item[0]))[0]
+        relations.append(
+            Relation(
+                from_id=start,
+                relation=predicate,
+                label=label,
+                to_id=end,
+                statement=best[2],
+                confidence=max(i[1] for i in items),
+                valid_at=min(valid_ats) if valid_ats else None,
+                invalid_at=best[4],
+                evidence=tuple(sorted({i[0] for i in items}, key=_evidence_key)),
+            )
+        )
+    return tuple(relations)
+
+
+def _summaries(
+    sources: Sequence[Source],
+    extractions: Sequence[Extraction],
+    ids: dict[str, str],
+    summary_key: dict[str, str],
+    chunk_node_keys: dict[tuple[str, int], list[NodeKey]],
+    node_key: dict[NodeKey, str],
+    names: _Names,
+    entity_id: dict[str, str],
+) -> tuple[SourceSummary, ...]:
+    """One summary per source with a coverage row for every chunk."""
+    by_source: dict[str, list[Extraction]] = defaultdict(list)
+    for extraction in extractions:
+        by_source[extraction.chunk.source_path].append(extraction)
+    owner: dict[NodeKey, tuple[str, int]] = {}
+    for chunk_ref in sorted(chunk_node_keys):
+        for key in chunk_node_keys[chunk_ref]:
+            owner.setdefault(key, chunk_ref)
+    summaries = []
+    for source in sources:
+        node_ids: list[str] = []
+        entity_ids: set[str] = set()
+        rows = []
+        for extraction in sorted(by_source.get(source.path, []), key=lambda x: x.chunk.index):
+            chunk = extraction.chunk
+            keys = chunk_node_keys.get((chunk.source_path, chunk.index), [])
+            for key in keys:
+                if ids[node_key[key]] not in node_ids:
+                    node_ids.append(ids[node_key[key]])
+            chunk_entities = {
+                entity_id[root]
+                for e in extraction.draft.entities
+                if (root := names.find(normalize_name(e.name))) in entity_id
+            }
+            entity_ids.update(chunk_entities)
+            rows.append(
+                CoverageRow(
+                    chunk.line_start,
+                    chunk.line_end,
+                    _coverage_result(extraction, keys, owner, len(chunk_entities)),
+                )
+            )
+        summaries.append(
+            SourceSummary(
+                id=ids[summary_key[source.path]],
+                source=source,
+                node_ids=tuple(node_ids),
+                entity_ids=tuple(sorted(entity_ids)),
+                coverage=tuple(rows),
+            )
+        )
+    return tuple(summaries)
+
+
+def _coverage_result(
+    extraction: Extraction, keys: list[NodeKey], owner: dict[NodeKey, tuple[str, int]], entity_count: int
+) -> str:
+    """Say what a chunk produced, or why it produced nothing."""
+    chunk = extraction.chunk
+    here = (chunk.source_path, chunk.index)
+    fresh = sum(1 for key in keys if owner.get(key) == here)
+    parts = []
+    if fresh:
+        parts.append(_plural(fresh, "node"))
+    if len(keys) > fresh:
+        parts.append(f"{_plural(len(keys) - fresh, 'duplicate node')} merged")
+    if entity_count:
+        parts.append(_plural(entity_count, "entity", "entities"))
+    if extraction.draft.relations:
+        parts.append(_plural(len(extraction.draft.relations), "relation"))
+    if parts:
+        return ", ".join(parts)
+    if extraction.draft.skip_reason:
+        return f"nothing: {extraction.draft.skip_reason}"
+    if chunk.kind == "frontmatter":
+        return "nothing: properties only (structural)"
+    if extraction.dropped:
+        return f"nothing: {len(extraction.dropped)} item(s) failed validation"
+    return "nothing: no statement found"
+
+
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
+
+
+def _tag_counts(nodes: Sequence[Node]) -> tuple[tuple[str, int], ...]:
+    """Count nodes under every tag path, each parent level included."""
+    counts: Counter[str] = Counter()
+    for node in nodes:
+        paths = set()
+        for tag in node.tags:
+            parts = tag.split("/")
+            paths.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+        counts.update(paths)
+    return tuple(sorted(counts.items()))
+
+
+def _predicates(relations: Sequence[Relation]) -> tuple[tuple[str, str, int], ...]:
+    counts: Counter[tuple[str, str]] = Counter((r.relation, r.label) for r in relations)
+    return tuple(sorted((p, label, n) for (p, label), n in counts.items()))

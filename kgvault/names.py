@@ -1,0 +1,96 @@
+"""Ids and file names: deterministic, safe on every file system, unique after casefold."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+
+MAX_NAME_BYTES = 200
+MAX_NODE_ID_CHARS = 80
+RESERVED_IDS = frozenset({"index", "ontology"})
+_WINDOWS_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+)
+# Anything that is not a letter or digit in any script becomes a hyphen.
+_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def short_hash(text: str, length: int = 8) -> str:
+    """Return a stable short hex digest of the text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+def _cut_bytes(text: str, limit: int) -> str:
+    """Cut text to at most `limit` UTF-8 bytes without splitting a character."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text
+    return encoded[:limit].decode("utf-8", errors="ignore")
+
+
+def _cut_at_word(slug: str, max_chars: int) -> str:
+    """Cut a slug to at most `max_chars` characters, at a hyphen when one is near."""
+    if len(slug) <= max_chars:
+        return slug
+    cut = slug[:max_chars]
+    boundary = cut.rfind("-")
+    return cut[:boundary] if boundary >= max_chars // 2 else cut
+
+
+def slugify(text: str, *, max_chars: int | None = None) -> str:
+    """Turn any text into a kebab-case file-safe id; non-Latin scripts are kept, never transliterated."""
+    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+    slug = _NOT_WORD.sub("-", folded).strip("-")
+    if max_chars is not None:
+        slug = _cut_at_word(slug, max_chars).strip("-")
+    slug = _cut_bytes(slug, MAX_NAME_BYTES - 20).strip("-")
+    if not slug:
+        return f"untitled-{short_hash(text)}"
+    if slug.split(".")[0] in _WINDOWS_RESERVED:
+        slug = f"{slug}-{short_hash(text, 4)}"
+    return slug
+
+
+def node_slug(title: str) -> str:
+    """Id of a node: the slug of its title, cut at a word boundary to at most 80 characters."""
+    return slugify(title, max_chars=MAX_NODE_ID_CHARS)
+
+
+def summary_slug(source_path: str) -> str:
+    """Id of a summary page: the source path without extension, folders joined by `-`, plus `-summary`."""
+    stem = source_path.rsplit(".", 1)[0] if "." in source_path.rsplit("/", 1)[-1] else source_path
+    return f"{slugify(stem.replace('/', ' '))}-summary"
+
+
+def assign_unique(
+    wanted: Mapping[str, str], *, taken: Iterable[str] = (), rank: Mapping[str, int] | None = None
+) -> dict[str, str]:
+    """Give each key its wanted id, unique after casefold; a collision gets a hash suffix.
+
+    Keys are processed in sorted order of (id, rank, key), so the same inputs always give
+    the same ids, whatever order they were built in: the first keeps the plain id, later
+    homonyms get `-<hash of their key>`.
+    """
+    used = {name.casefold() for name in taken}
+    ranks = rank or {}
+    result: dict[str, str] = {}
+    for key in sorted(wanted, key=lambda k: (wanted[k].casefold(), ranks.get(k, 0), k)):
+        candidate = wanted[key]
+        if candidate.casefold() in used:
+            base = _cut_bytes(candidate, MAX_NAME_BYTES - 20)
+            candidate = f"{base}-{short_hash(key, 6)}"
+            length = 6
+            while candidate.casefold() in used:
+                length += 2
+                candidate = f"{base}-{short_hash(key, length)}"
+        used.add(candidate.casefold())
+        result[key] = candidate
+    return result
+
+
+def normalize_name(name: str) -> str:
+    """Fold an entity name for matching: NFC, casefold, punctuation and spacing collapsed."""
+    folded = unicodedata.normalize("NFC", name).casefold()
+    return " ".join(_NOT_WORD.sub(" ", folded).split())

@@ -1,0 +1,181 @@
+"""Typed, immutable records that travel between the pipeline stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+
+SourceKind = Literal["markdown", "text"]
+ChunkKind = Literal["frontmatter", "section"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something wrong with an input or output, reported and never fatal."""
+
+    path: str
+    """Posix path relative to the notes root (or the vault, for output problems)."""
+    line: int | None
+    """1-based line number in that file, when one applies."""
+    message: str
+    """What was wrong and, where possible, what the user can do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One input file, decoded and parsed; never modified."""
+
+    id: str
+    """Stable identity: the posix path relative to the notes root."""
+    path: str
+    """Posix path relative to the notes root."""
+    kind: SourceKind
+    """How the file is read: Markdown or plain text."""
+    title: str
+    """Frontmatter `title`, else the file name without its extension."""
+    meta: dict[str, Any]
+    """Parsed frontmatter; empty when absent or broken."""
+    reference_time: date | None
+    """From frontmatter `date`/`created` or a date in the file name; never mtime."""
+    text: str
+    """Whole decoded file: BOM removed, CRLF/CR turned into LF, frontmatter included."""
+    body_line: int
+    """1-based line where the body starts: 1 without frontmatter, else the line after the closing `---`."""
+    sha256: str
+    """Hex digest of the file's raw bytes."""
+    frontmatter_lines: tuple[int, int] | None = None
+    """1-based inclusive line range of the frontmatter block (delimiters included), if any."""
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A window of one source with its exact 1-based inclusive line range."""
+
+    source_path: str
+    """The source's posix path relative to the notes root."""
+    index: int
+    """Position of the chunk within its source, from 0."""
+    kind: ChunkKind
+    """`frontmatter` for the YAML block, `section` for body text."""
+    heading_path: tuple[str, ...]
+    """Headings above this chunk, outermost first (plain text, no `#`)."""
+    line_start: int
+    """First line of the chunk in the source file, 1-based."""
+    line_end: int
+    """Last line of the chunk in the source file, 1-based, inclusive."""
+    text: str
+    """The source lines line_start..line_end joined with LF."""
+    reference_time: date | None
+    """The source's reference time (a dated heading inside the note may refine it)."""
+    sha256: str
+    """Hex digest of the chunk's text, for caching."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Where a node, entity or relation came from: a source line range."""
+
+    path: str
+    """Posix path of the source relative to the notes root."""
+    line_start: int
+    line_end: int
+
+    def ref(self) -> str:
+        """Render as `path#Lstart-Lend`, the form used in relations.jsonl and entity pages."""
+        return f"{self.path}#L{self.line_start}-L{self.line_end}"
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A resolved episodic or semantic node, ready to render."""
+
+    id: str
+    memory_layer: Literal["episodic", "semantic"]
+    type: str
+    title: str
+    body: str
+    tags: tuple[str, ...]
+    sensitivity: str
+    confidence: str
+    origin: str
+    timestamp: date | None
+    evidence: tuple[Evidence, ...]
+    entities: tuple[str, ...]
+    """Ids of the entities this node mentions."""
+    language: str | None = None
+    attributed_to: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None
+    occurred_at: str | None = None
+    importance: int | None = None
+    aliases: tuple[str, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+    conflicts_with: tuple[str, ...] = ()
+    derived_from: tuple[str, ...] = ()
+    causes: tuple[str, ...] = ()
+    precedes: tuple[str, ...] = ()
+    related_to: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A resolved entity: one page under entities/."""
+
+    id: str
+    title: str
+    entity_type: str
+    description: str
+    aliases: tuple[str, ...]
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A directed entity-to-entity edge, one line of relations.jsonl."""
+
+    from_id: str
+    relation: str
+    label: str
+    to_id: str
+    statement: str
+    confidence: float
+    valid_at: date | None
+    invalid_at: date | None
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageRow:
+    """One chunk's line range on a summary page and what it produced."""
+
+    line_start: int
+    line_end: int
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSummary:
+    """What one source contributed, for its summary page."""
+
+    id: str
+    """Summary page id: slug of the path without extension, folders joined by `-`, plus `-summary`."""
+    source: Source
+    node_ids: tuple[str, ...]
+    entity_ids: tuple[str, ...]
+    coverage: tuple[CoverageRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Graph:
+    """Everything pass 2 knows: the input of render."""
+
+    nodes: tuple[Node, ...]
+    entities: tuple[Entity, ...]
+    relations: tuple[Relation, ...]
+    summaries: tuple[SourceSummary, ...]
+    tag_counts: tuple[tuple[str, int], ...]
+    """Every tag path (including each parent level) with the number of nodes under it, sorted."""
+    predicates: tuple[tuple[str, str, int], ...]
+    """(predicate, label, count), sorted by predicate."""
+    problems: tuple[Problem, ...] = field(default=())

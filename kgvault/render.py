@@ -1,0 +1,366 @@
+"""Render: a pure function from the Graph to pages (vault-relative path → generated text)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgvault.names import normalize_name
+from kgvault.properties import PropertyValue, render_properties
+from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary
+from kgvault.templating import environment
+
+MARKER = "%% kgvault: your notes below this line are kept %%"
+FOLDERS = {"episodic": "episodic", "semantic": "semantic", "entity": "entities", "summary": "sources"}
+RELATION_KEYS = ("from", "relation", "label", "to", "statement", "confidence", "valid_at", "invalid_at", "evidence")
+# The Obsidian property type of every field kgvault writes (.obsidian/types.json).
+PROPERTY_TYPES = {
+    "id": "text", "memory_layer": "text", "type": "text", "title": "text", "tags": "tags",
+    "timestamp": "date", "occurred_at": "datetime", "sensitivity": "text", "attributed_to": "text",
+    "confidence": "text", "origin": "text", "source_input": "text", "language": "text",
+    "valid_from": "date", "valid_to": "date", "entities": "multitext", "superseded_by": "multitext",
+    "conflicts_with": "multitext", "derived_from": "multitext", "causes": "multitext",
+    "precedes": "multitext", "related_to": "multitext", "importance": "number", "aliases": "aliases",
+    "entity_type": "text", "description": "text", "sources": "multitext", "source_document": "text",
+    "reference_time": "date",
+}  # fmt: skip
+
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_VALID_TAG = re.compile(r"^[^\W\d_][\w\-]*(?:/[\w\-]+)*$|^\w[\w\-]*(?:/[\w\-]+)*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Linker:
+    """Write wikilinks that resolve whatever Obsidian's link setting is: `[[prefix/folder/id|Title]]`."""
+
+    prefix: str = ""
+    """Path of the kgvault folder inside an enclosing Obsidian vault, with a trailing `/`, or empty."""
+
+    def target(self, kind: str, page_id: str) -> str:
+        return f"{self.prefix}{FOLDERS[kind]}/{page_id}"
+
+    def link(self, kind: str, page_id: str, title: str, *, in_table: bool = False) -> str:
+        pipe = "\\|" if in_table else "|"
+        return f"[[{self.target(kind, page_id)}{pipe}{display(title)}]]"
+
+
+def display(title: str) -> str:
+    """Make a title safe as a link's display text: one line, no brackets or pipes."""
+    text = " ".join(title.split())
+    return text.replace("[", "(").replace("]", ")").replace("|", "/") or "untitled"
+
+
+def valid_tag(tag: str) -> bool:
+    """A tag Obsidian accepts: letters, digits, `_`, `-`, `/` between non-empty levels, not all digits."""
+    return bool(_VALID_TAG.match(tag)) and not tag.replace("/", "").isdigit() and "_" != tag[:1]
+
+
+def render(
+    graph: Graph,
+    *,
+    templates: Path | None = None,
+    link_prefix: str = "",
+    orphaned: Sequence[str] = (),
+) -> dict[str, str]:
+    """Render every page of the vault; Markdown pages end with the user-region marker line."""
+    env = environment(templates)
+    linker = Linker(link_prefix)
+    ctx = _Context.build(graph, linker)
+    pages: dict[str, str] = {}
+
+    def page(path: str, properties: Mapping[str, PropertyValue] | None, template: str, **values: object) -> None:
+        body = env.get_template(template).render(link=linker.link, **values).strip("\n")
+        head = render_properties(properties) if properties is not None else ""
+        pages[path] = f"{head}{_guard_marker(body)}\n\n{MARKER}\n"
+
+    for node in graph.nodes:
+        page(
+            f"{FOLDERS[node.memory_layer]}/{node.id}.md",
+            _node_properties(node, ctx),
+            "node.md.j2",
+            node=node,
+            body=_rewrite_links(node.body, ctx.entity_by_name, linker),
+            relations=ctx.node_relations(node),
+            entity=ctx.entity_by_id,
+            sources=ctx.node_sources(node),
+        )
+    for entity in graph.entities:
+        page(
+            f"{FOLDERS['entity']}/{entity.id}.md",
+            _entity_properties(entity),
+            "entity.md.j2",
+            entity=entity,
+            outgoing=ctx.outgoing.get(entity.id, []),
+            incoming=ctx.incoming.get(entity.id, []),
+            entities=ctx.entity_by_id,
+            timeline=ctx.timeline(entity.id),
+            facts=ctx.facts(entity.id),
+            mentioned_in=ctx.mentioned_in(entity),
+        )
+    for summary in graph.summaries:
+        page(
+            f"{FOLDERS['summary']}/{summary.id}.md",
+            _summary_properties(summary),
+            "summary.md.j2",
+            summary=summary,
+            nodes=[ctx.node_by_id[n] for n in summary.node_ids],
+            key_claims=ctx.key_claims(summary),
+            entities=[ctx.entity_by_id[e] for e in summary.entity_ids],
+            coverage=[(f"{r.line_start}-{r.line_end}", _table_cell(r.result)) for r in summary.coverage],
+        )
+    page(
+        "index.md",
+        None,
+        "index.md.j2",
+        graph=graph,
+        counts=ctx.counts(),
+        tag_tree=_tag_tree(graph.tag_counts),
+        top_entities=ctx.top_entities(15),
+        latest=ctx.latest_episodes(15),
+        orphaned=sorted(orphaned),
+        prefix=link_prefix,
+    )
+    page(
+        "ontology.md",
+        None,
+        "ontology.md.j2",
+        entity_types=ctx.entity_types(),
+        predicates=graph.predicates,
+        tag_tree=_tag_tree(graph.tag_counts),
+    )
+    pages["kgvault.base"] = env.get_template("kgvault.base.j2").render(prefix=link_prefix)
+    pages["relations.jsonl"] = render_relations(graph.relations)
+    return pages
+
+
+def render_relations(relations: Iterable[Relation]) -> str:
+    """One compact JSON object a line, keys in contract order, sorted by from, relation, to."""
+    lines = []
+    for rel in sorted(relations, key=lambda r: (r.from_id, r.relation, r.to_id)):
+        values = (
+            rel.from_id,
+            rel.relation,
+            rel.label,
+            rel.to_id,
+            rel.statement,
+            rel.confidence,
+            rel.valid_at.isoformat() if rel.valid_at else None,
+            rel.invalid_at.isoformat() if rel.invalid_at else None,
+            [e.ref() for e in rel.evidence],
+        )
+        lines.append(json.dumps(dict(zip(RELATION_KEYS, values, strict=True)), ensure_ascii=False, separators=(",", ":")))
+    return "".join(line + "\n" for line in lines)
+
+
+def _guard_marker(text: str) -> str:
+    """Keep source text from forging the user-region marker (it would move the user's boundary)."""
+    return text.replace(MARKER, MARKER.replace("%%", "%\u200b%"))
+
+
+def _table_cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+@dataclass
+class _Context:
+    """Indexes over the graph that several page kinds need."""
+
+    graph: Graph
+    linker: Linker
+    node_by_id: dict[str, Node]
+    entity_by_id: dict[str, Entity]
+    entity_by_name: dict[str, Entity]
+    summary_by_path: dict[str, SourceSummary]
+    outgoing: dict[str, list[Relation]]
+    incoming: dict[str, list[Relation]]
+    nodes_by_entity: dict[str, list[Node]]
+
+    @classmethod
+    def build(cls, graph: Graph, linker: Linker) -> _Context:
+        entity_by_name: dict[str, Entity] = {}
+        for entity in graph.entities:
+            for name in (entity.title, *entity.aliases):
+                entity_by_name.setdefault(normalize_name(name), entity)
+        outgoing: dict[str, list[Relation]] = defaultdict(list)
+        incoming: dict[str, list[Relation]] = defaultdict(list)
+        for rel in graph.relations:
+            outgoing[rel.from_id].append(rel)
+            incoming[rel.to_id].append(rel)
+        nodes_by_entity: dict[str, list[Node]] = defaultdict(list)
+        for node in graph.nodes:
+            for entity_id in node.entities:
+                nodes_by_entity[entity_id].append(node)
+        return cls(
+            graph=graph,
+            linker=linker,
+            node_by_id={n.id: n for n in graph.nodes},
+            entity_by_id={e.id: e for e in graph.entities},
+            entity_by_name=entity_by_name,
+            summary_by_path={s.source.path: s for s in graph.summaries},
+            outgoing=dict(outgoing),
+            incoming=dict(incoming),
+            nodes_by_entity=dict(nodes_by_entity),
+        )
+
+    def summary_link(self, path: str) -> str | None:
+        summary = self.summary_by_path.get(path)
+        return self.linker.link("summary", summary.id, summary.source.title) if summary else None
+
+    def node_sources(self, node: Node) -> list[tuple[str, Evidence]]:
+        return [(link, e) for e in node.evidence if (link := self.summary_link(e.path))]
+
+    def node_relations(self, node: Node) -> list[Relation]:
+        """Relations between this node's entities that come from the same lines."""
+        mine = set(node.entities)
+        spans = set(node.evidence)
+        return [
+            rel
+            for entity_id in node.entities
+            for rel in self.outgoing.get(entity_id, [])
+            if rel.to_id in mine and spans.intersection(rel.evidence)
+        ]
+
+    def timeline(self, entity_id: str) -> list[Node]:
+        nodes = [n for n in self.nodes_by_entity.get(entity_id, []) if n.memory_layer == "episodic"]
+        return sorted(nodes, key=lambda n: (n.timestamp.isoformat() if n.timestamp else "", n.id))
+
+    def facts(self, entity_id: str) -> list[Node]:
+        return [n for n in self.nodes_by_entity.get(entity_id, []) if n.memory_layer == "semantic"]
+
+    def mentioned_in(self, entity: Entity) -> list[str]:
+        paths = sorted({e.path for e in entity.evidence})
+        return [link for p in paths if (link := self.summary_link(p))]
+
+    def key_claims(self, summary: SourceSummary, limit: int = 5) -> list[Node]:
+        rank = {"high": 0, "medium": 1, "low": 2}
+        nodes = [self.node_by_id[n] for n in summary.node_ids]
+        ordered = sorted(enumerate(nodes), key=lambda item: (rank[item[1].confidence], item[0]))
+        return [node for _, node in ordered[:limit]]
+
+    def counts(self) -> dict[str, int]:
+        layers = [n.memory_layer for n in self.graph.nodes]
+        return {
+            "episodic": layers.count("episodic"),
+            "semantic": layers.count("semantic"),
+            "entities": len(self.graph.entities),
+            "relations": len(self.graph.relations),
+            "sources": len(self.graph.summaries),
+        }
+
+    def top_entities(self, limit: int) -> list[tuple[Entity, int]]:
+        scored = [(e, len(self.nodes_by_entity.get(e.id, [])) + len(e.evidence)) for e in self.graph.entities]
+        return sorted(scored, key=lambda item: (-item[1], item[0].id))[:limit]
+
+    def latest_episodes(self, limit: int) -> list[Node]:
+        episodes = [n for n in self.graph.nodes if n.memory_layer == "episodic"]
+        episodes.sort(key=lambda n: (n.timestamp.isoformat() if n.timestamp else "", n.id), reverse=True)
+        return episodes[:limit]
+
+    def entity_types(self) -> list[tuple[str, int]]:
+        counts: dict[str, int] = defaultdict(int)
+        for entity in self.graph.entities:
+            counts[entity.entity_type] += 1
+        return sorted(counts.items())
+
+
+def _quoted_links(linker: Linker, kind_of: Mapping[str, Node], ids: Iterable[str]) -> list[str]:
+    return [linker.link(kind_of[i].memory_layer, i, kind_of[i].title) for i in ids if i in kind_of]
+
+
+def _node_properties(node: Node, ctx: _Context) -> dict[str, PropertyValue]:
+    first = node.evidence[0] if node.evidence else None
+    episodic = node.memory_layer == "episodic"
+    links = ctx.node_by_id
+    return {
+        "id": node.id,
+        "memory_layer": node.memory_layer,
+        "type": node.type,
+        "title": node.title,
+        "tags": [t for t in node.tags if valid_tag(t)],
+        "timestamp": node.timestamp,
+        "occurred_at": node.occurred_at,
+        "sensitivity": node.sensitivity,
+        "attributed_to": node.attributed_to if episodic else None,
+        "confidence": node.confidence,
+        "origin": node.origin,
+        "source_input": ctx.summary_link(first.path) if first else None,
+        "language": node.language,
+        "valid_from": node.valid_from if episodic and node.type == "state" else None,
+        "valid_to": node.valid_to if episodic and node.type == "state" else None,
+        "entities": [ctx.linker.link("entity", e, ctx.entity_by_id[e].title) for e in node.entities],
+        "superseded_by": _quoted_links(ctx.linker, links, node.superseded_by) or None,
+        "conflicts_with": _quoted_links(ctx.linker, links, node.conflicts_with) or None,
+        "derived_from": _quoted_links(ctx.linker, links, node.derived_from) or None,
+        "causes": _quoted_links(ctx.linker, links, node.causes) or None,
+        "precedes": _quoted_links(ctx.linker, links, node.precedes) or None,
+        "related_to": _quoted_links(ctx.linker, links, node.related_to) or None,
+        "importance": node.importance,
+        "aliases": list(node.aliases) or None,
+    }
+
+
+def _entity_properties(entity: Entity) -> dict[str, PropertyValue]:
+    return {
+        "type": "entity",
+        "id": entity.id,
+        "title": entity.title,
+        "entity_type": entity.entity_type,
+        "description": entity.description,
+        "aliases": list(entity.aliases),
+        "sources": [e.ref() for e in entity.evidence],
+    }
+
+
+def _summary_properties(summary: SourceSummary) -> dict[str, PropertyValue]:
+    return {
+        "type": "summary",
+        "id": summary.id,
+        "title": summary.source.title,
+        "source_document": summary.source.path,
+        "reference_time": summary.source.reference_time,
+        "tags": ["summary"],
+    }
+
+
+def _rewrite_links(body: str, entity_by_name: Mapping[str, Entity], linker: Linker) -> str:
+    """Point copied wikilinks at the entity they resolved to; anything else becomes plain text."""
+
+    def replace(match: re.Match[str]) -> str:
+        embed, inner = match.group(1), match.group(2)
+        target, _, alias = inner.partition("|")
+        name = target.split("#", 1)[0].strip()
+        shown = alias.strip() or target.replace("#", " ").strip()
+        entity = entity_by_name.get(normalize_name(name))
+        if embed or entity is None:
+            return shown
+        return linker.link("entity", entity.id, shown)
+
+    lines = []
+    in_fence = False
+    for line in body.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        if in_fence or _FENCE.match(line):
+            lines.append(line)
+            continue
+        # Rewrite links outside inline code spans only.
+        out = []
+        pos = 0
+        for code in _INLINE_CODE.finditer(line):
+            out.append(_WIKILINK.sub(replace, line[pos : code.start()]))
+            out.append(code.group(0))
+            pos = code.end()
+        out.append(_WIKILINK.sub(replace, line[pos:]))
+        lines.append("".join(out))
+    return "\n".join(lines)
+
+
+def _tag_tree(tag_counts: Sequence[tuple[str, int]]) -> list[tuple[int, str, str, int]]:
+    """Flatten tag paths into (depth, leaf name, full path, count) rows in tree order."""
+    return [(tag.count("/"), tag.rsplit("/", 1)[-1], tag, count) for tag, count in sorted(tag_counts)]

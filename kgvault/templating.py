@@ -1,0 +1,32 @@
+"""The one place that builds the Jinja environment: the user's folder first, then ours."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+
+def packaged_templates() -> Path:
+    """Locate the shipped templates: inside the wheel, or at the repository root when run from source."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates", here.parent / "templates"):
+        if (candidate / "node.md.j2").is_file():
+            return candidate
+    raise FileNotFoundError(f"kgvault's templates are missing (looked in {here / 'templates'})")
+
+
+@cache
+def environment(user_dir: Path | None = None) -> jinja2.Environment:
+    """Return a Jinja environment whose loader searches `user_dir` before the packaged templates."""
+    search = [str(user_dir)] if user_dir else []
+    search.append(str(packaged_templates()))
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(search),
+        autoescape=False,  # Markdown, not HTML; values are sanitized in render.py.
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )

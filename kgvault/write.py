@@ -1,0 +1,262 @@
+"""Write: the only stage that touches the vault — atomic, minimal, and never at the user's expense."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgvault.records import Problem
+from kgvault.render import MARKER, PROPERTY_TYPES
+
+STATE_DIR = ".kgvault"
+MANIFEST = f"{STATE_DIR}/manifest.json"
+PENDING = f"{STATE_DIR}/manifest.pending.json"
+BACKUP_DIR = f"{STATE_DIR}/backup"
+_MARKER_LINE = MARKER + "\n"
+GRAPH_SETTINGS = {
+    "colorGroups": [
+        {"query": "path:episodic", "color": {"a": 1, "rgb": 14701138}},
+        {"query": "path:semantic", "color": {"a": 1, "rgb": 5431473}},
+        {"query": "path:entities", "color": {"a": 1, "rgb": 11657298}},
+        {"query": "path:sources", "color": {"a": 1, "rgb": 8421504}},
+    ]
+}
+
+
+@dataclass(slots=True)
+class WriteResult:
+    """What the write stage did, path by path."""
+
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    orphaned: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write a file so that readers (and a crash) see either the old or the new bytes, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".kgvault-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def sha256(text: str) -> str:
+    """Hex digest of UTF-8 text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def split_page(path: str, text: str) -> tuple[str, str] | None:
+    """Split a page into its generated part (through the marker line) and the user's part.
+
+    Non-Markdown files are generated whole. Returns None when a Markdown page lost its marker.
+    """
+    if not path.endswith(".md"):
+        return text, ""
+    at = text.find("\n" + _MARKER_LINE)
+    if at >= 0:
+        end = at + 1 + len(_MARKER_LINE)
+        return text[:end], text[end:]
+    if text.startswith(_MARKER_LINE):
+        return _MARKER_LINE, text[len(_MARKER_LINE) :]
+    if text.endswith("\n" + MARKER):
+        return text + "\n", ""
+    return None
+
+
+def read_manifest(vault: Path, name: str = MANIFEST) -> dict[str, str]:
+    """Read a manifest's files; a missing or unreadable manifest owns nothing."""
+    try:
+        data = json.loads((vault / name).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict):
+        return {}
+    return {str(k): str(v) for k, v in files.items()}
+
+
+def manifest_text(files: Mapping[str, str]) -> str:
+    """The manifest's deterministic bytes: relative paths and hashes only, sorted."""
+    return json.dumps({"version": 1, "files": dict(sorted(files.items()))}, indent=2, ensure_ascii=False) + "\n"
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _is_edited(path: str, text: str, recorded: set[str]) -> bool:
+    parts = split_page(path, text)
+    return parts is None or sha256(parts[0]) not in recorded
+
+
+def find_orphans(vault: Path, page_paths: set[str]) -> list[str]:
+    """Stale owned pages that the user wrote in: they will be kept and handed over to the user."""
+    owned = _owned(vault)
+    orphans = []
+    for path in sorted(set(owned) - page_paths):
+        text = _read_text(vault / path)
+        if text is not None and _user_wrote_in(path, text, owned[path]):
+            orphans.append(path)
+    return orphans
+
+
+def _owned(vault: Path) -> dict[str, set[str]]:
+    """Every path kgvault owns with the hashes its generated part may have (a killed build adds some)."""
+    owned: dict[str, set[str]] = {}
+    for name in (MANIFEST, PENDING):
+        for path, digest in read_manifest(vault, name).items():
+            owned.setdefault(path, set()).add(digest)
+    return owned
+
+
+def _user_wrote_in(path: str, text: str, recorded: set[str]) -> bool:
+    parts = split_page(path, text)
+    return parts is None or sha256(parts[0]) not in recorded or bool(parts[1].strip())
+
+
+def write_vault(
+    vault: Path,
+    pages: Mapping[str, str],
+    *,
+    force: bool = False,
+    dry_run: bool = False,
+    obsidian: bool = True,
+) -> WriteResult:
+    """Bring the vault to `pages`: write what changed, remove what is stale, keep every word the user wrote."""
+    result = WriteResult()
+    owned = _owned(vault)
+    old_manifest = read_manifest(vault)
+    new_manifest: dict[str, str] = {}
+    writes: list[tuple[str, str]] = []
+
+    for path in sorted(pages):
+        generated = pages[path]
+        target = vault / path
+        existing = _read_text(target) if target.exists() else None
+        if existing is None:
+            if target.exists() or target.is_symlink():
+                result.problems.append(Problem(path, None, "cannot read the existing file; left untouched"))
+                result.kept.append(path)
+                continue
+            writes.append((path, generated))
+            new_manifest[path] = sha256(generated)
+            continue
+        if path not in owned:
+            result.problems.append(
+                Problem(path, None, "a file kgvault did not write is in the way; left untouched, page not written")
+            )
+            result.kept.append(path)
+            continue
+        if _is_edited(path, existing, owned[path]):
+            if not force:
+                result.problems.append(
+                    Problem(path, None, "generated part was edited by hand; kept (--force overwrites, after a backup)")
+                )
+                result.kept.append(path)
+                new_manifest[path] = old_manifest.get(path, min(owned[path]))
+                continue
+            if not dry_run:
+                backup = vault / BACKUP_DIR / path
+                backup.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(target, backup)
+            parts = split_page(path, existing)
+            user_part = parts[1] if parts else existing
+        else:
+            parts = split_page(path, existing)
+            user_part = parts[1] if parts else ""
+        new_text = generated + user_part
+        new_manifest[path] = sha256(generated)
+        if new_text == existing:
+            result.unchanged.append(path)
+        else:
+            writes.append((path, new_text))
+
+    for path in sorted(set(owned) - set(pages)):
+        target = vault / path
+        text = _read_text(target) if target.is_file() else None
+        if text is None:
+            continue
+        if _user_wrote_in(path, text, owned[path]):
+            result.orphaned.append(path)
+        else:
+            result.removed.append(path)
+
+    result.written = [path for path, _ in writes]
+    if dry_run:
+        return result
+
+    # Record what we are about to write first, so a build killed half-way is finished by the next one.
+    pending = {**{p: d for p, ds in owned.items() for d in sorted(ds)[:1]}, **new_manifest}
+    if writes or result.removed:
+        atomic_write(vault / PENDING, manifest_text(pending).encode("utf-8"))
+    for path, text in writes:
+        atomic_write(vault / path, text.encode("utf-8"))
+    for path in result.removed:
+        (vault / path).unlink(missing_ok=True)
+        _remove_empty_parents(vault, (vault / path).parent)
+    manifest_bytes = manifest_text(new_manifest).encode("utf-8")
+    manifest_path = vault / MANIFEST
+    if not manifest_path.is_file() or manifest_path.read_bytes() != manifest_bytes:
+        atomic_write(manifest_path, manifest_bytes)
+    (vault / PENDING).unlink(missing_ok=True)
+    if obsidian:
+        result.problems.extend(_write_obsidian_settings(vault))
+    return result
+
+
+def _remove_empty_parents(vault: Path, folder: Path) -> None:
+    """Remove folders emptied by deletions, up to (not including) the vault root."""
+    root = vault.resolve()
+    while folder.resolve() != root and root in folder.resolve().parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+
+
+def _write_obsidian_settings(vault: Path) -> list[Problem]:
+    """Create `.obsidian/types.json` and `graph.json` when absent; afterwards only add missing property types."""
+    problems: list[Problem] = []
+    settings = vault / ".obsidian"
+    types_path = settings / "types.json"
+    if not types_path.exists():
+        atomic_write(types_path, _json_bytes({"types": dict(sorted(PROPERTY_TYPES.items()))}))
+    else:
+        try:
+            data = json.loads(types_path.read_text("utf-8"))
+            types = data["types"]
+            if not isinstance(types, dict):
+                raise TypeError("types is not an object")
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            problems.append(Problem(".obsidian/types.json", None, f"not updated, unreadable: {error}"))
+        else:
+            missing = {k: v for k, v in PROPERTY_TYPES.items() if k not in types}
+            if missing:
+                types.update(sorted(missing.items()))
+                atomic_write(types_path, _json_bytes(data))
+    graph_path = settings / "graph.json"
+    if not graph_path.exists():
+        atomic_write(graph_path, _json_bytes(GRAPH_SETTINGS))
+    return problems
+
+
+def _json_bytes(data: object) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
