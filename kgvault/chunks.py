@@ -1,0 +1,375 @@
+"""Chunks: split each source into windows with exact 1-based inclusive line ranges.
+
+A Markdown body is cut at every top-level heading (markdown-it-py's block tokens
+carry line maps); a section longer than `max_chars` is cut again between
+top-level blocks, never inside a code fence, a table or a `%% comment %%`.
+A plain-text body is cut into runs of paragraphs. The cuts partition the body,
+so every non-blank line lands in exactly one chunk, including lines markdown-it
+puts in no token (link reference definitions, stray lines).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cache
+from itertools import accumulate
+from typing import Any, Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from kgvault.dates import parse_date_value
+from kgvault.records import Chunk, ChunkKind, Source
+
+_BlockKind = Literal["heading", "list", "other"]
+
+# A superset of the lines that can be a top-level ATX heading or a setext underline:
+# a body with none of them that fits in one chunk needs no parse at all.
+_HEADING_LIKE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
+_DATED_TITLE = re.compile(r"(\d{4}-\d{2}-\d{2})(?!\d)")
+_WIKILINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
+_INLINE_COMMENT = re.compile(r"%%.*?(?:%%|$)")
+_CODE_SPAN = re.compile(r"(`+).*?\1")
+_CODE_TOKENS = frozenset({"fence", "code_block"})
+_LIST_TOKENS = frozenset({"bullet_list_open", "ordered_list_open"})
+
+
+@dataclass(slots=True)
+class _Block:
+    """A top-level block of a Markdown body, as 0-based file line indices [start, end)."""
+
+    start: int
+    end: int
+    kind: _BlockKind
+    level: int = 0
+    """Heading level (1-6), for headings."""
+    title: str = ""
+    """Plain-text heading title, for headings."""
+    items: list[int] = field(default_factory=list)
+    """Start line of each top-level item, for lists."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Cut:
+    """Where a chunk begins (0-based line index) and what it inherits."""
+
+    line: int
+    heading_path: tuple[str, ...]
+    reference_time: date | None
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    """Build this process's one parser: block rules only, inline parsing runs on headings alone."""
+    md = MarkdownIt("commonmark").enable("table")
+    md.disable(["inline", "text_join"])
+    return md
+
+
+def chunk_sources(sources: Sequence[Source], *, max_chars: int = 3000) -> list[Chunk]:
+    """Chunk every source, in source order."""
+    chunks: list[Chunk] = []
+    for source in sources:
+        chunks.extend(chunk_source(source, max_chars=max_chars))
+    return chunks
+
+
+def chunk_source(source: Source, *, max_chars: int = 3000) -> list[Chunk]:
+    """Split one source into chunks with exact 1-based inclusive line ranges."""
+    lines = source.text.split("\n")
+    chunks: list[Chunk] = []
+    body_start = max(source.body_line - 1, 0)
+    if source.frontmatter_lines is not None:
+        first, last = max(source.frontmatter_lines[0], 1), min(source.frontmatter_lines[1], len(lines))
+        if first <= last:
+            chunks.append(
+                _make_chunk(source, lines, 0, "frontmatter", first - 1, last, (), source.reference_time)
+            )
+            body_start = max(body_start, last)
+    if body_start >= len(lines):
+        return chunks
+    cut_body = _markdown_cuts if source.kind == "markdown" else _text_cuts
+    cuts = cut_body(lines, body_start, source.reference_time, max_chars)
+    # Each chunk runs up to the next cut, so lines in no block still land in exactly one chunk.
+    for position, cut in enumerate(cuts):
+        end = cuts[position + 1].line if position + 1 < len(cuts) else len(lines)
+        start, end = _trim(lines, cut.line, end)
+        if start < end:
+            chunks.append(
+                _make_chunk(
+                    source, lines, len(chunks), "section", start, end, cut.heading_path, cut.reference_time
+                )
+            )
+    return chunks
+
+
+def _make_chunk(
+    source: Source,
+    lines: list[str],
+    index: int,
+    kind: ChunkKind,
+    start: int,
+    end: int,
+    heading_path: tuple[str, ...],
+    reference_time: date | None,
+) -> Chunk:
+    """Build the record for the 0-based lines [start, end) of the source."""
+    text = "\n".join(lines[start:end])
+    return Chunk(
+        source_path=source.path,
+        index=index,
+        kind=kind,
+        heading_path=heading_path,
+        line_start=start + 1,
+        line_end=end,
+        text=text,
+        reference_time=reference_time,
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    )
+
+
+def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
+    """Shrink [start, end) past leading and trailing blank lines (empty when all are blank)."""
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return start, end
+
+
+class _Sizer:
+    """Measure the text length of line ranges in O(1) from prefix sums."""
+
+    def __init__(self, lines: list[str], offset: int) -> None:
+        self._offset = offset
+        self._prefix = [0, *accumulate(len(line) + 1 for line in lines[offset:])]
+
+    def chars(self, start: int, end: int) -> int:
+        """Length of lines [start, end) joined with LF."""
+        if end <= start:
+            return 0
+        return self._prefix[end - self._offset] - self._prefix[start - self._offset] - 1
+
+
+# -- plain text ---------------------------------------------------------------------------------
+
+
+def _text_cuts(lines: list[str], body_start: int, reference_time: date | None, max_chars: int) -> list[_Cut]:
+    """Cut a plain-text body into runs of blank-line-separated paragraphs of at most max_chars."""
+    sizer = _Sizer(lines, body_start)
+    cuts: list[_Cut] = []
+    chunk_start = -1
+    paragraph_start = -1
+    for number in range(body_start, len(lines) + 1):
+        blank = number == len(lines) or not lines[number].strip()
+        if not blank and paragraph_start < 0:
+            paragraph_start = number
+        elif blank and paragraph_start >= 0:
+            if chunk_start < 0 or sizer.chars(chunk_start, number) > max_chars:
+                chunk_start = paragraph_start
+                cuts.append(_Cut(chunk_start, (), reference_time))
+            paragraph_start = -1
+    return cuts
+
+
+# -- Markdown -----------------------------------------------------------------------------------
+
+
+def _markdown_cuts(
+    lines: list[str], body_start: int, reference_time: date | None, max_chars: int
+) -> list[_Cut]:
+    """Cut a Markdown body at its top-level headings, then split sections longer than max_chars."""
+    sizer = _Sizer(lines, body_start)
+    body = "\n".join(lines[body_start:])
+    if sizer.chars(body_start, len(lines)) <= max_chars and not _HEADING_LIKE.search(body):
+        return [_Cut(body_start, (), reference_time)]
+    blocks, code = _top_level_blocks(body, body_start, len(lines))
+    if "%%" in body:
+        blocks = _merge_comments(blocks, _comment_spans(lines, body_start, code))
+
+    sections: list[tuple[_Cut, list[_Block]]] = [(_Cut(body_start, (), reference_time), [])]
+    stack: list[tuple[int, str]] = []
+    for block in blocks:
+        if block.kind == "heading":
+            while stack and stack[-1][0] >= block.level:
+                stack.pop()
+            stack.append((block.level, block.title))
+            path = tuple(title for _, title in stack if title)
+            sections.append((_Cut(block.start, path, _dated(path) or reference_time), []))
+        sections[-1][1].append(block)
+
+    cuts: list[_Cut] = []
+    for position, (cut, section_blocks) in enumerate(sections):
+        if cuts and cuts[-1].line == cut.line:
+            cuts.pop()  # the empty lead-in before a heading on the first body line
+        cuts.append(cut)
+        end = sections[position + 1][0].line if position + 1 < len(sections) else len(lines)
+        start, end = _trim(lines, cut.line, end)
+        if sizer.chars(start, end) > max_chars:
+            cuts.extend(
+                _Cut(line, cut.heading_path, cut.reference_time)
+                for line in _split_section(section_blocks, sizer, max_chars)
+            )
+    return cuts
+
+
+def _split_section(blocks: list[_Block], sizer: _Sizer, max_chars: int) -> list[int]:
+    """Return where to cut an oversized section: between top-level blocks, packed greedily up to max_chars.
+
+    A list stays one block unless it alone is too long; then it is cut between its top-level items.
+    Fences, tables and comments stay single blocks whatever their size.
+    """
+    units: list[tuple[int, int]] = []
+    for block in blocks:
+        if block.kind == "list" and len(block.items) > 1 and sizer.chars(block.start, block.end) > max_chars:
+            starts = [block.start, *block.items[1:]]
+            units.extend(zip(starts, [*starts[1:], block.end], strict=True))
+        else:
+            units.append((block.start, block.end))
+    if not units:
+        return []
+    heading = blocks[0].start if blocks[0].kind == "heading" else -1
+    cuts: list[int] = []
+    chunk_start, units_in_chunk = units[0][0], 1
+    for unit_start, unit_end in units[1:]:
+        # A heading alone says nothing: it always keeps the block below it.
+        glued = units_in_chunk == 1 and chunk_start == heading
+        if not glued and sizer.chars(chunk_start, unit_end) > max_chars:
+            chunk_start, units_in_chunk = unit_start, 0
+            cuts.append(chunk_start)
+        units_in_chunk += 1
+    return cuts
+
+
+def _top_level_blocks(body: str, offset: int, line_count: int) -> tuple[list[_Block], list[tuple[int, int]]]:
+    """Parse the body; return its top-level blocks and its code blocks (any depth), as file line indices."""
+    md = _markdown()
+    env: dict[str, Any] = {}
+    # markdown-it also breaks lines at a lone CR; keep its line numbers equal to ours.
+    tokens = md.parse(body.replace("\r", " ") if "\r" in body else body, env)
+    blocks: list[_Block] = []
+    code: list[tuple[int, int]] = []
+    current_list: _Block | None = None
+    for position, token in enumerate(tokens):
+        if token.map is None or token.nesting < 0:
+            continue
+        start = min(token.map[0] + offset, line_count)
+        end = min(token.map[1] + offset, line_count)
+        if token.type in _CODE_TOKENS:
+            code.append((start, end))
+        if token.level == 1 and token.type == "list_item_open" and current_list is not None:
+            current_list.items.append(start)
+        if token.level != 0:
+            continue
+        if token.type == "heading_open":
+            title = _heading_title(tokens[position + 1], env)
+            blocks.append(_Block(start, end, "heading", level=int(token.tag[1:]), title=title))
+        elif token.type in _LIST_TOKENS:
+            current_list = _Block(start, end, "list")
+            blocks.append(current_list)
+        else:
+            blocks.append(_Block(start, end, "other"))
+    return blocks, code
+
+
+def _comment_spans(lines: list[str], body_start: int, code: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Find `%% … %%` comments spanning several lines, outside code, as inclusive line index pairs.
+
+    An unclosed comment runs to the end of the file, as Obsidian shows it.
+    """
+    spans: list[tuple[int, int]] = []
+    opened = -1
+    next_code = 0
+    for number in range(body_start, len(lines)):
+        line = lines[number]
+        if "%%" not in line:
+            continue
+        while next_code < len(code) and code[next_code][1] <= number:
+            next_code += 1
+        if next_code < len(code) and code[next_code][0] <= number:
+            continue
+        if "`" in line:
+            line = _CODE_SPAN.sub("", line)
+        if line.count("%%") % 2 == 0:
+            continue
+        if opened < 0:
+            opened = number
+        else:
+            spans.append((opened, number))
+            opened = -1
+    if opened >= 0:
+        spans.append((opened, len(lines) - 1))
+    return spans
+
+
+def _merge_comments(blocks: list[_Block], spans: list[tuple[int, int]]) -> list[_Block]:
+    """Fuse the blocks a multi-line comment touches into one block that is never split.
+
+    The fused block still starts a section when it begins with a heading the comment does not hide.
+    """
+    merged: list[_Block] = []
+    next_span = 0
+    group_end = -1
+    for block in blocks:
+        if block.start < group_end:
+            group = merged[-1]
+            group.end = max(group.end, block.end)
+        else:
+            while next_span < len(spans) and spans[next_span][1] < block.start:
+                next_span += 1
+            if next_span == len(spans) or spans[next_span][0] >= block.end:
+                merged.append(block)
+                continue
+            span_start = spans[next_span][0]
+            visible_heading = block.kind == "heading" and span_start >= block.start
+            group = _Block(
+                min(block.start, span_start),
+                block.end,
+                "heading" if visible_heading else "other",
+                level=block.level,
+                title=block.title,
+            )
+            merged.append(group)
+        while next_span < len(spans) and spans[next_span][0] < group.end:
+            group.end = max(group.end, spans[next_span][1] + 1)
+            next_span += 1
+        group_end = group.end
+    return merged
+
+
+def _heading_title(inline: Token, env: dict[str, Any]) -> str:
+    """Render a heading's inline content as plain text: markup dropped, link text kept."""
+    md = _markdown()
+    children: list[Token] = []
+    md.inline.parse(inline.content, md, env, children)
+    parts: list[str] = []
+    for child in children:
+        if child.type in ("text", "text_special", "code_inline", "image"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    text = _WIKILINK.sub(_wikilink_text, "".join(parts))
+    return " ".join(_INLINE_COMMENT.sub("", text).split())
+
+
+def _wikilink_text(match: re.Match[str]) -> str:
+    """Show a wikilink as Obsidian does: its alias, else its target."""
+    target, alias = match.group(1), match.group(2)
+    if alias:
+        return alias
+    return target.split("#", 1)[0] or target.lstrip("#^")
+
+
+def _dated(heading_path: tuple[str, ...]) -> date | None:
+    """Return the date of the innermost heading that is or starts with a date."""
+    for title in reversed(heading_path):
+        match = _DATED_TITLE.match(title)
+        if match:
+            found = parse_date_value(match.group(1))
+            if found is not None:
+                return found
+    return None
