@@ -89,12 +89,22 @@ def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
     if orphaned:
         pages = render(graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned)
     say("writing")
-    result = write_vault(vault, pages, force=settings.force, dry_run=settings.dry_run, obsidian=outer is None)
+    result = write_vault(
+        vault,
+        pages,
+        force=settings.force,
+        dry_run=settings.dry_run,
+        # Inside a vault you already have, only its types.json learns our property types.
+        settings_dir=(outer or vault) / ".obsidian",
+        graph_settings=outer is None,
+    )
     if not settings.dry_run:
         _remember_notes_root(vault, settings.notes)
 
     dropped = [
-        Problem(x.chunk.source_path, x.chunk.line_start, f"dropped: {reason}") for x in extractions for reason in x.dropped
+        Problem(x.chunk.source_path, x.chunk.line_start, f"dropped: {reason}")
+        for x in extractions
+        for reason in x.dropped
     ]
     layers = [n.memory_layer for n in graph.nodes]
     return BuildReport(
@@ -111,7 +121,9 @@ def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
             "kept": len(result.kept),
             "orphaned": len(result.orphaned),
         },
-        problems=sorted([*problems, *dropped, *result.problems], key=lambda p: (p.path, p.line or 0, p.message)),
+        problems=sorted(
+            [*problems, *dropped, *result.problems], key=lambda p: (p.path, p.line or 0, p.message)
+        ),
         seconds=time.perf_counter() - started,
     )
 

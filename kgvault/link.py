@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -81,9 +82,9 @@ def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken:
     for key, items in node_groups.items():
         wanted[node_key[key]] = node_slug(_first(items.items)[1].title)
         rank[node_key[key]] = _KIND_RANK[key[0]]
-    for path, key in summary_key.items():
-        wanted[key] = summary_slug(path)
-        rank[key] = _KIND_RANK["summary"]
+    for path, page_key in summary_key.items():
+        wanted[page_key] = summary_slug(path)
+        rank[page_key] = _KIND_RANK["summary"]
     ids = assign_unique(wanted, taken=[*taken, "index", "ontology"], rank=rank)
 
     entity_id = {root: ids[entity_key_by_root[root]] for root in entity_groups}
@@ -103,7 +104,9 @@ def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken:
         )
     )
     relations = _merge_relations(extractions, names, entity_id)
-    summaries = _summaries(sources, extractions, ids, summary_key, chunk_node_keys, node_key, names, entity_id)
+    summaries = _summaries(
+        sources, extractions, ids, summary_key, chunk_node_keys, node_key, names, entity_id
+    )
     return Graph(
         nodes=nodes,
         entities=entities,
@@ -194,7 +197,9 @@ def _make_entity(entity_id: str, group: _EntityGroup) -> Entity:
     else:
         description = f"{title} ({entity_type.replace('_', ' ')})."
     folded_title = title.casefold()
-    aliases = sorted({s for s in group.spellings if s.casefold() != folded_title}, key=lambda s: (s.casefold(), s))
+    aliases = sorted(
+        {s for s in group.spellings if s.casefold() != folded_title}, key=lambda s: (s.casefold(), s)
+    )
     return Entity(
         id=entity_id,
         title=title,
@@ -234,6 +239,7 @@ def _collect_nodes(
     """Merge duplicate nodes across chunks, keeping every piece of provenance."""
     groups: dict[NodeKey, _NodeGroup] = defaultdict(_NodeGroup)
     per_chunk: dict[tuple[str, int], list[NodeKey]] = {}
+    known = _MentionIndex(names, entity_groups)
     for extraction in extractions:
         evidence = _evidence(extraction)
         keys = []
@@ -247,9 +253,41 @@ def _collect_nodes(
                 root = names.find(normalize_name(name))
                 if root in entity_groups:
                     group.entity_keys.add(root)
+            group.entity_keys.update(known.mentioned_in(f"{node.title}\n{node.body}"))
             keys.append(key)
         per_chunk[(extraction.chunk.source_path, extraction.chunk.index)] = keys
     return dict(groups), per_chunk
+
+
+class _MentionIndex:
+    """Find known entities named in a text, so a node links to what it talks about even unlinked."""
+
+    MAX_WORDS = 5
+
+    def __init__(self, names: _Names, entity_groups: dict[str, _EntityGroup]) -> None:
+        self.roots: dict[str, str] = {}
+        for key in names.parent:
+            root = names.find(key)
+            # One-letter names and bare numbers would match everywhere.
+            if root in entity_groups and len(key) > 1 and not key.isdigit():
+                self.roots[key] = root
+
+    def mentioned_in(self, text: str) -> set[str]:
+        """Roots of entities whose name appears in the text as a proper noun (capitalized or with a digit)."""
+        words = _WORD.findall(text)
+        folded = [normalize_name(word) for word in words]
+        found: set[str] = set()
+        for start, word in enumerate(words):
+            if not (word[:1].isupper() or word[:1].isdigit()):
+                continue
+            for end in range(start + 1, min(start + self.MAX_WORDS, len(words)) + 1):
+                root = self.roots.get(" ".join(folded[start:end]))
+                if root is not None:
+                    found.add(root)
+        return found
+
+
+_WORD = re.compile(r"\w+(?:[.'’]\w+)*")
 
 
 def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str]) -> Node:
@@ -285,8 +323,8 @@ def _merge_relations(
     extractions: Sequence[Extraction], names: _Names, entity_id: dict[str, str]
 ) -> tuple[Relation, ...]:
     """Merge duplicate triples: evidence unioned, the highest confidence kept, one label per predicate."""
-    merged: dict[tuple[str, str, str], list[tuple[Evidence, float, str, date | None, date | None]]] = defaultdict(
-        list
+    merged: dict[tuple[str, str, str], list[tuple[Evidence, float, str, date | None, date | None]]] = (
+        defaultdict(list)
     )
     labels: dict[str, Counter[str]] = defaultdict(Counter)
     for extraction in extractions:
@@ -411,7 +449,7 @@ def _tag_counts(nodes: Sequence[Node]) -> tuple[tuple[str, int], ...]:
     """Count nodes under every tag path, each parent level included."""
     counts: Counter[str] = Counter()
     for node in nodes:
-        paths = set()
+        paths: set[str] = set()
         for tag in node.tags:
             parts = tag.split("/")
             paths.update("/".join(parts[: i + 1]) for i in range(len(parts)))

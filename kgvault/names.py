@@ -13,8 +13,19 @@ RESERVED_IDS = frozenset({"index", "ontology"})
 _WINDOWS_RESERVED = frozenset(
     {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 )
-# Anything that is not a letter or digit in any script becomes a hyphen.
-_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def _is_word_char(char: str) -> bool:
+    """Letters, combining marks and digits of every script (Devanagari vowel signs are marks, not breaks)."""
+    return unicodedata.category(char)[0] in "LMN"
+
+
+def _words_only(text: str) -> str:
+    """Replace every run of characters that are not letters, marks or digits with one hyphen."""
+    return _SEPARATORS.sub("-", "".join(c if _is_word_char(c) else "\x00" for c in text))
+
+
+_SEPARATORS = re.compile("\x00+")
 
 
 def short_hash(text: str, length: int = 8) -> str:
@@ -35,6 +46,8 @@ def _cut_at_word(slug: str, max_chars: int) -> str:
     if len(slug) <= max_chars:
         return slug
     cut = slug[:max_chars]
+    if slug[max_chars] == "-":
+        return cut
     boundary = cut.rfind("-")
     return cut[:boundary] if boundary >= max_chars // 2 else cut
 
@@ -42,7 +55,7 @@ def _cut_at_word(slug: str, max_chars: int) -> str:
 def slugify(text: str, *, max_chars: int | None = None) -> str:
     """Turn any text into a kebab-case file-safe id; non-Latin scripts are kept, never transliterated."""
     folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
-    slug = _NOT_WORD.sub("-", folded).strip("-")
+    slug = _words_only(folded).strip("-")
     if max_chars is not None:
         slug = _cut_at_word(slug, max_chars).strip("-")
     slug = _cut_bytes(slug, MAX_NAME_BYTES - 20).strip("-")
@@ -93,4 +106,4 @@ def assign_unique(
 def normalize_name(name: str) -> str:
     """Fold an entity name for matching: NFC, casefold, punctuation and spacing collapsed."""
     folded = unicodedata.normalize("NFC", name).casefold()
-    return " ".join(_NOT_WORD.sub(" ", folded).split())
+    return " ".join(_words_only(folded).replace("-", " ").split())

@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
 
-# A plain (unquoted) YAML scalar is safe only when it cannot be read as anything but this string.
-_PLAIN_SAFE = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n:#]*(?<![\s])$")
-_LOOKS_TYPED = re.compile(
-    r"^(?:[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|0o[0-7]+|\d{4}-\d{2}-\d{2}.*|"
-    r"~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|y|Y|n|N|"
-    r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[\d:.]+)$"
-)
+import yaml
+
+# A plain (unquoted) scalar must not start with a YAML indicator nor contain `: ` / ` #` sequences.
+_PLAIN_SAFE = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`=<][^\n:#]*(?<![\s])$")
+# Characters YAML cannot carry even quoted: C0/C1 controls (but tab), surrogates, non-characters.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_STR_TAG = "tag:yaml.org,2002:str"
+_RESOLVER = yaml.resolver.Resolver()
 
 PropertyValue = str | int | float | date | Sequence[str] | None
+
+
+def _stays_text(text: str) -> bool:
+    """Whether PyYAML reads this plain scalar back as a string (not a number, bool, null, date or merge key)."""
+    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
+
+
+def clean_text(value: str) -> str:
+    """One line of printable text: whitespace runs collapsed, characters YAML cannot hold removed."""
+    return " ".join(_UNPRINTABLE.sub("", " ".join(value.split())).split())
 
 
 def scalar(value: str | int | float | date) -> str:
@@ -24,10 +36,15 @@ def scalar(value: str | int | float | date) -> str:
         return "true" if value else "false"
     if isinstance(value, date):
         return value.isoformat()
-    if isinstance(value, int | float):
-        return repr(value)
-    text = " ".join(value.split())
-    if _PLAIN_SAFE.match(text) and not _LOOKS_TYPED.match(text) and "[[" not in text:
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"cannot write {value!r} as a property")
+        # Positional notation: PyYAML reads `1e-05` back as a string.
+        return repr(value) if "e" not in repr(value) else f"{value:.15f}".rstrip("0")
+    text = clean_text(value)
+    if _PLAIN_SAFE.match(text) and "[[" not in text and _stays_text(text):
         return text
     return json.dumps(text, ensure_ascii=False)
 
@@ -35,9 +52,10 @@ def scalar(value: str | int | float | date) -> str:
 def render_properties(properties: Mapping[str, PropertyValue]) -> str:
     """Render a frontmatter block: keys in the given order, None omitted, lists as block lists."""
     lines = ["---"]
-    for key, value in properties.items():
+    for name, value in properties.items():
         if value is None:
             continue
+        key = scalar(name)
         if isinstance(value, list | tuple):
             if not value:
                 lines.append(f"{key}: []")

@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from kgvault.records import Problem
@@ -41,6 +42,14 @@ class WriteResult:
     problems: list[Problem] = field(default_factory=list)
 
 
+@cache
+def _file_mode() -> int:
+    """The mode a plainly created file gets under this process's umask (mkstemp would give 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write a file so that readers (and a crash) see either the old or the new bytes, never a mix."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -48,6 +57,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -79,6 +89,11 @@ def split_page(path: str, text: str) -> tuple[str, str] | None:
 
 def read_manifest(vault: Path, name: str = MANIFEST) -> dict[str, str]:
     """Read a manifest's files; a missing or unreadable manifest owns nothing."""
+    return {path: hashes[0] for path, hashes in _read_hashes(vault, name).items() if hashes}
+
+
+def _read_hashes(vault: Path, name: str) -> dict[str, list[str]]:
+    """Read every hash a manifest records per path (a pending manifest may record several)."""
     try:
         data = json.loads((vault / name).read_text("utf-8"))
     except (OSError, ValueError):
@@ -86,12 +101,14 @@ def read_manifest(vault: Path, name: str = MANIFEST) -> dict[str, str]:
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict):
         return {}
-    return {str(k): str(v) for k, v in files.items()}
+    return {str(k): [str(h) for h in (v if isinstance(v, list) else [v])] for k, v in files.items()}
 
 
 def manifest_text(files: Mapping[str, str]) -> str:
     """The manifest's deterministic bytes: relative paths and hashes only, sorted."""
-    return json.dumps({"version": 1, "files": dict(sorted(files.items()))}, indent=2, ensure_ascii=False) + "\n"
+    return (
+        json.dumps({"version": 1, "files": dict(sorted(files.items()))}, indent=2, ensure_ascii=False) + "\n"
+    )
 
 
 def _read_text(path: Path) -> str | None:
@@ -121,8 +138,8 @@ def _owned(vault: Path) -> dict[str, set[str]]:
     """Every path kgvault owns with the hashes its generated part may have (a killed build adds some)."""
     owned: dict[str, set[str]] = {}
     for name in (MANIFEST, PENDING):
-        for path, digest in read_manifest(vault, name).items():
-            owned.setdefault(path, set()).add(digest)
+        for path, hashes in _read_hashes(vault, name).items():
+            owned.setdefault(path, set()).update(hashes)
     return owned
 
 
@@ -138,8 +155,15 @@ def write_vault(
     force: bool = False,
     dry_run: bool = False,
     obsidian: bool = True,
+    settings_dir: Path | None = None,
+    graph_settings: bool = True,
 ) -> WriteResult:
-    """Bring the vault to `pages`: write what changed, remove what is stale, keep every word the user wrote."""
+    """Bring the vault to `pages`: write what changed, remove what is stale, keep every word the user wrote.
+
+    With `obsidian`, the `.obsidian/` folder (`settings_dir`, by default the vault's own) gets a
+    `types.json` with our property types (created when absent, otherwise only missing keys are
+    added) and, with `graph_settings`, a `graph.json` when absent.
+    """
     result = WriteResult()
     owned = _owned(vault)
     old_manifest = read_manifest(vault)
@@ -160,27 +184,30 @@ def write_vault(
             continue
         if path not in owned:
             result.problems.append(
-                Problem(path, None, "a file kgvault did not write is in the way; left untouched, page not written")
+                Problem(
+                    path, None, "a file kgvault did not write is in the way; left untouched, page not written"
+                )
             )
             result.kept.append(path)
             continue
-        if _is_edited(path, existing, owned[path]):
-            if not force:
-                result.problems.append(
-                    Problem(path, None, "generated part was edited by hand; kept (--force overwrites, after a backup)")
-                )
-                result.kept.append(path)
-                new_manifest[path] = old_manifest.get(path, min(owned[path]))
-                continue
+        parts = split_page(path, existing)
+        # A page that already holds what we would write is ours whatever its history says.
+        if parts is not None and (parts[0] == generated or not _is_edited(path, existing, owned[path])):
+            user_part = parts[1]
+        elif not force:
+            result.problems.append(
+                Problem(path, None, "generated part was edited by hand; kept (--force overwrites, after a backup)")
+            )
+            result.kept.append(path)
+            new_manifest[path] = old_manifest.get(path, min(owned[path]))
+            continue
+        else:
             if not dry_run:
                 backup = vault / BACKUP_DIR / path
                 backup.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(target, backup)
-            parts = split_page(path, existing)
+            # Without a marker the user's words cannot be told apart: keep all of them below it.
             user_part = parts[1] if parts else existing
-        else:
-            parts = split_page(path, existing)
-            user_part = parts[1] if parts else ""
         new_text = generated + user_part
         new_manifest[path] = sha256(generated)
         if new_text == existing:
@@ -203,11 +230,22 @@ def write_vault(
         return result
 
     # Record what we are about to write first, so a build killed half-way is finished by the next one.
-    pending = {**{p: d for p, ds in owned.items() for d in sorted(ds)[:1]}, **new_manifest}
+    # Every hash any earlier (possibly interrupted) build recorded stays known, so none of our own
+    # files is ever mistaken for a hand edit.
+    pending: dict[str, list[str]] = {path: sorted(hashes) for path, hashes in owned.items()}
+    for path, digest in new_manifest.items():
+        pending[path] = sorted({*pending.get(path, []), digest})
     if writes or result.removed:
-        atomic_write(vault / PENDING, manifest_text(pending).encode("utf-8"))
+        atomic_write(vault / PENDING, _json_bytes({"version": 1, "files": dict(sorted(pending.items()))}))
     for path, text in writes:
-        atomic_write(vault / path, text.encode("utf-8"))
+        try:
+            atomic_write(vault / path, text.encode("utf-8"))
+        except OSError as error:
+            # E.g. a file of the user's where we need a folder: report it, keep going.
+            result.problems.append(Problem(path, None, f"cannot write: {error.strerror or error}"))
+            result.written.remove(path)
+            result.kept.append(path)
+            new_manifest.pop(path, None)
     for path in result.removed:
         (vault / path).unlink(missing_ok=True)
         _remove_empty_parents(vault, (vault / path).parent)
@@ -217,7 +255,7 @@ def write_vault(
         atomic_write(manifest_path, manifest_bytes)
     (vault / PENDING).unlink(missing_ok=True)
     if obsidian:
-        result.problems.extend(_write_obsidian_settings(vault))
+        result.problems.extend(_write_obsidian_settings(settings_dir or vault / ".obsidian", graph_settings))
     return result
 
 
@@ -232,10 +270,9 @@ def _remove_empty_parents(vault: Path, folder: Path) -> None:
         folder = folder.parent
 
 
-def _write_obsidian_settings(vault: Path) -> list[Problem]:
-    """Create `.obsidian/types.json` and `graph.json` when absent; afterwards only add missing property types."""
+def _write_obsidian_settings(settings: Path, graph_settings: bool) -> list[Problem]:
+    """Create `types.json` (and `graph.json`) when absent; afterwards only add missing property types."""
     problems: list[Problem] = []
-    settings = vault / ".obsidian"
     types_path = settings / "types.json"
     if not types_path.exists():
         atomic_write(types_path, _json_bytes({"types": dict(sorted(PROPERTY_TYPES.items()))}))
@@ -253,7 +290,7 @@ def _write_obsidian_settings(vault: Path) -> list[Problem]:
                 types.update(sorted(missing.items()))
                 atomic_write(types_path, _json_bytes(data))
     graph_path = settings / "graph.json"
-    if not graph_path.exists():
+    if graph_settings and not graph_path.exists():
         atomic_write(graph_path, _json_bytes(GRAPH_SETTINGS))
     return problems
 

@@ -1,0 +1,680 @@
+"""The write stage (DESIGN §3 "User region and ownership", "Small print"; OBSIDIAN.md rule 15)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import kgvault.write as write_module
+from kgvault.render import MARKER, PROPERTY_TYPES
+from kgvault.write import (
+    BACKUP_DIR,
+    MANIFEST,
+    PENDING,
+    WriteResult,
+    atomic_write,
+    find_orphans,
+    manifest_text,
+    split_page,
+    write_vault,
+)
+
+TAIL = MARKER + "\n"
+
+
+def page(body: str, page_id: str = "x") -> str:
+    """A generated Markdown page as render makes it: frontmatter, body, the marker line last."""
+    return f"---\nid: {page_id}\n---\n{body}\n\n{TAIL}"
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def tree(root: Path) -> dict[str, tuple[bytes | None, int]]:
+    """Every file and folder under root with its bytes and mtime_ns."""
+    found: dict[str, tuple[bytes | None, int]] = {}
+    if not root.exists():
+        return found
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        info = path.lstat()
+        found[rel] = (None if path.is_dir() else path.read_bytes(), info.st_mtime_ns)
+    return found
+
+
+def manifest(vault: Path) -> dict[str, object]:
+    data = json.loads((vault / MANIFEST).read_text("utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def owned_files(vault: Path) -> dict[str, str]:
+    files = manifest(vault)["files"]
+    assert isinstance(files, dict)
+    return files
+
+
+def messages(result: WriteResult, path: str) -> list[str]:
+    return [p.message for p in result.problems if p.path == path]
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return tmp_path / "vault"
+
+
+@pytest.fixture
+def pages() -> dict[str, str]:
+    return {
+        "episodic/switched-to-marlin.md": page("Switched to Marlin.", "switched-to-marlin"),
+        "entities/marlin.md": page("## Overview\n\nFirmware.", "marlin"),
+        "sources/journal-summary.md": page("Summary.", "journal-summary"),
+        "index.md": page("# Index", "index"),
+        "relations.jsonl": '{"from":"ana","relation":"uses","to":"marlin"}\n',
+    }
+
+
+# --- split_page ------------------------------------------------------------------------------------
+
+
+def test_split_page_with_marker_and_user_text() -> None:
+    generated = page("body")
+    assert split_page("a.md", generated + "my notes\n") == (generated, "my notes\n")
+
+
+def test_split_page_with_marker_and_no_user_text() -> None:
+    generated = page("body")
+    assert split_page("a.md", generated) == (generated, "")
+
+
+def test_split_page_marker_missing_final_newline() -> None:
+    generated = page("body")
+    assert split_page("a.md", generated[:-1]) == (generated, "")
+
+
+def test_split_page_marker_at_start() -> None:
+    assert split_page("a.md", TAIL + "mine") == (TAIL, "mine")
+
+
+def test_split_page_without_marker_is_none() -> None:
+    assert split_page("a.md", "---\nid: x\n---\nbody\n") is None
+    assert split_page("a.md", "") is None
+
+
+def test_split_page_marker_must_be_a_whole_line() -> None:
+    assert split_page("a.md", f"body\n{MARKER} and more\n") is None
+    assert split_page("a.md", f"body {MARKER}\n") is None
+
+
+def test_split_page_first_marker_wins() -> None:
+    generated = page("body")
+    user = f"notes\n{TAIL}more notes\n"
+    assert split_page("a.md", generated + user) == (generated, user)
+
+
+def test_split_page_non_markdown_is_generated_whole() -> None:
+    text = '{"a":1}\n' + TAIL + "after\n"
+    assert split_page("relations.jsonl", text) == (text, "")
+    assert split_page("kgvault.base", "views: []\n") == ("views: []\n", "")
+
+
+# --- atomic_write ----------------------------------------------------------------------------------
+
+
+def test_atomic_write_creates_parents_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b" / "c.md"
+    atomic_write(target, b"hello")
+    assert target.read_bytes() == b"hello"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["c.md"]
+
+
+def test_atomic_write_replaces_content(tmp_path: Path) -> None:
+    target = tmp_path / "c.md"
+    target.write_bytes(b"old content that is longer")
+    atomic_write(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert [p.name for p in tmp_path.iterdir()] == ["c.md"]
+
+
+def test_atomic_write_failure_keeps_old_bytes_and_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "c.md"
+    target.write_bytes(b"old")
+
+    def broken_replace(src: object, dst: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(write_module.os, "replace", broken_replace)
+    with pytest.raises(OSError):
+        atomic_write(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["c.md"]
+
+
+def test_atomic_write_gives_files_the_usual_permissions(tmp_path: Path) -> None:
+    # A compiler's output files get the mode any other program would give them (0o666 & ~umask),
+    # not mkstemp's private 0o600.
+    umask = os.umask(0o022)
+    try:
+        atomic_write(tmp_path / "new.md", b"x")
+        (tmp_path / "plain.md").write_bytes(b"x")
+    finally:
+        os.umask(umask)
+    mode = stat.S_IMODE((tmp_path / "new.md").stat().st_mode)
+    assert mode == stat.S_IMODE((tmp_path / "plain.md").stat().st_mode) == 0o644, oct(mode)
+
+
+# --- first write and the manifest --------------------------------------------------------------------
+
+
+def test_first_write_creates_pages_and_manifest(vault: Path, pages: dict[str, str]) -> None:
+    result = write_vault(vault, pages)
+    assert sorted(result.written) == sorted(pages)
+    assert result.problems == [] and result.kept == [] and result.removed == [] and result.orphaned == []
+    for path, text in pages.items():
+        assert (vault / path).read_bytes() == text.encode("utf-8")
+    data = manifest(vault)
+    assert data["version"] == 1
+    files = owned_files(vault)
+    assert list(files) == sorted(pages)
+    assert files == {path: digest(text) for path, text in pages.items()}
+    assert not (vault / PENDING).exists()
+
+
+def test_manifest_is_deterministic_and_has_no_times_or_absolute_paths(
+    tmp_path: Path, pages: dict[str, str]
+) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    write_vault(one, pages)
+    write_vault(two, dict(reversed(list(pages.items()))))
+    text = (one / MANIFEST).read_text("utf-8")
+    assert text == (two / MANIFEST).read_text("utf-8")
+    assert text == manifest_text({p: digest(t) for p, t in pages.items()})
+    assert str(tmp_path) not in text
+    assert text.endswith("\n")
+
+
+def test_same_pages_give_byte_identical_vaults(tmp_path: Path, pages: dict[str, str]) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    write_vault(one, pages)
+    write_vault(two, dict(sorted(pages.items(), reverse=True)))
+    assert {k: v[0] for k, v in tree(one).items()} == {k: v[0] for k, v in tree(two).items()}
+
+
+def test_second_identical_write_rewrites_nothing(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    before = tree(vault)
+    result = write_vault(vault, pages)
+    assert result.written == []
+    assert sorted(result.unchanged) == sorted(pages)
+    assert result.problems == [] and result.removed == [] and result.kept == []
+    assert tree(vault) == before  # same bytes and same mtime_ns, manifest and .obsidian included
+
+
+def test_changed_page_is_rewritten_others_untouched(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    before = tree(vault)
+    changed = {**pages, "entities/marlin.md": page("## Overview\n\nFirmware, v2.", "marlin")}
+    result = write_vault(vault, changed)
+    assert result.written == ["entities/marlin.md"]
+    after = tree(vault)
+    for path in pages:
+        if path != "entities/marlin.md":
+            assert after[path] == before[path]
+    assert owned_files(vault) == {p: digest(t) for p, t in changed.items()}
+
+
+# --- the user region ------------------------------------------------------------------------------
+
+
+def test_user_text_below_marker_survives_a_rewrite(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    path = "entities/marlin.md"
+    mine = "My own notes about [[Marlin]].\n\n- keep me\n"
+    (vault / path).write_text(pages[path] + mine, "utf-8")
+    new_generated = page("## Overview\n\nChanged.", "marlin")
+    result = write_vault(vault, {**pages, path: new_generated})
+    assert result.written == [path]
+    assert (vault / path).read_text("utf-8") == new_generated + mine
+    assert owned_files(vault)[path] == digest(new_generated)
+    # A further identical build leaves it alone.
+    result = write_vault(vault, {**pages, path: new_generated})
+    assert path in result.unchanged
+    assert (vault / path).read_text("utf-8") == new_generated + mine
+
+
+def test_user_text_below_marker_alone_is_not_an_edit(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    path = "index.md"
+    (vault / path).write_text(pages[path] + "notes\n", "utf-8")
+    result = write_vault(vault, pages)
+    assert result.problems == []
+    assert path in result.unchanged
+    assert (vault / path).read_text("utf-8") == pages[path] + "notes\n"
+
+
+# --- user files -----------------------------------------------------------------------------------
+
+
+def test_users_own_file_is_never_touched(vault: Path, pages: dict[str, str]) -> None:
+    (vault / "entities").mkdir(parents=True)
+    (vault / "my-note.md").write_text("mine\n", "utf-8")
+    (vault / "entities" / "my-entity.md").write_text("also mine\n", "utf-8")
+    write_vault(vault, pages)
+    before = {k: v for k, v in tree(vault).items() if k in {"my-note.md", "entities/my-entity.md"}}
+    write_vault(vault, {})  # everything kgvault wrote is now stale
+    after = tree(vault)
+    assert after["my-note.md"] == before["my-note.md"]
+    assert after["entities/my-entity.md"] == before["entities/my-entity.md"]
+    assert "my-note.md" not in owned_files(vault)
+
+
+def test_users_file_in_the_way_of_a_page_is_kept_and_reported(vault: Path, pages: dict[str, str]) -> None:
+    path = "entities/marlin.md"
+    (vault / "entities").mkdir(parents=True)
+    (vault / path).write_text("# Marlin\n\nMy hand-written page.\n", "utf-8")
+    before = tree(vault)[path]
+    result = write_vault(vault, pages)
+    assert tree(vault)[path] == before
+    assert path in result.kept
+    assert path not in result.written
+    assert messages(result, path), result.problems
+    assert path not in owned_files(vault)
+    # It stays the user's on the next build too, and is not deleted when the page goes away.
+    result = write_vault(vault, pages)
+    assert path in result.kept and tree(vault)[path] == before
+    result = write_vault(vault, {p: t for p, t in pages.items() if p != path})
+    assert tree(vault)[path] == before
+    assert path not in result.removed and path not in result.orphaned
+
+
+def test_users_file_that_looks_generated_is_still_the_users(vault: Path, pages: dict[str, str]) -> None:
+    # Even a byte-identical file is not kgvault's unless the manifest says so.
+    path = "index.md"
+    vault.mkdir()
+    (vault / path).write_text(pages[path], "utf-8")
+    mtime = (vault / path).stat().st_mtime_ns
+    result = write_vault(vault, {path: page("# New index", "index")})
+    assert path in result.kept
+    assert (vault / path).read_text("utf-8") == pages[path]
+    assert (vault / path).stat().st_mtime_ns == mtime
+
+
+def test_a_folder_in_the_way_is_reported(vault: Path) -> None:
+    (vault / "index.md").mkdir(parents=True)
+    result = write_vault(vault, {"index.md": page("i")})
+    assert "index.md" in result.kept
+    assert messages(result, "index.md")
+    assert (vault / "index.md").is_dir()
+
+
+# --- stale pages: removal and orphans --------------------------------------------------------------
+
+
+def test_untouched_stale_page_is_deleted(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    gone = "episodic/switched-to-marlin.md"
+    rest = {p: t for p, t in pages.items() if p != gone}
+    result = write_vault(vault, rest)
+    assert result.removed == [gone]
+    assert not (vault / gone).exists()
+    assert owned_files(vault) == {p: digest(t) for p, t in rest.items()}
+    assert result.orphaned == []
+
+
+def test_stale_page_the_user_wrote_in_is_kept_as_orphan(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    gone = "episodic/switched-to-marlin.md"
+    text = pages[gone] + "I wrote this.\n"
+    (vault / gone).write_text(text, "utf-8")
+    rest = {p: t for p, t in pages.items() if p != gone}
+    assert find_orphans(vault, set(rest)) == [gone]
+    result = write_vault(vault, rest)
+    assert result.orphaned == [gone]
+    assert gone not in result.removed
+    assert (vault / gone).read_text("utf-8") == text
+    assert gone not in owned_files(vault)
+    # It is the user's now: later builds leave it alone.
+    result = write_vault(vault, rest)
+    assert (vault / gone).read_text("utf-8") == text
+    assert gone not in result.removed
+
+
+def test_stale_page_with_edited_generated_part_is_orphaned(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    gone = "sources/journal-summary.md"
+    text = pages[gone].replace("Summary.", "Summary, corrected by me.")
+    (vault / gone).write_text(text, "utf-8")
+    result = write_vault(vault, {p: t for p, t in pages.items() if p != gone})
+    assert result.orphaned == [gone]
+    assert (vault / gone).read_text("utf-8") == text
+
+
+def test_stale_page_that_lost_its_marker_is_orphaned(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    gone = "index.md"
+    (vault / gone).write_text("---\nid: index\n---\nrewritten by hand\n", "utf-8")
+    result = write_vault(vault, {p: t for p, t in pages.items() if p != gone})
+    assert result.orphaned == [gone]
+    assert (vault / gone).exists()
+
+
+def test_emptied_folders_are_removed_but_the_root_stays(vault: Path) -> None:
+    deep = {
+        "episodic/2025/01/a.md": page("a"),
+        "episodic/2025/02/b.md": page("b"),
+        "entities/c.md": page("c"),
+    }
+    write_vault(vault, deep, obsidian=False)
+    write_vault(vault, {"episodic/2025/02/b.md": page("b")}, obsidian=False)
+    assert not (vault / "episodic/2025/01").exists()
+    assert not (vault / "entities").exists()
+    assert (vault / "episodic/2025/02/b.md").exists()
+    write_vault(vault, {}, obsidian=False)
+    assert not (vault / "episodic").exists()
+    assert vault.is_dir()
+    assert sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*") if p.is_file()) == [MANIFEST]
+
+
+def test_folder_with_a_user_file_is_not_removed(vault: Path) -> None:
+    write_vault(vault, {"entities/a.md": page("a")}, obsidian=False)
+    (vault / "entities" / "mine.md").write_text("mine", "utf-8")
+    (vault / "entities" / "empty-folder-of-mine").mkdir()
+    write_vault(vault, {}, obsidian=False)
+    assert (vault / "entities" / "mine.md").read_text("utf-8") == "mine"
+    assert (vault / "entities" / "empty-folder-of-mine").is_dir()
+
+
+# --- hand edits of the generated part -------------------------------------------------------------
+
+
+def test_hand_edited_generated_part_is_kept_and_reported(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    path = "entities/marlin.md"
+    edited = pages[path].replace("Firmware.", "Firmware (fixed by hand).") + "and notes\n"
+    (vault / path).write_text(edited, "utf-8")
+    new = {**pages, path: page("## Overview\n\nNew text.", "marlin")}
+    result = write_vault(vault, new)
+    assert path in result.kept
+    assert path not in result.written
+    assert messages(result, path)
+    assert (vault / path).read_text("utf-8") == edited
+    assert not (vault / BACKUP_DIR).exists()
+    # Still the same on the next build: the edit is not forgotten (the manifest keeps the old hash).
+    assert owned_files(vault)[path] == digest(pages[path])
+    result = write_vault(vault, new)
+    assert path in result.kept
+    assert (vault / path).read_text("utf-8") == edited
+
+
+def test_hand_edited_non_markdown_file_is_kept(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    path = "relations.jsonl"
+    (vault / path).write_text("edited\n", "utf-8")
+    result = write_vault(vault, {**pages, path: '{"new":1}\n'})
+    assert path in result.kept
+    assert (vault / path).read_text("utf-8") == "edited\n"
+
+
+def test_removed_marker_counts_as_an_edit(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    path = "index.md"
+    text = pages[path].replace(TAIL, "")
+    (vault / path).write_text(text, "utf-8")
+    result = write_vault(vault, pages)
+    assert path in result.kept
+    assert (vault / path).read_text("utf-8") == text
+
+
+def test_force_backs_up_then_overwrites_keeping_the_user_region(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    path = "entities/marlin.md"
+    mine = "my notes stay\n"
+    edited = pages[path].replace("Firmware.", "Hand edit.") + mine
+    (vault / path).write_text(edited, "utf-8")
+    new_generated = page("## Overview\n\nRegenerated.", "marlin")
+    result = write_vault(vault, {**pages, path: new_generated}, force=True)
+    assert path in result.written
+    assert path not in result.kept
+    assert (vault / BACKUP_DIR / path).read_text("utf-8") == edited
+    assert (vault / path).read_text("utf-8") == new_generated + mine
+    assert owned_files(vault)[path] == digest(new_generated)
+    assert BACKUP_DIR + "/" + path not in owned_files(vault)
+    # And now it is clean again.
+    result = write_vault(vault, {**pages, path: new_generated})
+    assert path in result.unchanged and result.problems == []
+
+
+def test_force_with_same_generated_content_restores_it(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    path = "index.md"
+    (vault / path).write_text(pages[path].replace("# Index", "# My Index"), "utf-8")
+    write_vault(vault, pages, force=True)
+    assert (vault / path).read_text("utf-8") == pages[path]
+    assert (vault / BACKUP_DIR / path).exists()
+
+
+def test_force_never_touches_users_files(vault: Path, pages: dict[str, str]) -> None:
+    path = "entities/marlin.md"
+    (vault / "entities").mkdir(parents=True)
+    (vault / path).write_text("mine\n", "utf-8")
+    result = write_vault(vault, pages, force=True)
+    assert (vault / path).read_text("utf-8") == "mine\n"
+    assert path in result.kept
+    assert not (vault / BACKUP_DIR / path).exists()
+
+
+# --- dry run --------------------------------------------------------------------------------------
+
+
+def test_dry_run_on_empty_vault_writes_nothing(tmp_path: Path, pages: dict[str, str]) -> None:
+    vault = tmp_path / "vault"
+    result = write_vault(vault, pages, dry_run=True)
+    assert sorted(result.written) == sorted(pages)
+    assert not vault.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dry_run_writes_nothing_at_all(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    edited = "entities/marlin.md"
+    (vault / edited).write_text(pages[edited].replace("Firmware.", "Edited."), "utf-8")
+    (vault / "index.md").write_text(pages["index.md"] + "notes\n", "utf-8")
+    (vault / "mine.md").write_text("mine", "utf-8")
+    (vault / ".obsidian" / "graph.json").unlink()
+    before = tree(vault)
+    new = {p: t for p, t in pages.items() if p != "episodic/switched-to-marlin.md"}
+    new["semantic/new-fact.md"] = page("fact")
+    new["index.md"] = page("# Index v2", "index")
+    new[edited] = page("## Overview\n\nv2", "marlin")
+    for force in (False, True):
+        result = write_vault(vault, new, dry_run=True, force=force)
+        assert tree(vault) == before
+        assert "semantic/new-fact.md" in result.written
+        assert "index.md" in result.written
+        assert result.removed == ["episodic/switched-to-marlin.md"]
+    assert not (vault / BACKUP_DIR).exists()
+    assert not (vault / PENDING).exists()
+
+
+# --- .obsidian ------------------------------------------------------------------------------------
+
+
+def test_obsidian_settings_created_when_absent(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    types = json.loads((vault / ".obsidian/types.json").read_text("utf-8"))
+    assert types == {"types": PROPERTY_TYPES}
+    graph = json.loads((vault / ".obsidian/graph.json").read_text("utf-8"))
+    queries = [group["query"] for group in graph["colorGroups"]]
+    assert "path:episodic" in queries
+    assert sorted(p.name for p in (vault / ".obsidian").iterdir()) == ["graph.json", "types.json"]
+
+
+def test_existing_graph_json_is_never_modified(vault: Path, pages: dict[str, str]) -> None:
+    (vault / ".obsidian").mkdir(parents=True)
+    graph = vault / ".obsidian/graph.json"
+    graph.write_text('{"showTags": true}', "utf-8")
+    mtime = graph.stat().st_mtime_ns
+    write_vault(vault, pages)
+    write_vault(vault, {})
+    assert graph.read_text("utf-8") == '{"showTags": true}'
+    assert graph.stat().st_mtime_ns == mtime
+
+
+def test_existing_types_json_only_gains_missing_keys(vault: Path, pages: dict[str, str]) -> None:
+    (vault / ".obsidian").mkdir(parents=True)
+    path = vault / ".obsidian/types.json"
+    user = {"types": {"title": "multitext", "timestamp": "datetime", "mine": "checkbox"}, "extra": [1, 2]}
+    path.write_text(json.dumps(user), "utf-8")
+    write_vault(vault, pages)
+    data = json.loads(path.read_text("utf-8"))
+    assert data["extra"] == [1, 2]
+    assert data["types"]["title"] == "multitext"
+    assert data["types"]["timestamp"] == "datetime"
+    assert data["types"]["mine"] == "checkbox"
+    mine = {"title", "timestamp", "mine"}
+    assert set(data["types"]) == set(PROPERTY_TYPES) | mine
+    for key, value in PROPERTY_TYPES.items():
+        if key not in mine:
+            assert data["types"][key] == value
+    # Complete now: the next build leaves it alone.
+    mtime = path.stat().st_mtime_ns
+    write_vault(vault, pages)
+    assert path.stat().st_mtime_ns == mtime
+
+
+def test_complete_types_json_is_not_rewritten(vault: Path, pages: dict[str, str]) -> None:
+    (vault / ".obsidian").mkdir(parents=True)
+    path = vault / ".obsidian/types.json"
+    text = json.dumps({"types": {**PROPERTY_TYPES, "title": "multitext"}})  # one line, user's formatting
+    path.write_text(text, "utf-8")
+    write_vault(vault, pages)
+    assert path.read_text("utf-8") == text
+
+
+def test_unreadable_types_json_is_reported_and_untouched(vault: Path, pages: dict[str, str]) -> None:
+    (vault / ".obsidian").mkdir(parents=True)
+    path = vault / ".obsidian/types.json"
+    path.write_text("{not json", "utf-8")
+    result = write_vault(vault, pages)
+    assert path.read_text("utf-8") == "{not json"
+    assert messages(result, ".obsidian/types.json")
+
+
+def test_no_obsidian_folder_when_disabled(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages, obsidian=False)
+    assert not (vault / ".obsidian").exists()
+    assert (vault / "index.md").exists()
+
+
+def test_obsidian_files_are_not_in_the_manifest(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    files = owned_files(vault)
+    assert not any(p.startswith(".") for p in files)
+
+
+# --- a build killed half-way -----------------------------------------------------------------------
+
+
+def test_stale_pending_manifest_is_owned_by_the_next_write(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    # A killed build: it recorded what it was about to write, wrote some of it, never wrote manifest.json.
+    new_path = "semantic/new-fact.md"
+    changed_path = "entities/marlin.md"
+    killed = {**pages, new_path: page("fact v1"), changed_path: page("## Overview\n\nv1", "marlin")}
+    (vault / PENDING).write_text(manifest_text({p: digest(t) for p, t in killed.items()}), "utf-8")
+    for path in (new_path, changed_path):
+        atomic_write(vault / path, killed[path].encode("utf-8"))
+
+    final = {**pages, new_path: page("fact v2"), changed_path: page("## Overview\n\nv2", "marlin")}
+    result = write_vault(vault, final)
+    assert result.problems == [] and result.kept == [] and result.orphaned == []
+    assert sorted(result.written) == [changed_path, new_path]
+    for path in (new_path, changed_path):
+        assert (vault / path).read_text("utf-8") == final[path]
+    assert owned_files(vault) == {p: digest(t) for p, t in final.items()}
+    assert not (vault / PENDING).exists()
+
+
+def test_stale_pending_file_no_longer_wanted_is_removed(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    new_path = "semantic/half-written.md"
+    pending = {**{p: digest(t) for p, t in pages.items()}, new_path: digest(page("half"))}
+    (vault / PENDING).write_text(manifest_text(pending), "utf-8")
+    atomic_write(vault / new_path, page("half").encode("utf-8"))
+    result = write_vault(vault, pages)
+    assert result.removed == [new_path]
+    assert not (vault / new_path).exists()
+    assert not (vault / "semantic").exists()
+    assert not (vault / PENDING).exists()
+
+
+def test_build_interrupted_mid_write_is_completed_by_the_next(
+    vault: Path, pages: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_vault(vault, pages)
+    real = write_module.atomic_write
+
+    def dies_on(path: Path, data: bytes) -> None:
+        if path.name == "switched-to-marlin.md":
+            raise KeyboardInterrupt
+        real(path, data)
+
+    changed = {p: t.replace("\n\n" + TAIL, "\nv2\n\n" + TAIL) for p, t in pages.items()}
+    monkeypatch.setattr(write_module, "atomic_write", dies_on)
+    with pytest.raises(KeyboardInterrupt):
+        write_vault(vault, changed)
+    assert (vault / PENDING).exists()
+    monkeypatch.setattr(write_module, "atomic_write", real)
+    result = write_vault(vault, changed)
+    assert result.problems == [] and result.kept == []
+    for path, text in changed.items():
+        assert (vault / path).read_text("utf-8") == text
+    assert not (vault / PENDING).exists()
+
+
+def test_two_interrupted_builds_in_a_row_are_completed_by_the_next(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Build 1 writes a.md and dies on b.md; build 2 (inputs changed again) dies before it rewrites
+    # a.md. a.md still holds build 1's bytes, which build 1 recorded as kgvault's: build 3 must
+    # update it, not mistake it for a hand edit.
+    write_vault(vault, {"a.md": page("A0"), "b.md": page("B0")}, obsidian=False)
+    real = write_module.atomic_write
+
+    def dies_on(name: str) -> Callable[[Path, bytes], None]:
+        def write(path: Path, data: bytes) -> None:
+            if path.name == name:
+                raise KeyboardInterrupt
+            real(path, data)
+
+        return write
+
+    monkeypatch.setattr(write_module, "atomic_write", dies_on("b.md"))
+    with pytest.raises(KeyboardInterrupt):
+        write_vault(vault, {"a.md": page("A1"), "b.md": page("B1")}, obsidian=False)
+    assert (vault / "a.md").read_text("utf-8") == page("A1")
+    monkeypatch.setattr(write_module, "atomic_write", dies_on("a.md"))
+    with pytest.raises(KeyboardInterrupt):
+        write_vault(vault, {"a.md": page("A2"), "b.md": page("B2")}, obsidian=False)
+    monkeypatch.setattr(write_module, "atomic_write", real)
+    result = write_vault(vault, {"a.md": page("A2"), "b.md": page("B2")}, obsidian=False)
+    assert result.problems == [] and result.kept == []
+    assert (vault / "a.md").read_text("utf-8") == page("A2")
+    assert (vault / "b.md").read_text("utf-8") == page("B2")
+
+
+def test_no_pending_manifest_after_a_normal_build(vault: Path, pages: dict[str, str]) -> None:
+    write_vault(vault, pages)
+    write_vault(vault, {p: t for p, t in pages.items() if p != "index.md"})
+    assert not (vault / PENDING).exists()
+    leftovers = [p for p in vault.rglob("*") if p.name.startswith(".kgvault-") or p.suffix == ".tmp"]
+    assert leftovers == []
