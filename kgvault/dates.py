@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 _ISO_PREFIX = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})")
 _FILENAME_DATE = re.compile(r"(?<!\d)(\d{4})[-_.]?(\d{2})[-_.]?(\d{2})(?!\d)")
@@ -52,3 +52,113 @@ def date_in_filename(name: str) -> date | None:
         if found:
             return found
     return None
+
+
+# -- dates inside prose -------------------------------------------------------------------------
+#
+# find_dates reads, in this order of precedence at one position:
+#   * ISO dates: 2025-03-12, 2025/03/12 (a time may follow: 2025-03-12T10:00);
+#   * day month year: 12 March 2025, 12th Mar. 2025, 1er mars 2025, 12. März 2025, 12 de marzo de 2025;
+#   * month day year: March 12, 2025, Mar 12th 2025;
+#   * numeric day/month/year with slashes: 25/03/2025 is read day first, 03/25/2025 month first;
+#     when both numbers are 12 or less and differ (03/04/2025) the date is ambiguous and skipped,
+#     because no timestamp may be invented;
+#   * numeric with dots, European style, always day first: 12.03.2025;
+#   * relative words resolved against the reference date: today/yesterday/tomorrow, and in French
+#     aujourd'hui/hier/demain. Without a reference date they are not dates at all.
+# Dates without a year ("12 March") are skipped: the year would be a guess.
+
+_MONTHS: dict[str, int] = {}
+for _number, _names in enumerate(
+    (
+        "january jan janvier janv januar jän enero ene",
+        "february feb feb. février fevrier févr fevr februar febrero",
+        "march mar mars märz maerz marzo",
+        "april apr avril abril",
+        "may mai mayo",
+        "june jun juin juni junio",
+        "july jul juillet juil juli julio",
+        "august aug août aout agosto",
+        "september sep sept septembre setiembre septiembre",
+        "october oct octobre oktober okt octubre",
+        "november nov novembre noviembre",
+        "december dec décembre decembre déc dezember dez diciembre dic",
+    ),
+    start=1,
+):
+    for _name in _names.split():
+        _MONTHS[_name.rstrip(".")] = _number
+_MONTH_ALTERNATION = "|".join(sorted(map(re.escape, _MONTHS), key=lambda name: (-len(name), name)))
+_RELATIVE: dict[str, dict[str, int]] = {
+    "en": {"today": 0, "yesterday": -1, "tomorrow": 1},
+    "fr": {"aujourd'hui": 0, "aujourd’hui": 0, "hier": -1, "demain": 1},
+}
+_RELATIVE_WORDS = sorted({word for words in _RELATIVE.values() for word in words}, key=lambda w: (-len(w), w))
+_RELATIVE_ALTERNATION = "|".join(map(re.escape, _RELATIVE_WORDS))
+_DATE_IN_TEXT = re.compile(
+    rf"""
+    (?<![\w/.-])(?P<iy>\d{{4}})(?P<isep>[-/])(?P<im>\d{{1,2}})(?P=isep)(?P<id>\d{{1,2}})(?![\d/-]|\.\d)
+  | (?<![\w.])(?P<dd>\d{{1,2}})(?:st|nd|rd|th|er|\.)?[ \t]+(?:de[ \t]+)?(?P<dm>{_MONTH_ALTERNATION})\.?,?
+        [ \t]+(?:de[ \t]+)?(?P<dy>\d{{4}})(?![\w])
+  | (?<![\w.])(?P<mm>{_MONTH_ALTERNATION})\.?[ \t]+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?,?
+        [ \t]+(?P<my>\d{{4}})(?![\w])
+  | (?<![\w/.-])(?P<sa>\d{{1,2}})/(?P<sb>\d{{1,2}})/(?P<sy>\d{{4}})(?![\w/])
+  | (?<![\w/.-])(?P<pd>\d{{1,2}})\.(?P<pm>\d{{1,2}})\.(?P<py>\d{{4}})(?![\w]|\.\d)
+  | (?<![\w'’])(?P<rel>{_RELATIVE_ALTERNATION})(?![\w'’])
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+_RELATIVE_ONLY = re.compile(rf"(?<![\w'’])(?P<rel>{_RELATIVE_ALTERNATION})(?![\w'’])", re.IGNORECASE)
+_YEAR = re.compile(r"\d{4}")
+
+
+def _slash_date(first: int, second: int, year: int) -> date | None:
+    """Read a/b/yyyy: day first when a > 12, month first when b > 12, None when ambiguous."""
+    if first > 12 or first == second:
+        return _make_date(year, second, first)
+    if second > 12:
+        return _make_date(year, first, second)
+    return None
+
+
+def find_dates(
+    text: str, reference: date | None, *, languages: tuple[str, ...] = ("en", "fr")
+) -> list[tuple[int, int, date]]:
+    """Find explicit and relative dates in prose; return non-overlapping (start, end, date) spans in order.
+
+    Relative words of the given `languages` are resolved against `reference` (skipped without one);
+    see the comment above for the formats read and how ambiguous numeric dates are refused.
+    """
+    relative: dict[str, int] = {}
+    if reference is not None:
+        lower = text.lower()
+        for language in languages:
+            relative.update((w, d) for w, d in _RELATIVE.get(language, {}).items() if w in lower)
+    # Every explicit format has a four-digit year: most text has none, so skip the big regex.
+    if _YEAR.search(text):
+        regex = _DATE_IN_TEXT
+    elif relative:
+        regex = _RELATIVE_ONLY
+    else:
+        return []
+    found: list[tuple[int, int, date]] = []
+    for match in regex.finditer(text):
+        groups = match.groupdict(default="")
+        value: date | None = None
+        if groups.get("iy"):
+            value = _make_date(int(groups["iy"]), int(groups["im"]), int(groups["id"]))
+        elif groups.get("dd"):
+            value = _make_date(int(groups["dy"]), _MONTHS[groups["dm"].lower()], int(groups["dd"]))
+        elif groups.get("mm"):
+            value = _make_date(int(groups["my"]), _MONTHS[groups["mm"].lower()], int(groups["md"]))
+        elif groups.get("sa"):
+            value = _slash_date(int(groups["sa"]), int(groups["sb"]), int(groups["sy"]))
+        elif groups.get("pd"):
+            value = _make_date(int(groups["py"]), int(groups["pm"]), int(groups["pd"]))
+        elif groups.get("rel") and reference is not None:
+            offset = relative.get(groups["rel"].lower())
+            if offset is not None:
+                value = reference + timedelta(days=offset)
+        if value is not None:
+            found.append((match.start(), match.end(), value))
+    return found

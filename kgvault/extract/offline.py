@@ -1,0 +1,1763 @@
+"""The offline extractor (pass 1): rules over one chunk, no network, deterministic, fast (DESIGN §5).
+
+A section chunk is read in four steps:
+
+1. *visible lines*: code fences, `$$` math, `%% comments %%` and `<!-- comments -->` (also across
+   lines) are hidden, so nothing inside them is mined;
+2. *blocks*: headings, paragraphs, list items, table rows, Dataview inline fields (`key:: value`)
+   and basic-memory relation items (`- uses [[Klipper]]`);
+3. *candidates*: each sentence of a paragraph, each list item and each table row is one statement;
+   an ordered list of two or more items is one procedure;
+4. *classification*: wording decides episodic observation/decision/state or semantic
+   fact/concept/procedure, or nothing (with the reason kept for the coverage table).
+
+Every raw draft goes through `validate_items(raw, chunk.text)`, so each `supporting_text` is a
+verbatim quote of the chunk; a quote that would reveal a secret is left out instead (secrets.py).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from functools import lru_cache
+from typing import Any, Literal
+
+from kgvault.dates import find_dates
+from kgvault.extract import Extraction
+from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normalize_for_match, validate_items
+from kgvault.extract.patterns import (
+    PLACEHOLDER,
+    PLACEHOLDER_RE,
+    clean_name,
+    match_verb_patterns,
+)
+from kgvault.records import Chunk, Source
+from kgvault.secrets import mask_secrets
+
+EXTRACTOR = "offline@1"
+
+TITLE_MAX = 160
+EPISODE_NAME_MAX = 30
+SOURCE_DESCRIPTION_MAX = 120
+FIELD_CONFIDENCE = 0.9
+"""Explicit relations: frontmatter links, inline fields, relation items."""
+PATTERN_CONFIDENCE = 0.75
+"""Relations read from prose with the verb-pattern table."""
+HEDGED_CONFIDENCE = 0.6
+"""Any relation stated under a hedge ("maybe", "I think")."""
+
+
+def _word_set(words: str) -> frozenset[str]:
+    """The whitespace-separated words of a string, as a set (word lists read better as text)."""
+    return frozenset(words.split())
+
+
+# -- inline Markdown ----------------------------------------------------------------------------
+
+# The leading lookahead gives the regex engine a first-character set to skip ahead with: without it,
+# every position of every sentence tries all eight branches (six times slower).
+_INLINE = re.compile(
+    r"""
+    (?=[`!\[<\#hw])
+    (?:
+    (?P<code>(?P<ticks>`+)(?P<code_body>.+?)(?P=ticks))
+  | (?P<embed>!\[\[(?P<embed_body>[^\[\]\n]*)\]\])
+  | (?P<link>\[\[(?P<link_body>[^\[\]\n]+)\]\])
+  | (?P<image>!\[(?P<image_alt>[^\]\n]*)\]\([^)\n]*\))
+  | (?P<mdlink>\[(?P<mdlink_text>[^\]\n]+)\]\([^)\n]*\))
+  | (?P<url>(?:https?://|www\.)[^\s<>)\]]+)
+  | (?P<html></?[A-Za-z][^<>\n]*>)
+  | (?P<tag>\#(?P<tag_body>[\w/-]+))
+    )
+    """,
+    re.VERBOSE,
+)
+_EMPHASIS = re.compile(r"\*\*|__|~~|==|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)")
+_MAYBE_INLINE = re.compile(r"[`\[<#]|://|www\.")
+_TAG_MARK = "\ue002"
+_TRAILING_TAGS = re.compile(rf"(?:\s*{_TAG_MARK}\S*)+\s*$")
+_ATTACHMENT = re.compile(
+    r"\.(?:png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|mp4|m4a|wav|ogg|webm|mov|mkv|canvas|base|excalidraw|csv"
+    r"|zip|docx?|xlsx?|pptx?)$",
+    re.IGNORECASE,
+)
+_TAG_SEPARATORS = re.compile(r"[\s-]+")
+_UNDERSCORES = re.compile(r"_+")
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$|^\d{4}-W\d{2}$|^\d{4}-\d{2}$")
+_HAS_WORD = re.compile(r"[^\W_]")
+_ENTITY_SUBJECT = re.compile(
+    r"^[^\w\ue000]*(?:(?i:the|a|an|le|la|les|un|une)\s+|(?i:l)['’])?\ue000\d+\ue001\s+\w"
+)
+
+# -- blocks -------------------------------------------------------------------------------------
+
+_FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_HIDE_TOKEN = re.compile(r"(`+).*?\1|%%|<!--|-->")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_RULE = re.compile(r"^\s{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+)$")
+_QUOTE = re.compile(r"^\s{0,3}>[ \t]?")
+_CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_FIELD = re.compile(r"^\s*(?:[-*+][ \t]+)?(?P<key>[A-Za-z][\w -]{0,40}?)::[ \t]*(?P<value>.*?)\s*$")
+_ITEM = re.compile(
+    r"^(?P<indent>[ \t]*)(?:(?P<bullet>[-*+])|(?P<number>\d{1,3})[.)])(?:[ \t]+(?P<text>.*)|$)"
+)
+_CHECKBOX = re.compile(r"^\[[ xX/>-]\][ \t]+")
+_RELATION_ITEM = re.compile(
+    r"^(?P<predicate>[a-z][a-z0-9_]*(?: [a-z][a-z0-9_]*){0,2}) \[\[(?P<target>[^\[\]\n]+)\]\]"
+    r"(?:\s*\((?P<context>[^)\n]*)\))?\s*$"
+)
+_NOT_PREDICATES = _word_set(
+    "see also and or with from to via cf by in on at for of the a an me my our is are was were"
+)
+
+# -- frontmatter --------------------------------------------------------------------------------
+
+_YAML_KEY = re.compile(r"^(?P<key>[^\s#'\"-][^:]*?|\"[^\"]+\"|'[^']+'):(?:[ \t]+(?P<rest>.*))?$")
+_WIKILINK = re.compile(r"(?<!!)\[\[(?P<body>[^\[\]\n]+)\]\]")
+_SKIPPED_KEYS = frozenset({"tags", "tag", "aliases", "alias", "cssclasses", "cssclass"})
+_DATE_KEYS = _word_set(
+    "date created updated modified due start end scheduled completion last published time day"
+)
+_KEY_TYPES: dict[str, str] = {}
+"""Entity type of a property's or field's value, by key."""
+for _type, _keys in (
+    ("person", "author authors people person attendees participants with director directors cast speaker"
+               " speakers owner owners creator creators guest guests artist artists lead leads manager"),
+    ("organization", "org orgs organization organisation company companies employer publisher"),
+    ("place", "loc location locations place places city country where venue"),
+    ("project", "project projects"),
+):  # fmt: skip
+    _KEY_TYPES.update(dict.fromkeys(_keys.split(), _type))
+_CATEGORY_TYPES: dict[str, str] = {
+    "people": "person", "person": "person", "companies": "organization", "organizations": "organization",
+    "places": "place", "projects": "project", "books": "book", "movies": "movie", "shows": "show",
+    "events": "event", "products": "product", "software": "software", "tools": "software",
+}  # fmt: skip
+_SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+# -- wording ------------------------------------------------------------------------------------
+
+
+class _Keywords:
+    """A regex behind a word screen: every match holds one of `words`, and most sentences hold none."""
+
+    __slots__ = ("regex", "words")
+
+    def __init__(self, words: str, pattern: str) -> None:
+        self.words = frozenset(words.split())
+        self.regex = re.compile(pattern)
+
+    def search(self, text: str, words: frozenset[str]) -> bool:
+        """Whether the regex matches `text`, whose lowercase words are `words`."""
+        return not self.words.isdisjoint(words) and self.regex.search(text) is not None
+
+
+_IRREGULAR_PAST = _word_set(
+    "was were had did made got went came saw met took gave found bought built broke brought caught chose"
+    " drove fell felt forgot heard kept knew left lost paid ran said sent spent spoke stood taught thought"
+    " told understood won wrote began ate drank flew grew held led lent meant rode rose sang sat slept sold"
+    " shot stole swam threw woke wore burnt learnt dealt dug fed fought hung laid lit quit rang sank shook"
+    " stuck struck swept tore became"
+)
+_NOT_PAST = _word_set(
+    "need needed seed speed feed bed red shed sled hundred embed proceed succeed exceed indeed based related"
+    " called named advanced interested supposed detailed limited beloved sacred naked wicked kindred hatred"
+    " used unused aged"
+)
+_ED_ENDING = re.compile(r"(?i)ed\b")
+_PASSIVE_BEFORE = _word_set("is are be been being am")
+_SUBJECT_BEFORE = _word_set(
+    "i we you he she they it who which that i've we've have has had just then finally also already never"
+    " really eventually quickly first later ever and"
+)
+_DIARY_LEAD = _word_set("finally then also just first")
+_TOKENS = re.compile(r"\ue000\d+\ue001|[^\W\d_]+(?:['’][^\W\d_]+)?")
+"""Words, and the placeholders of links and code spans (names, for `_is_main_verb`)."""
+_FIRST_PERSON_WORDS = _word_set(
+    "I I'm I've I'd I'll I’m I’ve I’d I’ll me Me my My mine Mine myself Myself we We us Us our Our ours Ours"
+)
+_FIRST_PERSON_FR_WORDS = _word_set("je moi mon ma mes nous notre nos")
+_FRENCH_PAST = re.compile(
+    r"(?i)\b(?:j['’]ai|nous avons|on a|je suis|nous sommes|j['’]avais|nous avions)\s+"
+    r"(?:(?:enfin|déjà|aussi|finalement|encore|bien|jamais|beaucoup|tout|vite)\s+)*(?P<word>[\wéèêû]+)"
+)
+_FRENCH_NOT_PARTICIPLE = _word_set(
+    "un une des deux trois quatre cinq six plus moins du le la les mon ma mes ton ta tes son sa ses notre"
+    " nos besoin envie peur faim soif mal hâte toujours rien pas très si"
+)
+_FRENCH_PARTICIPLE_ENDINGS = tuple(
+    sorted(_word_set("é ée és ées i ie is it u ue us ert erte eint aint oint û"))
+)
+_DECISION = _Keywords(
+    "decided decide decision chose chosen choose switched picked went going settled opted use agreed"
+    " committed décidé décidons décide choisi opté utiliser",
+    r"(?i)\b(?:decided|decide to|decision to|chose|chosen|choose to|switched|picked|went with|going with"
+    r"|settled on|opted|will use|we'll use|are going to use|agreed to|committed to"
+    r"|décidé|décidons|décide de|choisi|opté|on va utiliser|nous allons utiliser)\b",
+)
+_NOT_DECIDED = re.compile(
+    r"(?i)\b(?:not|n['’]t|never|yet to|haven['’]t|hasn['’]t|didn['’]t|pas encore|pas)\s+(?:yet\s+)?"
+    r"(?:decided|chosen|picked|décidé|choisi)\b|\bundecided\b"
+)
+_PREFERENCE = _Keywords(
+    "prefer like love hate dislike always never usually tend enjoy favorite favourite préfère préférons"
+    " j'aime j’aime j'adore j’adore déteste",
+    r"\b(?:I|[Ww]e)\s+(?:really\s+|much\s+|still\s+|definitely\s+)?(?:prefer|like|love|hate|dislike|always"
+    r"|never|usually|tend to|enjoy)\b|\b[Mm]y favou?rite\b"
+    r"|(?i:\bje préfère\b|\bj['’]aime\b|\bj['’]adore\b|\bje déteste\b|\bnous préférons\b)",
+)
+_STATE_STRONG = _Keywords(
+    "currently running now still nowadays moment days actuellement désormais",
+    r"(?i)\b(?:currently|is running|are running|is now|are now|now uses?|now runs?|still uses?|still runs?"
+    r"|nowadays|at the moment|these days|actuellement|en ce moment|désormais)\b",
+)
+_STATE_FIRST_PERSON = _Keywords(
+    "use run own work live using running working living j'utilise j’utilise utilisons j'habite j’habite"
+    " travaille",
+    r"\b(?:I|[Ww]e)\s+(?:now\s+|still\s+|currently\s+)?(?:use|run|own|work (?:at|for)|live in|am using"
+    r"|am running)\b|\bI['’]m\s+(?:using|running|working|living)\b"
+    r"|(?i:\bj['’]utilise\b|\bnous utilisons\b|\bj['’]habite\b|\bje travaille\b)",
+)
+_SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
+_HEDGE = _Keywords(
+    "maybe perhaps probably possibly might may think guess believe suppose sure unsure seem seems apparently"
+    " likely could wonder considering thinking planning decided peut pense crois probablement doute semble"
+    " sûr",
+    r"(?i)\b(?:maybe|perhaps|probably|possibly|might|may be|i think|i guess|i believe|i suppose|not sure"
+    r"|unsure|seems?|apparently|likely|could be|i wonder|not decided)\b"
+    # Intentions hedge too, when they are the writer's own: "Considering moving …", "We're thinking of …".
+    r"|(?i:^\W*|\b(?:i|we)(?:['’]m|['’]re| am| are)?\s+)(?:considering|thinking (?:about|of)|planning to)\b"
+    r"|(?i:peut[- ]être|je pense|je crois|probablement|sans doute|il me semble|pas sûr)",
+)
+_SMALL_TALK = re.compile(
+    r"(?i)^\W*(?:hi|hello|hey|thanks|thank you|thx|merci|bonjour|salut|coucou|cheers|ok|okay|lol|haha"
+    r"|good (?:morning|night|evening|afternoon)|bye|goodbye|see you|welcome|congrats|congratulations"
+    r"|bravo|happy (?:birthday|new year))\b"
+)
+_NAVIGATION_WORDS = _word_set(
+    "previous prev next back up home index see also related parent top return to go contents toc"
+)
+_GLOSSARY_CONTEXT = re.compile(
+    r"(?i)\b(?:glossary|glossaire|definitions?|définitions?|lexique|terms|vocabulary)\b"
+)
+_BOLD_DEFINITION = re.compile(
+    r"^(?:\*\*|__)(?P<term>[^*_\n]{1,80}?):?(?:\*\*|__)[ \t]*(?:[:—–]|-(?=\s))?[ \t]*(?P<definition>\S.*)$",
+    re.S,
+)
+_DASH_DEFINITION = re.compile(
+    r"^(?P<term>[^\s—–:][^—–:\n]{0,60}?)[ \t]+[—–][ \t]+(?P<definition>\S.*)$", re.S
+)
+_COLON_DEFINITION = re.compile(r"^(?P<term>[^\s:][^:\n]{0,60}?):[ \t]+(?P<definition>\S.*)$", re.S)
+_IS_A_DEFINITION = re.compile(
+    r"^(?:(?:The|An?|Le|La|Un|Une)\s+)?"
+    r"(?P<term>\ue000\d+\ue001|[A-ZÀ-ÖØ-Þ][\w.+-]*(?: [A-ZÀ-ÖØ-Þ0-9][\w.+-]*){0,3})"
+    r"\s+(?:is|are|est|sont)\s+(?:a|an|the|un|une|le|la)\s+(?P<definition>.+)$",
+    re.S,
+)
+_RELATIVE_CLAUSE = re.compile(r"(?i)\b(?:that|which|who|where|used|designed|for|qui|que|utilisée?|pour)\b")
+_ARTICLE_START = re.compile(r"(?i)^(?:a|an|the|un|une|le|la|les|l['’]|der|die|das|ein|eine|el|los)\b")
+_SOFTWARE_WORDS = re.compile(
+    r"(?i)^(?:firmware|software|library|framework|database|app|application|plugin|package|tool|service|api"
+    r"|cli|os|language|runtime|server|ui)\b"
+)
+_DATE_LEAD = re.compile(r"^\s*(?:\*\*)?(?P<date>\d{4}-\d{2}-\d{2})(?:\*\*)?\s*(?:[:—–|;-]|\s)\s*\S")
+_SENTENCE_END = re.compile(r"(?=[.!?…\n])(?:(?P<end>[.!?…]+[\"'”’)\]*_]*)\s+|\n)")
+_ABBREVIATIONS = _word_set(
+    "e.g i.e etc vs dr mr mrs ms st no nr approx cf fig p pp ca resp incl esp jr sr mt ft min max"
+)
+_SENTENCE_START = re.compile(r"[\"'“‘(\[*_\ue000]*[A-ZÀ-ÖØ-Þ0-9\ue000]")
+_WORD_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+# -- language -----------------------------------------------------------------------------------
+
+_STOPWORDS: dict[str, frozenset[str]] = {
+    "en": _word_set("the and is are was were of to that it with for this have has had not but be at by from i"
+                    " we you my our they what which"),
+    "fr": _word_set("le les des et est une du qui pas je nous avec pour dans sur au aux cette sont été avons"
+                    " suis mais où très il elle ils qu j l d c n ce ces avait était"),
+    "de": _word_set("der die das und ist nicht ich mit ein eine auf für den dem wir sie auch von sich zu"
+                    " nach bei aus wie"),
+    "es": _word_set("el los las y del al por con para pero muy más una está son lo como fue yo pero"
+                    " nosotros también"),
+}  # fmt: skip
+_STOPWORD_LANGUAGES: dict[str, tuple[str, ...]] = {}
+for _language, _words in _STOPWORDS.items():
+    for _word in _words:
+        _STOPWORD_LANGUAGES[_word] = (*_STOPWORD_LANGUAGES.get(_word, ()), _language)
+_LANGUAGE_NAMES = {
+    "english": "en", "french": "fr", "français": "fr", "francais": "fr", "german": "de", "deutsch": "de",
+    "spanish": "es", "español": "es", "espanol": "es",
+}  # fmt: skip
+
+Layer = Literal["episodic", "semantic"]
+
+
+# -- public API ---------------------------------------------------------------------------------
+
+
+def extract_chunk(chunk: Chunk, source: Source) -> Extraction:
+    """Extract one chunk with rules: build a raw draft dict, validate it with validate_items(raw, chunk.text).
+
+    Secrets are masked in every text field before validation; a quote that holds one is dropped.
+    """
+    reader = _ChunkReader(chunk, source)
+    raw = reader.read_frontmatter() if chunk.kind == "frontmatter" else reader.read_section()
+    draft, dropped = validate_items(_mask_draft(raw) if reader.secrets else raw, chunk.text)
+    return Extraction(chunk=chunk, draft=draft, extractor=EXTRACTOR, dropped=tuple(dropped))
+
+
+@lru_cache(maxsize=4096)
+def normalize_tag(raw: str) -> str | None:
+    """Normalize a tag: lowercase, spaces and `-` to `_`, `/` kept for nesting; None when nothing is left.
+
+    Characters other than letters, digits, `_` and `/` go, empty segments go, and a tag made only
+    of digits is no tag (Obsidian does not accept `#2025`).
+    """
+    text = _TAG_SEPARATORS.sub("_", raw.strip().lstrip("#").lower())
+    text = "".join(ch for ch in text if ch.isalnum() or ch in "_/")
+    segments = [_UNDERSCORES.sub("_", segment).strip("_") for segment in text.split("/")]
+    tag = "/".join(segment for segment in segments if segment)
+    if not tag or tag.replace("/", "").replace("_", "").isdigit():
+        return None
+    return tag
+
+
+def detect_language(text: str) -> str:
+    """Guess the language of a text from stopword counts (en, fr, de, es); English when unsure."""
+    counts = dict.fromkeys(_STOPWORDS, 0)
+    for word, number in Counter(_WORD_TOKEN.findall(text[:20_000].lower())).items():
+        for language in _STOPWORD_LANGUAGES.get(word, ()):
+            counts[language] += number
+    best = max(counts, key=lambda language: counts[language])  # dict order breaks ties: en first
+    if best != "en" and counts[best] >= 2 and counts[best] > counts["en"]:
+        return best
+    return "en"
+
+
+# -- inline analysis ----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Ref:
+    """A wikilink or code span of a candidate, replaced by a placeholder for pattern matching."""
+
+    kind: Literal["link", "code"]
+    name: str | None
+    """Entity name: the link's target note (basename, no heading) or the code text; None if not an entity."""
+    display: str
+    alias: str | None = None
+
+
+@dataclass(slots=True)
+class _Inline:
+    """One candidate's text in the forms the rules need."""
+
+    refs: list[_Ref]
+    tags: list[str]
+    placeholder: str
+    """Links and code spans as placeholders, tags, HTML, URLs and embeds removed: for the wording rules."""
+    title: str
+    """Plain text as a reader sees it: link display text, no markup."""
+    body: str
+    """Markdown kept, embeds turned into plain text."""
+
+
+def _parse_link(body: str) -> tuple[str | None, str, str | None]:
+    """Read a wikilink body: (entity name or None, display text, alias)."""
+    target, _, alias_part = body.partition("|")
+    target = target.rstrip("\\")
+    alias = alias_part.strip() or None
+    note, _, heading = target.partition("#")
+    note = " ".join(note.split())
+    basename = note.rsplit("/", 1)[-1]
+    if basename.lower().endswith(".md"):
+        basename = basename[:-3]
+    display = alias or basename or heading.lstrip("^").strip()
+    if (
+        not basename
+        or body[:1].isspace()
+        or basename.startswith("-")
+        or _ATTACHMENT.search(basename)
+        or _DATE_ONLY.match(basename)
+        or not _HAS_WORD.search(basename)
+    ):
+        return None, display, alias
+    return basename, display, alias
+
+
+def _analyse(text: str) -> _Inline:
+    """Split a candidate into its references, tags and the three text forms the rules read."""
+    if not _MAYBE_INLINE.search(text):
+        plain = " ".join(_strip_emphasis(text).split())
+        return _Inline([], [], " ".join(text.split()), plain.strip(" \t-–—:;,·|"), text.strip())
+    refs: list[_Ref] = []
+    tags: list[str] = []
+    placeholder: list[str] = []
+    title: list[str] = []
+    body: list[str] = []
+    position = 0
+    for match in _INLINE.finditer(text):
+        between = text[position : match.start()]
+        placeholder.append(between)
+        title.append(_strip_emphasis(between))
+        body.append(between)
+        position = match.end()
+        whole = match.group()
+        kind = match.lastgroup
+        if kind == "code":
+            code = match.group("code_body").strip()
+            words = code.split()
+            is_name = 0 < len(words) <= 3 and len(code) <= 40 and _HAS_WORD.search(code) is not None
+            placeholder.append(PLACEHOLDER.format(index=len(refs)))
+            refs.append(_Ref("code", code if is_name else None, code))
+            title.append(code)
+            body.append(whole)
+        elif kind == "link":
+            name, display, alias = _parse_link(match.group("link_body"))
+            placeholder.append(PLACEHOLDER.format(index=len(refs)))
+            refs.append(_Ref("link", name, display, alias))
+            title.append(display)
+            body.append(whole)
+        elif kind == "embed":
+            _name, display, _alias = _parse_link(match.group("embed_body") or " ")
+            placeholder.append(" ")
+            body.append(display)
+        elif kind == "image":
+            alt = match.group("image_alt")
+            placeholder.append(alt)
+            title.append(alt)
+            body.append(whole)
+        elif kind == "mdlink":
+            label = match.group("mdlink_text")
+            placeholder.append(label)
+            title.append(_strip_emphasis(label))
+            body.append(whole)
+        elif kind == "url":
+            placeholder.append(" ")
+            title.append(whole)
+            body.append(whole)
+        elif kind == "html":
+            placeholder.append(" ")
+            body.append(whole)
+        else:  # tag
+            tag_body = match.group("tag_body")
+            body.append(whole)
+            if _is_tag(text, match):
+                tags.append(tag_body)
+                placeholder.append(" ")
+                title.append(_TAG_MARK + tag_body)
+            else:
+                placeholder.append(whole)
+                title.append(whole)
+    tail = text[position:]
+    placeholder.append(tail)
+    title.append(_strip_emphasis(tail))
+    body.append(tail)
+    plain = _TRAILING_TAGS.sub("", " ".join("".join(title).split())).replace(_TAG_MARK, "")
+    return _Inline(
+        refs=refs,
+        tags=tags,
+        placeholder=" ".join("".join(placeholder).split()),
+        title=plain.strip(" \t-–—:;,·|"),
+        body="".join(body).strip(),
+    )
+
+
+def _strip_emphasis(text: str) -> str:
+    """Drop bold, italics, strike-through and highlight markers."""
+    if "*" in text or "_" in text or "~~" in text or "==" in text:
+        return _EMPHASIS.sub("", text)
+    return text
+
+
+def _links_and_tags(text: str) -> tuple[list[str], list[str]]:
+    """The entity names of a text's wikilinks and its tags, as `_analyse` would find them."""
+    names: list[str] = []
+    tags: list[str] = []
+    if not _MAYBE_INLINE.search(text):
+        return names, tags
+    for match in _INLINE.finditer(text):
+        kind = match.lastgroup
+        if kind == "link":
+            name = _parse_link(match.group("link_body"))[0]
+            if name:
+                names.append(name)
+        elif kind == "tag" and _is_tag(text, match):
+            tags.append(match.group("tag_body"))
+    return names, tags
+
+
+def _is_tag(text: str, match: re.Match[str]) -> bool:
+    """A `#tag` starts a word (not `page#anchor`) and holds a non-digit (`#1` is no tag)."""
+    start = match.start()
+    return (start == 0 or text[start - 1].isspace()) and not match.group("tag_body").replace(
+        "/", ""
+    ).isdigit()
+
+
+def _cut_at_word(text: str, limit: int, *, ellipsis: bool) -> str:
+    """Cut text to at most `limit` characters at a word boundary (with `…` when asked and cut)."""
+    if len(text) <= limit:
+        return text
+    room = limit - 1 if ellipsis else limit
+    cut = text[: room + 1]
+    boundary = cut.rfind(" ")
+    cut = cut[:boundary] if boundary > room // 2 else text[:room]
+    cut = cut.rstrip(" ,;:—–-")
+    return f"{cut}…" if ellipsis else cut
+
+
+# -- blocks -------------------------------------------------------------------------------------
+
+
+def _visible_lines(lines: list[str]) -> list[str | None]:
+    """Hide what is never mined: fenced code, `$$` math, `%%` and `<!-- -->` comments (None = hidden)."""
+    out: list[str | None] = []
+    fence: str | None = None
+    comment: str | None = None
+    math = False
+    for line in lines:
+        if fence is not None:
+            stripped = line.strip()
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = None
+            out.append(None)
+            continue
+        if comment is None:
+            opening = _FENCE_OPEN.match(line)
+            if opening:
+                fence = opening.group(1)
+                out.append(None)
+                continue
+            if line.strip() == "$$":
+                math = not math
+                out.append(None)
+                continue
+            if math:
+                out.append(None)
+                continue
+            if "%%" not in line and "<!--" not in line:
+                out.append(line)
+                continue
+        pieces: list[str] = []
+        position = 0
+        for token in _HIDE_TOKEN.finditer(line):
+            value = token.group()
+            if comment is None:
+                if value in ("%%", "<!--"):
+                    pieces.append(line[position : token.start()])
+                    comment = value
+            elif (comment == "%%" and value == "%%") or (comment == "<!--" and value == "-->"):
+                comment = None
+                position = token.end()
+        if comment is None:
+            pieces.append(line[position:])
+        visible = "".join(pieces)
+        out.append(visible if visible.strip() else None)
+    return out
+
+
+@dataclass(slots=True)
+class _Block:
+    """A structural unit of a section: its visible text and its 0-based chunk line range."""
+
+    kind: Literal["paragraph", "item", "row", "heading", "field", "relation_item"]
+    text: str
+    first: int
+    last: int
+    indent: int = 0
+    ordered_list: int = -1
+    """Id of the ordered list this item belongs to (also for items nested in it), else -1."""
+    header_row: bool = False
+    quoted: bool = False
+    """Inside a blockquote (not a callout): someone else's words."""
+    parts: list[str] = field(default_factory=list)
+    """Continuation lines, joined into `text` once the block is complete."""
+
+
+def _split_row(row: str) -> list[str]:
+    """Split a table row into cells, leaving the `|` inside wikilinks alone."""
+    cells: list[str] = []
+    current: list[str] = []
+    depth = 0
+    text = row.strip()
+    text = text[1:] if text.startswith("|") else text
+    text = text[:-1] if text.endswith("|") and not text.endswith("\\|") else text
+    index = 0
+    while index < len(text):
+        pair = text[index : index + 2]
+        if pair == "[[":
+            depth += 1
+        elif pair == "]]" and depth:
+            depth -= 1
+        char = text[index]
+        if char == "|" and depth == 0 and (index == 0 or text[index - 1] != "\\"):
+            cells.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+        index += 1
+    cells.append("".join(current).strip())
+    return cells
+
+
+def _blocks(visible: list[str | None]) -> list[_Block]:
+    """Group visible lines into headings, paragraphs, list items, table rows and fields."""
+    blocks: list[_Block] = []
+    paragraph: _Block | None = None
+    item: _Block | None = None
+    blank_before = True
+    list_id = -1
+    list_indent = 0
+    next_list = 0
+    quoting: Literal["callout", "quote"] | None = None
+    for index, line in enumerate(visible):
+        if line is None or not line.strip():
+            paragraph = None
+            blank_before = True
+            quoting = None
+            continue
+        text = line
+        while _QUOTE.match(text):
+            text = _QUOTE.sub("", text, count=1)
+        if text is line:
+            quoting = None
+        else:
+            if quoting is None:
+                quoting = "callout" if _CALLOUT.match(text) else "quote"
+            text = _CALLOUT.sub("", text)
+            if not text.strip():
+                paragraph = None
+                continue
+        heading = _HEADING.match(text)
+        if heading or _RULE.match(text) or (_TABLE_SEPARATOR.match(text) and "-" in text):
+            if heading:
+                blocks.append(_Block("heading", (heading.group(2) or "").strip(), index, index))
+            elif _TABLE_SEPARATOR.match(text) and blocks and blocks[-1].kind == "row":
+                blocks[-1].header_row = True
+            paragraph = item = None
+            list_id = -1
+            blank_before = False
+            continue
+        if _TABLE_ROW.match(text):
+            row = "; ".join(c for c in _split_row(text) if c)
+            blocks.append(_Block("row", row, index, index, quoted=quoting == "quote"))
+            paragraph = item = None
+            list_id = -1
+            blank_before = False
+            continue
+        inline_field = _FIELD.match(text)
+        if inline_field and "[[" not in inline_field.group("key"):
+            blocks.append(_Block("field", text.strip(), index, index))
+            paragraph = item = None
+            blank_before = False
+            continue
+        listed = _ITEM.match(text)
+        if listed:
+            indent = len(listed.group("indent").expandtabs(4))
+            content = _CHECKBOX.sub("", (listed.group("text") or "").strip())
+            ordered = listed.group("number") is not None
+            if ordered and (
+                list_id < 0
+                or indent < list_indent
+                or (indent == list_indent and blank_before and item is None)
+            ):
+                list_id, list_indent = next_list, indent
+                next_list += 1
+            elif list_id >= 0 and indent <= list_indent and not ordered:
+                list_id = -1
+            kind: Literal["item", "relation_item"] = (
+                "relation_item" if _RELATION_ITEM.match(content) else "item"
+            )
+            item = _Block(kind, content, index, index, indent, list_id, quoted=quoting == "quote")
+            blocks.append(item)
+            paragraph = None
+            blank_before = False
+            continue
+        if item is not None and (text[:1] in " \t" or not blank_before):
+            item.parts.append(text.strip())
+            item.last = index
+            if item.kind == "relation_item":
+                item.kind = "item"
+            blank_before = False
+            continue
+        item = None
+        if text[:1] not in " \t":
+            list_id = -1
+        if paragraph is None:
+            paragraph = _Block("paragraph", "", index, index, quoted=quoting == "quote")
+            blocks.append(paragraph)
+        paragraph.parts.append(text.strip())
+        paragraph.last = index
+        blank_before = False
+    for block in blocks:
+        if block.parts:
+            block.text = "\n".join(part for part in (block.text, *block.parts) if part)
+    return blocks
+
+
+def _protected_spans(text: str) -> list[tuple[int, int]]:
+    """Spans where a sentence may not end: code, links, URLs."""
+    return [
+        m.span() for m in _INLINE.finditer(text) if m.lastgroup in ("code", "link", "embed", "url", "mdlink")
+    ]
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Split a paragraph into sentences, as (start, end) offsets of stripped pieces.
+
+    A sentence ends at `.`, `!`, `?` or `…` followed by space and a capital (or a digit, link or
+    quote), or at a line break before a capital; never inside code, links or URLs, nor after an
+    abbreviation (`e.g.`, `Dr.`) or an initial.
+    """
+    protected = _protected_spans(text) if "[" in text or "`" in text or "://" in text else []
+    spans: list[tuple[int, int]] = []
+    start = 0
+    guard = 0
+    for boundary in _SENTENCE_END.finditer(text):
+        cut = boundary.end("end") if boundary.group("end") else boundary.start()
+        while guard < len(protected) and protected[guard][1] <= cut:
+            guard += 1
+        if guard < len(protected) and protected[guard][0] < cut:
+            continue
+        if not _SENTENCE_START.match(text, boundary.end()):
+            continue
+        if boundary.group("end"):
+            before = text[max(start, cut - 40) : cut].rstrip(".!?…\"'”’)]*_")
+            last_word = before.rsplit(None, 1)[-1].lower() if before.strip() else ""
+            if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
+                continue
+        _add_span(text, start, cut, spans)
+        start = boundary.end()
+    _add_span(text, start, len(text), spans)
+    return spans
+
+
+def _add_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    """Append [start, end) to spans, trimmed of whitespace, unless nothing is left."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start < end:
+        spans.append((start, end))
+
+
+def _sentences(text: str) -> list[str]:
+    """Split a paragraph into sentences (see `_sentence_spans`)."""
+    return [text[start:end] for start, end in _sentence_spans(text)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Wording:
+    """What the words of one candidate say about it, read once."""
+
+    words: frozenset[str]
+    """The lowercase words."""
+    first_person: bool
+    past: bool
+    """A past-tense main verb (not a present passive, "is cracked", nor an adjective deep in the clause)."""
+    diary: bool
+    """It starts with a past verb, as diary lines do ("Printed a benchy")."""
+    hedged: bool
+
+    @classmethod
+    def read(cls, text: str, french: bool) -> _Wording:
+        """Read a placeholder text (links and code already replaced)."""
+        tokens = _TOKENS.findall(text)
+        folded = [token.lower() for token in tokens]
+        words = frozenset(folded)
+        first_person = any(token in _FIRST_PERSON_WORDS for token in tokens)
+        if french and not first_person:
+            first_person = any(t in _FIRST_PERSON_FR_WORDS or t.startswith(("j'", "j’")) for t in folded)
+        past = False
+        if not _IRREGULAR_PAST.isdisjoint(words) or _ED_ENDING.search(text):
+            for index, word in enumerate(folded):
+                if _is_past_word(word) and _is_main_verb(tokens, folded, index):
+                    past = True
+                    break
+        if not past and french:
+            past = any(
+                (word := match.group("word").lower()) not in _FRENCH_NOT_PARTICIPLE
+                and word.endswith(_FRENCH_PARTICIPLE_ENDINGS)
+                for match in _FRENCH_PAST.finditer(text)
+            )
+        head = text.lstrip(" \t*_-–—>\"'“‘([").split(None, 2)
+        lead = [w.lower().strip(",.:;!?") for w in head]
+        if len(lead) > 1 and lead[0] in _DIARY_LEAD:
+            lead = lead[1:]
+        diary = bool(lead) and lead[0].isalpha() and _is_past_word(lead[0])
+        return cls(words, first_person, past, diary, _HEDGE.search(text, words))
+
+
+def _is_main_verb(tokens: list[str], folded: list[str], index: int) -> bool:
+    """Whether the past form at `index` reads as the clause's verb, not an adjective or a passive.
+
+    It must come early (one of the first five words: "The first batch warped …"), or right after
+    a subject (a pronoun, a name) or an auxiliary ("we had just printed"); never after "is"/"are"
+    ("is cracked", a state). Adjectives deep in a sentence ("unsolicited advice") are not events.
+    """
+    if index == 0:
+        return True
+    before = folded[index - 1]
+    if before in _PASSIVE_BEFORE:
+        return False
+    return (
+        index <= 4 or before in _SUBJECT_BEFORE or tokens[index - 1][:1].isupper() or before[:1] == "\ue000"
+    )
+
+
+def _is_past_word(word: str) -> bool:
+    """A lowercase word that is a past-tense verb: irregular, or a regular -ed form."""
+    if word in _IRREGULAR_PAST:
+        return True
+    return len(word) >= 4 and word.endswith("ed") and not word.endswith("eed") and word not in _NOT_PAST
+
+
+# -- the reader ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Candidate:
+    """One statement: a sentence, a list item or a table row."""
+
+    text: str
+    """Visible text, list marker and checkbox removed."""
+    quote: str | None
+    """A verbatim quote of the chunk that supports it."""
+    kind: Literal["sentence", "item", "row"]
+    heading_entity: str | None = None
+    """The entity a heading made only of one wikilink names (`## [[Dana Kim]]`), for key: value items."""
+    quoted: bool = False
+    """Someone else's words: a blockquote, or a clipped web page."""
+
+
+@dataclass(slots=True)
+class _EntityTable:
+    """The chunk's entities by casefolded name, in order of first mention."""
+
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def add(
+        self,
+        name: str,
+        entity_type: str | None,
+        quote: str | None,
+        aliases: tuple[str, ...] = (),
+        description: str = "",
+    ) -> str:
+        """Record an entity (or refine a known one); return its name as first spelled."""
+        key = name.casefold()
+        entry = self.items.get(key)
+        if entry is None:
+            for other in self.items.values():
+                if key in (alias.casefold() for alias in other["aliases"]):
+                    entry = other
+                    break
+        if entry is None:
+            entry = {
+                "name": name,
+                "entity_type": entity_type or "concept",
+                "aliases": [],
+                "description": description,
+                "supporting_text": quote,
+            }
+            self.items[key] = entry
+        elif entity_type and entry["entity_type"] == "concept":
+            entry["entity_type"] = entity_type
+        if description and not entry["description"]:
+            entry["description"] = description
+        if entry["supporting_text"] is None and quote is not None:
+            entry["supporting_text"] = quote
+        for alias in aliases:
+            if alias.casefold() != entry["name"].casefold() and alias not in entry["aliases"]:
+                entry["aliases"].append(alias)
+        return str(entry["name"])
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What one candidate became."""
+
+    layer: Layer | None
+    type: str = ""
+    reason: str = ""
+    public: bool = False
+    valid_from: date | None = None
+
+
+class _ChunkReader:
+    """Read one chunk of one source into a raw draft dict."""
+
+    def __init__(self, chunk: Chunk, source: Source) -> None:
+        self.chunk = chunk
+        self.source = source
+        self.meta: dict[str, Any] = source.meta if isinstance(source.meta, dict) else {}
+        self.language = self._language()
+        self.date_languages: tuple[str, ...] = ("en", "fr") if self.language == "fr" else ("en",)
+        self.french = self.language == "fr"
+        self.heading = chunk.heading_path[-1] if chunk.heading_path else None
+        self.heading_date = self._heading_date()
+        self.entities = _EntityTable()
+        self.nodes: list[dict[str, Any]] = []
+        self.relations: list[dict[str, Any]] = []
+        self.relation_keys: set[tuple[str, str, str, date | None]] = set()
+        self.reasons: Counter[str] = Counter()
+        self.undated = 0
+        self.author = self._author()
+        self.known: frozenset[str] = frozenset()
+        self.linked_names: tuple[str, ...] = ()
+        self.secrets = _may_hold_secrets(chunk, source)
+        """Whether anything this chunk can put in a draft holds a secret; when not, masking is skipped."""
+        self.chunk_tags: list[str] = []
+        self.base_tags: frozenset[str] | None = None
+        self.clipped = _is_clipping(self.meta)
+        """A web page kept in the notes: its first person is its author, not the notes' owner."""
+        self.glossary = bool(
+            _GLOSSARY_CONTEXT.search(" ".join(chunk.heading_path)) or _GLOSSARY_CONTEXT.search(source.title)
+        )
+
+    # -- envelope -------------------------------------------------------------------------------
+
+    def _envelope(self, skip_reason: str | None) -> dict[str, Any]:
+        start, end = self.chunk.line_start, self.chunk.line_end
+        suffix = f" lines {start}-{end}"
+        path = self.chunk.source_path
+        if len(path) + len(suffix) > SOURCE_DESCRIPTION_MAX:
+            path = "…" + path[-(SOURCE_DESCRIPTION_MAX - len(suffix) - 1) :]
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "episode_name": self._episode_name(),
+            "source_description": f"{path}{suffix}",
+            "reference_time": self.chunk.reference_time,
+            "skip_reason": skip_reason,
+            "nodes": self.nodes,
+            "entities": list(self.entities.items.values()),
+            "relations": self.relations,
+        }
+
+    def _episode_name(self) -> str:
+        """The innermost meaningful heading, else the source title, else the file name, cut to 30."""
+        stem = self.source.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        for candidate in (*reversed(self.chunk.heading_path), self.source.title, stem):
+            name = _cut_at_word(" ".join(str(candidate).split()), EPISODE_NAME_MAX, ellipsis=False)
+            if _HAS_WORD.search(name) and name.casefold() not in GENERIC_EPISODE_NAMES:
+                return name
+        return ""
+
+    # -- source facts ---------------------------------------------------------------------------
+
+    def _language(self) -> str:
+        declared = self.meta.get("lang") or self.meta.get("language")
+        if isinstance(declared, str) and declared.strip():
+            value = declared.strip().lower()
+            value = _LANGUAGE_NAMES.get(value, value)
+            return re.split(r"[-_]", value, maxsplit=1)[0] or "en"
+        return _source_language(self.source.text)
+
+    def _heading_date(self) -> date | None:
+        for heading in reversed(self.chunk.heading_path):
+            found = find_dates(heading, self.chunk.reference_time, languages=self.date_languages)
+            if found:
+                return found[0][2]
+        return None
+
+    def _author(self) -> str | None:
+        value = self.meta.get("author")
+        if value is None:
+            value = self.meta.get("authors")
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if not isinstance(value, str) or not value.strip():
+            return None
+        link = _WIKILINK.search(value)
+        if link:
+            name, _display, _alias = _parse_link(link.group("body"))
+            return name
+        text = " ".join(value.split())
+        return text if _HAS_WORD.search(text) and len(text) <= 80 else None
+
+    def _source_tags(self) -> list[str]:
+        tags: list[str] = []
+        for key in ("tags", "tag"):
+            value = self.meta.get(key)
+            values = (
+                value
+                if isinstance(value, list)
+                else re.split(r"[,\s]+", value)
+                if isinstance(value, str)
+                else []
+            )
+            tags.extend(str(v) for v in values if v is not None and str(v).strip())
+        return tags
+
+    def _note_entity_type(self) -> str | None:
+        for key in ("entity_type", "type"):
+            value = self.meta.get(key)
+            if isinstance(value, list) and len(value) == 1:
+                value = value[0]
+            if isinstance(value, str):
+                candidate = re.sub(r"[\s-]+", "_", value.strip().lower())
+                if _SNAKE.match(candidate) and len(candidate) <= 30:
+                    return candidate
+        categories = self.meta.get("categories")
+        for value in categories if isinstance(categories, list) else [categories]:
+            if isinstance(value, str):
+                link = _WIKILINK.search(value)
+                word = (link.group("body") if link else value).split("|")[0].strip().lower()
+                if word in _CATEGORY_TYPES:
+                    return _CATEGORY_TYPES[word]
+        return None
+
+    def _note_aliases(self) -> tuple[str, ...]:
+        value = self.meta.get("aliases", self.meta.get("alias"))
+        values = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        return tuple(" ".join(str(v).split()) for v in values if v is not None and str(v).strip())
+
+    def _note_entity(self, quote: str | None) -> str:
+        return self.entities.add(self.source.title, self._note_entity_type(), quote, self._note_aliases())
+
+    # -- frontmatter ----------------------------------------------------------------------------
+
+    def read_frontmatter(self) -> dict[str, Any]:
+        """Entities and relations from properties whose values are wikilinks; no nodes."""
+        key: str | None = None
+        title_quote: str | None = None
+        found: list[tuple[str, str, str]] = []
+        for line in self.chunk.text.split("\n"):
+            if line.strip() in ("---", "...") or line.lstrip().startswith("#"):
+                continue  # delimiters and YAML comments
+            keyed = _YAML_KEY.match(line)
+            if keyed:
+                key = keyed.group("key").strip("'\"").strip()
+                if key.lower() == "title":
+                    title_quote = line.strip()
+            if key is None or key.lower() in _SKIPPED_KEYS:
+                continue
+            for link in _WIKILINK.finditer(line):
+                name, _display, alias = _parse_link(link.group("body"))
+                if name is not None:
+                    found.append((key, name, line.strip()))
+                    if alias and _is_proper_alias(alias, name):
+                        self.entities.add(name, None, line.strip(), (alias,))
+        # The note itself is an entity when it links to others, declares an entity type or has aliases
+        # (so `[[Klipper firmware]]` elsewhere finds `Klipper`); `type` alone types it but is no reason.
+        if not (found or self._note_aliases() or isinstance(self.meta.get("entity_type"), str)):
+            return self._envelope("structural: no linked properties")
+        subject = self._note_entity(title_quote)
+        for key, name, quote in found:
+            predicate = _snake(key)
+            object_name = self.entities.add(name, _KEY_TYPES.get(key.lower()), quote)
+            if predicate is None or key.lower() in _DATE_KEYS or object_name.casefold() == subject.casefold():
+                continue
+            label = predicate.replace("_", " ")
+            self._relation(
+                subject,
+                predicate,
+                label,
+                object_name,
+                f"{subject} {label} {object_name}",
+                FIELD_CONFIDENCE,
+                quote,
+                None,
+            )
+        return self._envelope(None)
+
+    # -- sections -------------------------------------------------------------------------------
+
+    def read_section(self) -> dict[str, Any]:
+        """Nodes, entities and relations from a body section."""
+        lines = self.chunk.text.split("\n")
+        visible = _visible_lines(lines)
+        blocks = _blocks(visible)
+        linked, self.chunk_tags = _links_and_tags("\n".join(block.text for block in blocks))
+        aliases = self._note_aliases()
+        self.known = frozenset(n.casefold() for n in (*linked, self.source.title, *aliases))
+        self.linked_names = tuple(sorted({n for n in linked if len(n) > 2}, key=lambda n: (-len(n), n)))
+
+        heading_entity: str | None = None
+        procedures: dict[int, list[_Block]] = {}
+        for block in blocks:
+            if block.ordered_list >= 0:
+                procedures.setdefault(block.ordered_list, []).append(block)
+        steps = {k: v for k, v in procedures.items() if sum(1 for b in v if b.indent == v[0].indent) >= 2}
+
+        done: set[int] = set()
+        for position, block in enumerate(blocks):
+            quote = self._raw_quote(lines, block)
+            quoted = block.quoted or self.clipped
+            if block.kind == "heading":
+                inline = _analyse(block.text)
+                heading_entity = self._heading_links(inline, quote)
+                continue
+            if block.kind == "field":
+                self._inline_field(block, quote)
+                continue
+            if block.kind == "relation_item":
+                self._relation_item(block, quote)
+                continue
+            if block.ordered_list in steps:
+                if block.ordered_list not in done:
+                    done.add(block.ordered_list)
+                    previous = blocks[position - 1] if position else None
+                    self._procedure(steps[block.ordered_list], previous, lines)
+                continue
+            if block.kind == "row":
+                if not block.header_row:
+                    self._candidate(_Candidate(block.text, quote, "row", heading_entity, quoted))
+                continue
+            if block.kind == "item":
+                self._candidate(
+                    _Candidate(block.text, self._quote(block.text, quote), "item", heading_entity, quoted)
+                )
+                continue
+            for sentence, sentence_quote in self._paragraph_sentences(block, lines):
+                self._candidate(_Candidate(sentence, sentence_quote, "sentence", heading_entity, quoted))
+        return self._envelope(self._skip_reason(blocks))
+
+    def _skip_reason(self, blocks: list[_Block]) -> str | None:
+        produced = bool(self.nodes or self.entities.items or self.relations)
+        if self.undated:
+            return "undated event" if not produced else f"undated event ({self.undated} dropped)"
+        if produced:
+            return None
+        if not blocks:
+            return "structural: code or comments only"
+        if all(block.kind == "heading" for block in blocks):
+            return "structural: heading only"
+        for reason in ("small talk", "navigation", "quoted", "too short", "no statement"):
+            if self.reasons[reason]:
+                return reason
+        return "structural"
+
+    def _raw_quote(self, lines: list[str], block: _Block) -> str:
+        return "\n".join(lines[block.first : block.last + 1]).strip()
+
+    def _paragraph_sentences(self, block: _Block, lines: list[str]) -> list[tuple[str, str]]:
+        """Each sentence of a paragraph with its quote, looked up in the lines it spans only."""
+        starts = [0]
+        for line in block.text.split("\n")[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        found: list[tuple[str, str]] = []
+        for start, end in _sentence_spans(block.text):
+            first = bisect_right(starts, start) - 1
+            last = bisect_right(starts, end - 1) - 1
+            raw = "\n".join(lines[block.first + first : block.first + last + 1]).strip()
+            sentence = block.text[start:end]
+            found.append((sentence, self._quote(sentence, raw)))
+        return found
+
+    def _quote(self, text: str, fallback: str) -> str:
+        """The candidate's own text when the chunk holds it verbatim, else its raw lines."""
+        if text in fallback or normalize_for_match(text) in _normalized(fallback):
+            return text
+        return fallback
+
+    def _heading_links(self, inline: _Inline, quote: str) -> str | None:
+        """Register a heading's links as entities; return the entity when the heading is just one link."""
+        names = [self._link_entity(ref, quote) for ref in inline.refs if ref.kind == "link" and ref.name]
+        only = len(inline.refs) == 1 and inline.placeholder.strip() == PLACEHOLDER.format(index=0)
+        return names[0] if only and names else None
+
+    def _link_entity(self, ref: _Ref, quote: str | None, entity_type: str | None = None) -> str:
+        assert ref.name is not None
+        aliases = (ref.alias,) if ref.alias and _is_proper_alias(ref.alias, ref.name) else ()
+        return self.entities.add(ref.name, entity_type or _type_from_name(ref.name), quote, aliases)
+
+    # -- explicit relations ---------------------------------------------------------------------
+
+    def _chunk_date(self) -> date | None:
+        return self.heading_date or self.chunk.reference_time
+
+    def _inline_field(self, block: _Block, quote: str) -> None:
+        """`uses:: [[Klipper]]`: the note is the subject, the key the predicate."""
+        field_match = _FIELD.match(block.text)
+        assert field_match is not None
+        key, value = field_match.group("key").strip(), field_match.group("value")
+        predicate = _snake(key)
+        if predicate is None or key.lower() in _SKIPPED_KEYS or key.lower() in _DATE_KEYS:
+            return
+        inline = _analyse(value)
+        objects = [
+            self._link_entity(ref, quote, _KEY_TYPES.get(key.lower()))
+            for ref in inline.refs
+            if ref.name and ref.kind == "link"
+        ]
+        if not inline.refs:
+            for part in value.split(","):
+                name = " ".join(part.strip().strip("\"'").split())
+                if _is_bare_name(name) and not find_dates(name, None):
+                    objects.append(self.entities.add(name, _KEY_TYPES.get(key.lower()), quote))
+        if not objects:
+            return
+        subject = self._note_entity(quote)
+        label = predicate.replace("_", " ")
+        for name in objects:
+            if name.casefold() != subject.casefold():
+                self._relation(
+                    subject,
+                    predicate,
+                    label,
+                    name,
+                    f"{subject} {label} {name}",
+                    FIELD_CONFIDENCE,
+                    quote,
+                    self._chunk_date(),
+                )
+
+    def _relation_item(self, block: _Block, quote: str) -> None:
+        """`- part_of [[Project Atlas]]` (basic-memory): the note is the subject."""
+        item = _RELATION_ITEM.match(block.text)
+        assert item is not None
+        words = item.group("predicate").split()
+        name, _display, alias = _parse_link(item.group("target"))
+        if words[0] in _NOT_PREDICATES or name is None:
+            self._candidate(_Candidate(block.text, quote, "item"))
+            return
+        predicate = "_".join(words)
+        object_name = self.entities.add(
+            name, _type_from_name(name), quote, (alias,) if alias and _is_proper_alias(alias, name) else ()
+        )
+        subject = self._note_entity(quote)
+        if object_name.casefold() != subject.casefold():
+            label = predicate.replace("_", " ")
+            self._relation(
+                subject,
+                predicate,
+                label,
+                object_name,
+                f"{subject} {label} {object_name}",
+                FIELD_CONFIDENCE,
+                quote,
+                self._chunk_date(),
+            )
+
+    def _relation(
+        self,
+        subject: str,
+        predicate: str,
+        label: str,
+        object_name: str,
+        statement: str,
+        confidence: float,
+        quote: str | None,
+        valid_at: date | None,
+        invalid_at: date | None = None,
+    ) -> None:
+        key = (subject.casefold(), predicate, object_name.casefold(), invalid_at)
+        if key in self.relation_keys:
+            return
+        self.relation_keys.add(key)
+        self.relations.append(
+            {
+                "subject": subject,
+                "predicate": predicate,
+                "label": label,
+                "object": object_name,
+                "statement": _cut_at_word(statement, 300, ellipsis=True),
+                "confidence": confidence,
+                "supporting_text": quote,
+                "valid_at": valid_at,
+                "invalid_at": invalid_at,
+            }
+        )
+
+    # -- candidates -----------------------------------------------------------------------------
+
+    def _candidate(self, candidate: _Candidate) -> None:
+        inline = _analyse(candidate.text)
+        words = inline.title.split()
+        navigation = bool(inline.refs) and _is_navigation(inline)
+        names = (
+            []
+            if navigation
+            else [self._link_entity(r, candidate.quote) for r in inline.refs if r.name and r.kind == "link"]
+        )
+        if not words:
+            self.reasons["structural"] += 1
+            return
+        if candidate.text.rstrip().endswith(":"):
+            self.reasons["no statement"] += 1  # it introduces what follows (a list, a code block)
+            return
+        if navigation:
+            self.reasons["navigation"] += 1
+            return
+        if len(words) <= 6 and _SMALL_TALK.match(inline.title):
+            self.reasons["small talk"] += 1
+            return
+        for linked in self.linked_names:
+            if _mentions(inline.title, linked):
+                names.append(self.entities.add(linked, None, candidate.quote))
+
+        wording = _Wording.read(inline.placeholder, self.french)
+        dates = find_dates(inline.title, self.chunk.reference_time, languages=self.date_languages)
+        node_date = dates[0][2] if dates else self._chunk_date()
+        secret = self.secrets and bool(mask_secrets(candidate.text)[1])
+
+        relations = self._pattern_relations(inline, candidate, wording, node_date)
+        for subject, _predicate, object_name, _functional in relations:
+            names.extend((subject, object_name))
+        outcome = self._classify(inline, candidate, wording, dates, relations, secret, node_date)
+        # Fragments (under 4 words) say nothing, but a short event ("Printed a benchy"), a relation
+        # ("Bob uses Vim") or a secret ("E-mail: d@x.org") still counts.
+        shortest = 2 if secret else 3 if relations or outcome.type in ("observation", "decision") else 4
+        if outcome.layer is None or len(words) < shortest:
+            if outcome.layer is not None or (outcome.reason == "no statement" and len(words) < 4):
+                self.reasons["too short"] += 1
+            elif outcome.reason == "undated event":
+                self.undated += 1
+            else:
+                self.reasons[outcome.reason] += 1
+            return
+        if candidate.heading_entity and (secret or outcome.type == "fact") and candidate.kind == "item":
+            names.insert(0, candidate.heading_entity)
+        confidence = "low" if wording.hedged else "high" if relations else "medium"
+        self._node(inline, candidate, outcome, confidence, node_date, names, secret)
+
+    def _pattern_relations(
+        self, inline: _Inline, candidate: _Candidate, wording: _Wording, node_date: date | None
+    ) -> list[tuple[str, str, str, bool]]:
+        """Record what the verb-pattern table reads; return (subject, predicate, object, functional)."""
+        found: list[tuple[str, str, str, bool]] = []
+        confidence = HEDGED_CONFIDENCE if wording.hedged else PATTERN_CONFIDENCE
+        for hit in match_verb_patterns(inline.placeholder, wording.words):
+            subject = self._resolve(hit.subject, inline)
+            object_name = self._resolve(hit.object, inline)
+            if subject is None or object_name is None or subject.casefold() == object_name.casefold():
+                continue
+            pattern = hit.pattern
+            subject = self.entities.add(
+                subject, pattern.subject_type or _type_from_name(subject), candidate.quote
+            )
+            object_name = self.entities.add(
+                object_name, pattern.object_type or _type_from_name(object_name), candidate.quote
+            )
+            statement = inline.title
+            self._relation(
+                subject,
+                pattern.predicate,
+                pattern.label,
+                object_name,
+                statement,
+                confidence,
+                candidate.quote,
+                node_date,
+            )
+            found.append((subject, pattern.predicate, object_name, pattern.functional))
+            # "switched X from A to B": A stopped on that date; without a date nothing true can be said.
+            old = self._resolve(hit.old, inline) if hit.old and node_date else None
+            if old is not None and old.casefold() not in (subject.casefold(), object_name.casefold()):
+                old = self.entities.add(old, pattern.object_type or _type_from_name(old), candidate.quote)
+                self._relation(
+                    subject,
+                    pattern.predicate,
+                    pattern.label,
+                    old,
+                    statement,
+                    confidence,
+                    candidate.quote,
+                    None,
+                    node_date,
+                )
+        return found
+
+    def _resolve(self, raw: str, inline: _Inline) -> str | None:
+        """A pattern end as an entity name: a link's target, a code span, or a cleaned Capitalized name."""
+        placeholder = PLACEHOLDER_RE.fullmatch(raw)
+        if placeholder:
+            return inline.refs[int(placeholder.group(1))].name
+        if PLACEHOLDER_RE.search(raw):
+            return None
+        return clean_name(raw, self.known)
+
+    def _classify(
+        self,
+        inline: _Inline,
+        candidate: _Candidate,
+        wording: _Wording,
+        dates: list[tuple[int, int, date]],
+        relations: list[tuple[str, str, str, bool]],
+        secret: bool,
+        node_date: date | None,
+    ) -> _Outcome:
+        """Decide what a candidate is, first rule that applies wins (DESIGN §5).
+
+        definition → concept; someone else's words (a blockquote, a clipped page) without a date →
+        fact or nothing; decision → decision; preference → state; a past event (first person,
+        a diary line starting with a past verb, a dated sentence, a line led by a date) →
+        observation; a state ("since <date>", "currently", "I use", a functional relation in the
+        present) → state; a hedge → observation; a secret, or a named subject → fact. Episodic
+        outcomes need a date: a state or preference without one becomes a fact, an event is dropped.
+        """
+        text, words = inline.placeholder, wording.words
+        subject_entity = bool(relations) or _starts_with_entity(text)
+        dated = node_date is not None
+        first_person = wording.first_person
+
+        if self._definition(inline, candidate) is not None:
+            return _Outcome("semantic", "concept", public=not first_person and not secret)
+        if candidate.quoted and not any(any(c.isdigit() for c in inline.title[a:b]) for a, b, _ in dates):
+            # Someone else's words (a quotation, a clipped page) are no episode of the notes' owner
+            # unless they give the date something happened ("today" in a quotation is not ours).
+            if secret or (subject_entity and not first_person):
+                return _Outcome("semantic", "fact")
+            return _Outcome(None, reason="quoted")
+        if _DECISION.search(text, words) and not _NOT_DECIDED.search(text):
+            return _Outcome("episodic", "decision") if dated else _Outcome(None, reason="undated event")
+        since = self._since(inline.title, dates)
+        if _PREFERENCE.search(text, words):
+            return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
+        past = wording.past
+        date_led = _DATE_LEAD.match(inline.title) is not None and len(inline.title.split()) >= 3
+        if (past and (first_person or wording.diary or dates)) or date_led:
+            if dated:
+                return _Outcome("episodic", "observation")
+            if subject_entity and not first_person:
+                return _Outcome("semantic", "fact")
+            return _Outcome(None, reason="undated event")
+        functional_now = not past and any(functional for *_rest, functional in relations)
+        if (
+            since is not None
+            or functional_now
+            or _STATE_STRONG.search(text, words)
+            or (first_person and _STATE_FIRST_PERSON.search(text, words))
+        ):
+            return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
+        if past and dated:
+            return _Outcome("episodic", "observation")
+        # A dated guess is the writer's own observation when it is theirs or a single diary sentence,
+        # not when it is general advice ("… that may sound stupid. Ask anyway.").
+        if (
+            wording.hedged
+            and len(inline.title.split()) >= 4
+            and (first_person or _single_sentence(inline.title))
+        ):
+            return _Outcome("episodic", "observation") if dated else _Outcome(None, reason="no statement")
+        if secret or (subject_entity and not first_person):
+            return _Outcome("semantic", "fact")
+        return _Outcome(None, reason="undated event" if past else "no statement")
+
+    def _since(self, title: str, dates: list[tuple[int, int, date]]) -> date | None:
+        """The date a "since <date>" / "depuis <date>" phrase gives, if any."""
+        for start, _end, value in dates:
+            if _SINCE_BEFORE.search(title[max(0, start - 20) : start]):
+                return value
+        return None
+
+    def _definition(self, inline: _Inline, candidate: _Candidate) -> str | None:
+        """Return the defined term when the candidate is a definition, and record it as an entity."""
+        if candidate.kind == "row":
+            return None
+        text = candidate.text.strip()
+        term: str | None = None
+        definition = ""
+        bold = _BOLD_DEFINITION.match(text)
+        if bold and (self.glossary or _ARTICLE_START.match(bold.group("definition"))):
+            term, definition = bold.group("term"), bold.group("definition")
+        if term is None:
+            dash = _DASH_DEFINITION.match(text)
+            if (
+                dash
+                and len(dash.group("term").split()) <= 5
+                and (self.glossary or _ARTICLE_START.match(dash.group("definition")))
+            ):
+                term, definition = dash.group("term"), dash.group("definition")
+        if term is None and self.glossary and candidate.kind == "item":
+            colon = _COLON_DEFINITION.match(text)
+            if colon and len(colon.group("term").split()) <= 5:
+                term, definition = colon.group("term"), colon.group("definition")
+        if term is None:
+            is_a = _IS_A_DEFINITION.match(inline.placeholder)
+            if is_a and _RELATIVE_CLAUSE.search(is_a.group("definition")):
+                resolved = self._resolve(is_a.group("term"), inline)
+                if resolved is None:
+                    return None
+                description = _cut_at_word(inline.title, 200, ellipsis=True)
+                return self.entities.add(resolved, None, candidate.quote, description=description)
+            return None
+        term_inline = _analyse(term)
+        link_names = [ref.name for ref in term_inline.refs if ref.kind == "link" and ref.name]
+        name = link_names[0] if len(link_names) == 1 else term_inline.title
+        if not name or not _HAS_WORD.search(name):
+            return None
+        description = _cut_at_word(_analyse(definition).title, 200, ellipsis=True)
+        return self.entities.add(name, None, candidate.quote, description=description)
+
+    # -- nodes ----------------------------------------------------------------------------------
+
+    def _tags(self, own: list[str]) -> list[str]:
+        """The candidate's tags, the chunk's, the source's and the heading topic: normalized, sorted."""
+        if self.base_tags is None:
+            raw = [*self.chunk_tags, *self._source_tags()]
+            topic = self.heading
+            if (
+                topic
+                and _HAS_WORD.search(topic)
+                and len(topic.split()) <= 6
+                and topic.casefold() not in GENERIC_EPISODE_NAMES
+                and not find_dates(topic, None)
+            ):
+                raw.append(topic)
+            self.base_tags = frozenset(tag for tag in map(normalize_tag, raw) if tag)
+        return sorted(self.base_tags.union(tag for tag in map(normalize_tag, own) if tag))
+
+    def _node(
+        self,
+        inline: _Inline,
+        candidate: _Candidate,
+        outcome: _Outcome,
+        confidence: str,
+        node_date: date | None,
+        names: list[str],
+        secret: bool,
+    ) -> None:
+        title = mask_secrets(inline.title)[0] if self.secrets else inline.title
+        if (
+            candidate.heading_entity
+            and candidate.heading_entity in names
+            and candidate.kind == "item"
+            and (candidate.heading_entity.casefold() not in title.casefold())
+        ):
+            title = f"{candidate.heading_entity} — {title}"
+        title = _cut_at_word(title, TITLE_MAX, ellipsis=True)
+        body = mask_secrets(inline.body)[0] if self.secrets else inline.body
+        if outcome.layer == "episodic" and self.author:
+            author = self.entities.add(self.author, "person", None)
+            names = [*names, author]
+        if any(node["title"].casefold() == title.casefold() for node in self.nodes):
+            return
+        episodic = outcome.layer == "episodic"
+        sensitivity = "confidential" if secret else "public" if outcome.public else "private"
+        node: dict[str, Any] = {
+            "memory_layer": outcome.layer,
+            "type": outcome.type,
+            "title": title,
+            "body": body,
+            "tags": self._tags(inline.tags),
+            "timestamp": node_date,
+            "sensitivity": sensitivity,
+            "attributed_to": self.author if episodic else None,
+            "confidence": confidence,
+            "origin": "stated",
+            "language": self.language,
+            "entities": _unique(names),
+            "valid_from": outcome.valid_from if episodic and outcome.type == "state" else None,
+            "supporting_text": None if secret else candidate.quote,
+        }
+        self.nodes.append(node)
+
+    def _procedure(self, steps: list[_Block], previous: _Block | None, lines: list[str]) -> None:
+        """An ordered list of two or more steps: one semantic procedure node."""
+        title = ""
+        if previous is not None and previous.kind == "paragraph" and previous.last + 2 >= steps[0].first:
+            last_sentence = _sentences(previous.text)[-1] if previous.text else ""
+            if last_sentence.rstrip().endswith(":"):
+                title = _analyse(last_sentence).title.rstrip(":").strip()
+        if not title:
+            title = self.heading or self.source.title
+        names: list[str] = []
+        tags: list[str] = []
+        body_lines: list[str] = []
+        number = 0
+        first_person = False
+        relations = False
+        for step in steps:
+            inline = _analyse(step.text)
+            quote = self._raw_quote(lines, step)
+            names.extend(
+                self._link_entity(ref, quote) for ref in inline.refs if ref.kind == "link" and ref.name
+            )
+            tags.extend(inline.tags)
+            wording = _Wording.read(inline.placeholder, self.french)
+            relations = (
+                bool(
+                    self._pattern_relations(
+                        inline, _Candidate(step.text, quote, "item"), wording, self._chunk_date()
+                    )
+                )
+                or relations
+            )
+            first_person = first_person or wording.first_person
+            if step.indent == steps[0].indent:
+                number += 1
+                body_lines.append(f"{number}. {inline.body}")
+            else:
+                body_lines.append(f"   - {inline.body}")
+        raw_text = "\n".join(lines[steps[0].first : steps[-1].last + 1])
+        secret = bool(mask_secrets(raw_text)[1])
+        masked_title, _ = mask_secrets(title)
+        body, _ = mask_secrets("\n".join(body_lines))
+        self.nodes.append(
+            {
+                "memory_layer": "semantic",
+                "type": "procedure",
+                "title": _cut_at_word(masked_title, TITLE_MAX, ellipsis=True),
+                "body": body,
+                "tags": self._tags(tags),
+                "timestamp": self._chunk_date(),
+                "sensitivity": "confidential" if secret else "private" if first_person else "public",
+                "confidence": "high" if relations else "medium",
+                "origin": "stated",
+                "language": self.language,
+                "entities": _unique(names),
+                "supporting_text": None if secret else self._raw_quote(lines, steps[0]),
+            }
+        )
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def _normalized(text: str) -> str:
+    """normalize_for_match, remembered: every sentence of a paragraph is looked up in the same block."""
+    return normalize_for_match(text)
+
+
+@lru_cache(maxsize=64)
+def _source_language(text: str) -> str:
+    return detect_language(text)
+
+
+def _snake(key: str) -> str | None:
+    """A property or field key as a snake_case predicate, or None when it cannot be one."""
+    value = re.sub(r"[^a-z0-9]+", "_", key.strip().lower()).strip("_")
+    return value if _SNAKE.match(value) else None
+
+
+def _is_proper_alias(alias: str, name: str) -> bool:
+    """An alias is kept only when it looks like a name: at most 4 words, each Capitalized or a number."""
+    words = alias.split()
+    if not 0 < len(words) <= 4 or alias.casefold() == name.casefold():
+        return False
+    return all(word[0].isupper() or word[0].isdigit() for word in words)
+
+
+def _is_bare_name(value: str) -> bool:
+    """A field value without a wikilink names an entity when it is short and Capitalized."""
+    words = value.split()
+    return (
+        0 < len(words) <= 5
+        and value[0].isupper()
+        and _HAS_WORD.search(value) is not None
+        and not value.endswith((".", "!", "?"))
+    )
+
+
+def _type_from_name(name: str) -> str | None:
+    """Cheap type guess from the name itself ("Klipper firmware" is software)."""
+    words = name.split()
+    if len(words) > 1 and _SOFTWARE_WORDS.match(words[-1]):
+        return "software"
+    return None
+
+
+def _starts_with_entity(placeholder: str) -> bool:
+    """Whether the sentence's subject is a link or code span (`[[Marlin]] supports …`)."""
+    return _ENTITY_SUBJECT.match(placeholder) is not None
+
+
+def _is_navigation(inline: _Inline) -> bool:
+    """A line that only links elsewhere (`Previous: [[a]] · Next: [[b]]`, `← [[Home]]`)."""
+    rest = PLACEHOLDER_RE.sub(" ", inline.placeholder)
+    words = [w.lower() for w in _WORD_TOKEN.findall(rest)]
+    return (bool(words) and all(word in _NAVIGATION_WORDS for word in words)) or (
+        not words
+        and (
+            "←" in inline.placeholder
+            or "→" in inline.placeholder
+            or (len(inline.refs) > 1 and all(ref.name is None for ref in inline.refs))
+        )
+    )
+
+
+def _is_clipping(meta: dict[str, Any]) -> bool:
+    """Whether a note is a clipped web page: a `url`/`source` link, or filed under clippings."""
+    for key in ("url", "source", "source_url"):
+        value = meta.get(key)
+        if isinstance(value, str) and value.strip().startswith(("http://", "https://")):
+            return True
+    for key in ("categories", "tags", "type"):
+        value = meta.get(key)
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and "clipping" in v.lower() for v in values):
+            return True
+    return False
+
+
+def _single_sentence(text: str) -> bool:
+    """Whether a candidate holds one sentence only."""
+    return len(_sentence_spans(text)) == 1
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether `name` occurs in `text` as whole words."""
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return True
+        start = text.find(name, start + 1)
+    return False
+
+
+_MARKUP = re.compile(r"[*~=`\[\]<>|#]+")
+
+
+def _may_hold_secrets(chunk: Chunk, source: Source) -> bool:
+    """Whether any text a draft of this chunk can hold might hide a secret.
+
+    Everything in a draft comes from the chunk, its headings, the source title and frontmatter;
+    a secret can only appear in a draft if it appears in them with whitespace collapsed (titles join
+    lines) and markup removed (titles drop `**` and brackets), which is the form screened here.
+    """
+    pieces = [chunk.text, source.title, *chunk.heading_path, *(str(v) for v in source.meta.values())]
+    return bool(mask_secrets(" ".join(_MARKUP.sub("", " ".join(pieces)).split()))[1])
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for name in names:
+        if name.casefold() not in seen:
+            seen.add(name.casefold())
+            out.append(name)
+    return out
+
+
+def _mask_draft(raw: dict[str, Any]) -> dict[str, Any]:
+    """Mask every secret left in the draft's text fields; a quote holding one is dropped, not masked."""
+
+    def mask(value: Any) -> tuple[Any, bool]:
+        if isinstance(value, str):
+            masked, kinds = mask_secrets(value)
+            return masked, bool(kinds)
+        if isinstance(value, list):
+            results = [mask(item) for item in value]
+            return [item for item, _ in results], any(found for _, found in results)
+        return value, False
+
+    for key in ("episode_name", "source_description", "skip_reason"):
+        raw[key], _ = mask(raw[key])
+    for kind in ("nodes", "entities", "relations"):
+        for item in raw[kind]:
+            found_any = False
+            for key, value in list(item.items()):
+                if key == "supporting_text":
+                    if value is not None and mask_secrets(value)[1]:
+                        item[key] = None
+                        found_any = True
+                    continue
+                item[key], found = mask(value)
+                found_any = found_any or found
+            if kind == "nodes" and found_any and item.get("sensitivity") != "confidential":
+                item["sensitivity"] = "confidential"
+    return raw
+
+
+__all__ = ["EXTRACTOR", "detect_language", "extract_chunk", "normalize_tag"]

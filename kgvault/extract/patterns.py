@@ -1,0 +1,232 @@
+"""The shipped table of verb patterns the offline extractor reads relations from (DESIGN §5).
+
+A pattern is a regular expression over one candidate sentence in which wikilinks and code spans
+have been replaced by placeholders (`\\ue000<n>\\ue001`); `{S}` is the subject, `{O}` the object and
+`{A}` an earlier object that the relation replaces ("switched X from A to B"). Both ends must look
+like names: a placeholder, or a Capitalized name of at most five words where later words may be
+numbers ("Ender 3", "Postgres 15", "Voron 2.4"). "the printer" is no name, so it matches nothing.
+
+`functional` marks predicates with one current value per subject (a printer runs one firmware,
+a person lives in one place): pass 2 uses them to supersede older values and to spot conflicts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+def _word_set(words: str) -> frozenset[str]:
+    """The whitespace-separated words of a string, as a set (word lists read better as text)."""
+    return frozenset(words.split())
+
+
+PLACEHOLDER = "\ue000{index}\ue001"
+"""How the extractor replaces a wikilink or code span before matching patterns."""
+PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
+
+_UPPER = "A-ZÀ-ÖØ-Þ"
+_WORD = rf"[{_UPPER}][\w+&-]*(?:['’][{_UPPER}][\w-]*)?(?:\.\w+)*"
+"""A Capitalized word: "Klipper", "O'Connor", "Node.js" (but not the possessive of "Bob's")."""
+_NUMBER = r"\d+(?:[.,]\d+)*[A-Za-z]*"
+NAME = rf"(?:\ue000\d+\ue001|{_WORD}(?:[ ](?:{_WORD}|{_NUMBER})){{0,4}})"
+"""An entity-like name: a placeholder or a Capitalized name (later words may be numbers)."""
+_DETERMINER = r"(?:(?i:the|a|an|my|our|his|her|their|its|this|that|le|la|les|un|une|du|de la)[ ]|(?i:l)['’])?"
+
+
+@dataclass(frozen=True, slots=True)
+class VerbPattern:
+    """One row of the table: how a sentence states a relation."""
+
+    regex: re.Pattern[str]
+    predicate: str
+    """Stable snake_case predicate written to relations.jsonl."""
+    label: str
+    """Its human reading, one label per predicate."""
+    functional: bool
+    """One current value per subject: a newer value supersedes an older one."""
+    subject_type: str | None = None
+    """Entity type the pattern implies for its subject, if any."""
+    object_type: str | None = None
+    """Entity type the pattern implies for its object, if any."""
+    keywords: frozenset[str] = frozenset()
+    """Lowercase words one of which every match holds: a cheap screen before the regex runs."""
+
+
+def _pattern(
+    template: str,
+    predicate: str,
+    label: str,
+    functional: bool,
+    subject_type: str | None = None,
+    object_type: str | None = None,
+    *,
+    keywords: str,
+) -> VerbPattern:
+    regex = (
+        template.replace(" ", r"[ \t]+")
+        .replace("{S}", rf"{_DETERMINER}(?P<subject>{NAME})")
+        .replace("{O}", rf"{_DETERMINER}(?P<object>{NAME})")
+        .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
+    )
+    compiled = re.compile(rf"(?<![\w\ue001]){regex}")
+    words = frozenset(keywords.split())
+    return VerbPattern(compiled, predicate, label, functional, subject_type, object_type, words)
+
+
+_ADVERB = r"(?:(?:now|still|currently|also|already) )?"
+
+VERB_PATTERNS: tuple[VerbPattern, ...] = (
+    _pattern(rf"{{S}} {_ADVERB}(?:runs|is running|is now running|is still running)(?! on) {{O}}",
+             "runs", "runs", True, None, "software", keywords="runs running"),
+    _pattern(r"{S} (?:runs|is running) on {O}", "runs_on", "runs on", False, "software", None,
+             keywords="runs running"),
+    _pattern(r"(?i:switched|migrated|moved|changed|converted) {S} from {A} to {O}",
+             "uses", "uses", True, None, "software", keywords="from"),
+    _pattern(r"{S} (?:switched|migrated|moved) from {A} to {O}", "uses", "uses", True, None, "software",
+             keywords="from"),
+    _pattern(r"(?i:switched|migrated) {S} (?:over )?to {O}", "uses", "uses", True, None, "software",
+             keywords="switched migrated"),
+    _pattern(r"(?i:installed|flashed) {O} on {S}", "runs", "runs", True, None, "software",
+             keywords="installed flashed"),
+    _pattern(r"(?i:updated|upgraded|flashed) {S} (?:to|with) {O}", "runs", "runs", True, None, "software",
+             keywords="updated upgraded flashed"),
+    _pattern(rf"{{S}} {_ADVERB}uses {{O}}", "uses", "uses", True, keywords="uses"),
+    _pattern(r"{S} (?:works|worked|is working|has worked) (?:at|for) {O}",
+             "works_for", "works for", True, "person", "organization", keywords="works worked working"),
+    _pattern(r"{S} is employed (?:at|by) {O}", "works_for", "works for", True, "person", "organization",
+             keywords="employed"),
+    _pattern(r"{S} (?:lives|is living|has lived) in {O}", "lives_in", "lives in", True, "person", "place",
+             keywords="lives living lived"),
+    _pattern(r"{S} (?:is|are) (?:located|based|headquartered) in {O}", "located_in", "located in", True,
+             None, "place", keywords="located based headquartered"),
+    _pattern(r"{S} (?:is|are) (?:a |an )?part of {O}", "part_of", "part of", False, keywords="part"),
+    _pattern(r"{S} belongs to {O}", "part_of", "part of", False, keywords="belongs"),
+    _pattern(r"{S} (?:is|are) (?:a )?members? of {O}", "member_of", "member of", False, None, "organization",
+             keywords="member members"),
+    _pattern(r"{S} (?:depends|relies) on {O}", "depends_on", "depends on", False,
+             keywords="depends relies"),
+    _pattern(r"{S} (?:was |is |were |are )?(?:created|written|developed|designed|maintained) by {O}",
+             "created_by", "created by", False, None, "person", keywords="by"),
+    _pattern(r"{S} (?:founded|co-founded|cofounded) {O}", "founded", "founded", False, "person",
+             "organization", keywords="founded cofounded"),
+    _pattern(r"{S} (?:leads|manages|heads) {O}", "leads", "leads", False, "person", None,
+             keywords="leads manages heads"),
+    _pattern(r"{S} reports to {O}", "reports_to", "reports to", True, "person", "person",
+             keywords="reports"),
+    _pattern(r"{S} is married to {O}", "married_to", "married to", True, "person", "person",
+             keywords="married"),
+    _pattern(r"{S} (?:owns|bought|has bought) {O}", "owns", "owns", False, keywords="owns bought"),
+    _pattern(r"{S} (?:replaces|replaced|supersedes|superseded) {O}", "replaces", "replaces", False,
+             keywords="replaces replaced supersedes superseded"),
+    _pattern(r"{S} supports {O}", "supports", "supports", False, keywords="supports"),
+    # French
+    _pattern(r"{S} (?:utilise|utilisent) {O}", "uses", "uses", True, keywords="utilise utilisent"),
+    _pattern(r"{S} (?:travaille|travaillent) (?:chez|pour) {O}", "works_for", "works for", True,
+             "person", "organization", keywords="travaille travaillent"),
+    _pattern(r"{S} (?:habite|vit) (?:à|a|en|au) {O}", "lives_in", "lives in", True, "person", "place",
+             keywords="habite vit"),
+    _pattern(r"{S} (?:fait|font) partie (?:de|du|des|de la) {O}", "part_of", "part of", False,
+             keywords="partie"),
+)  # fmt: skip
+
+PREDICATE_LABELS: dict[str, str] = {p.predicate: p.label for p in VERB_PATTERNS}
+"""Label of every predicate the table can produce."""
+
+PREDICATE_SYNONYMS: dict[str, str] = {
+    "works_at": "works_for",
+    "employer": "works_for",
+    "employed_by": "works_for",
+    "lives_at": "lives_in",
+    "based_in": "located_in",
+    "uses_firmware": "runs",
+    "runs_firmware": "runs",
+    "belongs_to": "part_of",
+}
+"""Inline-field and frontmatter keys users commonly write for a predicate of the table.
+
+The offline extractor keeps the user's own key as the predicate (`works_at:: [[X]]` gives
+`works_at`); pass 2 may fold these into the table's predicate.
+"""
+
+FUNCTIONAL_PREDICATES: frozenset[str] = frozenset(
+    {p.predicate for p in VERB_PATTERNS if p.functional}
+    | {alias for alias, target in PREDICATE_SYNONYMS.items() if any(
+        p.functional and p.predicate == target for p in VERB_PATTERNS)}
+)  # fmt: skip
+"""Predicates with one current value per subject (the table's, plus their common synonyms)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PatternHit:
+    """One relation read from a sentence, names still raw (placeholders or Capitalized words)."""
+
+    pattern: VerbPattern
+    subject: str
+    object: str
+    old: str | None
+    """The value the relation replaces ("switched X from A to B": A), if the pattern has one."""
+
+
+_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+
+
+def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[PatternHit]:
+    """Apply every pattern to a placeholder sentence; return the hits in table order, then text order.
+
+    `words` are the sentence's lowercase words, when the caller has them already.
+    """
+    if words is None:
+        words = frozenset(word.lower() for word in _WORDS.findall(text))
+    hits: list[PatternHit] = []
+    seen: set[tuple[str, str, str]] = set()
+    for pattern in VERB_PATTERNS:
+        if pattern.keywords.isdisjoint(words):
+            continue
+        for match in pattern.regex.finditer(text):
+            key = (pattern.predicate, match.group("subject"), match.group("object"))
+            if key in seen:
+                continue
+            seen.add(key)
+            old = match.groupdict().get("old")
+            hits.append(PatternHit(pattern, match.group("subject"), match.group("object"), old))
+    return hits
+
+
+_LEADING_NOISE = _word_set(
+    """
+    the a an this that these those my our your his her their its i we you he she they it me us
+    yesterday today tomorrow now then also and but so since when while after before if once finally
+    still both all some every each in on at for from to with by of as maybe perhaps probably honestly
+    actually currently later first next last new old there here what which who where whose how why
+    everything nothing something someone everyone nobody anyone
+    le la les un une des mon ma mes notre nos il elle ils elles on nous je hier demain
+    der die das ein eine el los las
+    january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    monday tuesday wednesday thursday friday saturday sunday
+    """
+)
+_VERSION = re.compile(r"^(?:v\d+(?:\.\d+)*|\d+\.\d+\.\d+[\w.-]*)$", re.IGNORECASE)
+
+
+def clean_name(raw: str, known: frozenset[str] = frozenset()) -> str | None:
+    """Turn a raw Capitalized match into an entity name, or None when nothing name-like is left.
+
+    Leading function words, dates and pronouns go ("Yesterday Bob" → "Bob"); a trailing semantic
+    version goes ("Marlin 2.1.3" → "Marlin") unless the whole name is `known` (casefolded), so a
+    linked "Voron 2.4" stays whole.
+    """
+    words = raw.split()
+    while words and (words[0].casefold() in _LEADING_NOISE or words[0][0].isdigit()):
+        words.pop(0)
+    if not words:
+        return None
+    name = " ".join(words)
+    if name.casefold() not in known:
+        while len(words) > 1 and _VERSION.match(words[-1]):
+            words.pop()
+        name = " ".join(words)
+    if len(name) < 2 and not name.isupper():
+        return None
+    return name

@@ -1,0 +1,756 @@
+"""The offline extractor: one hand-built chunk in, one validated draft out (DESIGN §5)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import date
+from typing import Any
+
+import pytest
+
+from kgvault.extract import Extraction
+from kgvault.extract.draft import DraftNode, normalize_for_match
+from kgvault.extract.offline import EXTRACTOR, detect_language, extract_chunk, normalize_tag
+from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, VERB_PATTERNS
+from kgvault.records import Chunk, Source
+
+REF = date(2025, 3, 12)
+
+
+def make_source(
+    text: str = "",
+    *,
+    path: str = "journal/printing.md",
+    title: str = "Printing journal",
+    meta: dict[str, Any] | None = None,
+    reference: date | None = REF,
+) -> Source:
+    return Source(
+        id=path,
+        path=path,
+        kind="markdown",
+        title=title,
+        meta=meta or {},
+        reference_time=reference,
+        text=text,
+        body_line=1,
+        sha256="0" * 64,
+    )
+
+
+def make_chunk(
+    text: str,
+    source: Source,
+    *,
+    heading: tuple[str, ...] = ("Printer log",),
+    reference: date | None = REF,
+    kind: str = "section",
+    start: int = 1,
+) -> Chunk:
+    return Chunk(
+        source_path=source.path,
+        index=0,
+        kind="frontmatter" if kind == "frontmatter" else "section",
+        heading_path=heading,
+        line_start=start,
+        line_end=start + text.count("\n"),
+        text=text,
+        reference_time=reference,
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+    )
+
+
+def extract(
+    text: str,
+    *,
+    heading: tuple[str, ...] = ("Printer log",),
+    reference: date | None = REF,
+    meta: dict[str, Any] | None = None,
+    title: str = "Printing journal",
+    path: str = "journal/printing.md",
+) -> Extraction:
+    source = make_source(text, meta=meta, title=title, path=path, reference=reference)
+    return extract_chunk(make_chunk(text, source, heading=heading, reference=reference), source)
+
+
+def only_node(extraction: Extraction) -> DraftNode:
+    nodes = extraction.draft.nodes
+    assert len(nodes) == 1, [n.title for n in nodes]
+    return nodes[0]
+
+
+def relations(extraction: Extraction) -> set[tuple[str, str, str]]:
+    return {(r.subject, r.predicate, r.object) for r in extraction.draft.relations}
+
+
+def entity_names(extraction: Extraction) -> list[str]:
+    return [e.name for e in extraction.draft.entities]
+
+
+# -- classification -----------------------------------------------------------------------------
+
+
+def test_first_person_past_is_an_episodic_observation() -> None:
+    result = extract("I printed a benchy on the [[Ender 3]] at 0.2 mm layers.")
+    node = only_node(result)
+    assert (node.memory_layer, node.type) == ("episodic", "observation")
+    assert node.timestamp == REF
+    assert node.sensitivity == "private"
+    assert node.confidence == "medium"
+    assert node.origin == "stated"
+    assert node.entities == ["Ender 3"]
+    assert node.title == "I printed a benchy on the Ender 3 at 0.2 mm layers."
+    assert node.body == "I printed a benchy on the [[Ender 3]] at 0.2 mm layers."
+    assert node.supporting_text == "I printed a benchy on the [[Ender 3]] at 0.2 mm layers."
+    assert result.extractor == EXTRACTOR == "offline@1"
+    assert result.dropped == ()
+
+
+@pytest.mark.parametrize(
+    "text", ["Printed a benchy", "Had a heating failed error on the Ender 3.", "We met at the makerspace."]
+)
+def test_diary_lines_and_we_are_observations(text: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type) == ("episodic", "observation")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We decided to use Postgres for Atlas.",
+        "Chose Dagster over Airflow for the pipelines.",
+        "Went with PETG for the brackets in the end.",
+        "In the end I picked the 0.6 mm nozzle.",
+        "We will use Klipper on both printers.",
+    ],
+)
+def test_decisions_are_episodic_decisions(text: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "decision", REF)
+
+
+def test_an_undecided_matter_is_no_decision() -> None:
+    nodes = extract("Not decided yet whether to sell the Ender 3 this summer.").draft.nodes
+    assert all(node.type != "decision" for node in nodes)
+
+
+def test_state_since_a_date_is_episodic_with_valid_from() -> None:
+    result = extract("The [[Ender 3]] runs [[Klipper]] since 22 March 2025.", reference=None, heading=())
+    node = only_node(result)
+    assert (node.memory_layer, node.type) == ("episodic", "state")
+    assert node.timestamp == node.valid_from == date(2025, 3, 22)
+    relation = result.draft.relations[0]
+    assert (relation.subject, relation.predicate, relation.object) == ("Ender 3", "runs", "Klipper")
+    assert relation.valid_at == date(2025, 3, 22)
+
+
+def test_a_dated_state_without_since_has_no_valid_from() -> None:
+    node = only_node(extract("The [[Ender 3]] is currently running [[Klipper]] with input shaping."))
+    assert (node.memory_layer, node.type, node.timestamp, node.valid_from) == ("episodic", "state", REF, None)
+
+
+def test_an_undated_state_becomes_a_semantic_fact() -> None:
+    node = only_node(extract("The [[Ender 3]] is currently running [[Klipper]].", reference=None, heading=()))
+    assert (node.memory_layer, node.type, node.timestamp, node.valid_from) == ("semantic", "fact", None, None)
+
+
+def test_preferences_are_states_when_dated_and_facts_when_not() -> None:
+    text = "I prefer PETG over PLA for functional parts."
+    dated = only_node(extract(text))
+    assert (dated.memory_layer, dated.type) == ("episodic", "state")
+    undated = only_node(extract(text, reference=None, heading=()))
+    assert (undated.memory_layer, undated.type, undated.sensitivity) == ("semantic", "fact", "private")
+
+
+def test_general_statement_about_a_linked_thing_is_a_semantic_fact() -> None:
+    node = only_node(
+        extract("[[Marlin]] handles thermal runaway protection well.", reference=None, heading=())
+    )
+    assert (node.memory_layer, node.type, node.sensitivity, node.confidence) == (
+        "semantic",
+        "fact",
+        "private",
+        "medium",
+    )
+    assert node.entities == ["Marlin"]
+    assert node.attributed_to is None
+
+
+def test_capitalized_words_alone_are_no_entities() -> None:
+    result = extract("Yesterday Alice and Bob talked about Paris and the Eiffel Tower at length.")
+    assert result.draft.entities == []
+    assert only_node(result).entities == []
+
+
+def test_a_name_linked_elsewhere_in_the_chunk_is_an_entity_of_each_candidate() -> None:
+    result = extract("Met [[Dana Kim]] at the office.\n\nLater Dana Kim sent me the report.")
+    assert [node.entities for node in result.draft.nodes] == [["Dana Kim"], ["Dana Kim"]]
+
+
+GLOSSARY = """- **Benchy**: A small boat model used as the standard torture test for printers.
+- Quad gantry level — the Voron routine that levels the gantry.
+- Backfill: a rerun of a pipeline over past partitions."""
+
+
+def test_glossary_entries_are_public_concepts_with_their_terms() -> None:
+    result = extract(GLOSSARY, heading=("Glossary",))
+    assert [(n.memory_layer, n.type, n.sensitivity) for n in result.draft.nodes] == [
+        ("semantic", "concept", "public")
+    ] * 3
+    descriptions = {e.name: e.description for e in result.draft.entities}
+    assert descriptions == {
+        "Benchy": "A small boat model used as the standard torture test for printers.",
+        "Quad gantry level": "the Voron routine that levels the gantry.",
+        "Backfill": "a rerun of a pipeline over past partitions.",
+    }
+
+
+def test_is_a_definition_outside_a_glossary_is_a_concept() -> None:
+    result = extract(
+        "[[Klipper]] is a firmware that does motion planning on a host computer.", reference=None
+    )
+    node = only_node(result)
+    assert (node.memory_layer, node.type, node.sensitivity) == ("semantic", "concept", "public")
+    assert result.draft.entities[0].description.startswith("Klipper is a firmware")
+
+
+def test_a_colon_line_outside_a_glossary_is_no_definition() -> None:
+    nodes = extract("- Update: switched the hotend fan this morning.").draft.nodes
+    assert [n.type for n in nodes] == ["decision"]
+
+
+STEPS = """To level the bed by hand:
+
+1. Heat the bed to 60 °C.
+2. Home all axes, then disable the steppers.
+   - keep the nozzle clean
+3. Slide a sheet of paper under the nozzle and turn the knob."""
+
+
+def test_numbered_steps_are_one_public_procedure() -> None:
+    result = extract(STEPS, heading=("Bed leveling",))
+    node = only_node(result)
+    assert (node.memory_layer, node.type, node.sensitivity) == ("semantic", "procedure", "public")
+    assert node.title == "To level the bed by hand"
+    assert node.body.splitlines() == [
+        "1. Heat the bed to 60 °C.",
+        "2. Home all axes, then disable the steppers.",
+        "   - keep the nozzle clean",
+        "3. Slide a sheet of paper under the nozzle and turn the knob.",
+    ]
+    assert normalize_for_match(node.supporting_text or "") in normalize_for_match(STEPS)
+
+
+def test_a_procedure_without_an_intro_takes_the_heading_and_first_person_makes_it_private() -> None:
+    node = only_node(extract("1. I heat the bed.\n2. I home all axes.", heading=("Bed leveling",)))
+    assert (node.type, node.title, node.sensitivity) == ("procedure", "Bed leveling", "private")
+
+
+def test_a_single_numbered_item_is_no_procedure() -> None:
+    node = only_node(extract("1. Printed a benchy on the Ender."))
+    assert node.type == "observation"
+
+
+def test_hedges_lower_confidence_of_nodes_and_relations() -> None:
+    assert only_node(extract("I think the nozzle is worn out already.")).confidence == "low"
+    assert only_node(extract("Peut-être que la buse est usée.", meta={"lang": "fr"})).confidence == "low"
+    hedged = extract("Maybe the [[Ender 3]] now runs [[Klipper]] after all.")
+    assert only_node(hedged).confidence == "low"
+    assert [r.confidence for r in hedged.draft.relations] == [0.6]
+
+
+def test_a_plain_statement_with_a_relation_is_high_confidence() -> None:
+    result = extract("The [[Ender 3]] runs [[Klipper]].")
+    assert only_node(result).confidence == "high"
+    assert [r.confidence for r in result.draft.relations] == [0.75]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Previous: [[2025-03-11]] · Next: [[2025-03-13]]", "navigation"),
+        ("Thanks a lot!", "small talk"),
+        ("Very tempting.", "too short"),
+        ("# Printer log", "structural: heading only"),
+        ("```\nprint('hi')\n```", "structural: code or comments only"),
+        ("![[diagram.png]]", "structural"),
+        ("It looks much friendlier than the other one.", "no statement"),
+    ],
+)
+def test_nothing_from_navigation_small_talk_fragments_and_structure(text: str, reason: str) -> None:
+    draft = extract(text).draft
+    assert (draft.nodes, draft.entities, draft.relations) == ([], [], [])
+    assert draft.skip_reason == reason
+
+
+def test_an_undated_event_is_dropped_with_a_reason() -> None:
+    draft = extract("I printed a benchy at 0.2 mm layers.", reference=None, heading=()).draft
+    assert draft.nodes == []
+    assert draft.skip_reason == "undated event"
+
+
+def test_undated_events_dropped_beside_kept_nodes_are_counted() -> None:
+    text = "I printed a benchy at 0.2 mm layers. [[Marlin]] handles thermal runaway protection well."
+    draft = extract(text, reference=None, heading=()).draft
+    assert [n.type for n in draft.nodes] == ["fact"]
+    assert draft.skip_reason == "undated event (1 dropped)"
+
+
+def test_timestamp_comes_from_the_sentence_then_the_heading_then_the_chunk() -> None:
+    heading = ("Log of 2025-02-01",)
+    assert only_node(extract("Printed a benchy on 5 January 2025.", heading=heading)).timestamp == date(
+        2025, 1, 5
+    )
+    assert only_node(extract("Printed a benchy on the Ender.", heading=heading)).timestamp == date(2025, 2, 1)
+    assert only_node(extract("Printed a benchy on the Ender.")).timestamp == REF
+
+
+def test_relative_dates_resolve_against_the_chunk_reference() -> None:
+    assert only_node(extract("Ordered the Voron kit yesterday.")).timestamp == date(2025, 3, 11)
+    french = extract("J'ai commandé le kit hier.", meta={"lang": "fr"})
+    assert only_node(french).timestamp == date(2025, 3, 11)
+
+
+def test_french_note_gives_french_nodes() -> None:
+    text = "Nous avons décidé de rester une nuit de plus à Lyon. J'ai visité le Vieux Lyon samedi matin."
+    result = extract(text, meta={"lang": "fr"})
+    assert [(n.type, n.language) for n in result.draft.nodes] == [("decision", "fr"), ("observation", "fr")]
+
+
+def test_language_is_detected_when_the_note_does_not_say() -> None:
+    text = "Nous sommes arrivés à Lyon vendredi soir. J'ai visité le musée avec les enfants."
+    assert {n.language for n in extract(text).draft.nodes} == {"fr"}
+    assert {n.language for n in extract("I printed a benchy and it was fine.").draft.nodes} == {"en"}
+    assert {n.language for n in extract("I printed a benchy.", meta={"language": "fr-FR"}).draft.nodes} == {
+        "fr"
+    }
+    assert detect_language("Ich habe den Drucker mit der neuen Firmware und einem Sensor gebaut.") == "de"
+    assert detect_language("ok") == "en"
+
+
+def test_title_strips_markdown_and_cuts_long_sentences_at_a_word() -> None:
+    text = "**Printed** a _benchy_ on the [[Ender 3|old Ender]] with `PETG` from [the shop](https://x.org)."
+    assert only_node(extract(text)).title == "Printed a benchy on the old Ender with PETG from the shop."
+    long = "I printed " + " ".join(f"part{i}" for i in range(60)) + " today."
+    title = only_node(extract(long)).title
+    assert len(title) <= 160 and title.endswith("…")
+    assert long.startswith(title[:-1])
+
+
+def test_attributed_to_is_the_note_author_and_an_entity() -> None:
+    result = extract("I printed a benchy on the Ender.", meta={"author": "[[Dana Kim]]"})
+    node = only_node(result)
+    assert node.attributed_to == "Dana Kim"
+    assert "Dana Kim" in node.entities
+    assert ("Dana Kim", "person") in {(e.name, e.entity_type) for e in result.draft.entities}
+
+
+def test_table_rows_are_candidates_and_header_rows_are_not() -> None:
+    text = "| Date | Event |\n|---|---|\n| 2025-03-01 | Printed a benchy on the Ender |"
+    node = only_node(extract(text))
+    assert (node.type, node.timestamp) == ("observation", date(2025, 3, 1))
+    assert node.supporting_text == "| 2025-03-01 | Printed a benchy on the Ender |"
+
+
+def test_envelope_names_the_episode_and_the_source_lines() -> None:
+    draft = extract(
+        "I printed a benchy.", heading=("Printing", "The Ender 3 heater fault and what I did")
+    ).draft
+    assert draft.episode_name == "The Ender 3 heater fault and"
+    assert draft.source_description == "journal/printing.md lines 1-1"
+    assert draft.reference_time == REF
+    generic = extract("I printed a benchy.", heading=("Notes",), title="Printer diary").draft
+    assert generic.episode_name == "Printer diary"
+    long_path = "a/" * 70 + "note.md"
+    described = extract("I printed a benchy.", path=long_path).draft.source_description
+    assert len(described) == 120 and described.endswith("note.md lines 1-1")
+
+
+# -- links, tags, code --------------------------------------------------------------------------
+
+
+def test_wikilinks_alias_heading_and_folder() -> None:
+    text = "Talked to [[People/Dana Kim|Dana]] about [[Klipper#Macros]] and [[Ender 3|the old printer]] now."
+    result = extract(text)
+    assert entity_names(result) == ["Dana Kim", "Klipper", "Ender 3"]
+    aliases = {e.name: e.aliases for e in result.draft.entities}
+    assert aliases == {"Dana Kim": ["Dana"], "Klipper": [], "Ender 3": []}
+    assert only_node(result).title == "Talked to Dana about Klipper and the old printer now."
+
+
+def test_embeds_are_no_entities_and_plain_text_in_the_body() -> None:
+    result = extract(
+        "Printed the bracket on the [[Ender 3]] and filed ![[bracket.png]] under ![[Print log]]."
+    )
+    assert entity_names(result) == ["Ender 3"]
+    body = only_node(result).body
+    assert "![[" not in body and "bracket.png" in body and "Print log" in body
+    assert "[[Ender 3]]" in body
+
+
+HIDDEN = """Printed a test part for [[Visible]] this morning.
+
+```bash
+if [[ -f x ]]; then echo "[[Fenced]]"; fi
+```
+
+Set `[[Inline Code]]` in the config. %% see [[Hidden Inline]] %%
+%%
+[[Hidden Block]]
+%%
+<!-- [[Html Comment]] -->
+~~~json
+{"matrix": [[1,2],[3,4]]}
+~~~"""
+
+
+def test_links_in_code_comments_and_html_comments_are_ignored() -> None:
+    result = extract(HIDDEN)
+    assert entity_names(result) == ["Visible"]
+    dumped = result.draft.model_dump_json()
+    for hidden in ("Fenced", "Inline Code", "Hidden Inline", "Hidden Block", "Html Comment", "-f x", "1,2"):
+        assert hidden not in dumped
+
+
+def test_inline_tags_chunk_tags_source_tags_and_topic() -> None:
+    text = (
+        "Printed a benchy #3d_printing #Printing/Firmware and #1 today, "
+        "see [docs](https://x.org/#anchor) and page#frag and `#code`."
+    )
+    node = only_node(extract(text, heading=("Ender 3 trouble",), meta={"tags": "daily, #Work-Log"}))
+    assert node.tags == ["3d_printing", "daily", "ender_3_trouble", "printing/firmware", "work_log"]
+    assert node.title.endswith("today, see docs and page#frag and #code.")
+
+
+def test_a_date_heading_gives_no_topic_tag_and_list_tags_are_read() -> None:
+    node = only_node(
+        extract("Printed a benchy.", heading=("2025-03-12",), meta={"tags": ["a b", "#c/d", 2025]})
+    )
+    assert node.tags == ["a_b", "c/d"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "tag"),
+    [("Work Log", "work_log"), ("#a//b/", "a/b"), ("2025", None), ("Ça-va", "ça_va"), ("x!?y", "xy"),
+     ("__a__", "a"), ("", None), ("3D printing", "3d_printing")],
+)  # fmt: skip
+def test_normalize_tag(raw: str, tag: str | None) -> None:
+    assert normalize_tag(raw) == tag
+
+
+# -- relations ----------------------------------------------------------------------------------
+
+
+def test_inline_fields_relate_the_note_to_their_values() -> None:
+    text = "uses:: [[Klipper]]\nhost:: Raspberry Pi 4\nbuild_volume:: 350 mm\n- works_at:: [[Printer Co|PCo]]"
+    result = extract(text, title="Voron 2.4")
+    assert relations(result) == {
+        ("Voron 2.4", "uses", "Klipper"),
+        ("Voron 2.4", "host", "Raspberry Pi 4"),
+        ("Voron 2.4", "works_at", "Printer Co"),
+    }
+    assert {r.confidence for r in result.draft.relations} == {0.9}
+    assert {r.label for r in result.draft.relations} == {"uses", "host", "works at"}
+    assert result.draft.relations[0].supporting_text == "uses:: [[Klipper]]"
+    assert result.draft.relations[0].valid_at == REF
+    assert result.draft.nodes == []
+
+
+def test_relation_items_relate_the_note_to_the_link() -> None:
+    text = "- part_of [[Project Atlas]]\n- uses [[Dagster]] (for orchestration)\n- see [[Other Note]]"
+    result = extract(text, title="Atlas setup", heading=("Relations",))
+    assert relations(result) == {
+        ("Atlas setup", "part_of", "Project Atlas"),
+        ("Atlas setup", "uses", "Dagster"),
+    }
+    assert {r.label for r in result.draft.relations} == {"part of", "uses"}
+
+
+VERB_CASES = [
+    ("The [[Ender 3]] runs [[Klipper]].", "Ender 3", "runs", "Klipper"),
+    ("The Ender 3 runs Marlin 2.1.3 with the stock board.", "Ender 3", "runs", "Marlin"),
+    ("Klipper runs on a Raspberry Pi 4 next to the printer.", "Klipper", "runs_on", "Raspberry Pi 4"),
+    ("Installed Klipper on the Ender 3 this morning.", "Ender 3", "runs", "Klipper"),
+    ("Upgraded the Ender 3 to Marlin 2.1.3 this morning.", "Ender 3", "runs", "Marlin"),
+    ("Project Atlas uses Postgres 15 for storage.", "Project Atlas", "uses", "Postgres 15"),
+    ("Sam Ortiz works at Northwind Labs.", "Sam Ortiz", "works_for", "Northwind Labs"),
+    ("Dana Kim is employed by Northwind Labs.", "Dana Kim", "works_for", "Northwind Labs"),
+    ("Dana Kim lives in San Francisco.", "Dana Kim", "lives_in", "San Francisco"),
+    ("Northwind Labs is based in Oakland.", "Northwind Labs", "located_in", "Oakland"),
+    ("Stealthburner is part of the Voron 2.4.", "Stealthburner", "part_of", "Voron 2.4"),
+    ("Sam Ortiz is a member of Project Atlas.", "Sam Ortiz", "member_of", "Project Atlas"),
+    ("Atlas depends on Dagster for scheduling.", "Atlas", "depends_on", "Dagster"),
+    ("Klipper was written by Kevin O'Connor.", "Klipper", "created_by", "Kevin O'Connor"),
+    ("Ada Lovelace founded Analytical Engines.", "Ada Lovelace", "founded", "Analytical Engines"),
+    ("Dana Kim leads Project Atlas.", "Dana Kim", "leads", "Project Atlas"),
+    ("Sam Ortiz reports to Dana Kim.", "Sam Ortiz", "reports_to", "Dana Kim"),
+    ("Dana Kim is married to Alex Kim.", "Dana Kim", "married_to", "Alex Kim"),
+    ("Sam Ortiz owns a Prusa MK4.", "Sam Ortiz", "owns", "Prusa MK4"),
+    ("Klipper replaces Marlin on the Voron.", "Klipper", "replaces", "Marlin"),
+    ("Klipper supports Input Shaping.", "Klipper", "supports", "Input Shaping"),
+    ("Le projet Atlas utilise Postgres.", "Atlas", "uses", "Postgres"),
+    ("Marie travaille chez Michelin.", "Marie", "works_for", "Michelin"),
+    ("Marie habite à Lyon.", "Marie", "lives_in", "Lyon"),
+]
+
+
+@pytest.mark.parametrize(("text", "subject", "predicate", "obj"), VERB_CASES)
+def test_each_verb_pattern(text: str, subject: str, predicate: str, obj: str) -> None:
+    result = extract(text, reference=None, heading=())
+    assert (subject, predicate, obj) in relations(result)
+    relation = next(r for r in result.draft.relations if r.predicate == predicate)
+    assert relation.confidence == 0.75
+    assert relation.label == PREDICATE_LABELS[predicate]
+    assert {relation.subject, relation.object} <= set(entity_names(result))
+
+
+def test_every_table_predicate_is_exercised() -> None:
+    assert {predicate for _, _, predicate, _ in VERB_CASES} == {p.predicate for p in VERB_PATTERNS}
+
+
+def test_verb_patterns_guess_entity_types() -> None:
+    types = {e.name: e.entity_type for e in extract("Sam Ortiz works at Northwind Labs.").draft.entities}
+    assert types == {"Sam Ortiz": "person", "Northwind Labs": "organization"}
+    types = {e.name: e.entity_type for e in extract("Dana Kim lives in San Francisco.").draft.entities}
+    assert types == {"Dana Kim": "person", "San Francisco": "place"}
+    types = {
+        e.name: e.entity_type for e in extract("The [[Ender 3]] runs [[Klipper firmware]].").draft.entities
+    }
+    assert types == {"Ender 3": "concept", "Klipper firmware": "software"}
+
+
+def test_lowercase_ends_and_pronouns_make_no_relation() -> None:
+    for text in (
+        "The printer runs fine since the update.",
+        "I work at Northwind Labs now.",
+        "It uses Postgres.",
+    ):
+        assert extract(text).draft.relations == []
+    assert relations(extract("Bob's Ender 3 runs Klipper.")) == {("Ender 3", "runs", "Klipper")}
+
+
+def test_switched_from_to_ends_the_old_value_and_starts_the_new() -> None:
+    result = extract("Switched the [[Ender 3]] from Marlin to Klipper.")
+    assert only_node(result).type == "decision"
+    by_object = {r.object: r for r in result.draft.relations}
+    assert set(by_object) == {"Klipper", "Marlin"}
+    assert (
+        by_object["Klipper"].predicate,
+        by_object["Klipper"].valid_at,
+        by_object["Klipper"].invalid_at,
+    ) == (
+        "uses",
+        REF,
+        None,
+    )
+    assert (by_object["Marlin"].predicate, by_object["Marlin"].valid_at, by_object["Marlin"].invalid_at) == (
+        "uses",
+        None,
+        REF,
+    )
+
+
+def test_switched_without_a_date_says_nothing_about_the_old_value() -> None:
+    result = extract("Switched the [[Ender 3]] from Marlin to Klipper.", reference=None, heading=())
+    assert relations(result) == {("Ender 3", "uses", "Klipper")}
+
+
+def test_a_trailing_version_goes_unless_the_name_is_linked() -> None:
+    assert relations(extract("The Ender 3 runs Marlin 2.1.3.")) == {("Ender 3", "runs", "Marlin")}
+    linked = extract("[[Voron 2.4]] is nice. The Voron 2.4 runs Klipper 0.12.0.")
+    assert ("Voron 2.4", "runs", "Klipper") in relations(linked)
+
+
+def test_functional_predicates_for_the_link_stage() -> None:
+    assert {"uses", "runs", "works_for", "lives_in", "located_in", "works_at"} <= FUNCTIONAL_PREDICATES
+    assert not {"part_of", "member_of", "depends_on", "runs_on", "owns"} & FUNCTIONAL_PREDICATES
+
+
+FRONTMATTER = """---
+title: Atlas weekly meeting
+date: 2025-04-10
+author: "[[Dana Kim]]"
+project: "[[Project Atlas]]"
+attendees:
+  - "[[Dana Kim]]"
+  - "[[Sam Ortiz|Sam]]"
+tags: [work, "[[Not An Entity]]"]
+aliases: [Weekly]
+type: meeting
+---"""
+
+
+def test_frontmatter_links_become_relations_from_the_note() -> None:
+    meta = {
+        "title": "Atlas weekly meeting",
+        "author": "[[Dana Kim]]",
+        "type": "meeting",
+        "aliases": ["Weekly"],
+    }
+    source = make_source(FRONTMATTER, title="Atlas weekly meeting", meta=meta)
+    chunk = make_chunk(FRONTMATTER, source, heading=(), kind="frontmatter")
+    draft = extract_chunk(chunk, source).draft
+    assert draft.nodes == []
+    assert {(r.subject, r.predicate, r.label, r.object) for r in draft.relations} == {
+        ("Atlas weekly meeting", "author", "author", "Dana Kim"),
+        ("Atlas weekly meeting", "project", "project", "Project Atlas"),
+        ("Atlas weekly meeting", "attendees", "attendees", "Dana Kim"),
+        ("Atlas weekly meeting", "attendees", "attendees", "Sam Ortiz"),
+    }
+    quotes = {(r.object, r.predicate): r.supporting_text for r in draft.relations}
+    assert quotes[("Dana Kim", "author")] == 'author: "[[Dana Kim]]"'
+    assert quotes[("Sam Ortiz", "attendees")] == '- "[[Sam Ortiz|Sam]]"'
+    entities = {e.name: (e.entity_type, e.aliases) for e in draft.entities}
+    assert entities == {
+        "Atlas weekly meeting": ("meeting", ["Weekly"]),
+        "Dana Kim": ("person", []),
+        "Project Atlas": ("project", []),
+        "Sam Ortiz": ("person", ["Sam"]),
+    }
+    assert {r.confidence for r in draft.relations} == {0.9}
+
+
+def test_frontmatter_without_links_gives_nothing_and_says_why() -> None:
+    text = "---\ntags: [daily]\ndate: 2025-03-12\n---"
+    source = make_source(text, meta={"tags": ["daily"]})
+    draft = extract_chunk(make_chunk(text, source, kind="frontmatter"), source).draft
+    assert (draft.nodes, draft.entities, draft.relations) == ([], [], [])
+    assert draft.skip_reason == "structural: no linked properties"
+
+
+def test_relations_whose_ends_are_dropped_are_dropped_too() -> None:
+    long_name = "X" * 250  # longer than an entity name may be: validation drops the entity
+    result = extract(f"uses:: [[{long_name}]]", title="Voron 2.4")
+    assert result.draft.relations == []
+    assert any("not among the entities" in reason for reason in result.dropped)
+    assert entity_names(result) == ["Voron 2.4"]
+
+
+def test_every_relation_end_is_an_entity_and_every_quote_is_in_the_chunk() -> None:
+    texts = [*(case[0] for case in VERB_CASES), HIDDEN, GLOSSARY, STEPS, "uses:: [[Klipper]]"]
+    for text in texts:
+        result = extract(text)
+        names = {e.name.casefold() for e in result.draft.entities}
+        for relation in result.draft.relations:
+            assert {relation.subject.casefold(), relation.object.casefold()} <= names
+        for node in result.draft.nodes:
+            assert {name.casefold() for name in node.entities} <= names
+        assert result.dropped == ()
+
+
+# -- secrets ------------------------------------------------------------------------------------
+
+SECRETS = {
+    "openai": "sk-test-51HfakeKEYabcdefghijklmnop1234",
+    "anthropic": "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123",
+    "github": "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "aws": "AKIAIOSFODNN7EXAMPLE",
+    "slack": "xoxb-123456789012-abcdefghijkl",
+    "google": "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+    "stripe": "sk_live_51Habcdefghijklmnop",
+    "email": "dana.kim@example.com",
+    "phone": "+1 415 555 0199",
+    "password": "hunter2secret",
+}
+
+
+def test_secrets_are_masked_everywhere_and_their_nodes_confidential() -> None:
+    lines = [f"I gave [[Dana Kim]] the {kind} value {value} this morning." for kind, value in SECRETS.items()]
+    lines[-1] = "I set the printer password: hunter2secret this morning."
+    lines.append("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----")
+    result = extract("\n\n".join(lines), meta={"author": "dana.kim@example.com"})
+    dumped = result.draft.model_dump_json()
+    for value in [*SECRETS.values(), "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"]:
+        assert value not in dumped
+    secret_nodes = [n for n in result.draft.nodes if "value" in n.title or "password" in n.title]
+    assert len(secret_nodes) == len(SECRETS)
+    for node in secret_nodes:
+        assert node.sensitivity == "confidential"
+        assert node.supporting_text is None
+    assert "sk-…1234" in dumped and "d…@example.com" in dumped and "+1 …0199" in dumped
+    assert all(r.supporting_text is None for r in result.draft.relations if "…" in r.statement)
+
+
+def test_contact_lines_under_a_linked_heading_are_confidential_facts() -> None:
+    text = "## [[Dana Kim]]\n\n- E-mail: dana.kim@example.com\n- Phone: +1 415 555 0199"
+    result = extract(text, heading=("Contacts", "Dana Kim"), reference=None)
+    assert [(n.type, n.sensitivity, n.title, n.entities) for n in result.draft.nodes] == [
+        ("fact", "confidential", "Dana Kim — E-mail: d…@example.com", ["Dana Kim"]),
+        ("fact", "confidential", "Dana Kim — Phone: +1 …0199", ["Dana Kim"]),
+    ]
+
+
+def test_dates_versions_and_numbers_are_not_secrets() -> None:
+    node = only_node(
+        extract("Updated the Ender to Marlin 2.1.3 on 2025-03-12, build 20250312, 2.3 million rows.")
+    )
+    assert node.sensitivity == "private"
+    assert node.supporting_text is not None
+
+
+def test_a_secret_in_a_link_target_is_masked_consistently() -> None:
+    result = extract("Mailed [[dana.kim@example.com]] the print settings this morning.")
+    assert "dana.kim@example.com" not in result.draft.model_dump_json()
+    assert entity_names(result) == ["d…@example.com"] == only_node(result).entities
+
+
+# -- determinism and speed ----------------------------------------------------------------------
+
+SAMPLE = """## 2025-03-22
+
+Switched the [[Ender 3]] from Marlin to Klipper. #3d_printing/firmware
+Maybe the [[Voron 2.4]] runs [[Klipper|Klipper]] better. Sam Ortiz works at Northwind Labs.
+- uses [[Dagster]]
+runs:: [[Klipper]]
+
+1. Heat the bed.
+2. Home all axes.
+"""
+
+
+def test_same_input_same_draft_whatever_the_hash_seed() -> None:
+    first = extract(SAMPLE).draft.model_dump_json()
+    assert extract(SAMPLE).draft.model_dump_json() == first
+    script = (
+        "import sys, json; sys.path.insert(0, 'tests'); import test_extract_offline as t; "
+        "print(t.extract(t.SAMPLE).draft.model_dump_json())"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True, check=True
+        )
+        assert json.loads(out.stdout) == json.loads(first)
+
+
+def test_a_huge_paragraph_extracts_in_linear_time() -> None:
+    text = " ".join(f"I printed part {i} on the [[Ender 3]] with [[PETG]] today." for i in range(3000))
+    started = time.perf_counter()
+    result = extract(text)
+    assert len(result.draft.nodes) == 3000
+    assert time.perf_counter() - started < 10
+
+
+def test_blockquotes_and_clipped_pages_are_not_the_owners_episodes() -> None:
+    quoted = extract("> I printed a benchy yesterday and it came out fine.")
+    assert quoted.draft.nodes == []
+    assert quoted.draft.skip_reason == "quoted"
+    dated = extract("> On 2025-03-01 we printed the first benchy at the makerspace.")
+    assert [(n.type, n.timestamp) for n in dated.draft.nodes] == [("observation", date(2025, 3, 1))]
+    clipped = extract("I printed a benchy and it came out fine.", meta={"url": "https://example.org/post"})
+    assert clipped.draft.nodes == []
+    callout = extract("> [!note] Printer\n> I printed a benchy and it came out fine.")
+    assert [n.type for n in callout.draft.nodes] == ["observation"]
+
+
+def test_past_participles_deep_in_a_sentence_are_no_events() -> None:
+    assert extract("Here are some bits of advice for the young and the unconvinced.").draft.nodes == []
+    assert [
+        n.type for n in extract("The first full run of [[Atlas]] went through last night.").draft.nodes
+    ] == ["observation"]

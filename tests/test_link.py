@@ -1,0 +1,179 @@
+"""Pass 2 (first version): entity resolution, node and relation merging, ids, tags, coverage."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from datetime import date
+from typing import Any
+
+from kgvault.extract import Extraction
+from kgvault.extract.draft import Draft
+from kgvault.link import link
+from kgvault.records import Chunk, Evidence, Source
+
+
+def source(path: str, *, title: str | None = None, meta: dict[str, Any] | None = None) -> Source:
+    text = "line\n" * 20
+    return Source(
+        id=path,
+        path=path,
+        kind="markdown",
+        title=title or path.rsplit("/", 1)[-1].rsplit(".", 1)[0],
+        meta=meta or {},
+        reference_time=date(2025, 3, 12),
+        text=text,
+        body_line=1,
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+    )
+
+
+def extraction(path: str, index: int, lines: tuple[int, int], **draft: Any) -> Extraction:
+    chunk = Chunk(path, index, "section", (), lines[0], lines[1], "x", date(2025, 3, 12), "0" * 64)
+    return Extraction(chunk, Draft.model_validate(draft), "test@1")
+
+
+def episode(title: str, when: str = "2025-03-12", **extra: Any) -> dict[str, Any]:
+    return {"memory_layer": "episodic", "type": "observation", "title": title, "timestamp": when, **extra}
+
+
+def fact(title: str, **extra: Any) -> dict[str, Any]:
+    return {"memory_layer": "semantic", "type": "fact", "title": title, **extra}
+
+
+def test_aliases_from_frontmatter_and_drafts_meet_on_one_entity() -> None:
+    sources = [source("printing/Klipper.md", meta={"aliases": ["Klipper firmware"]}), source("daily/a.md")]
+    graph = link(
+        sources,
+        [
+            extraction("daily/a.md", 0, (1, 3), entities=[{"name": "Klipper firmware", "entity_type": "software"}]),
+            extraction("printing/Klipper.md", 1, (4, 6), entities=[{"name": "klipper"}]),
+        ],
+    )
+    (entity,) = graph.entities
+    assert (entity.id, entity.title, entity.entity_type) == ("klipper", "Klipper", "software")
+    assert entity.aliases == ("Klipper firmware",)
+    assert entity.evidence == (Evidence("daily/a.md", 1, 3), Evidence("printing/Klipper.md", 4, 6))
+
+
+def test_same_proposition_from_two_sources_is_one_node_with_both_provenances() -> None:
+    sources = [source("a.md"), source("b.md")]
+    graph = link(
+        sources,
+        [
+            extraction("a.md", 0, (1, 2), nodes=[fact("Atlas uses Postgres.", confidence="low", tags=["db"])]),
+            extraction("b.md", 0, (5, 9), nodes=[fact("atlas uses  postgres", confidence="high", tags=["work"])]),
+        ],
+    )
+    (node,) = graph.nodes
+    assert node.title == "Atlas uses Postgres."
+    assert node.confidence == "high"
+    assert node.tags == ("db", "work")
+    assert node.evidence == (Evidence("a.md", 1, 2), Evidence("b.md", 5, 9))
+    coverage = {s.source.path: [r.result for r in s.coverage] for s in graph.summaries}
+    assert coverage == {"a.md": ["1 node"], "b.md": ["1 duplicate node merged"]}
+
+
+def test_the_same_episode_on_different_dates_stays_two_nodes() -> None:
+    graph = link(
+        [source("a.md")],
+        [
+            extraction("a.md", 0, (1, 1), nodes=[episode("I prefer PETG.", "2025-01-14")]),
+            extraction("a.md", 1, (2, 2), nodes=[episode("I prefer PETG.", "2025-04-05")]),
+        ],
+    )
+    assert sorted(n.timestamp for n in graph.nodes if n.timestamp) == [date(2025, 1, 14), date(2025, 4, 5)]
+    ids = sorted(n.id for n in graph.nodes)
+    assert ids[0] == "i-prefer-petg" and ids[1].startswith("i-prefer-petg-") and len(set(ids)) == 2
+
+
+def test_ids_do_not_depend_on_input_order() -> None:
+    sources = [source(f"n{i}.md") for i in range(6)]
+    items = [
+        extraction(f"n{i}.md", 0, (1, 2), nodes=[fact("Marlin is firmware.")], entities=[{"name": "Marlin"}])
+        for i in range(6)
+    ]
+    items += [extraction("n5.md", 1, (3, 4), nodes=[episode("Marlin", "2025-02-0" + str(d))]) for d in range(1, 4)]
+    expected = link(sources, items)
+    for seed in range(5):
+        shuffled = items[:]
+        random.Random(seed).shuffle(shuffled)
+        again = link(sources, shuffled)
+        assert again.nodes == expected.nodes and again.entities == expected.entities
+    # The entity keeps the plain name; the homonym episodes get hash suffixes.
+    assert [e.id for e in expected.entities] == ["marlin"]
+    assert sum(1 for n in expected.nodes if re.fullmatch(r"marlin-[0-9a-f]{6}", n.id)) == 3
+
+
+def test_relations_merge_with_unioned_evidence_and_one_label_per_predicate() -> None:
+    ends = [{"name": "Ender 3"}, {"name": "Klipper"}]
+    rel = {"subject": "Ender 3", "predicate": "runs", "object": "Klipper"}
+    graph = link(
+        [source("a.md"), source("b.md")],
+        [
+            extraction("a.md", 0, (1, 2), entities=ends, relations=[{**rel, "label": "runs", "confidence": 0.7}]),
+            extraction("b.md", 0, (3, 4), entities=ends, relations=[{**rel, "label": "runs", "confidence": 0.9}]),
+            extraction("b.md", 1, (5, 6), entities=ends, relations=[{**rel, "label": "is running", "confidence": 0.8}]),
+        ],
+    )
+    (relation,) = graph.relations
+    assert (relation.from_id, relation.relation, relation.to_id) == ("ender-3", "runs", "klipper")
+    assert relation.confidence == 0.9 and relation.label == "runs"
+    assert len(relation.evidence) == 3
+    assert graph.predicates == (("runs", "runs", 1),)
+
+
+def test_unlinked_mentions_of_known_entities_are_attached_to_nodes() -> None:
+    graph = link(
+        [source("a.md")],
+        [
+            extraction("a.md", 0, (1, 1), entities=[{"name": "Ender 3"}, {"name": "Marlin"}]),
+            extraction("a.md", 1, (2, 2), nodes=[episode("Had an error on the Ender 3 after updating Marlin.")]),
+            extraction("a.md", 2, (3, 3), nodes=[episode("The marlin swam away.")]),
+        ],
+    )
+    by_title = {n.title: n.entities for n in graph.nodes}
+    assert by_title["Had an error on the Ender 3 after updating Marlin."] == ("ender-3", "marlin")
+    assert by_title["The marlin swam away."] == ()  # lowercase: not a proper-noun mention
+
+
+def test_tag_counts_include_every_parent_level() -> None:
+    graph = link(
+        [source("a.md")],
+        [
+            extraction(
+                "a.md",
+                0,
+                (1, 2),
+                nodes=[fact("One thing.", tags=["3d_printing/firmware/marlin"]), fact("Two.", tags=["3d_printing"])],
+            )
+        ],
+    )
+    assert dict(graph.tag_counts) == {
+        "3d_printing": 2,
+        "3d_printing/firmware": 1,
+        "3d_printing/firmware/marlin": 1,
+    }
+
+
+def test_summary_ids_and_coverage_reasons() -> None:
+    graph = link(
+        [source("printing/journal.md")],
+        [
+            extraction("printing/journal.md", 0, (1, 3), skip_reason="small talk"),
+            extraction("printing/journal.md", 1, (4, 5)),
+        ],
+    )
+    (summary,) = graph.summaries
+    assert summary.id == "printing-journal-summary"
+    assert [(r.line_start, r.line_end, r.result) for r in summary.coverage] == [
+        (1, 3, "nothing: small talk"),
+        (4, 5, "nothing: no statement found"),
+    ]
+
+
+def test_taken_basenames_push_our_ids_aside() -> None:
+    graph = link([source("a.md")], [extraction("a.md", 0, (1, 1), entities=[{"name": "Klipper"}])], taken=["KLIPPER"])
+    (entity,) = graph.entities
+    assert entity.id.startswith("klipper-") and entity.title == "Klipper"
