@@ -30,13 +30,25 @@ def main() -> None:
 
 @main.command()
 @click.argument("notes", type=click.Path(path_type=Path, file_okay=False))
-@click.option("-o", "--output", "vault", type=click.Path(path_type=Path, file_okay=False), help="Vault folder [./vault].")
+@click.option(
+    "-o",
+    "--output",
+    "vault",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Vault folder [./vault].",
+)
 @click.option("--model", help="LLM for extraction (not yet available: extraction is offline).")
 @click.option("--api-base", help="Base URL of an OpenAI-compatible server for --model.")
 @click.option("--jobs", type=click.IntRange(1, 64), help="Concurrent extraction jobs.")
-@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="Settings file [NOTES/kgvault.toml].")
-@click.option("--templates", type=click.Path(path_type=Path, file_okay=False), help="Folder of templates to override.")
-@click.option("--force", is_flag=True, default=None, help="Overwrite hand-edited generated parts (backed up first).")
+@click.option(
+    "--config", type=click.Path(path_type=Path, dir_okay=False), help="Settings file [NOTES/kgvault.toml]."
+)
+@click.option(
+    "--templates", type=click.Path(path_type=Path, file_okay=False), help="Folder of templates to override."
+)
+@click.option(
+    "--force", is_flag=True, default=None, help="Overwrite hand-edited generated parts (backed up first)."
+)
 @click.option("--dry-run", is_flag=True, default=None, help="Compute everything, write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as one JSON object.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
@@ -102,7 +114,8 @@ def build(
         f"{report.semantic} semantic, {report.entities} entities, {report.relations} relations"
     )
     click.echo(
-        f"{settings.vault}: {files['written']} written, {files['unchanged']} unchanged, {files['removed']} removed, "
+        f"{settings.vault}: {files['written']} written, {files['unchanged']} unchanged, "
+        f"{files['removed']} removed, "
         f"{files['kept']} kept, {files['orphaned']} orphaned in {report.seconds:.2f} s"
     )
     if report.problems:
@@ -127,7 +140,7 @@ class _StageBar:
     def __enter__(self) -> _StageBar:
         if self.enabled:
             self.bar = click.progressbar(length=len(self.STAGES), label="building", file=sys.stderr)
-            self.bar.__enter__()  # type: ignore[attr-defined]
+            self.bar.__enter__()
         return self
 
     def stage(self, name: str) -> None:

@@ -65,7 +65,7 @@ class _NodeGroup:
 
 
 def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken: Iterable[str] = ()) -> Graph:
-    """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already used in the vault."""
+    """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already in use."""
     names = _Names()
     note_titles = _register_note_aliases(sources, names)
     entity_groups = _collect_entities(extractions, names, note_titles)

@@ -21,8 +21,9 @@ PropertyValue = str | int | float | date | Sequence[str] | None
 
 
 def _stays_text(text: str) -> bool:
-    """Whether PyYAML reads this plain scalar back as a string (not a number, bool, null, date or merge key)."""
-    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
+    """Whether PyYAML reads this plain scalar back as a string (not a number, bool, null, date, merge)."""
+    tag: str = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    return tag == _STR_TAG
 
 
 def clean_text(value: str) -> str:

@@ -16,7 +16,17 @@ from kgvault.templating import environment
 
 MARKER = "%% kgvault: your notes below this line are kept %%"
 FOLDERS = {"episodic": "episodic", "semantic": "semantic", "entity": "entities", "summary": "sources"}
-RELATION_KEYS = ("from", "relation", "label", "to", "statement", "confidence", "valid_at", "invalid_at", "evidence")
+RELATION_KEYS = (
+    "from",
+    "relation",
+    "label",
+    "to",
+    "statement",
+    "confidence",
+    "valid_at",
+    "invalid_at",
+    "evidence",
+)
 # The Obsidian property type of every field kgvault writes (.obsidian/types.json).
 PROPERTY_TYPES = {
     "id": "text", "memory_layer": "text", "type": "text", "title": "text", "tags": "tags",
@@ -58,7 +68,7 @@ def display(title: str) -> str:
 
 def valid_tag(tag: str) -> bool:
     """A tag Obsidian accepts: letters, digits, `_`, `-`, `/` between non-empty levels, not all digits."""
-    return bool(_VALID_TAG.match(tag)) and not tag.replace("/", "").isdigit() and "_" != tag[:1]
+    return bool(_VALID_TAG.match(tag)) and not tag.replace("/", "").isdigit() and tag[:1] != "_"
 
 
 def render(
@@ -74,7 +84,9 @@ def render(
     ctx = _Context.build(graph, linker)
     pages: dict[str, str] = {}
 
-    def page(path: str, properties: Mapping[str, PropertyValue] | None, template: str, **values: object) -> None:
+    def page(
+        path: str, properties: Mapping[str, PropertyValue] | None, template: str, **values: object
+    ) -> None:
         body = env.get_template(template).render(link=linker.link, **values).strip("\n")
         head = render_properties(properties) if properties is not None else ""
         pages[path] = f"{head}{_guard_marker(body)}\n\n{MARKER}\n"
@@ -154,7 +166,11 @@ def render_relations(relations: Iterable[Relation]) -> str:
             rel.invalid_at.isoformat() if rel.invalid_at else None,
             [e.ref() for e in rel.evidence],
         )
-        lines.append(json.dumps(dict(zip(RELATION_KEYS, values, strict=True)), ensure_ascii=False, separators=(",", ":")))
+        lines.append(
+            json.dumps(
+                dict(zip(RELATION_KEYS, values, strict=True)), ensure_ascii=False, separators=(",", ":")
+            )
+        )
     return "".join(line + "\n" for line in lines)
 
 

@@ -196,7 +196,9 @@ def write_vault(
             user_part = parts[1]
         elif not force:
             result.problems.append(
-                Problem(path, None, "generated part was edited by hand; kept (--force overwrites, after a backup)")
+                Problem(
+                    path, None, "generated part was edited by hand; kept (--force overwrites, after a backup)"
+                )
             )
             result.kept.append(path)
             new_manifest[path] = old_manifest.get(path, min(owned[path]))

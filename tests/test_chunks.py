@@ -566,5 +566,3 @@ def test_real_vaults_are_fully_covered(vault: str, max_chars: int) -> None:
     assert sources
     for source in sources:
         assert_exact_coverage(source, chunk_source(source, max_chars=max_chars))
-
-

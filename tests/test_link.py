@@ -47,7 +47,9 @@ def test_aliases_from_frontmatter_and_drafts_meet_on_one_entity() -> None:
     graph = link(
         sources,
         [
-            extraction("daily/a.md", 0, (1, 3), entities=[{"name": "Klipper firmware", "entity_type": "software"}]),
+            extraction(
+                "daily/a.md", 0, (1, 3), entities=[{"name": "Klipper firmware", "entity_type": "software"}]
+            ),
             extraction("printing/Klipper.md", 1, (4, 6), entities=[{"name": "klipper"}]),
         ],
     )
@@ -62,8 +64,12 @@ def test_same_proposition_from_two_sources_is_one_node_with_both_provenances() -
     graph = link(
         sources,
         [
-            extraction("a.md", 0, (1, 2), nodes=[fact("Atlas uses Postgres.", confidence="low", tags=["db"])]),
-            extraction("b.md", 0, (5, 9), nodes=[fact("atlas uses  postgres", confidence="high", tags=["work"])]),
+            extraction(
+                "a.md", 0, (1, 2), nodes=[fact("Atlas uses Postgres.", confidence="low", tags=["db"])]
+            ),
+            extraction(
+                "b.md", 0, (5, 9), nodes=[fact("atlas uses  postgres", confidence="high", tags=["work"])]
+            ),
         ],
     )
     (node,) = graph.nodes
@@ -94,7 +100,9 @@ def test_ids_do_not_depend_on_input_order() -> None:
         extraction(f"n{i}.md", 0, (1, 2), nodes=[fact("Marlin is firmware.")], entities=[{"name": "Marlin"}])
         for i in range(6)
     ]
-    items += [extraction("n5.md", 1, (3, 4), nodes=[episode("Marlin", "2025-02-0" + str(d))]) for d in range(1, 4)]
+    items += [
+        extraction("n5.md", 1, (3, 4), nodes=[episode("Marlin", "2025-02-0" + str(d))]) for d in range(1, 4)
+    ]
     expected = link(sources, items)
     for seed in range(5):
         shuffled = items[:]
@@ -112,9 +120,19 @@ def test_relations_merge_with_unioned_evidence_and_one_label_per_predicate() -> 
     graph = link(
         [source("a.md"), source("b.md")],
         [
-            extraction("a.md", 0, (1, 2), entities=ends, relations=[{**rel, "label": "runs", "confidence": 0.7}]),
-            extraction("b.md", 0, (3, 4), entities=ends, relations=[{**rel, "label": "runs", "confidence": 0.9}]),
-            extraction("b.md", 1, (5, 6), entities=ends, relations=[{**rel, "label": "is running", "confidence": 0.8}]),
+            extraction(
+                "a.md", 0, (1, 2), entities=ends, relations=[{**rel, "label": "runs", "confidence": 0.7}]
+            ),
+            extraction(
+                "b.md", 0, (3, 4), entities=ends, relations=[{**rel, "label": "runs", "confidence": 0.9}]
+            ),
+            extraction(
+                "b.md",
+                1,
+                (5, 6),
+                entities=ends,
+                relations=[{**rel, "label": "is running", "confidence": 0.8}],
+            ),
         ],
     )
     (relation,) = graph.relations
@@ -129,7 +147,9 @@ def test_unlinked_mentions_of_known_entities_are_attached_to_nodes() -> None:
         [source("a.md")],
         [
             extraction("a.md", 0, (1, 1), entities=[{"name": "Ender 3"}, {"name": "Marlin"}]),
-            extraction("a.md", 1, (2, 2), nodes=[episode("Had an error on the Ender 3 after updating Marlin.")]),
+            extraction(
+                "a.md", 1, (2, 2), nodes=[episode("Had an error on the Ender 3 after updating Marlin.")]
+            ),
             extraction("a.md", 2, (3, 3), nodes=[episode("The marlin swam away.")]),
         ],
     )
@@ -146,7 +166,10 @@ def test_tag_counts_include_every_parent_level() -> None:
                 "a.md",
                 0,
                 (1, 2),
-                nodes=[fact("One thing.", tags=["3d_printing/firmware/marlin"]), fact("Two.", tags=["3d_printing"])],
+                nodes=[
+                    fact("One thing.", tags=["3d_printing/firmware/marlin"]),
+                    fact("Two.", tags=["3d_printing"]),
+                ],
             )
         ],
     )
@@ -174,6 +197,8 @@ def test_summary_ids_and_coverage_reasons() -> None:
 
 
 def test_taken_basenames_push_our_ids_aside() -> None:
-    graph = link([source("a.md")], [extraction("a.md", 0, (1, 1), entities=[{"name": "Klipper"}])], taken=["KLIPPER"])
+    graph = link(
+        [source("a.md")], [extraction("a.md", 0, (1, 1), entities=[{"name": "Klipper"}])], taken=["KLIPPER"]
+    )
     (entity,) = graph.entities
     assert entity.id.startswith("klipper-") and entity.title == "Klipper"

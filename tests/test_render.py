@@ -14,7 +14,9 @@ from kgvault.render import MARKER, render, render_relations
 from .test_link import source
 
 
-def graph(body: str = "Switched to [[Klipper firmware|Klipper]] and ![[photo.png]] and [[Nowhere]].") -> Graph:
+def graph(
+    body: str = "Switched to [[Klipper firmware|Klipper]] and ![[photo.png]] and [[Nowhere]].",
+) -> Graph:
     ev = Evidence("daily/2025-03-22.md", 1, 3)
     entities = (
         Entity("ender-3", "Ender 3", "product", "A printer.", (), (ev,)),
@@ -35,7 +37,9 @@ def graph(body: str = "Switched to [[Klipper firmware|Klipper]] and ![[photo.png
         entities=("ender-3", "klipper"),
         language="en",
     )
-    relation = Relation("ender-3", "runs", "runs", "klipper", "It runs Klipper.", 0.9, date(2025, 3, 22), None, (ev,))
+    relation = Relation(
+        "ender-3", "runs", "runs", "klipper", "It runs Klipper.", 0.9, date(2025, 3, 22), None, (ev,)
+    )
     summary = SourceSummary(
         "daily-2025-03-22-summary",
         source("daily/2025-03-22.md", title="2025-03-22"),

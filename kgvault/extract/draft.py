@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-SCHEMA_VERSION = "kgvault.draft/1"
+SCHEMA_VERSION: Literal["kgvault.draft/1"] = "kgvault.draft/1"
 GENERIC_EPISODE_NAMES = frozenset(
     {"", "note", "notes", "untitled", "episode", "chunk", "section", "text", "misc", "summary", "document"}
 )
@@ -157,7 +157,9 @@ def validate_items(raw: dict[str, object], chunk_text: str | None) -> tuple[Draf
         return parsed
 
     nodes = [n for i, x in enumerate(_as_list(raw.get("nodes"))) if (n := keep("nodes", i, DraftNode, x))]
-    entities = [e for i, x in enumerate(_as_list(raw.get("entities"))) if (e := keep("entities", i, DraftEntity, x))]
+    entities = [
+        e for i, x in enumerate(_as_list(raw.get("entities"))) if (e := keep("entities", i, DraftEntity, x))
+    ]
     names = {e.name.casefold() for e in entities if isinstance(e, DraftEntity)}
     for e in entities:
         assert isinstance(e, DraftEntity)
