@@ -13,11 +13,12 @@ from typing import Any
 from kgvault.chunks import chunk_sources
 from kgvault.config import Settings
 from kgvault.extract import extract
+from kgvault.layout import STATE_DIR
 from kgvault.link import link
 from kgvault.records import Problem
 from kgvault.render import render
 from kgvault.sources import read_sources
-from kgvault.write import STATE_DIR, find_orphans, write_vault
+from kgvault.write import find_orphans, write_vault
 
 Progress = Callable[[str], None]
 

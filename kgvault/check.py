@@ -22,12 +22,10 @@ from typing import Any
 
 import yaml
 
+from kgvault.layout import MANIFEST, MARKER, PENDING_MANIFEST
 from kgvault.records import Problem
 
-MARKER = "%% kgvault: your notes below this line are kept %%"
 """The line that ends the generated part of every page kgvault writes."""
-MANIFEST = ".kgvault/manifest.json"
-PENDING_MANIFEST = ".kgvault/manifest.pending.json"
 REQUIRED_FILES = ("index.md", "ontology.md", "relations.jsonl", "kgvault.base")
 RELATIONS = "relations.jsonl"
 RELATION_KEYS = (

@@ -266,11 +266,13 @@ class _MentionIndex:
 
     def __init__(self, names: _Names, entity_groups: dict[str, _EntityGroup]) -> None:
         self.roots: dict[str, str] = {}
-        for key in names.parent:
+        for key in list(names.parent):
             root = names.find(key)
             # One-letter names and bare numbers would match everywhere.
             if root in entity_groups and len(key) > 1 and not key.isdigit():
                 self.roots[key] = root
+        # Most capitalized words start no known name: checking the first word first skips them cheaply.
+        self.first_words = {key.split(" ", 1)[0] for key in self.roots}
 
     def mentioned_in(self, text: str) -> set[str]:
         """Roots of entities whose name appears in the text as a proper noun (capitalized or with a digit)."""
@@ -278,7 +280,8 @@ class _MentionIndex:
         folded = [normalize_name(word) for word in words]
         found: set[str] = set()
         for start, word in enumerate(words):
-            if not (word[:1].isupper() or word[:1].isdigit()):
+            proper = word[:1].isupper() or word[:1].isdigit()
+            if not proper or folded[start].split(" ", 1)[0] not in self.first_words:
                 continue
             for end in range(start + 1, min(start + self.MAX_WORDS, len(words)) + 1):
                 root = self.roots.get(" ".join(folded[start:end]))

@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 MAX_NAME_BYTES = 200
 MAX_NODE_ID_CHARS = 80
@@ -22,10 +23,13 @@ def _is_word_char(char: str) -> bool:
 
 def _words_only(text: str) -> str:
     """Replace every run of characters that are not letters, marks or digits with one hyphen."""
+    if text.isascii():
+        return _ASCII_SEPARATORS.sub("-", text)
     return _SEPARATORS.sub("-", "".join(c if _is_word_char(c) else "\x00" for c in text))
 
 
 _SEPARATORS = re.compile("\x00+")
+_ASCII_SEPARATORS = re.compile("[^A-Za-z0-9]+")
 
 
 def short_hash(text: str, length: int = 8) -> str:
@@ -103,6 +107,7 @@ def assign_unique(
     return result
 
 
+@lru_cache(maxsize=1 << 17)
 def normalize_name(name: str) -> str:
     """Fold an entity name for matching: NFC, casefold, punctuation and spacing collapsed."""
     folded = unicodedata.normalize("NFC", name).casefold()

@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date
+from functools import lru_cache
 
 import yaml
 
@@ -31,6 +32,8 @@ def clean_text(value: str) -> str:
     return " ".join(_UNPRINTABLE.sub("", " ".join(value.split())).split())
 
 
+# typed: True, 1 and 1.0 are equal keys, but not the same property value.
+@lru_cache(maxsize=1 << 16, typed=True)
 def scalar(value: str | int | float | date) -> str:
     """Render one scalar: dates as YYYY-MM-DD, numbers as is, strings plain or double-quoted."""
     if isinstance(value, bool):

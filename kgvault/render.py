@@ -7,15 +7,15 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
+from kgvault.layout import FOLDERS, MARKER
 from kgvault.names import normalize_name
 from kgvault.properties import PropertyValue, render_properties
 from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary
 from kgvault.templating import environment
 
-MARKER = "%% kgvault: your notes below this line are kept %%"
-FOLDERS = {"episodic": "episodic", "semantic": "semantic", "entity": "entities", "summary": "sources"}
 RELATION_KEYS = (
     "from",
     "relation",
@@ -60,6 +60,7 @@ class Linker:
         return f"[[{self.target(kind, page_id)}{pipe}{display(title)}]]"
 
 
+@lru_cache(maxsize=1 << 16)
 def display(title: str) -> str:
     """Make a title safe as a link's display text: one line, no brackets or pipes."""
     text = " ".join(title.split())

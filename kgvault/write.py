@@ -6,19 +6,15 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
+from kgvault.layout import BACKUP_DIR, MANIFEST, MARKER
+from kgvault.layout import PENDING_MANIFEST as PENDING
 from kgvault.records import Problem
-from kgvault.render import MARKER, PROPERTY_TYPES
+from kgvault.render import PROPERTY_TYPES
 
-STATE_DIR = ".kgvault"
-MANIFEST = f"{STATE_DIR}/manifest.json"
-PENDING = f"{STATE_DIR}/manifest.pending.json"
-BACKUP_DIR = f"{STATE_DIR}/backup"
 _MARKER_LINE = MARKER + "\n"
 GRAPH_SETTINGS = {
     "colorGroups": [
@@ -42,26 +38,44 @@ class WriteResult:
     problems: list[Problem] = field(default_factory=list)
 
 
-@cache
-def _file_mode() -> int:
-    """The mode a plainly created file gets under this process's umask (mkstemp would give 0600)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 def atomic_write(path: Path, data: bytes) -> None:
     """Write a file so that readers (and a crash) see either the old or the new bytes, never a mix."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".kgvault-", suffix=".tmp")
+    _make_folder(path.parent)
+    # A fixed temporary name beside the target (hidden from Obsidian); one left by a crash is replaced.
+    tmp = path.with_name(f".{path.name}.kgvault-tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, _file_mode())
+        try:
+            fd = os.open(tmp, flags, 0o666)  # 0666 less the umask, as for any new file
+        except FileNotFoundError:  # the folder went away since we made it
+            _made_folders.discard(path.parent)
+            _make_folder(path.parent)
+            fd = os.open(tmp, flags, 0o666)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte, however many calls the kernel needs."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+_made_folders: set[Path] = set()
+
+
+def _make_folder(folder: Path) -> None:
+    """Create a folder once per process (thousands of pages share a few folders)."""
+    if folder not in _made_folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        _made_folders.add(folder)
 
 
 def sha256(text: str) -> str:
@@ -269,6 +283,7 @@ def _remove_empty_parents(vault: Path, folder: Path) -> None:
             folder.rmdir()
         except OSError:
             return
+        _made_folders.discard(folder)
         folder = folder.parent
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import yaml
 
+from kgvault.layout import MARKER
 from kgvault.records import CoverageRow, Entity, Evidence, Graph, Node, Relation, SourceSummary
-from kgvault.render import MARKER, render, render_relations
+from kgvault.render import render, render_relations
 
 from .test_link import source
 

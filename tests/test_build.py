@@ -1,0 +1,234 @@
+"""End to end: build sample_vault and real vaults, and hold the build to the vault contract."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kgvault.check import check_vault
+from kgvault.layout import MARKER
+
+from .conftest import ROOT, SAMPLE, SHARED_DATA, run_build, tree_bytes, tree_digest
+
+REPORT_KEYS = {"sources", "chunks", "nodes", "entities", "relations", "files", "llm", "problems", "seconds"}
+
+
+def test_sample_builds_into_a_vault_the_checker_accepts(
+    sample_vault_built: tuple[Path, dict[str, object]],
+) -> None:
+    vault, report = sample_vault_built
+    assert set(report) == REPORT_KEYS
+    assert set(report["files"]) == {"written", "unchanged", "removed", "kept", "orphaned"}  # type: ignore[arg-type]
+    assert set(report["llm"]) == {  # type: ignore[arg-type]
+        "calls", "cache_hits", "failed", "prompt_tokens", "completion_tokens", "cost_usd"
+    }  # fmt: skip
+    assert check_vault(vault, notes=SAMPLE) == []
+    for folder in ("episodic", "semantic", "entities", "sources"):
+        assert list((vault / folder).glob("*.md")), f"no {folder} pages"
+    relations = (vault / "relations.jsonl").read_text("utf-8").splitlines()
+    assert relations and all(json.loads(line)["evidence"] for line in relations)
+    nodes = report["nodes"]
+    assert isinstance(nodes, dict) and nodes["episodic"] > 0 and nodes["semantic"] > 0
+
+
+def test_every_source_has_a_summary_covering_all_its_lines(
+    sample_vault_built: tuple[Path, dict[str, object]],
+) -> None:
+    vault, report = sample_vault_built
+    summaries = list((vault / "sources").glob("*-summary.md"))
+    assert len(summaries) == report["sources"]
+    # The checker verifies coverage line by line; make sure it really saw every summary's table.
+    for page in summaries:
+        assert "| lines | result |" in page.read_text("utf-8")
+
+
+def test_ignored_and_hidden_notes_stay_out(sample_vault_built: tuple[Path, dict[str, object]]) -> None:
+    vault, _ = sample_vault_built
+    text = "\n".join(p.read_text("utf-8") for p in vault.rglob("*.md"))
+    assert "Bambu Lab" not in text  # only in drafts/, which .kgvaultignore excludes
+    assert "Hidden Link" not in text  # only inside a %% comment %%
+
+
+def test_secrets_are_masked_and_their_nodes_confidential(
+    sample_vault_built: tuple[Path, dict[str, object]],
+) -> None:
+    vault, _ = sample_vault_built
+    everything = "\n".join(p.read_text("utf-8") for p in vault.rglob("*") if p.is_file())
+    for secret in ("sk-test-51HfakeKEYabcdefghijklmnop1234", "dana.kim@example.com", "415 555 0199"):
+        assert secret not in everything
+    contacts = [
+        p
+        for p in vault.glob("*/*.md")
+        if 'source_input: "[[sources/people-contacts-summary|' in p.read_text("utf-8")
+    ]
+    assert contacts and any("sensitivity: confidential" in p.read_text("utf-8") for p in contacts)
+
+
+def test_sources_are_byte_identical_after_a_build(sample_copy: Path, tmp_path: Path) -> None:
+    before = tree_digest(sample_copy)
+    run_build(sample_copy, tmp_path / "vault")
+    assert tree_digest(sample_copy) == before
+
+
+def _build_in_subprocess(notes: Path, vault: Path, seed: str) -> None:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    subprocess.run(
+        [sys.executable, "-m", "kgvault", "build", str(notes), "-o", str(vault), "-q"],
+        check=True,
+        env=env,
+        cwd=notes,
+    )
+
+
+def test_builds_are_byte_identical_across_paths_and_hash_seeds(tmp_path: Path) -> None:
+    first_notes = tmp_path / "a" / "notes"
+    second_notes = tmp_path / "elsewhere" / "deeper" / "my notes"
+    shutil.copytree(SAMPLE, first_notes)
+    shutil.copytree(SAMPLE, second_notes)
+    _build_in_subprocess(first_notes, tmp_path / "v1", "0")
+    _build_in_subprocess(second_notes, tmp_path / "v2", "1")
+    first, second = tree_bytes(tmp_path / "v1"), tree_bytes(tmp_path / "v2")
+    assert first.keys() == second.keys()
+    assert [p for p in first if first[p] != second[p]] == []
+
+
+def test_a_rebuild_without_changes_rewrites_nothing(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    stamps = {
+        p: p.stat().st_mtime_ns for p in vault.rglob("*") if p.is_file() and ".kgvault/state" not in str(p)
+    }
+    report = run_build(sample_copy, vault)
+    assert report["files"] == {"written": 0, "unchanged": report["files"]["unchanged"], "removed": 0,  # type: ignore[index]
+                               "kept": 0, "orphaned": 0}  # fmt: skip
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+
+
+def test_user_region_and_user_files_survive_a_rebuild(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    entity = vault / "entities" / "klipper.md"
+    entity.write_text(entity.read_text("utf-8") + "My own thought about Klipper.\n", "utf-8")
+    mine = vault / "my-own-note.md"
+    mine.write_text("# Mine\n\n[[nowhere]]\n", "utf-8")
+    (sample_copy / "printing" / "Klipper.md").write_text(
+        (sample_copy / "printing" / "Klipper.md").read_text("utf-8") + "\nKlipper supports input shaping.\n",
+        "utf-8",
+    )
+    run_build(sample_copy, vault)
+    text = entity.read_text("utf-8")
+    assert text.endswith(f"{MARKER}\nMy own thought about Klipper.\n")
+    assert mine.read_text("utf-8") == "# Mine\n\n[[nowhere]]\n"
+    assert check_vault(vault, notes=sample_copy) == []
+
+
+def test_deleting_a_note_removes_exactly_its_generated_pages(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    before = set(tree_bytes(vault))
+    (sample_copy / "voyages" / "lyon.md").unlink()
+    report = run_build(sample_copy, vault)
+    after = set(tree_bytes(vault))
+    assert not after - before
+    gone = before - after
+    assert "sources/voyages-lyon-summary.md" in gone
+    assert report["files"]["removed"] == len(gone)  # type: ignore[index]
+    fresh = tmp_path / "fresh"
+    run_build(sample_copy, fresh)
+    assert set(tree_bytes(fresh)) == after
+    assert check_vault(vault, notes=sample_copy) == []
+
+
+HOSTILE_NAMES = [
+    "..%2F..%2Fescape", "a:b", "#hash", "pipe|name", "x" * 120 + "é" * 60, "CON", "nul.backup",
+    "😀🎉", "Case", "case", "caret^[brackets]", "trailing dot.",
+]  # fmt: skip
+
+
+def test_hostile_names_give_valid_unique_files_inside_the_vault(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    (notes / "sub").mkdir(parents=True)
+    for index, name in enumerate(HOSTILE_NAMES):
+        folder = notes / "sub" if index % 2 else notes
+        (folder / f"{name}.md").write_text(
+            f'---\naliases: ["../{name}", "/etc/{name}"]\n---\n# {name}\n\n'
+            f"Today I met [[{name}]] and [[../../{name}|{name}]] about [[CON]].\n",
+            "utf-8",
+        )
+    vault = tmp_path / "out" / "vault"
+    run_build(notes, vault)
+    files = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    assert all(vault.resolve() in p.resolve().parents for p in files)
+    stems = [p.stem.casefold() for p in vault.rglob("*.md")]
+    assert len(stems) == len(set(stems))
+    assert check_vault(vault, notes=notes) == []
+
+
+def test_a_folder_inside_an_existing_vault(tmp_path: Path) -> None:
+    outer = tmp_path / "MyVault"
+    (outer / ".obsidian").mkdir(parents=True)
+    (outer / ".obsidian" / "app.json").write_text("{}", "utf-8")
+    (outer / "Klipper.md").write_text("my own klipper page\n", "utf-8")
+    vault = outer / "kg"
+    run_build(SAMPLE, vault)
+    assert not (vault / ".obsidian").exists()
+    assert (outer / ".obsidian" / "app.json").read_text("utf-8") == "{}"
+    assert (outer / "Klipper.md").read_text("utf-8") == "my own klipper page\n"
+    assert not (vault / "entities" / "klipper.md").exists()  # the user's Klipper.md keeps the basename
+    assert "[[kg/entities/" in (vault / "index.md").read_text("utf-8")
+    assert check_vault(vault, notes=SAMPLE) == []
+
+
+def test_golden_sample_vault(sample_vault_built: tuple[Path, dict[str, object]]) -> None:
+    """Compare the whole output tree with tests/golden/sample_vault (KGVAULT_UPDATE_GOLDEN=1 rewrites it)."""
+    vault, _ = sample_vault_built
+    golden = ROOT / "tests" / "golden" / "sample_vault"
+    actual = tree_bytes(vault)
+    if os.environ.get("KGVAULT_UPDATE_GOLDEN"):
+        shutil.rmtree(golden, ignore_errors=True)
+        for rel, data in actual.items():
+            (golden / rel).parent.mkdir(parents=True, exist_ok=True)
+            (golden / rel).write_bytes(data)
+    expected = tree_bytes(golden)
+    assert sorted(actual) == sorted(expected)
+    assert [p for p in actual if actual[p] != expected[p]] == []
+
+
+REAL_VAULTS = SHARED_DATA / "real-vaults"
+
+
+@pytest.mark.parametrize("name", ["kepano-obsidian", "ttrpg-share"])
+def test_real_vaults_build_and_pass_the_checker(name: str, tmp_path: Path) -> None:
+    import yaml
+
+    from kgvault.sources import read_sources
+
+    notes = REAL_VAULTS / name
+    assert notes.is_dir(), f"missing test data {notes}"
+    before = tree_digest(notes)
+    vault = tmp_path / "vault"
+    report = run_build(notes, vault)
+    assert check_vault(vault, notes=notes) == []
+    assert tree_digest(notes) == before
+    problem_paths = {p["path"] for p in report["problems"]}  # type: ignore[attr-defined,index]
+    sources, _ = read_sources(notes)
+    assert report["sources"] == len(sources)
+    # Every Markdown file whose frontmatter YAML does not parse is in the problems list.
+    for path in sorted(notes.rglob("*.md")):
+        rel = path.relative_to(notes).as_posix()
+        if rel.startswith(".") or "/." in rel:
+            continue
+        text = path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n").lstrip("\ufeff")
+        if not text.startswith("---\n") or "\n---" not in text[3:]:
+            continue
+        block = text[4 : text.index("\n---", 3)]
+        try:
+            yaml.safe_load(block)
+        except yaml.YAMLError:
+            assert rel in problem_paths, f"{rel} has broken YAML but is not reported"
