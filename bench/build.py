@@ -1021,7 +1021,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print()
         print(verdict(rows))
         print(
-            f"Python {info['python']} on {info['platform']}, {info['cpus']} CPUs; seed {args.seed}; {'dense' if args.dense else 'realistic'} notes; "
+            f"Python {info['python']} on {info['platform']}, {info['cpus']} CPUs; seed {args.seed}; "
+            f"{'dense' if args.dense else 'realistic'} notes; "
             f"corpora and vaults under {where}."
         )
     return 0
