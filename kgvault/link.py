@@ -10,7 +10,9 @@ from datetime import date
 
 from kgvault.extract import Extraction
 from kgvault.extract.draft import DraftNode
+from kgvault.extract.patterns import PREDICATE_LABELS, PREDICATE_SYNONYMS
 from kgvault.names import assign_unique, node_slug, normalize_name, slugify, summary_slug
+from kgvault.properties import clean_body, clean_text
 from kgvault.records import (
     CoverageRow,
     Entity,
@@ -182,10 +184,10 @@ def _collect_entities(
 
 
 def _entity_title(group: _EntityGroup) -> str:
-    """The note's title when the entity has a note, else its most frequent spelling."""
+    """The note's title when the entity has a note, else its most frequent spelling (one clean line)."""
     if group.note_title:
-        return group.note_title
-    return min(group.spellings.items(), key=lambda item: (-item[1], item[0]))[0]
+        return clean_text(group.note_title) or group.note_title
+    return clean_text(min(group.spellings.items(), key=lambda item: (-item[1], item[0]))[0])
 
 
 def _make_entity(entity_id: str, group: _EntityGroup) -> Entity:
@@ -197,14 +199,15 @@ def _make_entity(entity_id: str, group: _EntityGroup) -> Entity:
     else:
         description = f"{title} ({entity_type.replace('_', ' ')})."
     folded_title = title.casefold()
+    spellings = {clean_text(s) for s in group.spellings}
     aliases = sorted(
-        {s for s in group.spellings if s.casefold() != folded_title}, key=lambda s: (s.casefold(), s)
+        {s for s in spellings if s and s.casefold() != folded_title}, key=lambda s: (s.casefold(), s)
     )
     return Entity(
         id=entity_id,
         title=title,
         entity_type=entity_type,
-        description=" ".join(description.split()),
+        description=clean_text(description),
         aliases=tuple(_dedupe_casefold(aliases)),
         evidence=tuple(sorted(group.evidence, key=_evidence_key)),
     )
@@ -304,8 +307,8 @@ def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str]) -> Node:
         id=node_id,
         memory_layer=first.memory_layer,
         type=first.type,
-        title=" ".join(first.title.split()),
-        body=first.body,
+        title=clean_text(first.title) or "untitled",
+        body=clean_body(first.body),
         tags=tuple(tags),
         sensitivity=sensitivity,
         confidence=confidence,
@@ -337,11 +340,13 @@ def _merge_relations(
             end = entity_id.get(names.find(normalize_name(rel.object)))
             if start is None or end is None or start == end:
                 continue
-            statement = " ".join(rel.statement.split())
-            merged[(start, rel.predicate, end)].append(
+            statement = clean_text(rel.statement)
+            # `works_at:: [[X]]` and "X works for Y" are one predicate: the table's name and label win.
+            predicate = PREDICATE_SYNONYMS.get(rel.predicate, rel.predicate)
+            merged[(start, predicate, end)].append(
                 (evidence, rel.confidence, statement, rel.valid_at, rel.invalid_at)
             )
-            labels[rel.predicate][rel.label] += 1
+            labels[predicate][PREDICATE_LABELS.get(predicate, rel.label)] += 1
     relations = []
     for (start, predicate, end), items in sorted(merged.items()):
         best = min(items, key=lambda i: (-i[1], _evidence_key(i[0]), i[2]))

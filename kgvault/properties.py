@@ -27,6 +27,11 @@ def _stays_text(text: str) -> bool:
     return tag == _STR_TAG
 
 
+def clean_body(value: str) -> str:
+    """Multi-line text without the characters YAML and editors choke on (tabs and newlines stay)."""
+    return _UNPRINTABLE.sub("", value)
+
+
 def clean_text(value: str) -> str:
     """One line of printable text: whitespace runs collapsed, characters YAML cannot hold removed."""
     return " ".join(_UNPRINTABLE.sub("", " ".join(value.split())).split())

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kgvault.layout import FOLDERS, MARKER
 from kgvault.names import normalize_name
-from kgvault.properties import PropertyValue, render_properties
+from kgvault.properties import PropertyValue, clean_text, render_properties
 from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary
 from kgvault.templating import environment
 
@@ -63,7 +63,7 @@ class Linker:
 @lru_cache(maxsize=1 << 16)
 def display(title: str) -> str:
     """Make a title safe as a link's display text: one line, no brackets or pipes."""
-    text = " ".join(title.split())
+    text = clean_text(title)
     return text.replace("[", "(").replace("]", ")").replace("|", "/") or "untitled"
 
 

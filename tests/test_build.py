@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -161,8 +162,20 @@ def test_hostile_names_give_valid_unique_files_inside_the_vault(tmp_path: Path) 
             f"Today I met [[{name}]] and [[../../{name}|{name}]] about [[CON]].\n",
             "utf-8",
         )
+    # NUL, `/` and 300-byte names cannot be file names here, but titles and aliases carry them.
+    (notes / "evil.md").write_text(
+        '---\ntitle: "ni\\0l/../..\\\\x:y|z#^[]%"\n'
+        f'aliases: ["{"ü" * 150}", "CON", "..", "/", "\\t"]\n---\n'
+        "Today I met [[evil]] and [[CON]] and [[..]] and [[/]].\n",
+        "utf-8",
+    )
     vault = tmp_path / "out" / "vault"
     run_build(notes, vault)
+    assert (vault / "entities" / "nil-x-y-z.md").is_file()  # the NUL-bearing title became a clean name
+    for page in vault.rglob("*"):
+        if page.is_file():
+            text = page.read_bytes().decode("utf-8")
+            assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text), page
     files = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
     assert all(vault.resolve() in p.resolve().parents for p in files)
     stems = [p.stem.casefold() for p in vault.rglob("*.md")]

@@ -202,3 +202,21 @@ def test_taken_basenames_push_our_ids_aside() -> None:
     )
     (entity,) = graph.entities
     assert entity.id.startswith("klipper-") and entity.title == "Klipper"
+
+
+def test_predicate_synonyms_fold_into_the_table_predicate() -> None:
+    ends = [{"name": "Dana Kim"}, {"name": "Northwind Labs"}]
+    rel = {"subject": "Dana Kim", "object": "Northwind Labs", "confidence": 0.9}
+    graph = link(
+        [source("a.md")],
+        [
+            extraction(
+                "a.md", 0, (1, 1), entities=ends, relations=[{**rel, "predicate": "works_at", "label": "at"}]
+            ),
+            extraction(
+                "a.md", 1, (2, 2), entities=ends, relations=[{**rel, "predicate": "works_for", "label": "x"}]
+            ),
+        ],
+    )
+    (relation,) = graph.relations
+    assert (relation.relation, relation.label, len(relation.evidence)) == ("works_for", "works for", 2)

@@ -1,0 +1,61 @@
+"""Shared fixtures: paths to the sample and external data, and a helper that builds a vault."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgvault.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_vault"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+# Byte-identity covers every page and the manifest, not machine-local state or the cache (DESIGN §3).
+NOT_COMPARED = (".kgvault/state/", ".kgvault/cache/")
+
+
+def run_build(notes: Path, vault: Path, *extra: str) -> dict[str, object]:
+    """Run `kgvault build NOTES -o VAULT --json` in-process and return the report."""
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(vault), "--json", *extra])
+    assert result.exit_code == 0, result.output
+    report: dict[str, object] = json.loads(result.stdout)
+    return report
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file under a folder by relative posix path, except machine-local state."""
+    files = {}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if path.is_file() and not rel.startswith(NOT_COMPARED):
+            files[rel] = path.read_bytes()
+    return files
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    """Hash of every file under a folder, hidden ones included."""
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def sample_copy(tmp_path: Path) -> Path:
+    """A private copy of sample_vault that a test may change."""
+    target = tmp_path / "notes"
+    shutil.copytree(SAMPLE, target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def sample_vault_built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
+    """sample_vault built once for the read-only tests."""
+    vault = tmp_path_factory.mktemp("sample") / "vault"
+    return vault, run_build(SAMPLE, vault)

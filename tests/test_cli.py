@@ -1,0 +1,99 @@
+"""The command line: help with examples, lazy imports, clear usage errors, documented commands."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+from click.testing import CliRunner
+
+from kgvault.cli import main
+
+from .conftest import ROOT, SAMPLE
+
+HEAVY_MODULES = (
+    "jinja2",
+    "markdown_it",
+    "pydantic",
+    "yaml",
+    "litellm",
+    "frontmatter",
+    "watchdog",
+    "kgvault.build",
+)
+
+
+def _commands() -> dict[str, click.Command]:
+    assert isinstance(main, click.Group)
+    return dict(main.commands)
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for name in ["", *_commands()]:
+        args = [name, "--help"] if name else ["--help"]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0
+        assert "Example" in result.output and "kgvault " in result.output, name
+
+
+def test_help_imports_no_heavy_module() -> None:
+    code = (
+        "import sys; from kgvault.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        f"print([m for m in {HEAVY_MODULES!r} if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_missing_notes_folder_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["build", str(tmp_path / "nope"), "-o", str(tmp_path / "v")])
+    assert result.exit_code == 2
+    assert "does not exist" in result.output
+    assert not (tmp_path / "v").exists()
+
+
+def test_unknown_config_key_is_a_usage_error(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "kgvault.toml").write_text('colour = "blue"\n', "utf-8")
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "v")])
+    assert result.exit_code == 2
+    assert "colour" in result.output
+
+
+def test_config_file_sets_the_output(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nAtlas uses Postgres.\n", "utf-8")
+    (notes / "kgvault.toml").write_text('vault = "../from-config"\n', "utf-8")
+    result = CliRunner().invoke(main, ["build", str(notes), "--json"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "from-config" / "index.md").is_file()
+
+
+def test_dry_run_writes_nothing(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    result = CliRunner().invoke(main, ["build", str(SAMPLE), "-o", str(vault), "--dry-run", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["files"]["written"] > 0
+    assert not vault.exists()
+
+
+def test_human_summary_names_the_vault(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["build", str(SAMPLE), "-o", str(tmp_path / "vault")])
+    assert result.exit_code == 0, result.output
+    assert "written" in result.output and "episodic" in result.output
+
+
+def test_every_command_is_documented() -> None:
+    docs = (ROOT / "docs" / "cli.md").read_text("utf-8")
+    for name, command in _commands().items():
+        assert f"kgvault {name}" in docs, name
+        for param in command.params:
+            for option in getattr(param, "opts", []):
+                if option.startswith("--"):
+                    assert option in docs, f"{name} {option} is not documented"
