@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jinja2
+
 from kgvault.chunks import chunk_sources
 from kgvault.config import Settings
 from kgvault.extract import extract
@@ -18,7 +20,7 @@ from kgvault.link import link
 from kgvault.records import Problem
 from kgvault.render import render
 from kgvault.sources import read_sources
-from kgvault.write import find_orphans, write_vault
+from kgvault.write import UnsafeVaultError, atomic_write, find_orphans, read_manifest, write_vault
 
 Progress = Callable[[str], None]
 
@@ -59,6 +61,10 @@ class BuildReport:
         }
 
 
+class BuildError(Exception):
+    """A build that cannot go on, with a message saying what to fix."""
+
+
 def enclosing_vault(vault: Path) -> Path | None:
     """The Obsidian vault the output folder lies inside (an ancestor holding `.obsidian/`), if any."""
     for ancestor in vault.resolve().parents:
@@ -76,7 +82,8 @@ def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
     prefix = vault.resolve().relative_to(outer).as_posix() + "/" if outer else ""
 
     say("reading sources")
-    sources, problems = read_sources(settings.notes, exclude=[vault])
+    sources, problems = read_sources(settings.notes, exclude=[vault], max_bytes=settings.max_file_bytes)
+    problems.extend(_notes_in_vault(settings))
     say("chunking")
     chunks = chunk_sources(sources, max_chars=settings.max_chunk_chars)
     say("extracting")
@@ -84,11 +91,19 @@ def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
     say("linking")
     graph = link(sources, extractions, taken=_outer_basenames(outer, vault) if outer else ())
     say("rendering")
-    pages = render(graph, templates=settings.templates, link_prefix=prefix)
-    # The set of pages does not depend on the orphan list, so render again only when there are orphans.
-    orphaned = find_orphans(vault, set(pages))
-    if orphaned:
-        pages = render(graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned)
+    try:
+        pages = render(graph, templates=settings.templates, link_prefix=prefix)
+        # The set of pages does not depend on the orphan list, so render again only when there are orphans.
+        orphaned = find_orphans(vault, set(pages))
+        if orphaned:
+            pages = render(graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned)
+    except jinja2.TemplateError as error:
+        where = (
+            f"{error.name}, line {error.lineno}"
+            if isinstance(error, jinja2.TemplateSyntaxError)
+            else "a template"
+        )
+        raise BuildError(f"cannot render {where}: {error.message}; fix the template or remove it") from error
     say("writing")
     result = write_vault(
         vault,
@@ -123,10 +138,36 @@ def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
             "orphaned": len(result.orphaned),
         },
         problems=sorted(
-            [*problems, *dropped, *result.problems], key=lambda p: (p.path, p.line or 0, p.message)
+            [*problems, *dropped, *(_in_vault(settings.vault, p) for p in result.problems)],
+            key=lambda p: (p.path, p.line or 0, p.message),
         ),
         seconds=time.perf_counter() - started,
     )
+
+
+def _in_vault(vault: Path, problem: Problem) -> Problem:
+    """Name a vault file as the user knows it (`VAULT/path`), apart from notes-relative paths."""
+    return Problem((vault / problem.path).as_posix(), problem.line, problem.message)
+
+
+def _notes_in_vault(settings: Settings) -> list[Problem]:
+    """Notes of the user's that sit inside the output vault are not read: say so, one by one."""
+    notes, vault = settings.notes.resolve(), settings.vault.resolve()
+    if notes not in vault.parents or not vault.is_dir():
+        return []
+    owned = set(read_manifest(vault))
+    skipped = []
+    for folder, dirs, files in os.walk(vault):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            path = Path(folder, name)
+            rel = path.relative_to(vault).as_posix()
+            if path.suffix.lower() in (".md", ".markdown", ".txt") and rel not in owned:
+                where = path.relative_to(notes).as_posix()
+                skipped.append(
+                    Problem(where, None, f"not read: it lies inside the output vault {settings.vault}")
+                )
+    return skipped
 
 
 def _outer_basenames(outer: Path, vault: Path) -> set[str]:
@@ -143,8 +184,11 @@ def _outer_basenames(outer: Path, vault: Path) -> set[str]:
 def _remember_notes_root(vault: Path, notes: Path) -> None:
     """Remember where the notes are, so check, search and mcp find them (machine-local state)."""
     state = vault / STATE_DIR / "state"
-    state.mkdir(parents=True, exist_ok=True)
+    if state.is_symlink():
+        raise UnsafeVaultError(
+            f"{STATE_DIR}/state in the vault is a symbolic link; kgvault writes through none"
+        )
     target = state / "notes.json"
     data = json.dumps({"notes_root": str(notes.resolve())}, indent=2) + "\n"
-    if not target.is_file() or target.read_text("utf-8") != data:
-        target.write_text(data, "utf-8")
+    if target.is_symlink() or not target.is_file() or target.read_text("utf-8") != data:
+        atomic_write(target, data.encode("utf-8"))

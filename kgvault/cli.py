@@ -44,7 +44,9 @@ def main() -> None:
     "--config", type=click.Path(path_type=Path, dir_okay=False), help="Settings file [NOTES/kgvault.toml]."
 )
 @click.option(
-    "--templates", type=click.Path(path_type=Path, file_okay=False), help="Folder of templates to override."
+    "--templates",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Folder of templates to override.",
 )
 @click.option(
     "--force", is_flag=True, default=None, help="Overwrite hand-edited generated parts (backed up first)."
@@ -52,7 +54,7 @@ def main() -> None:
 @click.option("--dry-run", is_flag=True, default=None, help="Compute everything, write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as one JSON object.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-@click.option("-v", "--verbose", is_flag=True, help="List every problem.")
+@click.option("-v", "--verbose", is_flag=True, help="Say more (reserved; every problem is always listed).")
 def build(
     notes: Path,
     vault: Path | None,
@@ -78,6 +80,7 @@ def build(
       kgvault build sample_vault -o /tmp/sample-kg
       kgvault build ~/notes -o ~/vault/kg --json
     """
+    from kgvault.build import BuildError
     from kgvault.build import build as run_build
     from kgvault.config import ConfigError, load_settings
     from kgvault.sources import SourceError
@@ -101,8 +104,10 @@ def build(
     try:
         with _StageBar(show_progress) as bar:
             report = run_build(settings, progress=bar.stage)
-    except SourceError as error:
+    except (SourceError, BuildError) as error:
         raise UsageProblem(str(error)) from error
+    except OSError as error:
+        raise UsageProblem(f"cannot write the vault {settings.vault}: {error}") from error
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
         return
@@ -119,13 +124,10 @@ def build(
         f"{files['kept']} kept, {files['orphaned']} orphaned in {report.seconds:.2f} s"
     )
     if report.problems:
-        shown = report.problems if verbose else report.problems[:10]
         click.echo(f"{len(report.problems)} problem(s):", err=True)
-        for problem in shown:
+        for problem in report.problems:
             where = f"{problem.path}:{problem.line}" if problem.line else problem.path
             click.echo(f"  {where}: {problem.message}", err=True)
-        if len(shown) < len(report.problems):
-            click.echo(f"  … and {len(report.problems) - len(shown)} more (-v lists all)", err=True)
 
 
 class _StageBar:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +31,16 @@ class Settings:
 
 _KEYS = {f.name for f in fields(Settings)} - {"notes"}
 _PATH_KEYS = {"vault", "templates"}
+_BOOL_KEYS = {"force", "dry_run"}
+_INT_KEYS = {"jobs": 1, "max_chunk_chars": 200, "max_file_bytes": 1}
 _ENV = {"KGVAULT_MODEL": "model", "KGVAULT_API_BASE": "api_base"}
 
 
 def load_settings(notes: Path, config: Path | None = None, **flags: Any) -> Settings:
     """Resolve settings for a build of `notes`; flags that are None do not override anything."""
     if not notes.is_dir():
-        raise ConfigError(f"notes folder {notes} does not exist or is not a folder")
+        what = "is a file, not a folder" if notes.exists() else "does not exist"
+        raise ConfigError(f"notes folder {notes} {what}")
     values: dict[str, Any] = {"vault": Path("vault")}
     config_path = config or notes / "kgvault.toml"
     if config is not None and not config.is_file():
@@ -51,8 +54,46 @@ def load_settings(notes: Path, config: Path | None = None, **flags: Any) -> Sett
     unknown = set(values) - _KEYS
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
-    settings = Settings(notes=notes, **values)
-    return replace(settings, vault=Path(settings.vault))
+    settings = Settings(notes=notes, **_checked(values, config_path))
+    _check_folders(settings)
+    return settings
+
+
+def _checked(values: dict[str, Any], origin: Path) -> dict[str, Any]:
+    """Check every value's type, so `force = "false"` is an error rather than a surprise."""
+    checked: dict[str, Any] = {}
+    for key, value in values.items():
+        if key in _PATH_KEYS:
+            if not isinstance(value, str | Path):
+                raise ConfigError(f"{origin}: `{key}` must be a path, not {value!r}")
+            value = Path(value)
+        elif key in _BOOL_KEYS and not isinstance(value, bool):
+            raise ConfigError(f"{origin}: `{key}` must be true or false, not {value!r}")
+        elif key in _INT_KEYS and (
+            not isinstance(value, int) or isinstance(value, bool) or value < _INT_KEYS[key]
+        ):
+            raise ConfigError(f"{origin}: `{key}` must be a whole number ≥ {_INT_KEYS[key]}, not {value!r}")
+        elif key in ("model", "api_base") and not isinstance(value, str):
+            raise ConfigError(f"{origin}: `{key}` must be text, not {value!r}")
+        checked[key] = value
+    templates = checked.get("templates")
+    if templates is not None and not templates.is_dir():
+        raise ConfigError(f"templates folder {templates} does not exist")
+    return checked
+
+
+def _check_folders(settings: Settings) -> None:
+    """Refuse a vault that is the notes folder or holds it: the build would read its own output."""
+    notes, vault = settings.notes.resolve(), settings.vault.resolve()
+    if vault == notes:
+        raise ConfigError(f"the vault {settings.vault} is the notes folder itself; choose another -o folder")
+    if vault in notes.parents:
+        raise ConfigError(
+            f"the notes folder {settings.notes} lies inside the vault {settings.vault}; "
+            "choose a vault folder outside it (a vault inside the notes folder is fine)"
+        )
+    if vault.exists() and not vault.is_dir():
+        raise ConfigError(f"the vault {settings.vault} is a file, not a folder")
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

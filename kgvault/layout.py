@@ -8,3 +8,5 @@ PENDING_MANIFEST = f"{STATE_DIR}/manifest.pending.json"
 BACKUP_DIR = f"{STATE_DIR}/backup"
 FOLDERS = {"episodic": "episodic", "semantic": "semantic", "entity": "entities", "summary": "sources"}
 """Folder of each page kind."""
+TOP_LEVEL_FILES = frozenset({"index.md", "ontology.md", "relations.jsonl", "kgvault.base"})
+"""Files kgvault writes at the vault's root; everything else it owns is in FOLDERS."""

@@ -58,6 +58,7 @@ class _EntityGroup:
     descriptions: list[tuple[Evidence, str]] = field(default_factory=list)
     evidence: set[Evidence] = field(default_factory=set)
     note_title: str | None = None
+    note_aliases: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -124,16 +125,20 @@ def _first(items: list[tuple[Evidence, DraftNode]]) -> tuple[Evidence, DraftNode
     return min(items, key=lambda item: (item[0].path, item[0].line_start, item[1].title))
 
 
-def _register_note_aliases(sources: Sequence[Source], names: _Names) -> dict[str, str]:
-    """Join each note's title, file name and frontmatter aliases: a wikilink to any of them means the note."""
-    titles: dict[str, str] = {}
+def _register_note_aliases(sources: Sequence[Source], names: _Names) -> dict[str, tuple[str, set[str]]]:
+    """Join each note's title, file name and frontmatter aliases: a wikilink to any of them means the note.
+
+    Returns, per normalized title, the note's title and its frontmatter aliases.
+    """
+    titles: dict[str, tuple[str, set[str]]] = {}
     for source in sources:
         stem = source.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         key = normalize_name(source.title)
         if not key:
             continue
-        titles.setdefault(key, source.title)
-        for other in (stem, *_aliases(source.meta.get("aliases"))):
+        aliases = _aliases(source.meta.get("aliases"))
+        titles.setdefault(key, (source.title, set()))[1].update(aliases)
+        for other in (stem, *aliases):
             other_key = normalize_name(other)
             if other_key:
                 names.union(key, other_key)
@@ -154,7 +159,7 @@ def _evidence(extraction: Extraction) -> Evidence:
 
 
 def _collect_entities(
-    extractions: Sequence[Extraction], names: _Names, note_titles: dict[str, str]
+    extractions: Sequence[Extraction], names: _Names, note_titles: dict[str, tuple[str, set[str]]]
 ) -> dict[str, _EntityGroup]:
     """Group every entity mention by the root of its name, after aliases are joined."""
     for extraction in extractions:
@@ -176,10 +181,12 @@ def _collect_entities(
             if entity.description:
                 group.descriptions.append((evidence, entity.description))
             group.evidence.add(evidence)
-    for key, title in note_titles.items():
+    for key, (title, aliases) in sorted(note_titles.items()):
         root = names.find(key)
-        if root in groups and groups[root].note_title is None:
-            groups[root].note_title = title
+        if root in groups:
+            if groups[root].note_title is None:
+                groups[root].note_title = title
+            groups[root].note_aliases.update(aliases)
     return dict(groups)
 
 
@@ -199,7 +206,7 @@ def _make_entity(entity_id: str, group: _EntityGroup) -> Entity:
     else:
         description = f"{title} ({entity_type.replace('_', ' ')})."
     folded_title = title.casefold()
-    spellings = {clean_text(s) for s in group.spellings}
+    spellings = {clean_text(s) for s in (*group.spellings, *group.note_aliases)}
     aliases = sorted(
         {s for s in spellings if s and s.casefold() != folded_title}, key=lambda s: (s.casefold(), s)
     )

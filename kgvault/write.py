@@ -6,11 +6,12 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgvault.layout import BACKUP_DIR, MANIFEST, MARKER
+from kgvault.layout import BACKUP_DIR, FOLDERS, MANIFEST, MARKER, STATE_DIR, TOP_LEVEL_FILES
 from kgvault.layout import PENDING_MANIFEST as PENDING
 from kgvault.records import Problem
 from kgvault.render import PROPERTY_TYPES
@@ -45,6 +46,10 @@ def atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.kgvault-tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
     try:
+        mode: int | None = stat.S_IMODE(os.lstat(path).st_mode)  # a rewritten page keeps its mode
+    except FileNotFoundError:
+        mode = None
+    try:
         try:
             fd = os.open(tmp, flags, 0o666)  # 0666 less the umask, as for any new file
         except FileNotFoundError:  # the folder went away since we made it
@@ -52,6 +57,8 @@ def atomic_write(path: Path, data: bytes) -> None:
             _make_folder(path.parent)
             fd = os.open(tmp, flags, 0o666)
         try:
+            if mode is not None:
+                os.fchmod(fd, mode)
             _write_all(fd, data)
         finally:
             os.close(fd)
@@ -115,7 +122,25 @@ def _read_hashes(vault: Path, name: str) -> dict[str, list[str]]:
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict):
         return {}
-    return {str(k): [str(h) for h in (v if isinstance(v, list) else [v])] for k, v in files.items()}
+    return {
+        str(k): [str(h) for h in (v if isinstance(v, list) else [v])]
+        for k, v in files.items()
+        if is_page_path(str(k))
+    }
+
+
+def is_page_path(path: str) -> bool:
+    """Whether a manifest entry names a file kgvault may own: one of its page paths, nothing else.
+
+    A manifest can be edited or shared through git: an entry like `../x` or `/etc/x` must never
+    make a build delete or overwrite anything.
+    """
+    parts = path.split("/")
+    if "\\" in path or any(part in ("", ".", "..") for part in parts):
+        return False
+    if len(parts) == 1:
+        return path in TOP_LEVEL_FILES
+    return len(parts) == 2 and parts[0] in FOLDERS.values() and path.endswith(".md")
 
 
 def manifest_text(files: Mapping[str, str]) -> str:
@@ -126,10 +151,15 @@ def manifest_text(files: Mapping[str, str]) -> str:
 
 
 def _read_text(path: Path) -> str | None:
+    """Read a page; bytes that are not UTF-8 survive a rewrite unchanged (surrogateescape)."""
     try:
-        return path.read_bytes().decode("utf-8", errors="replace")
+        return path.read_bytes().decode("utf-8", errors="surrogateescape")
     except OSError:
         return None
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
 
 
 def _is_edited(path: str, text: str, recorded: set[str]) -> bool:
@@ -179,7 +209,11 @@ def write_vault(
     added) and, with `graph_settings`, a `graph.json` when absent.
     """
     result = WriteResult()
+    for folder in (STATE_DIR, BACKUP_DIR, ".obsidian"):
+        if (vault / folder).is_symlink():
+            raise UnsafeVaultError(f"{folder} in the vault is a symbolic link; kgvault writes through none")
     owned = _owned(vault)
+    linked = _symlinked_paths(vault, set(pages) | set(owned))
     old_manifest = read_manifest(vault)
     new_manifest: dict[str, str] = {}
     writes: list[tuple[str, str]] = []
@@ -187,6 +221,12 @@ def write_vault(
     for path in sorted(pages):
         generated = pages[path]
         target = vault / path
+        if path in linked:
+            result.problems.append(
+                Problem(path, None, "a symbolic link is on the way; left untouched, not written")
+            )
+            result.kept.append(path)
+            continue
         existing = _read_text(target) if target.exists() else None
         if existing is None:
             if target.exists() or target.is_symlink():
@@ -219,7 +259,8 @@ def write_vault(
             continue
         else:
             if not dry_run:
-                backup = vault / BACKUP_DIR / path
+                # One backup per distinct content: a second --force never overwrites the first backup.
+                backup = vault / BACKUP_DIR / f"{path}.{sha256(existing)[:12]}"
                 backup.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(target, backup)
             # Without a marker the user's words cannot be told apart: keep all of them below it.
@@ -233,6 +274,9 @@ def write_vault(
 
     for path in sorted(set(owned) - set(pages)):
         target = vault / path
+        if path in linked:
+            result.problems.append(Problem(path, None, "a symbolic link is on the way; not removed"))
+            continue
         text = _read_text(target) if target.is_file() else None
         if text is None:
             continue
@@ -255,15 +299,23 @@ def write_vault(
         atomic_write(vault / PENDING, _json_bytes({"version": 1, "files": dict(sorted(pending.items()))}))
     for path, text in writes:
         try:
-            atomic_write(vault / path, text.encode("utf-8"))
+            atomic_write(vault / path, _encode(text))
         except OSError as error:
             # E.g. a file of the user's where we need a folder: report it, keep going.
             result.problems.append(Problem(path, None, f"cannot write: {error.strerror or error}"))
             result.written.remove(path)
             result.kept.append(path)
             new_manifest.pop(path, None)
-    for path in result.removed:
-        (vault / path).unlink(missing_ok=True)
+    for path in list(result.removed):
+        try:
+            (vault / path).unlink(missing_ok=True)
+        except OSError as error:
+            result.problems.append(
+                Problem(path, None, f"cannot remove the stale page: {error.strerror or error}")
+            )
+            result.removed.remove(path)
+            new_manifest[path] = min(owned[path])
+            continue
         _remove_empty_parents(vault, (vault / path).parent)
     manifest_bytes = manifest_text(new_manifest).encode("utf-8")
     manifest_path = vault / MANIFEST
@@ -273,6 +325,23 @@ def write_vault(
     if obsidian:
         result.problems.extend(_write_obsidian_settings(settings_dir or vault / ".obsidian", graph_settings))
     return result
+
+
+class UnsafeVaultError(OSError):
+    """The vault is laid out so that writing would reach outside it."""
+
+
+def _symlinked_paths(vault: Path, paths: set[str]) -> set[str]:
+    """Page paths that are, or lie in a folder that is, a symbolic link: writing there leaves the vault."""
+    folders: dict[str, bool] = {}
+    linked = set()
+    for path in paths:
+        folder = path.rpartition("/")[0]
+        if folder and folder not in folders:
+            folders[folder] = (vault / folder).is_symlink()
+        if (folder and folders[folder]) or (vault / path).is_symlink():
+            linked.add(path)
+    return linked
 
 
 def _remove_empty_parents(vault: Path, folder: Path) -> None:

@@ -237,7 +237,12 @@ def test_real_vaults_build_and_pass_the_checker(name: str, tmp_path: Path) -> No
         rel = path.relative_to(notes).as_posix()
         if rel.startswith(".") or "/." in rel:
             continue
-        text = path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n").lstrip("\ufeff")
+        raw = path.read_bytes()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            assert rel in problem_paths, f"{rel} has undecodable bytes but is not reported"
+        text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").lstrip("\ufeff")
         if not text.startswith("---\n") or "\n---" not in text[3:]:
             continue
         block = text[4 : text.index("\n---", 3)]

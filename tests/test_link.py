@@ -220,3 +220,12 @@ def test_predicate_synonyms_fold_into_the_table_predicate() -> None:
     )
     (relation,) = graph.relations
     assert (relation.relation, relation.label, len(relation.evidence)) == ("works_for", "works for", 2)
+
+
+def test_frontmatter_aliases_reach_the_entity_even_when_unused() -> None:
+    sources = [source("people/Dana Kim.md", meta={"aliases": ["Dana", "DK"]}), source("a.md")]
+    graph = link(
+        sources, [extraction("a.md", 0, (1, 1), entities=[{"name": "Dana Kim", "entity_type": "person"}])]
+    )
+    (entity,) = graph.entities
+    assert entity.aliases == ("Dana", "DK")

@@ -1,0 +1,155 @@
+"""Adversarial layouts: a build never writes outside its vault nor loses a byte the user wrote."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from kgvault.cli import main
+from kgvault.layout import MANIFEST
+
+from .conftest import SAMPLE, run_build, tree_digest
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_the_vault_cannot_be_the_notes_folder(sample_copy: Path) -> None:
+    before = tree_digest(sample_copy)
+    code, output = invoke("build", str(sample_copy), "-o", str(sample_copy))
+    assert code == 2 and "notes folder itself" in output
+    assert tree_digest(sample_copy) == before
+
+
+def test_the_vault_cannot_hold_the_notes_folder(tmp_path: Path) -> None:
+    notes = tmp_path / "outer" / "notes"
+    shutil.copytree(SAMPLE, notes)
+    code, output = invoke("build", str(notes), "-o", str(tmp_path / "outer"))
+    assert code == 2 and "inside the vault" in output
+    assert sorted(p.name for p in (tmp_path / "outer").iterdir()) == ["notes"]
+
+
+def test_notes_left_inside_the_output_vault_are_reported(sample_copy: Path) -> None:
+    code, output = invoke("build", str(sample_copy), "-o", str(sample_copy / "printing"), "--json")
+    assert code == 0, output
+    skipped = [p["path"] for p in json.loads(output)["problems"] if "inside the output vault" in p["message"]]
+    assert "printing/Klipper.md" in skipped and len(skipped) == 4
+
+
+def test_a_symlinked_folder_in_the_vault_is_never_written_through(sample_copy: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "sources").symlink_to(elsewhere, target_is_directory=True)
+    report = run_build(sample_copy, vault)
+    assert list(elsewhere.iterdir()) == []
+    assert any("symbolic link" in p["message"] for p in report["problems"])  # type: ignore[attr-defined,index]
+    assert (vault / "index.md").is_file()
+
+
+def test_a_symlinked_state_folder_stops_the_build(sample_copy: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / ".kgvault").symlink_to(elsewhere, target_is_directory=True)
+    code, output = invoke("build", str(sample_copy), "-o", str(vault))
+    assert code == 2 and "symbolic link" in output
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_manifest_entries_outside_the_layout_delete_nothing(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n", "utf-8")
+    digest = hashlib.sha256(b"keep me\n").hexdigest()
+    manifest = json.loads((vault / MANIFEST).read_text("utf-8"))
+    manifest["files"].update({"../victim.txt": digest, str(victim): digest, "notes.md": digest})
+    (vault / MANIFEST).write_text(json.dumps(manifest), "utf-8")
+    (vault / "notes.md").write_text("keep me\n", "utf-8")
+    run_build(sample_copy, vault)
+    assert victim.read_text("utf-8") == "keep me\n"
+    assert (vault / "notes.md").read_text("utf-8") == "keep me\n"
+
+
+def test_undecodable_bytes_in_the_user_region_survive_a_rewrite(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    page = vault / "entities" / "klipper.md"
+    page.write_bytes(page.read_bytes() + b"caf\xe9 \xff\n")
+    note = sample_copy / "printing" / "Klipper.md"
+    note.write_text(
+        note.read_text("utf-8").replace("[Klipper firmware]", "[Klipper firmware, Klippy]"), "utf-8"
+    )
+    report = run_build(sample_copy, vault)
+    assert report["files"]["written"] > 0  # type: ignore[index]
+    assert page.read_bytes().endswith(b"%%\ncaf\xe9 \xff\n")
+
+
+def test_a_rewritten_page_keeps_its_file_mode(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    page = vault / "entities" / "klipper.md"
+    page.chmod(0o600)
+    before = page.read_bytes()
+    note = sample_copy / "printing" / "Klipper.md"
+    note.write_text(
+        note.read_text("utf-8").replace("[Klipper firmware]", "[Klipper firmware, Klippy]"), "utf-8"
+    )
+    run_build(sample_copy, vault)
+    assert page.read_bytes() != before
+    assert page.stat().st_mode & 0o777 == 0o600
+
+
+def test_every_force_keeps_its_own_backup(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    page = vault / "entities" / "klipper.md"
+    for edit in ("EDIT1", "EDIT2"):
+        page.write_text(page.read_text("utf-8").replace("title: Klipper", f"title: {edit}"), "utf-8")
+        run_build(sample_copy, vault, "--force")
+    backups = sorted((vault / ".kgvault" / "backup" / "entities").glob("klipper.md.*"))
+    assert ["EDIT1" in b.read_text("utf-8") for b in backups].count(True) == 1
+    assert ["EDIT2" in b.read_text("utf-8") for b in backups].count(True) == 1
+
+
+def test_bad_settings_are_usage_errors(sample_copy: Path, tmp_path: Path) -> None:
+    for line, word in (
+        ('force = "false"', "force"),
+        ("vault = 5", "vault"),
+        ('max_chunk_chars = "big"', "max"),
+    ):
+        (sample_copy / "kgvault.toml").write_text(line + "\n", "utf-8")
+        code, output = invoke("build", str(sample_copy))  # no -o: the file's `vault` must count
+        assert code == 2 and word in output, (line, output)
+    assert not (sample_copy / "vault").exists() and not Path("vault").exists()
+
+
+def test_template_problems_are_usage_errors(tmp_path: Path) -> None:
+    code, output = invoke(
+        "build", str(SAMPLE), "-o", str(tmp_path / "v"), "--templates", str(tmp_path / "nope")
+    )
+    assert code == 2 and "nope" in output
+    broken = tmp_path / "templates"
+    broken.mkdir()
+    (broken / "entity.md.j2").write_text("{{ oops\n", "utf-8")
+    code, output = invoke("build", str(SAMPLE), "-o", str(tmp_path / "v"), "--templates", str(broken))
+    assert code == 2 and "entity.md.j2" in output
+    assert not (tmp_path / "v").exists()
+
+
+def test_an_unwritable_vault_is_a_usage_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x", "utf-8")
+    code, output = invoke("build", str(SAMPLE), "-o", str(blocker / "vault"))
+    assert code == 2 and "cannot write the vault" in output
+    assert os.listdir(tmp_path) == ["file"]
