@@ -169,9 +169,20 @@ def test_hostile_names_give_valid_unique_files_inside_the_vault(tmp_path: Path) 
         "Today I met [[evil]] and [[CON]] and [[..]] and [[/]].\n",
         "utf-8",
     )
+    for name in ("Same", "same", "SAME"):  # names differing only in case, in one folder
+        (notes / "sub" / f"{name}.md").write_text(
+            f"---\naliases: [{name}]\n---\nI met [[{name}]] today.\n", "utf-8"
+        )
     vault = tmp_path / "out" / "vault"
+    before = {p for p in tmp_path.rglob("*") if notes not in p.parents}
     run_build(notes, vault)
-    assert (vault / "entities" / "nil-x-y-z.md").is_file()  # the NUL-bearing title became a clean name
+    after = {p for p in tmp_path.rglob("*") if notes not in p.parents}
+    outside = [p for p in after - before if not (p == vault or vault in p.parents or p in vault.parents)]
+    assert outside == [], "written outside the vault"
+    summaries = sorted(p.name for p in (vault / "sources").glob("sub-same*"))
+    assert len(summaries) == 3 and "sub-same-summary.md" in summaries
+    evil = (vault / "sources" / "evil-summary.md").read_text("utf-8")
+    assert 'title: "nil/../..' in evil  # the NUL-bearing title arrives cleaned
     for page in vault.rglob("*"):
         if page.is_file():
             text = page.read_bytes().decode("utf-8")
