@@ -133,7 +133,9 @@ def find_dates(
     if reference is not None:
         lower = text.lower()
         for language in languages:
-            relative.update((w, d) for w, d in _RELATIVE.get(language, {}).items() if w in lower)
+            for word, days in _RELATIVE.get(language, {}).items():
+                if word in lower:
+                    relative[word] = days
     # Every explicit format has a four-digit year: most text has none, so skip the big regex.
     if _YEAR.search(text):
         regex = _DATE_IN_TEXT

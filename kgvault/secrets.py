@@ -28,7 +28,14 @@ _TOKEN_KINDS: tuple[tuple[str, str], ...] = (
     ("stripe_key", r"(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}"),
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
 )
-_TOKEN = re.compile("|".join(rf"(?<![\w-])(?P<{kind}>{pattern})(?![\w-])" for kind, pattern in _TOKEN_KINDS))
+# Each finder starts with a lookahead for the characters a find can start with: the regex engine then
+# rejects most positions at once instead of trying every branch there (three times faster here).
+# Every token shape above starts with one of these letters.
+_TOKEN = re.compile(
+    "(?=[sgAxrpe])(?:"
+    + "|".join(rf"(?<![\w-])(?P<{kind}>{pattern})(?![\w-])" for kind, pattern in _TOKEN_KINDS)
+    + ")"
+)
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
     r"(?: BLOCK)?-----|\Z)",
@@ -36,6 +43,7 @@ _PRIVATE_KEY = re.compile(
 )
 _PASSWORD = re.compile(
     r"""(?ix)
+    (?=[pcm])
     (?<![\w-])(?:password|passwd|passphrase|pwd|passwort|contraseña|mot[ ]de[ ]passe|mdp)["']?
     [ \t]*(?:[:=]|\bis\b|\best\b)[ \t]*
     (?P<value>"[^"\n]+"|'[^'\n]+'|[^\s,;]+)
@@ -43,6 +51,7 @@ _PASSWORD = re.compile(
 )
 _CREDENTIAL = re.compile(
     r"""(?ix)
+    (?=[ascb])
     (?<![\w-])(?:api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|bearer)["']?
     [ \t]*[:=\s][ \t]*
     (?P<value>"[^"\n]{8,}"|'[^'\n]{8,}'|[A-Za-z0-9_./+=-]{16,})
@@ -55,6 +64,7 @@ _EMAIL = re.compile(
 # numbers, ISO dates (4-2-2 digits) and versions (2.1.3) never match.
 _PHONE = re.compile(
     r"""(?x)
+    (?=[+(\d])
     (?<![\w+.-])
     (?:
         (?P<intl>\+\d{1,3})(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,5}){2,6}
@@ -66,6 +76,8 @@ _PHONE = re.compile(
     (?![\w.+-]*\d)(?![\w-])
     """
 )
+_PHONE_SHAPE = re.compile(r"\d(?:[ .()-]{0,2}\d){8}")
+"""Nine digits at most two separators apart: every phone number long enough to mask holds them."""
 # Cheap screens (plain substring tests, much faster than regexes): most text holds none of them,
 # so most finders never run.
 _TOKEN_HINTS = (
@@ -156,7 +168,7 @@ def find_secrets(text: str) -> list[_Span]:
         finders.append((3, _credential_spans))
     if "@" in text:
         finders.append((4, _email_spans))
-    if sum(map(text.count, _DIGITS)) >= 9:
+    if sum(map(text.count, _DIGITS)) >= 9 and _PHONE_SHAPE.search(text):
         finders.append((5, _phone_spans))
     if not finders:
         return []

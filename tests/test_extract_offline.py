@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -12,11 +13,23 @@ from datetime import date
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kgvault.extract import Extraction
-from kgvault.extract.draft import DraftNode, normalize_for_match
-from kgvault.extract.offline import EXTRACTOR, detect_language, extract_chunk, normalize_tag
-from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, VERB_PATTERNS
+from kgvault.extract.draft import DraftNode, normalize_for_match, validate_items
+from kgvault.extract.offline import (
+    _DECISION,
+    _HEDGE,
+    _PREFERENCE,
+    _STATE_FIRST_PERSON,
+    _STATE_STRONG,
+    EXTRACTOR,
+    detect_language,
+    extract_chunk,
+    normalize_tag,
+)
+from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, VERB_PATTERNS, _pattern
 from kgvault.records import Chunk, Source
 
 REF = date(2025, 3, 12)
@@ -754,3 +767,90 @@ def test_past_participles_deep_in_a_sentence_are_no_events() -> None:
     assert [
         n.type for n in extract("The first full run of [[Atlas]] went through last night.").draft.nodes
     ] == ["observation"]
+
+
+# -- speed-ups that must change nothing ---------------------------------------------------------
+
+DETERMINERS = ["", "", "The ", "the ", "A ", "an ", "my ", "Their ", "l'", "L’", "de la ", "DE LA ", "x "]
+NAMES = ["Klipper", "Ender 3", "Voron 2.4", "Node.js", "O'Connor", "Élodie", "İzmir", "\ue0000\ue001", "ſam"]
+VERBS = [
+    *(" runs ", " is now running ", " runs on ", " uses ", " from ", " to ", " on ", " by ", " with "),
+    *(" works at ", " lives in ", " owns ", " is part of ", " utilise ", " habite à ", " fait partie de "),
+]
+LEADS = ["", "", "Switched ", "MIGRATED ", "installed ", "Upgraded ", "I ", "We ", "We'll use ", "Maybe "]
+WORDING = [
+    *(
+        "I ",
+        "We ",
+        "we'll ",
+        "I'm ",
+        "My favourite ",
+        "J'aime ",
+        "nous préférons ",
+        "decided to ",
+        "not decided",
+    ),
+    *("maybe ", "Considering ", "thinking about ", "Peut-être ", "currently ", "at the moment ", "prefer "),
+    *("use ", "live in ", " ", ", ", ". ", "\n", "—", "2025-03-12", "ı", "ſ", "İ"),
+]
+STATEMENTS = st.tuples(
+    *(st.sampled_from(words) for words in (LEADS, DETERMINERS, NAMES, VERBS, DETERMINERS, NAMES))
+)
+
+
+@settings(max_examples=400, database=None, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(STATEMENTS.map("".join), st.sampled_from(WORDING)), max_size=8).map("".join))
+def test_the_lookaheads_that_speed_up_the_regexes_change_no_match(text: str) -> None:
+    """Each verb pattern and wording regex starts with a lookahead, so the regex engine skips most
+    positions at once; without it, every regex must match exactly the same."""
+    for verb in VERB_PATTERNS:
+        pattern = verb.regex.pattern
+        plain = re.compile(pattern[pattern.index(r"(?<![\w\ue001])") :])
+        assert [(m.span(), m.groupdict()) for m in verb.regex.finditer(text)] == [
+            (m.span(), m.groupdict()) for m in plain.finditer(text)
+        ]
+    for keywords in (_DECISION, _PREFERENCE, _STATE_STRONG, _STATE_FIRST_PERSON, _HEDGE):
+        found = keywords.regex.search(text)
+        plain_found = re.compile(keywords.pattern, keywords.regex.flags).search(text)
+        assert (found and found.span()) == (plain_found and plain_found.span())
+
+
+def test_a_verb_pattern_must_start_with_its_subject_or_a_verb() -> None:
+    with pytest.raises(ValueError, match="begin it with"):
+        _pattern("[Tt]he {S} runs {O}", "runs", "runs", True, keywords="runs")
+
+
+def test_validation_keeps_the_valid_items_and_says_why_the_others_went() -> None:
+    fact = {"memory_layer": "semantic", "type": "fact", "title": "Klipper runs well"}
+    klipper = {"name": "Klipper", "entity_type": "Software"}
+    runs = {"predicate": "runs", "label": "runs", "confidence": 0.75}
+    envelope = {"episode_name": "Notes", "source_description": "journal/printing.md lines 1-2"}
+    raw: dict[str, object] = {
+        **envelope,
+        "nodes": [
+            {**fact, "supporting_text": "klipper RUNS  well."},  # found after folding case and spaces
+            {"memory_layer": "episodic", "type": "observation", "title": "Printed a benchy"},
+            {**fact, "supporting_text": "Marlin is old."},
+        ],
+        "entities": [klipper, {"name": "Ender 3", "entity_type": "not snake!"}],
+        "relations": [
+            {**runs, "subject": "Ender 3", "object": "Klipper"},
+            {**runs, "subject": "Klipper", "object": "Klipper"},
+        ],
+    }
+    draft, dropped = validate_items(raw, "Klipper runs well.\nThe Ender 3 runs Klipper.")
+    assert [n.title for n in draft.nodes] == ["Klipper runs well"]
+    assert [(e.name, e.entity_type) for e in draft.entities] == [("Klipper", "software")]
+    assert (draft.episode_name, draft.relations) == ("", [])
+    assert dropped == [
+        "episode_name 'Notes' is generic; cleared",
+        "nodes[1]: draft: Value error, episodic node needs a timestamp (undated event)",
+        "nodes[2]: supporting_text not found in the chunk",
+        "entities[1]: entity_type: Value error, entity_type 'not_snake!' is not snake_case",
+        "relations[0]: subject or object is not among the entities",
+        "relations[1]: draft: Value error, subject and object are the same",
+    ]
+    valid = {**envelope, "nodes": [{**fact, "supporting_text": "Klipper runs"}], "entities": [klipper]}
+    draft, dropped = validate_items(valid, "Klipper runs well.")
+    assert [n.title for n in draft.nodes] == ["Klipper runs well"]
+    assert dropped == ["episode_name 'Notes' is generic; cleared"]
