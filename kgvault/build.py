@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import time
@@ -75,6 +76,20 @@ def enclosing_vault(vault: Path) -> Path | None:
 
 def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
     """Compile the notes folder into the vault; gather everything before the first write."""
+    # A build makes hundreds of thousands of long-lived records and frees almost none of them;
+    # the cyclic garbage collector would rescan them over and over (a fifth of the build at
+    # 2,000 notes). Nothing here relies on it, so it waits until the build is done.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_pipeline(settings, progress)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
+    """Run every stage in order; all reading and pass 2 finish before the first write."""
     started = time.perf_counter()
     say = progress or (lambda _stage: None)
     vault = settings.vault
