@@ -807,18 +807,32 @@ def _check(run: Run, what: str) -> None:
 
 
 def measure(
-    n: int, seed: int, workdir: Path, repeat: int, stages: bool, say: Any, dense: bool = False
+    n: int,
+    seed: int,
+    workdir: Path,
+    repeat: int,
+    stages: bool,
+    say: Any,
+    dense: bool = False,
+    existing: Path | None = None,
 ) -> Row:
-    corpus, vault = workdir / "corpus", workdir / "vault"
-    corpus.mkdir(parents=True)
-    say(f"N={n}: generating corpus in {corpus}")
-    size = generate(corpus, n, seed, dense)
+    vault = workdir / "vault"
+    if existing is None:
+        corpus = workdir / "corpus"
+        corpus.mkdir(parents=True)
+        say(f"N={n}: generating corpus in {corpus}")
+        size = generate(corpus, n, seed, dense)
+    else:  # a real notes folder, only ever read
+        corpus = existing
+        size = sum(p.stat().st_size for p in corpus.rglob("*.md"))
     py = sys.executable
     floors: list[Run] = []
     for _ in range(repeat):
         floor = run_child([py, "-c", FLOOR_SCRIPT, str(corpus)], REPO)
         _check(floor, "floor")
-        if floor.stdout.strip() != str(n):
+        if existing is not None:
+            n = int(floor.stdout.strip())
+        elif floor.stdout.strip() != str(n):
             raise BenchError(f"floor read {floor.stdout.strip()} files, expected {n}")
         floors.append(floor)
     fastest = min(floors, key=lambda f: f.seconds)
@@ -940,7 +954,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "n", type=int, nargs="+", metavar="N", help="number of notes (several N give several rows)"
+        "n", type=int, nargs="*", metavar="N", help="number of notes (several N give several rows)"
     )
     parser.add_argument("--seed", type=int, default=0, help="corpus seed [0]")
     parser.add_argument(
@@ -962,12 +976,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--stages", action="store_true", help="also time each pipeline stage in one more clean build"
     )
     parser.add_argument(
+        "--corpus",
+        type=Path,
+        metavar="DIR",
+        help="measure an existing notes folder (only read) instead of a synthetic corpus",
+    )
+    parser.add_argument(
         "--dense",
         action="store_true",
         help="every sentence states an event or a fact (about 18 pages per note; a stress test)",
     )
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON instead of a table")
     args = parser.parse_args(argv)
+    if bool(args.n) == bool(args.corpus):
+        parser.error("give either N (a synthetic corpus) or --corpus DIR (an existing notes folder)")
     if any(n < 1 for n in args.n) or args.repeat < 1:
         parser.error("N and --repeat must be at least 1")
     if args.tmpdir and not args.tmpdir.is_dir():
@@ -980,6 +1002,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[Row] = []
     try:
         warm_up(say, args.tmpdir)
+        if args.corpus:
+            with tempfile.TemporaryDirectory(prefix="kgvault-bench-corpus-", dir=args.tmpdir) as tmp:
+                rows.append(
+                    measure(
+                        0, args.seed, Path(tmp), args.repeat, args.stages, say, existing=args.corpus.resolve()
+                    )
+                )
         for n in args.n:
             if args.keep:
                 workdir = args.keep.resolve() / str(n)
@@ -1022,7 +1051,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(verdict(rows))
         print(
             f"Python {info['python']} on {info['platform']}, {info['cpus']} CPUs; seed {args.seed}; "
-            f"{'dense' if args.dense else 'realistic'} notes; "
+            f"{args.corpus or ('dense' if args.dense else 'realistic') + ' synthetic'} notes; "
             f"corpora and vaults under {where}."
         )
     return 0
