@@ -32,8 +32,8 @@ def parse_date_value(value: object) -> date | None:
         return value
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float) and 0 < value < 10**11:
-        return datetime.fromtimestamp(value, UTC).date()
+    if isinstance(value, int | float):
+        return _number_as_date(value)
     if isinstance(value, str):
         text = value.strip()
         try:
@@ -43,6 +43,24 @@ def parse_date_value(value: object) -> date | None:
             return _make_date(*map(int, match.groups())) if match else None
         return parse_date_value(parsed)
     return None
+
+
+def _number_as_date(value: int | float) -> date | None:
+    """Read a number as YYYYMMDD, epoch seconds or epoch milliseconds; anything else is no date.
+
+    A bare year (`date: 2025`) or a small number is not a date: reading it as seconds after
+    1970 would invent one.
+    """
+    if isinstance(value, int) and 10**7 <= value < 10**8:
+        return _make_date(value // 10000, value // 100 % 100, value % 100)
+    if 10**9 <= value < 10**10:
+        seconds = float(value)
+    elif 10**12 <= value < 10**13:
+        seconds = value / 1000
+    else:
+        return None
+    moment = datetime.fromtimestamp(seconds, UTC).date()
+    return _make_date(moment.year, moment.month, moment.day)
 
 
 def date_in_filename(name: str) -> date | None:

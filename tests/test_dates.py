@@ -100,3 +100,18 @@ def test_the_existing_parsers_keep_their_behaviour() -> None:
     assert parse_date_value("not a date") is None
     assert date_in_filename("daily/20250312 notes.md") == date(2025, 3, 12)
     assert date_in_filename("no date here.md") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (20250312, date(2025, 3, 12)),  # a common template format: YYYYMMDD as a number
+        (1741737600, date(2025, 3, 12)),  # epoch seconds
+        (1741737600000, date(2025, 3, 12)),  # epoch milliseconds
+        (2025, None),  # a bare year is not a date
+        (20251345, None),  # not a calendar date
+        (12, None),  # nor is a small number: 1970-01-01 would be invented
+    ],
+)
+def test_numbers_in_frontmatter_never_invent_a_date(value: int, expected: date | None) -> None:
+    assert parse_date_value(value) == expected
