@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from kgvault.extract import Extraction
@@ -23,6 +23,7 @@ from kgvault.records import (
     Source,
     SourceSummary,
 )
+from kgvault.temporal import apply_time
 
 _CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 _SENSITIVITY_RANK = {"public": 0, "private": 1, "confidential": 2}
@@ -88,6 +89,11 @@ def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken:
     for path, page_key in summary_key.items():
         wanted[page_key] = summary_slug(path)
         rank[page_key] = _KIND_RANK["summary"]
+    repeated = _repeated_episodes(node_groups)
+    for title_key, keys in repeated.items():
+        if ("semantic", title_key, "") not in node_groups:
+            wanted[f"derived:{title_key}"] = node_slug(_first(node_groups[keys[0]].items)[1].title)
+            rank[f"derived:{title_key}"] = _KIND_RANK["semantic"]
     ids = assign_unique(wanted, taken=[*taken, "index", "ontology"], rank=rank)
 
     entity_id = {root: ids[entity_key_by_root[root]] for root in entity_groups}
@@ -97,16 +103,21 @@ def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken:
             key=lambda e: e.id,
         )
     )
-    nodes = tuple(
-        sorted(
-            (
-                _make_node(ids[node_key[key]], group, sorted({entity_id[k] for k in group.entity_keys}))
-                for key, group in node_groups.items()
-            ),
-            key=lambda n: (n.memory_layer, n.id),
-        )
-    )
+    made = {
+        key: _make_node(ids[node_key[key]], group, sorted({entity_id[k] for k in group.entity_keys}))
+        for key, group in node_groups.items()
+    }
+    for title_key, keys in repeated.items():
+        episodes = [made[k] for k in keys]
+        existing = ("semantic", title_key, "")
+        if existing in made:
+            made[existing] = replace(made[existing], derived_from=tuple(sorted(e.id for e in episodes)))
+        else:
+            made[("derived", title_key, "")] = _consolidate(ids[f"derived:{title_key}"], episodes)
     relations = _merge_relations(extractions, names, entity_id)
+    titles = {e.id: e.title for e in entities}
+    timed, relations, conflicts = apply_time(list(made.values()), relations, titles)
+    nodes = tuple(sorted(timed, key=lambda n: (n.memory_layer, n.id)))
     summaries = _summaries(
         sources, extractions, ids, summary_key, chunk_node_keys, node_key, names, entity_id
     )
@@ -117,6 +128,48 @@ def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken:
         summaries=summaries,
         tag_counts=_tag_counts(nodes),
         predicates=_predicates(relations),
+        conflicts=conflicts,
+    )
+
+
+def _repeated_episodes(node_groups: dict[NodeKey, _NodeGroup]) -> dict[str, list[NodeKey]]:
+    """Episodic propositions said in ≥ 3 distinct sources (≥ 2 when all say it with high confidence).
+
+    Repeats on different dates are what consolidation feeds on: they become one semantic node.
+    """
+    by_title: dict[str, list[NodeKey]] = defaultdict(list)
+    for key in node_groups:
+        if key[0] == "episodic":
+            by_title[key[1]].append(key)
+    repeated = {}
+    for title_key, keys in sorted(by_title.items()):
+        items = [item for key in keys for item in node_groups[key].items]
+        sources = {evidence.path for evidence, _ in items}
+        all_high = all(node.confidence == "high" for _, node in items)
+        if len(sources) >= 3 or (len(sources) >= 2 and all_high):
+            repeated[title_key] = sorted(keys)
+    return repeated
+
+
+def _consolidate(node_id: str, episodes: Sequence[Node]) -> Node:
+    """A semantic node standing for an episode repeated across sources, derived from each of them."""
+    first = min(episodes, key=lambda n: (n.timestamp or date.max, n.id))
+    sources = {e.path for node in episodes for e in node.evidence}
+    return Node(
+        id=node_id,
+        memory_layer="semantic",
+        type="fact",
+        title=first.title,
+        body=first.body,
+        tags=tuple(sorted({t for n in episodes for t in n.tags})),
+        sensitivity=max((n.sensitivity for n in episodes), key=_SENSITIVITY_RANK.__getitem__),
+        confidence="high" if len(sources) >= 5 else "medium",
+        origin="inferred",
+        timestamp=first.timestamp,
+        evidence=tuple(sorted({e for n in episodes for e in n.evidence}, key=_evidence_key)),
+        entities=tuple(sorted({e for n in episodes for e in n.entities})),
+        language=first.language,
+        derived_from=tuple(sorted(n.id for n in episodes)),
     )
 
 
@@ -358,6 +411,7 @@ def _merge_relations(
     for (start, predicate, end), items in sorted(merged.items()):
         best = min(items, key=lambda i: (-i[1], _evidence_key(i[0]), i[2]))
         valid_ats = [i[3] for i in items if i[3]]
+        invalid_ats = [i[4] for i in items if i[4]]  # stated ends ("switched from A") win
         label = min(labels[predicate].items(), key=lambda item: (-item[1], item[0]))[0]
         relations.append(
             Relation(
@@ -368,7 +422,7 @@ def _merge_relations(
                 statement=best[2],
                 confidence=max(i[1] for i in items),
                 valid_at=min(valid_ats) if valid_ats else None,
-                invalid_at=best[4],
+                invalid_at=min(invalid_ats) if invalid_ats else None,
                 evidence=tuple(sorted({i[0] for i in items}, key=_evidence_key)),
             )
         )

@@ -179,3 +179,5 @@ class Graph:
     predicates: tuple[tuple[str, str, int], ...]
     """(predicate, label, count), sorted by predicate."""
     problems: tuple[Problem, ...] = field(default=())
+    conflicts: tuple[tuple[str, str], ...] = field(default=())
+    """Pairs of node ids that contradict each other at the same time: the review queue."""

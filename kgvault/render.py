@@ -138,6 +138,7 @@ def render(
         latest=ctx.latest_episodes(15),
         orphaned=sorted(orphaned),
         prefix=link_prefix,
+        review=[(ctx.node_by_id[a], ctx.node_by_id[b]) for a, b in graph.conflicts],
     )
     page(
         "ontology.md",

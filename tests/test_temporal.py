@@ -1,0 +1,196 @@
+"""Pass 2, time: supersession, conflicts, versions and consolidation, on small hand-written drafts."""
+
+from __future__ import annotations
+
+import random
+from datetime import date
+from typing import Any
+
+from kgvault.link import link
+
+from .test_link import episode, extraction, source
+
+ENDS = [{"name": "Ender 3"}, {"name": "Marlin"}, {"name": "Klipper"}]
+
+
+def rel(subject: str, predicate: str, obj: str, valid_at: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "subject": subject,
+        "predicate": predicate,
+        "label": predicate,
+        "object": obj,
+        "confidence": 0.9,
+        "valid_at": valid_at,
+        **extra,
+    }
+
+
+def state(title: str, when: str, *names: str) -> dict[str, Any]:
+    return episode(title, when, type="state", entities=list(names))
+
+
+def firmware_history() -> list[Any]:
+    return [
+        extraction(
+            "a.md",
+            0,
+            (1, 2),
+            entities=ENDS,
+            nodes=[
+                state("The Ender 3 ran Marlin 2.1.3 from 12 March 2025.", "2025-03-12", "Ender 3", "Marlin")
+            ],
+            relations=[rel("Ender 3", "runs", "Marlin", "2025-03-12")],
+        ),
+        extraction(
+            "a.md",
+            1,
+            (3, 4),
+            entities=ENDS,
+            nodes=[state("Switched to Klipper on 2 June 2025.", "2025-06-02", "Ender 3", "Klipper")],
+            relations=[rel("Ender 3", "runs", "Klipper", "2025-06-02")],
+        ),
+    ]
+
+
+def test_a_later_value_of_a_functional_relation_supersedes_the_earlier() -> None:
+    graph = link([source("a.md")], firmware_history())
+    marlin, klipper = sorted(graph.relations, key=lambda r: r.to_id != "marlin")
+    assert (marlin.to_id, marlin.valid_at, marlin.invalid_at) == (
+        "marlin",
+        date(2025, 3, 12),
+        date(2025, 6, 2),
+    )
+    assert (klipper.to_id, klipper.invalid_at) == ("klipper", None)
+    old = next(n for n in graph.nodes if "Marlin" in n.title)
+    new = next(n for n in graph.nodes if "Klipper" in n.title)
+    assert old.superseded_by == (new.id,) and old.valid_to == date(2025, 6, 2)
+    assert new.superseded_by == () and new.valid_to is None
+    assert len(graph.nodes) == 2 and graph.conflicts == ()  # nothing deleted, nothing resolved
+
+
+def test_same_day_rivals_conflict_both_ways_and_go_to_review() -> None:
+    ends = [{"name": "Dana"}, {"name": "Oakland"}, {"name": "Berkeley"}]
+    graph = link(
+        [source("a.md"), source("b.md")],
+        [
+            extraction(
+                "a.md",
+                0,
+                (1, 1),
+                entities=ends,
+                nodes=[state("Dana lives in Oakland.", "2025-04-10", "Dana", "Oakland")],
+                relations=[rel("Dana", "lives_in", "Oakland", "2025-04-10")],
+            ),
+            extraction(
+                "b.md",
+                0,
+                (1, 1),
+                entities=ends,
+                nodes=[state("Dana lives in Berkeley.", "2025-04-10", "Dana", "Berkeley")],
+                relations=[rel("Dana", "lives_in", "Berkeley", "2025-04-10")],
+            ),
+        ],
+    )
+    first, second = sorted(graph.nodes, key=lambda n: n.id)
+    assert first.conflicts_with == (second.id,) and second.conflicts_with == (first.id,)
+    assert graph.conflicts == ((first.id, second.id),)
+    assert all(r.invalid_at is None for r in graph.relations)  # never auto-resolved
+
+
+def test_versions_of_one_thing_hold_one_value_even_with_a_plain_predicate() -> None:
+    ends = [{"name": "Atlas"}, {"name": "Postgres 15"}, {"name": "Postgres 16"}, {"name": "Dagster"}]
+    graph = link(
+        [source("a.md")],
+        [
+            extraction(
+                "a.md",
+                0,
+                (1, 1),
+                entities=ends,
+                relations=[rel("Atlas", "uses", "Postgres 15", "2025-01-01")],
+            ),
+            extraction(
+                "a.md",
+                1,
+                (2, 2),
+                entities=ends,
+                relations=[rel("Atlas", "uses", "Postgres 16", "2025-05-01")],
+            ),
+            extraction(
+                "a.md", 2, (3, 3), entities=ends, relations=[rel("Atlas", "uses", "Dagster", "2025-06-01")]
+            ),
+        ],
+    )
+    ends_at = {r.to_id: r.invalid_at for r in graph.relations}
+    assert ends_at == {"postgres-15": date(2025, 5, 1), "postgres-16": None, "dagster": None}
+
+
+def test_a_non_functional_predicate_never_supersedes() -> None:
+    ends = [{"name": "Atlas"}, {"name": "Dagster"}, {"name": "Postgres"}]
+    graph = link(
+        [source("a.md")],
+        [
+            extraction(
+                "a.md", 0, (1, 1), entities=ends, relations=[rel("Atlas", "uses", "Dagster", "2025-01-01")]
+            ),
+            extraction(
+                "a.md", 1, (2, 2), entities=ends, relations=[rel("Atlas", "uses", "Postgres", "2025-02-01")]
+            ),
+        ],
+    )
+    assert all(r.invalid_at is None for r in graph.relations)
+
+
+def preference(path: str, when: str, confidence: str = "medium") -> Any:
+    return extraction(
+        path,
+        0,
+        (1, 1),
+        entities=[{"name": "PETG"}],
+        nodes=[episode("I prefer PETG for functional parts.", when, type="state", confidence=confidence)],
+    )
+
+
+def test_an_episode_repeated_in_three_sources_yields_a_semantic_node() -> None:
+    paths = ["d/2025-01-14.md", "d/2025-04-05.md", "d/2025-06-24.md"]
+    graph = link([source(p) for p in paths], [preference(p, p[2:12]) for p in paths])
+    (fact,) = [n for n in graph.nodes if n.memory_layer == "semantic"]
+    episodes = sorted(n.id for n in graph.nodes if n.memory_layer == "episodic")
+    assert len(episodes) == 3 and fact.derived_from == tuple(episodes)
+    assert (fact.type, fact.origin, fact.timestamp) == ("fact", "inferred", date(2025, 1, 14))
+    assert len(fact.evidence) == 3 and fact.entities == ("petg",)
+
+
+def test_two_sources_consolidate_only_when_all_are_high_confidence() -> None:
+    paths = ["a.md", "b.md"]
+    medium = link(
+        [source(p) for p in paths], [preference("a.md", "2025-01-01"), preference("b.md", "2025-02-01")]
+    )
+    assert [n for n in medium.nodes if n.memory_layer == "semantic"] == []
+    high = link(
+        [source(p) for p in paths],
+        [preference("a.md", "2025-01-01", "high"), preference("b.md", "2025-02-01", "high")],
+    )
+    assert len([n for n in high.nodes if n.derived_from]) == 1
+
+
+def test_the_same_source_twice_is_not_a_repeat() -> None:
+    items = [
+        extraction("a.md", i, (i + 1, i + 1), nodes=[episode("I prefer PETG.", f"2025-0{i + 1}-01")])
+        for i in range(3)
+    ]
+    graph = link([source("a.md")], items)
+    assert [n for n in graph.nodes if n.memory_layer == "semantic"] == []
+
+
+def test_shuffling_the_drafts_gives_the_identical_graph() -> None:
+    items = [
+        *firmware_history(),
+        *(preference(p, "2025-0" + p[1] + "-01") for p in ("d1.md", "d2.md", "d3.md")),
+    ]
+    sources = [source(p) for p in ("a.md", "d1.md", "d2.md", "d3.md")]
+    expected = link(sources, items)
+    for seed in range(6):
+        shuffled = items[:]
+        random.Random(seed).shuffle(shuffled)
+        assert link(sources, shuffled) == expected
