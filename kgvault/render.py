@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
 from kgvault.layout import FOLDERS, MARKER
 from kgvault.names import normalize_name
 from kgvault.properties import PropertyValue, clean_text, render_properties
@@ -146,6 +147,8 @@ def render(
         "ontology.md.j2",
         entity_types=ctx.entity_types(),
         predicates=graph.predicates,
+        functional=FUNCTIONAL_PREDICATES,
+        review=[(ctx.node_by_id[a], ctx.node_by_id[b]) for a, b in graph.conflicts],
         tag_tree=_tag_tree(graph.tag_counts),
     )
     pages["kgvault.base"] = env.get_template("kgvault.base.j2").render(prefix=link_prefix)

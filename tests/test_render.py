@@ -137,3 +137,23 @@ def test_a_user_template_folder_overrides_one_template(tmp_path: Path) -> None:
 def test_orphaned_pages_are_listed_in_the_index() -> None:
     index = render(graph(), orphaned=["episodic/old.md"])["index.md"]
     assert "## Orphaned pages" in index and "`episodic/old.md`" in index
+
+
+def test_ontology_marks_functional_predicates_and_lists_the_review_queue() -> None:
+    base = graph()
+    rival = Node(
+        **{**{f: getattr(base.nodes[0], f) for f in Node.__slots__}, "id": "rival", "title": "Rival"}
+    )
+    conflicted = Graph(
+        (*base.nodes, rival),
+        base.entities,
+        base.relations,
+        base.summaries,
+        base.tag_counts,
+        (("runs", "runs", 1), ("uses", "uses", 2)),
+        conflicts=(("rival", "switched"),),
+    )
+    ontology = render(conflicted)["ontology.md"]
+    assert "| `runs` | runs | 1 | yes |" in ontology and "| `uses` | uses | 2 | no |" in ontology
+    assert "## Review queue" in ontology and "[[episodic/rival|Rival]] ⟷ [[episodic/switched|" in ontology
+    assert "## Review" in render(conflicted)["index.md"]
