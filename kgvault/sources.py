@@ -245,25 +245,28 @@ class _Finder:
         if stat.S_ISDIR(mode):
             if name in SKIPPED_FOLDERS or self._ignored(rel_path + "/"):
                 return
-            target = os.path.realpath(path)
-            if not _is_within(target, self.root_real):
-                self._problem(
-                    rel_path,
-                    "symbolic link to a folder outside the notes root; skipped "
-                    "(only links that stay inside the notes root are followed)",
-                )
-            elif not self._excluded(target):
+            target = self._link_target(rel_path, path, "folder")
+            if target is not None:
                 heapq.heappush(self.linked_folders, (rel_path, path, target, parent_real))
-        elif stat.S_ISREG(mode) and _source_kind(name) and not self._ignored(rel_path):
-            target = os.path.realpath(path)
-            if not _is_within(target, self.root_real):
-                self._problem(
-                    rel_path,
-                    "symbolic link to a file outside the notes root; skipped "
-                    "(only links that stay inside the notes root are followed)",
-                )
-            elif not self._excluded(target):
-                self.files[rel_path] = path
+        elif (
+            stat.S_ISREG(mode)
+            and _source_kind(name)
+            and not self._ignored(rel_path)
+            and self._link_target(rel_path, path, "file") is not None
+        ):
+            self.files[rel_path] = path
+
+    def _link_target(self, rel_path: str, path: str, kind: str) -> str | None:
+        """Resolve a link worth following: inside the notes root and not excluded, else None."""
+        target = os.path.realpath(path)
+        if not _is_within(target, self.root_real):
+            self._problem(
+                rel_path,
+                f"symbolic link to a {kind} outside the notes root; skipped "
+                "(only links that stay inside the notes root are followed)",
+            )
+            return None
+        return None if self._excluded(target) else target
 
 
 def _is_kgvault_vault(path: str, entries: list[os.DirEntry[str]]) -> bool:
