@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
 from kgvault.extract import Extraction
 from kgvault.extract.draft import DraftNode
 from kgvault.extract.patterns import PREDICATE_LABELS, PREDICATE_SYNONYMS
-from kgvault.names import assign_unique, node_slug, normalize_name, slugify, summary_slug
+from kgvault.names import assign_unique, node_slug, normalize_name, summary_slug
 from kgvault.properties import clean_body, clean_text
 from kgvault.records import (
     CoverageRow,
-    Entity,
     Evidence,
     Graph,
     Node,
@@ -23,43 +22,13 @@ from kgvault.records import (
     Source,
     SourceSummary,
 )
+from kgvault.resolve import Resolution, make_entity, resolve_entities
 from kgvault.temporal import apply_time
 
 _CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 _SENSITIVITY_RANK = {"public": 0, "private": 1, "confidential": 2}
 # Entities win a basename collision over summaries and nodes: users type [[Marlin]] for the entity.
 _KIND_RANK = {"entity": 0, "summary": 1, "semantic": 2, "episodic": 3}
-
-
-class _Names:
-    """Union-find over normalized names, so spellings and aliases share one entity."""
-
-    def __init__(self) -> None:
-        self.parent: dict[str, str] = {}
-
-    def find(self, key: str) -> str:
-        self.parent.setdefault(key, key)
-        while self.parent[key] != key:
-            self.parent[key] = self.parent[self.parent[key]]
-            key = self.parent[key]
-        return key
-
-    def union(self, a: str, b: str) -> None:
-        root_a, root_b = self.find(a), self.find(b)
-        if root_a != root_b:
-            # The smaller key becomes the root, so the result does not depend on input order.
-            low, high = sorted((root_a, root_b))
-            self.parent[high] = low
-
-
-@dataclass
-class _EntityGroup:
-    spellings: Counter[str] = field(default_factory=Counter)
-    types: Counter[str] = field(default_factory=Counter)
-    descriptions: list[tuple[Evidence, str]] = field(default_factory=list)
-    evidence: set[Evidence] = field(default_factory=set)
-    note_title: str | None = None
-    note_aliases: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -70,10 +39,9 @@ class _NodeGroup:
 
 def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken: Iterable[str] = ()) -> Graph:
     """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already in use."""
-    names = _Names()
-    note_titles = _register_note_aliases(sources, names)
-    entity_groups = _collect_entities(extractions, names, note_titles)
-    node_groups, chunk_node_keys = _collect_nodes(extractions, names, entity_groups)
+    resolution = resolve_entities(sources, extractions)
+    entity_groups = resolution.groups
+    node_groups, chunk_node_keys = _collect_nodes(extractions, resolution)
 
     entity_key_by_root = {root: f"entity:{root}" for root in entity_groups}
     node_key = {key: f"{key[0]}:{key[1]}:{key[2]}" for key in node_groups}
@@ -81,7 +49,7 @@ def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken:
     wanted: dict[str, str] = {}
     rank: dict[str, int] = {}
     for root, group in entity_groups.items():
-        wanted[entity_key_by_root[root]] = slugify(_entity_title(group))
+        wanted[entity_key_by_root[root]] = group.wanted_id()
         rank[entity_key_by_root[root]] = _KIND_RANK["entity"]
     for key, items in node_groups.items():
         wanted[node_key[key]] = node_slug(_first(items.items)[1].title)
@@ -99,7 +67,7 @@ def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken:
     entity_id = {root: ids[entity_key_by_root[root]] for root in entity_groups}
     entities = tuple(
         sorted(
-            (_make_entity(entity_id[root], group) for root, group in entity_groups.items()),
+            (make_entity(entity_id[root], group) for root, group in entity_groups.items()),
             key=lambda e: e.id,
         )
     )
@@ -114,12 +82,12 @@ def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken:
             made[existing] = replace(made[existing], derived_from=tuple(sorted(e.id for e in episodes)))
         else:
             made[("derived", title_key, "")] = _consolidate(ids[f"derived:{title_key}"], episodes)
-    relations = _merge_relations(extractions, names, entity_id)
+    relations = _merge_relations(extractions, resolution, entity_id)
     titles = {e.id: e.title for e in entities}
     timed, relations, conflicts = apply_time(list(made.values()), relations, titles)
     nodes = tuple(sorted(timed, key=lambda n: (n.memory_layer, n.id)))
     summaries = _summaries(
-        sources, extractions, ids, summary_key, chunk_node_keys, node_key, names, entity_id
+        sources, extractions, ids, summary_key, chunk_node_keys, node_key, resolution, entity_id
     )
     return Graph(
         nodes=nodes,
@@ -129,6 +97,7 @@ def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken:
         tag_counts=_tag_counts(nodes),
         predicates=_predicates(relations),
         conflicts=conflicts,
+        merges=resolution.merges(entity_id),
     )
 
 
@@ -178,109 +147,19 @@ def _first(items: list[tuple[Evidence, DraftNode]]) -> tuple[Evidence, DraftNode
     return min(items, key=lambda item: (item[0].path, item[0].line_start, item[1].title))
 
 
-def _register_note_aliases(sources: Sequence[Source], names: _Names) -> dict[str, tuple[str, set[str]]]:
-    """Join each note's title, file name and frontmatter aliases: a wikilink to any of them means the note.
-
-    Returns, per normalized title, the note's title and its frontmatter aliases.
-    """
-    titles: dict[str, tuple[str, set[str]]] = {}
-    for source in sources:
-        stem = source.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        key = normalize_name(source.title)
-        if not key:
-            continue
-        aliases = _aliases(source.meta.get("aliases"))
-        titles.setdefault(key, (source.title, set()))[1].update(aliases)
-        for other in (stem, *aliases):
-            other_key = normalize_name(other)
-            if other_key:
-                names.union(key, other_key)
-    return titles
-
-
-def _aliases(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [str(v) for v in value if isinstance(v, str | int | float) and str(v).strip()]
-    return []
-
-
 def _evidence(extraction: Extraction) -> Evidence:
     chunk = extraction.chunk
     return Evidence(chunk.source_path, chunk.line_start, chunk.line_end)
 
 
-def _collect_entities(
-    extractions: Sequence[Extraction], names: _Names, note_titles: dict[str, tuple[str, set[str]]]
-) -> dict[str, _EntityGroup]:
-    """Group every entity mention by the root of its name, after aliases are joined."""
-    for extraction in extractions:
-        for entity in extraction.draft.entities:
-            key = normalize_name(entity.name)
-            for alias in entity.aliases:
-                if normalize_name(alias):
-                    names.union(key, normalize_name(alias))
-    groups: dict[str, _EntityGroup] = defaultdict(_EntityGroup)
-    for extraction in extractions:
-        evidence = _evidence(extraction)
-        for entity in extraction.draft.entities:
-            key = normalize_name(entity.name)
-            if not key:
-                continue
-            group = groups[names.find(key)]
-            group.spellings[entity.name] += 1
-            group.types[entity.entity_type] += 1
-            if entity.description:
-                group.descriptions.append((evidence, entity.description))
-            group.evidence.add(evidence)
-    for key, (title, aliases) in sorted(note_titles.items()):
-        root = names.find(key)
-        if root in groups:
-            if groups[root].note_title is None:
-                groups[root].note_title = title
-            groups[root].note_aliases.update(aliases)
-    return dict(groups)
+def _reader(resolution: Resolution, extraction: Extraction) -> Callable[[str], str | None]:
+    """Read a name as this chunk means it: a homonym resolves by the type the chunk gave it."""
+    types = {normalize_name(e.name): e.entity_type for e in extraction.draft.entities}
 
+    def mean(name: str) -> str | None:
+        return resolution.key_of(name, types.get(normalize_name(name)))
 
-def _entity_title(group: _EntityGroup) -> str:
-    """The note's title when the entity has a note, else its most frequent spelling (one clean line)."""
-    if group.note_title:
-        return clean_text(group.note_title) or group.note_title
-    return clean_text(min(group.spellings.items(), key=lambda item: (-item[1], item[0]))[0])
-
-
-def _make_entity(entity_id: str, group: _EntityGroup) -> Entity:
-    title = _entity_title(group)
-    typed = [(count, name) for name, count in group.types.items() if name != "concept"]
-    entity_type = min(typed, key=lambda t: (-t[0], t[1]))[1] if typed else "concept"
-    if group.descriptions:
-        description = min(group.descriptions, key=lambda d: (d[0].path, d[0].line_start, d[1]))[1]
-    else:
-        description = f"{title} ({entity_type.replace('_', ' ')})."
-    folded_title = title.casefold()
-    spellings = {clean_text(s) for s in (*group.spellings, *group.note_aliases)}
-    aliases = sorted(
-        {s for s in spellings if s and s.casefold() != folded_title}, key=lambda s: (s.casefold(), s)
-    )
-    return Entity(
-        id=entity_id,
-        title=title,
-        entity_type=entity_type,
-        description=clean_text(description),
-        aliases=tuple(_dedupe_casefold(aliases)),
-        evidence=tuple(sorted(group.evidence, key=_evidence_key)),
-    )
-
-
-def _dedupe_casefold(values: Iterable[str]) -> list[str]:
-    seen: set[str] = set()
-    kept = []
-    for value in values:
-        if value.casefold() not in seen:
-            seen.add(value.casefold())
-            kept.append(value)
-    return kept
+    return mean
 
 
 def _evidence_key(evidence: Evidence) -> tuple[str, int, int]:
@@ -297,14 +176,15 @@ def _node_identity(node: DraftNode) -> NodeKey:
 
 
 def _collect_nodes(
-    extractions: Sequence[Extraction], names: _Names, entity_groups: dict[str, _EntityGroup]
+    extractions: Sequence[Extraction], resolution: Resolution
 ) -> tuple[dict[NodeKey, _NodeGroup], dict[tuple[str, int], list[NodeKey]]]:
     """Merge duplicate nodes across chunks, keeping every piece of provenance."""
     groups: dict[NodeKey, _NodeGroup] = defaultdict(_NodeGroup)
     per_chunk: dict[tuple[str, int], list[NodeKey]] = {}
-    known = _MentionIndex(names, entity_groups)
+    known = _MentionIndex(resolution)
     for extraction in extractions:
         evidence = _evidence(extraction)
+        mean = _reader(resolution, extraction)
         keys = []
         for node in extraction.draft.nodes:
             key = _node_identity(node)
@@ -313,9 +193,9 @@ def _collect_nodes(
             group = groups[key]
             group.items.append((evidence, node))
             for name in node.entities:
-                root = names.find(normalize_name(name))
-                if root in entity_groups:
-                    group.entity_keys.add(root)
+                entity_key = mean(name)
+                if entity_key is not None:
+                    group.entity_keys.add(entity_key)
             group.entity_keys.update(known.mentioned_in(f"{node.title}\n{node.body}"))
             keys.append(key)
         per_chunk[(extraction.chunk.source_path, extraction.chunk.index)] = keys
@@ -327,13 +207,13 @@ class _MentionIndex:
 
     MAX_WORDS = 5
 
-    def __init__(self, names: _Names, entity_groups: dict[str, _EntityGroup]) -> None:
-        self.roots: dict[str, str] = {}
-        for key in list(names.parent):
-            root = names.find(key)
+    def __init__(self, resolution: Resolution) -> None:
+        self.roots: dict[str, str] = {
+            key: entity_key
+            for key, entity_key in resolution.known_names().items()
             # One-letter names and bare numbers would match everywhere.
-            if root in entity_groups and len(key) > 1 and not key.isdigit():
-                self.roots[key] = root
+            if len(key) > 1 and not key.isdigit()
+        }
         # Most capitalized words start no known name: checking the first word first skips them cheaply.
         self.first_words = {key.split(" ", 1)[0] for key in self.roots}
 
@@ -386,7 +266,7 @@ def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str]) -> Node:
 
 
 def _merge_relations(
-    extractions: Sequence[Extraction], names: _Names, entity_id: dict[str, str]
+    extractions: Sequence[Extraction], resolution: Resolution, entity_id: dict[str, str]
 ) -> tuple[Relation, ...]:
     """Merge duplicate triples: evidence unioned, the highest confidence kept, one label per predicate."""
     merged: dict[tuple[str, str, str], list[tuple[Evidence, float, str, date | None, date | None]]] = (
@@ -395,9 +275,10 @@ def _merge_relations(
     labels: dict[str, Counter[str]] = defaultdict(Counter)
     for extraction in extractions:
         evidence = _evidence(extraction)
+        mean = _reader(resolution, extraction)
         for rel in extraction.draft.relations:
-            start = entity_id.get(names.find(normalize_name(rel.subject)))
-            end = entity_id.get(names.find(normalize_name(rel.object)))
+            start = entity_id.get(mean(rel.subject) or "")
+            end = entity_id.get(mean(rel.object) or "")
             if start is None or end is None or start == end:
                 continue
             statement = clean_text(rel.statement)
@@ -436,7 +317,7 @@ def _summaries(
     summary_key: dict[str, str],
     chunk_node_keys: dict[tuple[str, int], list[NodeKey]],
     node_key: dict[NodeKey, str],
-    names: _Names,
+    resolution: Resolution,
     entity_id: dict[str, str],
 ) -> tuple[SourceSummary, ...]:
     """One summary per source with a coverage row for every chunk."""
@@ -448,7 +329,7 @@ def _summaries(
         for key in chunk_node_keys[chunk_ref]:
             owner.setdefault(key, chunk_ref)
     summaries = []
-    for source in sources:
+    for source in sorted(sources, key=lambda s: s.path):
         node_ids: list[str] = []
         entity_ids: set[str] = set()
         rows = []
@@ -459,9 +340,9 @@ def _summaries(
                 if ids[node_key[key]] not in node_ids:
                     node_ids.append(ids[node_key[key]])
             chunk_entities = {
-                entity_id[root]
+                entity_id[found]
                 for e in extraction.draft.entities
-                if (root := names.find(normalize_name(e.name))) in entity_id
+                if (found := resolution.key_of(e.name, e.entity_type) or "") in entity_id
             }
             entity_ids.update(chunk_entities)
             rows.append(

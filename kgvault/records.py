@@ -181,3 +181,5 @@ class Graph:
     problems: tuple[Problem, ...] = field(default=())
     conflicts: tuple[tuple[str, str], ...] = field(default=())
     """Pairs of node ids that contradict each other at the same time: the review queue."""
+    merges: tuple[tuple[str, str, str], ...] = field(default=())
+    """(entity id, the names joined, why) for every entity resolution decision worth reviewing."""

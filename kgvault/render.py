@@ -150,6 +150,10 @@ def render(
         functional=FUNCTIONAL_PREDICATES,
         review=[(ctx.node_by_id[a], ctx.node_by_id[b]) for a, b in graph.conflicts],
         tag_tree=_tag_tree(graph.tag_counts),
+        merges=[
+            (ctx.entity_by_id[e], _table_cell(clean_text(names)), _table_cell(clean_text(why)))
+            for e, names, why in graph.merges
+        ],
     )
     pages["kgvault.base"] = env.get_template("kgvault.base.j2").render(prefix=link_prefix)
     pages["relations.jsonl"] = render_relations(graph.relations)

@@ -1,0 +1,485 @@
+"""Entity resolution: which mentions, under which spellings and types, are one entity."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kgvault.extract import Extraction
+from kgvault.names import normalize_name, slugify
+from kgvault.properties import clean_text
+from kgvault.records import Entity, Evidence, Source
+
+FUZZY_MIN_SCORE = 92.0
+"""rapidfuzz ratio (0–100) two names need to be read as one misspelled name."""
+FUZZY_MIN_LENGTH = 8
+"""Shorter names are too often different words one letter apart ("Kevin", "Keven")."""
+
+# A last word that names the kind of thing, not the thing: "Marlin firmware" is Marlin.
+_KIND_SUFFIXES = frozenset([
+    "firmware", "software", "app", "application", "library", "framework", "database", "plugin", "package",
+    "tool", "service", "company", "inc", "ltd", "llc", "corp", "corporation", "gmbh", "project", "language",
+])  # fmt: skip
+# Types that name the same kind of thing; any other type is a kind of its own.
+_TYPE_CLASSES = {
+    **dict.fromkeys(["person", "people", "human", "contact"], "person"),
+    **dict.fromkeys(
+        ["organization", "organisation", "company", "business", "brand", "org", "employer"], "organization"
+    ),
+    **dict.fromkeys(["place", "location", "city", "country", "region", "venue", "address"], "place"),
+    **dict.fromkeys([
+        "software", "tool", "firmware", "library", "framework", "database", "app", "application", "service",
+        "plugin", "package", "programming_language", "language", "runtime", "os",
+    ], "software"),
+}  # fmt: skip
+_UNTYPED = "concept"
+_DIGITS = re.compile(r"\d+")
+
+
+def type_class(entity_type: str) -> str | None:
+    """The kind an entity type belongs to, or None for the untyped `concept`."""
+    if entity_type == _UNTYPED:
+        return None
+    return _TYPE_CLASSES.get(entity_type, entity_type)
+
+
+@dataclass
+class EntityGroup:
+    """Every mention resolved to one entity, before it becomes an `Entity` record."""
+
+    spellings: Counter[str] = field(default_factory=Counter)
+    types: Counter[str] = field(default_factory=Counter)
+    descriptions: list[tuple[Evidence, str]] = field(default_factory=list)
+    evidence: set[Evidence] = field(default_factory=set)
+    note_title: str | None = None
+    note_aliases: set[str] = field(default_factory=set)
+    title_override: str | None = None
+    type_override: str | None = None
+    homonym: bool = False
+    """Another entity shares this one's name under a different type: its id says its type."""
+
+    def title(self) -> str:
+        """The corrected title, else the note's title, else the most frequent spelling (one clean line)."""
+        if self.title_override:
+            return self.title_override
+        if self.note_title:
+            return clean_text(self.note_title) or self.note_title
+        return clean_text(min(self.spellings.items(), key=lambda item: (-item[1], item[0]))[0])
+
+    def entity_type(self) -> str:
+        """The corrected type, else the most frequent stated type, else `concept`."""
+        if self.type_override:
+            return self.type_override
+        typed = [(count, name) for name, count in self.types.items() if name != _UNTYPED]
+        return min(typed, key=lambda t: (-t[0], t[1]))[1] if typed else _UNTYPED
+
+    def wanted_id(self) -> str:
+        """The page name this entity asks for; homonyms add their type ("apple-food")."""
+        title = self.title()
+        return slugify(f"{title} {self.entity_type().replace('_', ' ')}" if self.homonym else title)
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """Why two names were read as one entity (or kept apart): a line of ontology.md."""
+
+    name: str
+    other: str
+    reason: str
+
+
+class _UnionFind:
+    """Union-find over normalized names; the smaller key is the root, so input order does not matter."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, key: str) -> str:
+        self.parent.setdefault(key, key)
+        while self.parent[key] != key:
+            self.parent[key] = self.parent[self.parent[key]]
+            key = self.parent[key]
+        return key
+
+    def union(self, a: str, b: str) -> None:
+        root_a, root_b = self.find(a), self.find(b)
+        if root_a != root_b:
+            low, high = sorted((root_a, root_b))
+            self.parent[high] = low
+
+
+@dataclass(frozen=True, slots=True)
+class _Mention:
+    key: str
+    spelling: str
+    entity_type: str
+    description: str | None
+    evidence: Evidence
+
+
+class Resolution:
+    """The entities of a corpus and how to find the one a mention means."""
+
+    def __init__(self) -> None:
+        self.names = _UnionFind()
+        self.groups: dict[str, EntityGroup] = {}
+        self.split: dict[str, tuple[dict[str, str], str]] = {}
+        """Per name root shared by homonyms: entity key per type class, and the key untyped mentions get."""
+        self.joins: dict[str, list[Join]] = defaultdict(list)
+        """Per entity key, the joins that made it (and homonyms kept apart from it)."""
+        self.spelling_of: dict[str, str] = {}
+
+    def key_of(self, name: str, entity_type: str | None = None) -> str | None:
+        """The entity key a mention means: by its name, and by its type when homonyms share the name."""
+        key = normalize_name(name)
+        if not key:
+            return None
+        root = self.names.find(key)
+        if root in self.split:
+            by_class, default = self.split[root]
+            kind = type_class(entity_type) if entity_type else None
+            return by_class.get(kind, default) if kind else default
+        return root if root in self.groups else None
+
+    def known_names(self) -> dict[str, str]:
+        """Every normalized name that means an entity, with that entity's key (untyped reading)."""
+        known = {}
+        for key in list(self.names.parent):
+            found = self.key_of_normalized(key)
+            if found is not None:
+                known[key] = found
+        return known
+
+    def merges(self, entity_id: Mapping[str, str]) -> tuple[tuple[str, str, str], ...]:
+        """(entity id, the names joined, why) for every join, homonym split and refused join."""
+        rows = set()
+        for key, joins in self.joins.items():
+            if key not in entity_id:
+                continue
+            for join in joins:
+                first, second = (
+                    self.spelling_of.get(join.name, join.name),
+                    self.spelling_of.get(join.other, join.other),
+                )
+                names = first if join.name == join.other else f"{first} + {second}"
+                rows.add((entity_id[key], names, join.reason))
+        return tuple(sorted(rows))
+
+    def key_of_normalized(self, key: str) -> str | None:
+        root = self.names.find(key)
+        if root in self.split:
+            return self.split[root][1]
+        return root if root in self.groups else None
+
+
+def resolve_entities(
+    sources: Sequence[Source],
+    extractions: Sequence[Extraction],
+    *,
+    merge: Iterable[Sequence[str]] = (),
+    keep_apart: Iterable[Sequence[str]] = (),
+) -> Resolution:
+    """Resolve every entity mention: exact names, aliases, kind suffixes, fuzzy spellings, then types.
+
+    `merge` and `keep_apart` are the user's corrections, as groups of names; they outrank every rule.
+    """
+    resolution = Resolution()
+    mentions = _mentions(extractions)
+    spellings: dict[str, Counter[str]] = defaultdict(Counter)
+    for mention in mentions:
+        spellings[mention.key][mention.spelling] += 1
+    note_edges = _note_edges(sources, spellings)
+    resolution.spelling_of = {
+        key: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] for key, counts in spellings.items()
+    }
+    apart = [[k for k in map(normalize_name, names) if k] for names in keep_apart if len(list(names)) >= 2]
+    guard = _Guard(resolution.names, apart)
+    edges: list[tuple[int, str, str, str]] = []
+    for names in merge:
+        keys = [k for k in map(normalize_name, names) if k]
+        edges.extend((0, keys[0], other, "merged by a correction") for other in keys[1:])
+    edges.extend(note_edges)
+    edges.extend(_alias_edges(extractions))
+    _apply(resolution, guard, sorted(set(edges)))
+    classes = _classes(mentions, resolution.names)
+    cooccur = _cooccurring(extractions)
+    later = sorted(
+        {
+            *_suffix_edges(spellings, resolution.names, classes),
+            *_fuzzy_edges(spellings, resolution.names, classes, cooccur),
+        }
+    )
+    _apply(resolution, guard, later)
+    _group(resolution, mentions, sources)
+    return resolution
+
+
+def _mentions(extractions: Sequence[Extraction]) -> list[_Mention]:
+    mentions = []
+    for extraction in extractions:
+        chunk = extraction.chunk
+        evidence = Evidence(chunk.source_path, chunk.line_start, chunk.line_end)
+        for entity in extraction.draft.entities:
+            key = normalize_name(entity.name)
+            if key:
+                mentions.append(_Mention(key, entity.name, entity.entity_type, entity.description, evidence))
+    return mentions
+
+
+def _note_edges(
+    sources: Sequence[Source], spellings: dict[str, Counter[str]]
+) -> list[tuple[int, str, str, str]]:
+    """A note's title, file name and frontmatter aliases all mean the note: a wikilink to any is the note."""
+    edges = []
+    for source in sources:
+        key = normalize_name(source.title)
+        if not key:
+            continue
+        stem = source.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        spellings[key][source.title] += 0  # known as a spelling, counted by no mention
+        for alias in _aliases(source.meta.get("aliases")):
+            alias_key = normalize_name(alias)
+            if alias_key and alias_key != key:
+                edges.append((1, key, alias_key, f"alias in the frontmatter of {source.path}"))
+                spellings[alias_key][alias] += 0  # known as a spelling, counted by no mention
+        stem_key = normalize_name(stem)
+        if stem_key and stem_key != key:
+            edges.append((1, key, stem_key, ""))  # a note's file name is no news: not listed
+    return edges
+
+
+def _aliases(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, str | int | float) and str(v).strip()]
+    return []
+
+
+def _alias_edges(extractions: Sequence[Extraction]) -> list[tuple[int, str, str, str]]:
+    edges = []
+    for extraction in extractions:
+        for entity in extraction.draft.entities:
+            key = normalize_name(entity.name)
+            for alias in entity.aliases:
+                alias_key = normalize_name(alias)
+                if key and alias_key and alias_key != key:
+                    edges.append((2, key, alias_key, f"alias stated in {extraction.chunk.source_path}"))
+    return edges
+
+
+class _Guard:
+    """Refuses a join that would put two names the user keeps apart into one entity."""
+
+    def __init__(self, names: _UnionFind, apart: list[list[str]]) -> None:
+        self.names = names
+        self.apart = apart
+
+    def allows(self, a: str, b: str) -> bool:
+        roots = {self.names.find(a), self.names.find(b)}
+        for group in self.apart:
+            found = [self.names.find(k) for k in group if k in self.names.parent]
+            if len({r for r in found if r in roots}) > 1:
+                return False
+        return True
+
+
+def _apply(resolution: Resolution, guard: _Guard, edges: Sequence[tuple[int, str, str, str]]) -> None:
+    """Join names edge by edge, in a fixed order, and remember why."""
+    names = resolution.names
+    for _, a, b, reason in edges:
+        if names.find(a) == names.find(b):
+            continue
+        if not guard.allows(a, b):
+            resolution.joins[f"apart:{a}"].append(Join(a, b, "kept apart by a correction"))
+            continue
+        names.union(a, b)
+        if reason:
+            resolution.joins[f"edge:{a}"].append(Join(a, b, reason))
+
+
+def _classes(mentions: Sequence[_Mention], names: _UnionFind) -> dict[str, set[str]]:
+    """The type classes each name root was mentioned with."""
+    classes: dict[str, set[str]] = defaultdict(set)
+    for mention in mentions:
+        kind = type_class(mention.entity_type)
+        if kind:
+            classes[names.find(mention.key)].add(kind)
+    return classes
+
+
+def _compatible(names: _UnionFind, classes: Mapping[str, set[str]], a: str, b: str) -> bool:
+    """Types agree when one side is untyped or they share a kind."""
+    kinds_a, kinds_b = classes.get(names.find(a), set()), classes.get(names.find(b), set())
+    return not kinds_a or not kinds_b or bool(kinds_a & kinds_b)
+
+
+def _suffix_edges(
+    spellings: Mapping[str, Counter[str]], names: _UnionFind, classes: Mapping[str, set[str]]
+) -> list[tuple[int, str, str, str]]:
+    """ "Marlin firmware" is Marlin when Marlin is known: the last word only said what kind it is."""
+    edges = []
+    for key in spellings:
+        head, _, last = key.rpartition(" ")
+        if (
+            last in _KIND_SUFFIXES
+            and head in spellings
+            and not head.isdigit()
+            and len(head) > 1
+            and _compatible(names, classes, key, head)
+        ):
+            edges.append((3, head, key, f"the same name with “{last}”"))
+    return edges
+
+
+def _cooccurring(extractions: Sequence[Extraction]) -> dict[str, set[int]]:
+    """Per normalized name, the chunks that mention it: two names in one chunk are two things."""
+    chunks: dict[str, set[int]] = defaultdict(set)
+    for number, extraction in enumerate(extractions):
+        for entity in extraction.draft.entities:
+            chunks[normalize_name(entity.name)].add(number)
+    return chunks
+
+
+def _fuzzy_edges(
+    spellings: Mapping[str, Counter[str]],
+    names: _UnionFind,
+    classes: Mapping[str, set[str]],
+    cooccur: Mapping[str, set[int]],
+) -> list[tuple[int, str, str, str]]:
+    """Near-identical long names of compatible types, never people, never differing in a number."""
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.fuzz import ratio
+    from rapidfuzz.process import extract
+
+    blocks: dict[str, list[str]] = defaultdict(list)
+    for key in sorted(spellings):
+        if len(key) >= FUZZY_MIN_LENGTH and "person" not in classes.get(names.find(key), ()):
+            # A misspelling rarely changes the first letter: comparing within a first letter is enough.
+            blocks[key[0]].append(key)
+    edges = []
+    for keys in blocks.values():
+        for i, a in enumerate(keys[:-1]):
+            later = keys[i + 1 :]
+            for b, score, _ in extract(a, later, scorer=ratio, score_cutoff=FUZZY_MIN_SCORE, limit=None):
+                if (
+                    names.find(a) != names.find(b)
+                    and _DIGITS.findall(a) == _DIGITS.findall(b)
+                    and _compatible(names, classes, a, b)
+                    and not (cooccur.get(a, set()) & cooccur.get(b, set()))
+                ):
+                    edits = Levenshtein.distance(a, b)
+                    edges.append((4, a, b, f"spelled alike ({score:.0f}% similar, {edits} edit(s))"))
+    return edges
+
+
+def _group(resolution: Resolution, mentions: Sequence[_Mention], sources: Sequence[Source]) -> None:
+    """Gather mentions per name root, one entity per kind when homonyms share the root."""
+    names = resolution.names
+    by_root: dict[str, list[_Mention]] = defaultdict(list)
+    for mention in mentions:
+        by_root[names.find(mention.key)].append(mention)
+    for root, found in by_root.items():
+        kinds = Counter(kind for m in found if (kind := type_class(m.entity_type)))
+        if len(kinds) < 2:
+            _add(resolution, root, found)
+            continue
+        default = min(kinds.items(), key=lambda item: (-item[1], item[0]))[0]
+        by_class = {kind: f"{root}\x1f{kind}" for kind in kinds}
+        resolution.split[root] = (by_class, by_class[default])
+        for kind in kinds:
+            own = [m for m in found if (type_class(m.entity_type) or default) == kind]
+            _add(resolution, by_class[kind], own)
+            resolution.groups[by_class[kind]].homonym = True
+        listed = sorted(kinds)
+        for kind in listed:
+            others = ", ".join(k for k in listed if k != kind)
+            resolution.joins[by_class[kind]].append(
+                Join(root, root, f"kept apart from the {others} of the same name: the types differ")
+            )
+    _attach_notes(resolution, sources, by_root)
+    _attach_joins(resolution)
+
+
+def _add(resolution: Resolution, key: str, mentions: Sequence[_Mention]) -> None:
+    group = resolution.groups.setdefault(key, EntityGroup())
+    for mention in mentions:
+        group.spellings[mention.spelling] += 1
+        group.types[mention.entity_type] += 1
+        if mention.description:
+            group.descriptions.append((mention.evidence, mention.description))
+        group.evidence.add(mention.evidence)
+
+
+def _attach_notes(
+    resolution: Resolution, sources: Sequence[Source], by_root: Mapping[str, list[_Mention]]
+) -> None:
+    """An entity with a note of its own takes the note's title and frontmatter aliases."""
+    for source in sorted(sources, key=lambda s: s.path):
+        key = normalize_name(source.title)
+        if not key:
+            continue
+        root = resolution.names.find(key)
+        if root not in by_root:
+            continue
+        if root in resolution.split:
+            # Homonyms: the note is the entity its own chunks mention under its title.
+            own = [m for m in by_root[root] if m.key == key and m.evidence.path == source.path]
+            target = resolution.key_of(source.title, own[0].entity_type if own else None)
+        else:
+            target = root
+        group = resolution.groups.get(target or "")
+        if group is None:
+            continue
+        if group.note_title is None:
+            group.note_title = source.title
+        group.note_aliases.update(_aliases(source.meta.get("aliases")))
+
+
+def _attach_joins(resolution: Resolution) -> None:
+    """File each join under the entity it made, for ontology.md."""
+    raw = {k: v for k, v in resolution.joins.items() if k.startswith(("edge:", "apart:"))}
+    for name in raw:
+        del resolution.joins[name]
+    for name, joins in raw.items():
+        key = resolution.key_of_normalized(name.split(":", 1)[1])
+        if key is None:
+            continue
+        resolution.joins[key].extend(joins)
+
+
+def make_entity(entity_id: str, group: EntityGroup) -> Entity:
+    """The entity record: title, type, first description, aliases from every other spelling."""
+    title = group.title()
+    entity_type = group.entity_type()
+    if group.descriptions:
+        description = min(group.descriptions, key=lambda d: (d[0].path, d[0].line_start, d[1]))[1]
+    else:
+        description = f"{title} ({entity_type.replace('_', ' ')})."
+    folded_title = title.casefold()
+    spellings = {clean_text(s) for s in (*group.spellings, *group.note_aliases)}
+    if group.title_override and group.note_title:
+        spellings.add(clean_text(group.note_title))
+    aliases = sorted(
+        {s for s in spellings if s and s.casefold() != folded_title}, key=lambda s: (s.casefold(), s)
+    )
+    return Entity(
+        id=entity_id,
+        title=title,
+        entity_type=entity_type,
+        description=clean_text(description),
+        aliases=tuple(_dedupe_casefold(aliases)),
+        evidence=tuple(sorted(group.evidence, key=lambda e: (e.path, e.line_start, e.line_end))),
+    )
+
+
+def _dedupe_casefold(values: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    kept = []
+    for value in values:
+        if value.casefold() not in seen:
+            seen.add(value.casefold())
+            kept.append(value)
+    return kept

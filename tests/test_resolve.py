@@ -1,0 +1,176 @@
+"""Entity resolution: names, aliases, kind suffixes, fuzzy spellings, and the guards against false merges."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from kgvault.link import link
+from kgvault.records import Graph
+from tests.test_link import extraction, fact, source
+
+
+def entity(name: str, entity_type: str = "concept", **extra: Any) -> dict[str, Any]:
+    return {"name": name, "entity_type": entity_type, **extra}
+
+
+def relation(subject: str, predicate: str, obj: str) -> dict[str, Any]:
+    label = predicate.replace("_", " ")
+    return {
+        "subject": subject,
+        "predicate": predicate,
+        "label": label,
+        "object": obj,
+        "statement": f"{subject} {label} {obj}",
+        "confidence": 0.9,
+    }
+
+
+def build(*drafts: tuple[str, list[dict[str, Any]]], sources: list[Any] | None = None) -> Graph:
+    """Link one chunk per (path, entities) pair; every path gets a source."""
+    paths = sorted({path for path, _ in drafts})
+    extractions = [
+        extraction(path, index, (index * 3 + 1, index * 3 + 2), entities=entities)
+        for index, (path, entities) in enumerate(drafts)
+    ]
+    return link(sources or [source(p) for p in paths], extractions)
+
+
+def titles(graph: Graph) -> dict[str, tuple[str, str]]:
+    return {e.id: (e.title, e.entity_type) for e in graph.entities}
+
+
+def test_apple_the_company_and_apple_the_fruit_stay_two_entities() -> None:
+    graph = build(
+        ("work.md", [entity("Apple", "organization")]),
+        ("work2.md", [entity("Apple", "organization")]),
+        ("work3.md", [entity("Apple Inc.", "company", aliases=["Apple"])]),
+        ("kitchen.md", [entity("apple", "food")]),
+    )
+    assert titles(graph) == {
+        "apple-food": ("apple", "food"),
+        "apple-organization": ("Apple", "organization"),
+    }
+    reasons = {(entity_id, why) for entity_id, _, why in graph.merges}
+    assert ("apple-food", "kept apart from the organization of the same name: the types differ") in reasons
+
+
+def test_an_untyped_mention_joins_the_homonym_mentioned_most() -> None:
+    graph = build(
+        ("a.md", [entity("Apple", "organization")]),
+        ("b.md", [entity("Apple", "organization")]),
+        ("c.md", [entity("apple", "food")]),
+        ("d.md", [entity("APPLE")]),
+    )
+    evidence = {e.id: {ev.path for ev in e.evidence} for e in graph.entities}
+    assert evidence == {"apple-food": {"c.md"}, "apple-organization": {"a.md", "b.md", "d.md"}}
+
+
+def test_relations_follow_the_type_the_chunk_gave_a_homonym() -> None:
+    sources = [source("a.md"), source("b.md")]
+    graph = link(
+        sources,
+        [
+            extraction(
+                "a.md",
+                0,
+                (1, 2),
+                entities=[entity("Tim Cook", "person"), entity("Apple", "organization")],
+                relations=[relation("Tim Cook", "works_for", "Apple")],
+            ),
+            extraction(
+                "b.md",
+                0,
+                (1, 2),
+                entities=[entity("Anna", "person"), entity("apple", "food")],
+                relations=[relation("Anna", "likes", "apple")],
+            ),
+        ],
+    )
+    ends = {(r.from_id, r.relation, r.to_id) for r in graph.relations}
+    assert ends == {("tim-cook", "works_for", "apple-organization"), ("anna", "likes", "apple-food")}
+
+
+def test_marlin_and_marlin_firmware_are_one_entity() -> None:
+    graph = build(
+        ("printer.md", [entity("Marlin")]),
+        ("log.md", [entity("Marlin firmware", "software")]),
+    )
+    assert titles(graph) == {"marlin": ("Marlin", "software")}
+    (marlin,) = graph.entities
+    assert marlin.aliases == ("Marlin firmware",)
+    assert graph.merges == (("marlin", "Marlin + Marlin firmware", "the same name with “firmware”"),)
+
+
+def test_a_kind_suffix_never_joins_conflicting_types() -> None:
+    graph = build(("a.md", [entity("Mercury", "place")]), ("b.md", [entity("Mercury database", "software")]))
+    assert len(graph.entities) == 2
+
+
+def test_a_misspelled_long_name_joins_the_right_one() -> None:
+    graph = build(
+        ("a.md", [entity("Kubernetes", "software")]),
+        ("b.md", [entity("Kubernetes", "software")]),
+        ("c.md", [entity("Kubernets")]),
+    )
+    assert titles(graph) == {"kubernetes": ("Kubernetes", "software")}
+    (row,) = graph.merges
+    assert row[1] == "Kubernetes + Kubernets"
+    assert row[2].startswith("spelled alike (")
+
+
+def test_fuzzy_matching_never_joins_people_numbers_short_names_or_conflicting_types() -> None:
+    graph = build(
+        ("a.md", [entity("Sarah Jones", "person")]),
+        ("b.md", [entity("Sarah Janes", "person")]),
+        ("c.md", [entity("Postgres 15")]),
+        ("d.md", [entity("Postgres 16")]),
+        ("e.md", [entity("Kevin")]),
+        ("f.md", [entity("Keven")]),
+        ("g.md", [entity("Santa Clara", "place")]),
+        ("h.md", [entity("Santa Clars", "software")]),
+    )
+    assert len(graph.entities) == 8
+    assert graph.merges == ()
+
+
+def test_two_names_in_one_chunk_are_two_things() -> None:
+    graph = build(("a.md", [entity("Project Andromeda"), entity("Project Andromedb")]))
+    assert len(graph.entities) == 2
+
+
+def test_declared_aliases_are_listed_as_merges_with_their_source() -> None:
+    graph = build(("a.md", [entity("Klipper", aliases=["Klipper3d"])]), ("b.md", [entity("klipper3d")]))
+    assert graph.merges == (("klipper", "Klipper + klipper3d", "alias stated in a.md"),)
+
+
+def test_frontmatter_aliases_are_listed_with_the_note() -> None:
+    sources = [source("people/Ada Lovelace.md", meta={"aliases": ["Ada"]}), source("log.md")]
+    graph = build(("log.md", [entity("Ada", "person")]), ("people/Ada Lovelace.md", []), sources=sources)
+    assert titles(graph) == {"ada-lovelace": ("Ada Lovelace", "person")}
+    assert graph.merges == (
+        ("ada-lovelace", "Ada Lovelace + Ada", "alias in the frontmatter of people/Ada Lovelace.md"),
+    )
+
+
+def test_resolution_does_not_depend_on_draft_order() -> None:
+    drafts = [
+        ("a.md", [entity("Apple", "organization")]),
+        ("b.md", [entity("apple", "food")]),
+        ("c.md", [entity("Kubernetes", "software")]),
+        ("d.md", [entity("Kubernetse")]),
+        ("e.md", [entity("Marlin firmware")]),
+        ("f.md", [entity("Marlin", "software")]),
+        ("g.md", [entity("Apple")]),
+    ]
+    extractions = [
+        extraction(path, 0, (1, 2), entities=entities, nodes=[fact(f"About {path}.")])
+        for path, entities in drafts
+    ]
+    sources = [source(path) for path, _ in drafts]
+    expected = link(sources, extractions)
+    rng = random.Random(7)
+    for _ in range(5):
+        rng.shuffle(extractions)
+        rng.shuffle(sources)
+        assert link(sources, extractions) == expected
