@@ -15,6 +15,7 @@ import jinja2
 
 from kgvault.chunks import chunk_sources
 from kgvault.config import Settings
+from kgvault.corrections import load_corrections
 from kgvault.extract import extract
 from kgvault.layout import STATE_DIR
 from kgvault.link import link
@@ -104,7 +105,12 @@ def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
     say("extracting")
     extractions = extract(chunks, sources)
     say("linking")
-    graph = link(sources, extractions, taken=_outer_basenames(outer, vault) if outer else ())
+    corrections, correction_problems = load_corrections(settings.notes)
+    problems.extend(correction_problems)
+    graph = link(
+        sources, extractions, taken=_outer_basenames(outer, vault) if outer else (), corrections=corrections
+    )
+    problems.extend(graph.problems)
     say("rendering")
     try:
         pages = render(graph, templates=settings.templates, link_prefix=prefix)

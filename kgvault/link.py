@@ -8,16 +8,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.extract.draft import DraftNode
 from kgvault.extract.patterns import PREDICATE_LABELS, PREDICATE_SYNONYMS
 from kgvault.names import assign_unique, node_slug, normalize_name, summary_slug
+from kgvault.node_corrections import correct_nodes
 from kgvault.properties import clean_body, clean_text
 from kgvault.records import (
     CoverageRow,
     Evidence,
     Graph,
     Node,
+    Problem,
     Relation,
     Source,
     SourceSummary,
@@ -25,6 +28,7 @@ from kgvault.records import (
 from kgvault.resolve import Resolution, make_entity, resolve_entities
 from kgvault.temporal import apply_time
 
+_NO_CORRECTIONS = Corrections()
 _CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 _SENSITIVITY_RANK = {"public": 0, "private": 1, "confidential": 2}
 # Entities win a basename collision over summaries and nodes: users type [[Marlin]] for the entity.
@@ -37,9 +41,15 @@ class _NodeGroup:
     entity_keys: set[str] = field(default_factory=set)
 
 
-def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken: Iterable[str] = ()) -> Graph:
+def link(
+    sources: Sequence[Source],
+    extractions: Sequence[Extraction],
+    *,
+    taken: Iterable[str] = (),
+    corrections: Corrections = _NO_CORRECTIONS,
+) -> Graph:
     """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already in use."""
-    resolution = resolve_entities(sources, extractions)
+    resolution = resolve_entities(sources, extractions, corrections)
     entity_groups = resolution.groups
     node_groups, chunk_node_keys = _collect_nodes(extractions, resolution)
 
@@ -85,19 +95,35 @@ def link(sources: Sequence[Source], extractions: Sequence[Extraction], *, taken:
     relations = _merge_relations(extractions, resolution, entity_id)
     titles = {e.id: e.title for e in entities}
     timed, relations, conflicts = apply_time(list(made.values()), relations, titles)
-    nodes = tuple(sorted(timed, key=lambda n: (n.memory_layer, n.id)))
     summaries = _summaries(
         sources, extractions, ids, summary_key, chunk_node_keys, node_key, resolution, entity_id
     )
+    corrected = correct_nodes(timed, conflicts, summaries, corrections)
+    outcomes = {**resolution.outcomes, **corrected.outcomes}
     return Graph(
-        nodes=nodes,
+        nodes=corrected.nodes,
         entities=entities,
         relations=relations,
-        summaries=summaries,
-        tag_counts=_tag_counts(nodes),
+        summaries=corrected.summaries,
+        tag_counts=_tag_counts(corrected.nodes),
         predicates=_predicates(relations),
-        conflicts=conflicts,
+        problems=_correction_problems(corrections, outcomes),
+        conflicts=corrected.conflicts,
         merges=resolution.merges(entity_id),
+        corrections=tuple((c.describe(), outcomes.get(c, "nothing to do")) for c in corrections.items),
+    )
+
+
+def _correction_problems(corrections: Corrections, outcomes: dict[Correction, str]) -> tuple[Problem, ...]:
+    """A correction naming something that no longer exists is reported, never fatal."""
+    return tuple(
+        Problem(
+            CORRECTIONS_FILE,
+            correction.line,
+            f"{correction.describe()}: {outcomes[correction]}; fix the name or remove the line",
+        )
+        for correction in corrections.items
+        if outcomes.get(correction, "").startswith("not found")
     )
 
 

@@ -183,3 +183,5 @@ class Graph:
     """Pairs of node ids that contradict each other at the same time: the review queue."""
     merges: tuple[tuple[str, str, str], ...] = field(default=())
     """(entity id, the names joined, why) for every entity resolution decision worth reviewing."""
+    corrections: tuple[tuple[str, str], ...] = field(default=())
+    """(what the correction asks, what became of it) for each line of the corrections file."""

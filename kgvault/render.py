@@ -154,6 +154,10 @@ def render(
             (ctx.entity_by_id[e], _table_cell(clean_text(names)), _table_cell(clean_text(why)))
             for e, names, why in graph.merges
         ],
+        corrections=[
+            (_table_cell(clean_text(what)), _table_cell(clean_text(outcome)))
+            for what, outcome in graph.corrections
+        ],
     )
     pages["kgvault.base"] = env.get_template("kgvault.base.j2").render(prefix=link_prefix)
     pages["relations.jsonl"] = render_relations(graph.relations)

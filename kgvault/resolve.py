@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.names import normalize_name, slugify
 from kgvault.properties import clean_text
@@ -35,6 +36,7 @@ _TYPE_CLASSES = {
     ], "software"),
 }  # fmt: skip
 _UNTYPED = "concept"
+_NO_CORRECTIONS = Corrections()
 _DIGITS = re.compile(r"\d+")
 
 
@@ -130,6 +132,8 @@ class Resolution:
         self.joins: dict[str, list[Join]] = defaultdict(list)
         """Per entity key, the joins that made it (and homonyms kept apart from it)."""
         self.spelling_of: dict[str, str] = {}
+        self.outcomes: dict[Correction, str] = {}
+        """What became of each correction of entities: done, or which names were not found."""
 
     def key_of(self, name: str, entity_type: str | None = None) -> str | None:
         """The entity key a mention means: by its name, and by its type when homonyms share the name."""
@@ -175,15 +179,12 @@ class Resolution:
 
 
 def resolve_entities(
-    sources: Sequence[Source],
-    extractions: Sequence[Extraction],
-    *,
-    merge: Iterable[Sequence[str]] = (),
-    keep_apart: Iterable[Sequence[str]] = (),
+    sources: Sequence[Source], extractions: Sequence[Extraction], corrections: Corrections = _NO_CORRECTIONS
 ) -> Resolution:
     """Resolve every entity mention: exact names, aliases, kind suffixes, fuzzy spellings, then types.
 
-    `merge` and `keep_apart` are the user's corrections, as groups of names; they outrank every rule.
+    The user's corrections outrank every rule: merges join first, kept-apart names never join,
+    renames and retypes apply to the entity a name resolves to.
     """
     resolution = Resolution()
     mentions = _mentions(extractions)
@@ -194,17 +195,25 @@ def resolve_entities(
     resolution.spelling_of = {
         key: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] for key, counts in spellings.items()
     }
-    apart = [[k for k in map(normalize_name, names) if k] for names in keep_apart if len(list(names)) >= 2]
-    guard = _Guard(resolution.names, apart)
+    find = _NameFinder(spellings)
     edges: list[tuple[int, str, str, str]] = []
-    for names in merge:
-        keys = [k for k in map(normalize_name, names) if k]
-        edges.extend((0, keys[0], other, "merged by a correction") for other in keys[1:])
+    apart = []
+    for correction in (*corrections.of("merge"), *corrections.of("keep_apart")):
+        keys = find.all(correction, resolution)
+        if len(set(keys)) < 2:
+            continue
+        if correction.action == "keep_apart":
+            apart.append(keys)
+            resolution.outcomes[correction] = "kept apart"
+        else:
+            edges.extend((0, keys[0], other, "merged by a correction") for other in keys[1:])
+            resolution.outcomes[correction] = "merged"
+    guard = _Guard(resolution.names, apart)
     edges.extend(note_edges)
     edges.extend(_alias_edges(extractions))
     _apply(resolution, guard, sorted(set(edges)))
     classes = _classes(mentions, resolution.names)
-    cooccur = _cooccurring(extractions)
+    cooccur = _cooccurring(extractions, resolution.names)
     later = sorted(
         {
             *_suffix_edges(spellings, resolution.names, classes),
@@ -213,7 +222,65 @@ def resolve_entities(
     )
     _apply(resolution, guard, later)
     _group(resolution, mentions, sources)
+    _correct_entities(resolution, corrections, find)
     return resolution
+
+
+class _NameFinder:
+    """Find the name a correction means: a known spelling, alias or note title, or an entity's page name."""
+
+    def __init__(self, spellings: Mapping[str, Counter[str]]) -> None:
+        self.known = set(spellings)
+        self.by_slug: dict[str, str] = {}
+        for key in sorted(spellings):
+            for spelling in sorted(spellings[key]):
+                self.by_slug.setdefault(slugify(spelling), key)
+
+    def one(self, reference: str) -> str | None:
+        key = normalize_name(reference)
+        if key in self.known:
+            return key
+        return self.by_slug.get(reference) or self.by_slug.get(slugify(reference))
+
+    def all(self, correction: Correction, resolution: Resolution) -> list[str]:
+        """The names of every reference; the ones not found are noted as the correction's outcome."""
+        keys: list[str] = []
+        missing: list[str] = []
+        for reference in correction.targets:
+            key = self.one(reference)
+            if key is None:
+                missing.append(reference)
+            else:
+                keys.append(key)
+        if missing:
+            resolution.outcomes[correction] = "not found: " + ", ".join(missing)
+        return keys
+
+
+def _correct_entities(resolution: Resolution, corrections: Corrections, find: _NameFinder) -> None:
+    """Apply renames and retypes, and give a merge its first name's title."""
+    by_id: dict[str, str] = {}
+    for key in sorted(resolution.groups):
+        by_id.setdefault(resolution.groups[key].wanted_id(), key)
+    for correction in corrections.of("merge"):
+        if resolution.outcomes.get(correction) == "merged":
+            first = find.one(correction.targets[0])
+            group = resolution.groups.get(resolution.key_of_normalized(first or "") or "")
+            if group is not None and first is not None:
+                group.title_override = clean_text(resolution.spelling_of.get(first, correction.targets[0]))
+    for correction in (*corrections.of("rename"), *corrections.of("retype")):
+        reference = correction.targets[0]
+        found = by_id.get(reference) or resolution.key_of_normalized(find.one(reference) or "")
+        group = resolution.groups.get(found or "")
+        if group is None:
+            resolution.outcomes[correction] = f"not found: {reference}"
+            continue
+        if correction.action == "rename":
+            group.title_override = clean_text(correction.value or "") or group.title()
+            resolution.outcomes[correction] = "renamed"
+        else:
+            group.type_override = correction.value
+            resolution.outcomes[correction] = "retyped"
 
 
 def _mentions(extractions: Sequence[Extraction]) -> list[_Mention]:
@@ -334,12 +401,14 @@ def _suffix_edges(
     return edges
 
 
-def _cooccurring(extractions: Sequence[Extraction]) -> dict[str, set[int]]:
-    """Per normalized name, the chunks that mention it: two names in one chunk are two things."""
+def _cooccurring(extractions: Sequence[Extraction], names: _UnionFind) -> dict[str, set[int]]:
+    """Per name root, the chunks that mention it: two names met in one chunk are two things."""
     chunks: dict[str, set[int]] = defaultdict(set)
     for number, extraction in enumerate(extractions):
         for entity in extraction.draft.entities:
-            chunks[normalize_name(entity.name)].add(number)
+            key = normalize_name(entity.name)
+            if key:
+                chunks[names.find(key)].add(number)
     return chunks
 
 
@@ -368,7 +437,7 @@ def _fuzzy_edges(
                     names.find(a) != names.find(b)
                     and _DIGITS.findall(a) == _DIGITS.findall(b)
                     and _compatible(names, classes, a, b)
-                    and not (cooccur.get(a, set()) & cooccur.get(b, set()))
+                    and not (cooccur.get(names.find(a), set()) & cooccur.get(names.find(b), set()))
                 ):
                     edits = Levenshtein.distance(a, b)
                     edges.append((4, a, b, f"spelled alike ({score:.0f}% similar, {edits} edit(s))"))
@@ -435,7 +504,12 @@ def _attach_notes(
             continue
         if group.note_title is None:
             group.note_title = source.title
-        group.note_aliases.update(_aliases(source.meta.get("aliases")))
+        # An alias the user keeps apart from the note names another entity, not this one.
+        group.note_aliases.update(
+            alias
+            for alias in _aliases(source.meta.get("aliases"))
+            if resolution.key_of_normalized(normalize_name(alias)) in (target, None)
+        )
 
 
 def _attach_joins(resolution: Resolution) -> None:

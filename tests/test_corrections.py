@@ -1,0 +1,120 @@
+"""kgvault.corrections.yaml end to end: each correction changes the vault as asked and survives rebuilds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import frontmatter
+
+from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
+from kgvault.link import link
+from tests.test_link import extraction, source
+
+from .conftest import run_build, tree_bytes
+
+CORRECTIONS = """\
+merge:
+  - [Pressure advance, Input shaping]
+keep_apart:
+  - [Dana Kim, Dana]
+rename:
+  Ender 3: Creality Ender 3
+retype:
+  PETG: material
+hide:
+  - Project Atlas uses Dagster.
+confirm:
+  - Atlas uses Postgres 16.
+  - A node nobody wrote
+"""
+
+
+def page(vault: Path, rel: str) -> frontmatter.Post:
+    return frontmatter.loads((vault / rel).read_text("utf-8"))
+
+
+def test_every_correction_changes_the_vault_and_survives_a_rebuild(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    plain = run_build(sample_copy, tmp_path / "plain")
+    assert (tmp_path / "plain" / "entities" / "input-shaping.md").exists()
+    assert (tmp_path / "plain" / "semantic" / "project-atlas-uses-dagster.md").exists()
+    assert not (tmp_path / "plain" / "entities" / "dana.md").exists()
+    assert plain["problems"] == []
+
+    (sample_copy / CORRECTIONS_FILE).write_text(CORRECTIONS, "utf-8")
+    report = run_build(sample_copy, vault)
+
+    # merge: one entity under the first name, the other name is an alias, its page is gone.
+    assert not (vault / "entities" / "input-shaping.md").exists()
+    merged = page(vault, "entities/pressure-advance.md")
+    assert merged["title"] == "Pressure advance"
+    assert "Input shaping" in merged["aliases"]
+    # keep apart: Dana is no longer read as Dana Kim, and no longer her alias.
+    assert (vault / "entities" / "dana.md").exists()
+    assert "Dana" not in page(vault, "entities/dana-kim.md").get("aliases", [])
+    # rename: the page takes the new name, and links everywhere follow it.
+    assert not (vault / "entities" / "ender-3.md").exists()
+    assert page(vault, "entities/creality-ender-3.md")["title"] == "Creality Ender 3"
+    everything = "\n".join(p.read_text("utf-8") for p in vault.rglob("*.md"))
+    assert "[[entities/ender-3|" not in everything
+    assert "[[entities/creality-ender-3|Creality Ender 3]]" in everything
+    # retype
+    assert page(vault, "entities/petg.md")["entity_type"] == "material"
+    # hide: not written, and nothing links to it.
+    assert not (vault / "semantic" / "project-atlas-uses-dagster.md").exists()
+    assert "project-atlas-uses-dagster" not in everything
+    # confirm: the other side is superseded, the pair leaves the review queue.
+    old = page(vault, "semantic/atlas-uses-postgres-15.md")
+    assert "conflicts_with" not in old.metadata
+    assert old["superseded_by"] == ["[[semantic/atlas-uses-postgres-16|Atlas uses Postgres 16.]]"]
+    assert "Review queue" not in (vault / "index.md").read_text("utf-8")
+    # listed in ontology.md, and the one naming nothing is reported, not fatal.
+    ontology = (vault / "ontology.md").read_text("utf-8")
+    assert "| rename Ender 3 → Creality Ender 3 | renamed |" in ontology
+    assert "| confirm “A node nobody wrote” | not found: A node nobody wrote |" in ontology
+    assert report["problems"] == [
+        {
+            "path": CORRECTIONS_FILE,
+            "line": 13,
+            "message": "confirm “A node nobody wrote”: not found: A node nobody wrote; "
+            "fix the name or remove the line",
+        }
+    ]
+
+    before = tree_bytes(vault)
+    again = run_build(sample_copy, vault)
+    assert tree_bytes(vault) == before
+    assert again["files"]["written"] == 0  # type: ignore[index]
+    assert again["problems"] == report["problems"]
+
+
+def test_a_homonym_can_be_retyped_by_its_page_name() -> None:
+    drafts = [
+        extraction("a.md", 0, (1, 2), entities=[{"name": "Apple", "entity_type": "organization"}]),
+        extraction("b.md", 0, (1, 2), entities=[{"name": "apple", "entity_type": "food"}]),
+    ]
+    fix = Corrections((Correction("retype", ("apple-food",), "fruit", 3),))
+    graph = link([source("a.md"), source("b.md")], drafts, corrections=fix)
+    assert {(e.id, e.entity_type) for e in graph.entities} == {
+        ("apple-organization", "organization"),
+        ("apple-fruit", "fruit"),
+    }
+    assert graph.corrections == (("retype apple-food → fruit", "retyped"),)
+
+
+def test_keep_apart_wins_over_a_declared_alias_and_a_fuzzy_match() -> None:
+    drafts = [
+        extraction("a.md", 0, (1, 2), entities=[{"name": "Kubernetes", "aliases": ["K8s"]}]),
+        extraction("b.md", 0, (1, 2), entities=[{"name": "K8s"}, {"name": "Kubernets"}]),
+        extraction("c.md", 0, (1, 2), entities=[{"name": "Kubernets"}]),
+    ]
+    fix = Corrections(
+        (
+            Correction("keep_apart", ("Kubernetes", "K8s"), None, 2),
+            Correction("keep_apart", ("Kubernetes", "Kubernets"), None, 3),
+        )
+    )
+    assert len(link([source("a.md"), source("b.md"), source("c.md")], drafts).entities) == 2
+    graph = link([source("a.md"), source("b.md"), source("c.md")], drafts, corrections=fix)
+    assert sorted(e.title for e in graph.entities) == ["K8s", "Kubernetes", "Kubernets"]
+    assert graph.problems == ()
