@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -26,6 +27,7 @@ from kgvault.records import (
     SourceSummary,
 )
 from kgvault.resolve import Resolution, make_entity, resolve_entities
+from kgvault.tags import TaggedNode, TagTree, build_tag_tree
 from kgvault.temporal import apply_time
 
 _NO_CORRECTIONS = Corrections()
@@ -51,7 +53,8 @@ def link(
     """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already in use."""
     resolution = resolve_entities(sources, extractions, corrections)
     entity_groups = resolution.groups
-    node_groups, chunk_node_keys = _collect_nodes(extractions, resolution)
+    readers = [_reader(resolution, extraction) for extraction in extractions]
+    node_groups, chunk_node_keys = _collect_nodes(extractions, resolution, readers)
 
     entity_key_by_root = {root: f"entity:{root}" for root in entity_groups}
     node_key = {key: f"{key[0]}:{key[1]}:{key[2]}" for key in node_groups}
@@ -92,7 +95,7 @@ def link(
             made[existing] = replace(made[existing], derived_from=tuple(sorted(e.id for e in episodes)))
         else:
             made[("derived", title_key, "")] = _consolidate(ids[f"derived:{title_key}"], episodes)
-    relations = _merge_relations(extractions, resolution, entity_id)
+    relations = _merge_relations(extractions, resolution, entity_id, readers)
     titles = {e.id: e.title for e in entities}
     timed, relations, conflicts = apply_time(list(made.values()), relations, titles)
     summaries = _summaries(
@@ -100,12 +103,17 @@ def link(
     )
     corrected = correct_nodes(timed, conflicts, summaries, corrections)
     outcomes = {**resolution.outcomes, **corrected.outcomes}
+    tree = build_tag_tree(
+        [TaggedNode(tuple(sorted({e.path for e in n.evidence})), n.tags) for n in corrected.nodes]
+    )
     return Graph(
-        nodes=corrected.nodes,
+        nodes=tuple(_retagged(node, tree) for node in corrected.nodes),
         entities=entities,
         relations=relations,
         summaries=corrected.summaries,
-        tag_counts=_tag_counts(corrected.nodes),
+        tag_counts=tree.counts,
+        tag_changes=tree.changes,
+        split_candidates=tree.split_candidates,
         predicates=_predicates(relations),
         problems=_correction_problems(corrections, outcomes),
         conflicts=corrected.conflicts,
@@ -180,9 +188,12 @@ def _evidence(extraction: Extraction) -> Evidence:
 
 def _reader(resolution: Resolution, extraction: Extraction) -> Callable[[str], str | None]:
     """Read a name as this chunk means it: a homonym resolves by the type the chunk gave it."""
-    types = {normalize_name(e.name): e.entity_type for e in extraction.draft.entities}
+    types: dict[str, str] | None = None
 
     def mean(name: str) -> str | None:
+        nonlocal types
+        if types is None:  # built on first use: most chunks name no entity in their nodes or relations
+            types = {normalize_name(e.name): e.entity_type for e in extraction.draft.entities}
         return resolution.key_of(name, types.get(normalize_name(name)))
 
     return mean
@@ -202,15 +213,14 @@ def _node_identity(node: DraftNode) -> NodeKey:
 
 
 def _collect_nodes(
-    extractions: Sequence[Extraction], resolution: Resolution
+    extractions: Sequence[Extraction], resolution: Resolution, readers: Sequence[Callable[[str], str | None]]
 ) -> tuple[dict[NodeKey, _NodeGroup], dict[tuple[str, int], list[NodeKey]]]:
     """Merge duplicate nodes across chunks, keeping every piece of provenance."""
     groups: dict[NodeKey, _NodeGroup] = defaultdict(_NodeGroup)
     per_chunk: dict[tuple[str, int], list[NodeKey]] = {}
     known = _MentionIndex(resolution)
-    for extraction in extractions:
+    for extraction, mean in zip(extractions, readers, strict=True):
         evidence = _evidence(extraction)
-        mean = _reader(resolution, extraction)
         keys = []
         for node in extraction.draft.nodes:
             key = _node_identity(node)
@@ -231,7 +241,7 @@ def _collect_nodes(
 class _MentionIndex:
     """Find known entities named in a text, so a node links to what it talks about even unlinked."""
 
-    MAX_WORDS = 5
+    MAX_TOKENS = 6
 
     def __init__(self, resolution: Resolution) -> None:
         self.roots: dict[str, str] = {
@@ -242,66 +252,88 @@ class _MentionIndex:
         }
         # Most capitalized words start no known name: checking the first word first skips them cheaply.
         self.first_words = {key.split(" ", 1)[0] for key in self.roots}
+        self.seen: dict[str, set[str]] = {}
 
     def mentioned_in(self, text: str) -> set[str]:
         """Roots of entities whose name appears in the text as a proper noun (capitalized or with a digit)."""
-        words = _WORD.findall(text)
-        folded = [normalize_name(word) for word in words]
+        cached = self.seen.get(text)
+        if cached is not None:
+            return cached
+        # The tokens normalize_name keeps, folded at C speed; most texts share no first word with a name.
+        raw = _TOKEN.findall(unicodedata.normalize("NFC", text))
+        folded = list(map(str.casefold, raw))
+        hits = self.first_words.intersection(folded)
         found: set[str] = set()
-        for start, word in enumerate(words):
-            proper = word[:1].isupper() or word[:1].isdigit()
-            if not proper or folded[start].split(" ", 1)[0] not in self.first_words:
-                continue
-            for end in range(start + 1, min(start + self.MAX_WORDS, len(words)) + 1):
-                root = self.roots.get(" ".join(folded[start:end]))
-                if root is not None:
-                    found.add(root)
+        if hits:
+            for start in [i for i, token in enumerate(folded) if token in hits]:
+                head = raw[start][0]
+                if not (head.isupper() or head.isdigit()):
+                    continue
+                key = ""
+                for token in folded[start : start + self.MAX_TOKENS]:
+                    key = f"{key} {token}" if key else token
+                    root = self.roots.get(key)
+                    if root is not None:
+                        found.add(root)
+        # Merged nodes repeat their text: read each text once.
+        self.seen[text] = found
         return found
 
 
-_WORD = re.compile(r"\w+(?:[.'’]\w+)*")
+_TOKEN = re.compile(r"[^\W_]+")
 
 
 def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str]) -> Node:
-    _, first = _first(group.items)
-    drafts = [node for _, node in group.items]
-    confidence = max((d.confidence for d in drafts), key=_CONFIDENCE_RANK.__getitem__)
-    sensitivity = max((d.sensitivity for d in drafts), key=_SENSITIVITY_RANK.__getitem__)
-    tags = sorted({tag for d in drafts for tag in d.tags})
-    timestamps = [d.timestamp for d in drafts if d.timestamp]
+    if len(group.items) == 1:  # most propositions are said once: nothing to merge
+        evidence, first = group.items[0]
+        confidence, sensitivity, origin = first.confidence, first.sensitivity, first.origin
+        tags, timestamp, importance = tuple(sorted(set(first.tags))), first.timestamp, first.importance
+        evidences: tuple[Evidence, ...] = (evidence,)
+    else:
+        _, first = _first(group.items)
+        drafts = [node for _, node in group.items]
+        confidence = max((d.confidence for d in drafts), key=_CONFIDENCE_RANK.__getitem__)
+        sensitivity = max((d.sensitivity for d in drafts), key=_SENSITIVITY_RANK.__getitem__)
+        origin = "stated" if any(d.origin == "stated" for d in drafts) else "inferred"
+        tags = tuple(sorted({tag for d in drafts for tag in d.tags}))
+        timestamp = min((d.timestamp for d in drafts if d.timestamp), default=None)
+        importance = max((d.importance for d in drafts if d.importance), default=None)
+        evidences = tuple(sorted({e for e, _ in group.items}, key=_evidence_key))
     return Node(
         id=node_id,
         memory_layer=first.memory_layer,
         type=first.type,
         title=clean_text(first.title) or "untitled",
         body=clean_body(first.body),
-        tags=tuple(tags),
+        tags=tags,
         sensitivity=sensitivity,
         confidence=confidence,
-        origin="stated" if any(d.origin == "stated" for d in drafts) else "inferred",
-        timestamp=min(timestamps) if timestamps else None,
-        evidence=tuple(sorted({e for e, _ in group.items}, key=_evidence_key)),
+        origin=origin,
+        timestamp=timestamp,
+        evidence=evidences,
         entities=tuple(entity_ids),
         language=first.language,
         attributed_to=first.attributed_to,
         valid_from=first.valid_from,
         valid_to=first.valid_to,
         occurred_at=first.occurred_at,
-        importance=max((d.importance for d in drafts if d.importance), default=None),
+        importance=importance or None,
     )
 
 
 def _merge_relations(
-    extractions: Sequence[Extraction], resolution: Resolution, entity_id: dict[str, str]
+    extractions: Sequence[Extraction],
+    resolution: Resolution,
+    entity_id: dict[str, str],
+    readers: Sequence[Callable[[str], str | None]],
 ) -> tuple[Relation, ...]:
     """Merge duplicate triples: evidence unioned, the highest confidence kept, one label per predicate."""
     merged: dict[tuple[str, str, str], list[tuple[Evidence, float, str, date | None, date | None]]] = (
         defaultdict(list)
     )
     labels: dict[str, Counter[str]] = defaultdict(Counter)
-    for extraction in extractions:
+    for extraction, mean in zip(extractions, readers, strict=True):
         evidence = _evidence(extraction)
-        mean = _reader(resolution, extraction)
         for rel in extraction.draft.relations:
             start = entity_id.get(mean(rel.subject) or "")
             end = entity_id.get(mean(rel.object) or "")
@@ -421,16 +453,10 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
     return f"{count} {word if count == 1 else (plural or word + 's')}"
 
 
-def _tag_counts(nodes: Sequence[Node]) -> tuple[tuple[str, int], ...]:
-    """Count nodes under every tag path, each parent level included."""
-    counts: Counter[str] = Counter()
-    for node in nodes:
-        paths: set[str] = set()
-        for tag in node.tags:
-            parts = tag.split("/")
-            paths.update("/".join(parts[: i + 1]) for i in range(len(parts)))
-        counts.update(paths)
-    return tuple(sorted(counts.items()))
+def _retagged(node: Node, tree: TagTree) -> Node:
+    """The node under its canonical tag paths."""
+    tags = tree.apply(node.tags)
+    return node if tags == node.tags else replace(node, tags=tags)
 
 
 def _predicates(relations: Sequence[Relation]) -> tuple[tuple[str, str, int], ...]:

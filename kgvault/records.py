@@ -183,5 +183,9 @@ class Graph:
     """Pairs of node ids that contradict each other at the same time: the review queue."""
     merges: tuple[tuple[str, str, str], ...] = field(default=())
     """(entity id, the names joined, why) for every entity resolution decision worth reviewing."""
+    tag_changes: tuple[tuple[str, str, str], ...] = field(default=())
+    """(tag as written, canonical path, why) for every tag the tag tree renamed or nested."""
+    split_candidates: tuple[tuple[str, int], ...] = field(default=())
+    """Leaf tags on more than 50 nodes, with their counts: worth splitting."""
     corrections: tuple[tuple[str, str], ...] = field(default=())
     """(what the correction asks, what became of it) for each line of the corrections file."""

@@ -154,6 +154,8 @@ def render(
             (ctx.entity_by_id[e], _table_cell(clean_text(names)), _table_cell(clean_text(why)))
             for e, names, why in graph.merges
         ],
+        tag_changes=[(_table_cell(a), _table_cell(b), _table_cell(why)) for a, b, why in graph.tag_changes],
+        split_candidates=graph.split_candidates,
         corrections=[
             (_table_cell(clean_text(what)), _table_cell(clean_text(outcome)))
             for what, outcome in graph.corrections

@@ -229,3 +229,25 @@ def test_frontmatter_aliases_reach_the_entity_even_when_unused() -> None:
     )
     (entity,) = graph.entities
     assert entity.aliases == ("Dana", "DK")
+
+
+def test_node_tags_are_filed_under_the_canonical_tree() -> None:
+    sources = [source("a.md"), source("b.md")]
+    graph = link(
+        sources,
+        [
+            extraction("a.md", 0, (1, 2), nodes=[fact("Printers need calibration.", tags=["printers"])]),
+            extraction(
+                "b.md", 0, (1, 2), nodes=[fact("The Ender is a printer.", tags=["printer", "klipper"])]
+            ),
+            extraction("b.md", 1, (3, 4), nodes=[fact("Klipper runs macros.", tags=["printing/klipper"])]),
+        ],
+    )
+    tags = {node.title: node.tags for node in graph.nodes}
+    assert tags["Printers need calibration."] == ("printer",)
+    assert tags["The Ender is a printer."] == ("printer", "printing/klipper")
+    assert dict(graph.tag_counts) == {"printer": 2, "printing": 2, "printing/klipper": 2}
+    assert {(a, b) for a, b, _ in graph.tag_changes} == {
+        ("printers", "printer"),
+        ("klipper", "printing/klipper"),
+    }
