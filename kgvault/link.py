@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -53,7 +53,7 @@ def link(
     """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already in use."""
     resolution = resolve_entities(sources, extractions, corrections)
     entity_groups = resolution.groups
-    readers = [_reader(resolution, extraction) for extraction in extractions]
+    readers = [_Reader(resolution, extraction) for extraction in extractions]
     node_groups, chunk_node_keys = _collect_nodes(extractions, resolution, readers)
 
     entity_key_by_root = {root: f"entity:{root}" for root in entity_groups}
@@ -99,7 +99,7 @@ def link(
     titles = {e.id: e.title for e in entities}
     timed, relations, conflicts = apply_time(list(made.values()), relations, titles)
     summaries = _summaries(
-        sources, extractions, ids, summary_key, chunk_node_keys, node_key, resolution, entity_id
+        sources, extractions, ids, summary_key, chunk_node_keys, node_key, readers, entity_id
     )
     corrected = correct_nodes(timed, conflicts, summaries, corrections)
     outcomes = {**resolution.outcomes, **corrected.outcomes}
@@ -186,17 +186,22 @@ def _evidence(extraction: Extraction) -> Evidence:
     return Evidence(chunk.source_path, chunk.line_start, chunk.line_end)
 
 
-def _reader(resolution: Resolution, extraction: Extraction) -> Callable[[str], str | None]:
-    """Read a name as this chunk means it: a homonym resolves by the type the chunk gave it."""
-    types: dict[str, str] | None = None
+class _Reader:
+    """Read a name as a chunk means it: a homonym resolves by the type the chunk gave it."""
 
-    def mean(name: str) -> str | None:
-        nonlocal types
-        if types is None:  # built on first use: most chunks name no entity in their nodes or relations
-            types = {normalize_name(e.name): e.entity_type for e in extraction.draft.entities}
-        return resolution.key_of(name, types.get(normalize_name(name)))
+    __slots__ = ("named", "resolution")
 
-    return mean
+    def __init__(self, resolution: Resolution, extraction: Extraction) -> None:
+        self.resolution = resolution
+        self.named = {
+            normalize_name(e.name): resolution.key_of(e.name, e.entity_type)
+            for e in extraction.draft.entities
+        }
+        """The entity each of the chunk's own mentions resolved to."""
+
+    def __call__(self, name: str) -> str | None:
+        key = normalize_name(name)
+        return self.named[key] if key in self.named else self.resolution.key_of(name)
 
 
 def _evidence_key(evidence: Evidence) -> tuple[str, int, int]:
@@ -213,7 +218,7 @@ def _node_identity(node: DraftNode) -> NodeKey:
 
 
 def _collect_nodes(
-    extractions: Sequence[Extraction], resolution: Resolution, readers: Sequence[Callable[[str], str | None]]
+    extractions: Sequence[Extraction], resolution: Resolution, readers: Sequence[_Reader]
 ) -> tuple[dict[NodeKey, _NodeGroup], dict[tuple[str, int], list[NodeKey]]]:
     """Merge duplicate nodes across chunks, keeping every piece of provenance."""
     groups: dict[NodeKey, _NodeGroup] = defaultdict(_NodeGroup)
@@ -325,7 +330,7 @@ def _merge_relations(
     extractions: Sequence[Extraction],
     resolution: Resolution,
     entity_id: dict[str, str],
-    readers: Sequence[Callable[[str], str | None]],
+    readers: Sequence[_Reader],
 ) -> tuple[Relation, ...]:
     """Merge duplicate triples: evidence unioned, the highest confidence kept, one label per predicate."""
     merged: dict[tuple[str, str, str], list[tuple[Evidence, float, str, date | None, date | None]]] = (
@@ -375,13 +380,13 @@ def _summaries(
     summary_key: dict[str, str],
     chunk_node_keys: dict[tuple[str, int], list[NodeKey]],
     node_key: dict[NodeKey, str],
-    resolution: Resolution,
+    readers: Sequence[_Reader],
     entity_id: dict[str, str],
 ) -> tuple[SourceSummary, ...]:
     """One summary per source with a coverage row for every chunk."""
-    by_source: dict[str, list[Extraction]] = defaultdict(list)
-    for extraction in extractions:
-        by_source[extraction.chunk.source_path].append(extraction)
+    by_source: dict[str, list[tuple[Extraction, _Reader]]] = defaultdict(list)
+    for extraction, reader in zip(extractions, readers, strict=True):
+        by_source[extraction.chunk.source_path].append((extraction, reader))
     owner: dict[NodeKey, tuple[str, int]] = {}
     for chunk_ref in sorted(chunk_node_keys):
         for key in chunk_node_keys[chunk_ref]:
@@ -391,17 +396,13 @@ def _summaries(
         node_ids: list[str] = []
         entity_ids: set[str] = set()
         rows = []
-        for extraction in sorted(by_source.get(source.path, []), key=lambda x: x.chunk.index):
+        for extraction, reader in sorted(by_source.get(source.path, []), key=lambda x: x[0].chunk.index):
             chunk = extraction.chunk
             keys = chunk_node_keys.get((chunk.source_path, chunk.index), [])
             for key in keys:
                 if ids[node_key[key]] not in node_ids:
                     node_ids.append(ids[node_key[key]])
-            chunk_entities = {
-                entity_id[found]
-                for e in extraction.draft.entities
-                if (found := resolution.key_of(e.name, e.entity_type) or "") in entity_id
-            }
+            chunk_entities = {entity_id[k] for k in reader.named.values() if k is not None and k in entity_id}
             entity_ids.update(chunk_entities)
             rows.append(
                 CoverageRow(

@@ -30,6 +30,9 @@ def correct_nodes(
     corrections: Corrections,
 ) -> Corrected:
     """Confirm first (the other side becomes superseded), then hide; nothing is ever deleted from sources."""
+    if not (corrections.of("confirm") or corrections.of("hide")):
+        ordered = tuple(sorted(nodes, key=lambda n: (n.memory_layer, n.id)))
+        return Corrected(ordered, tuple(conflicts), tuple(summaries), {})
     by_title: dict[str, list[str]] = defaultdict(list)
     for node in nodes:
         by_title[normalize_name(node.title)].append(node.id)

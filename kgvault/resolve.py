@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -119,6 +120,7 @@ class _Mention:
     entity_type: str
     description: str | None
     evidence: Evidence
+    chunk: int
 
 
 class Resolution:
@@ -187,7 +189,7 @@ def resolve_entities(
     renames and retypes apply to the entity a name resolves to.
     """
     resolution = Resolution()
-    mentions = _mentions(extractions)
+    mentions, alias_edges = _mentions(extractions)
     spellings: dict[str, Counter[str]] = defaultdict(Counter)
     for mention in mentions:
         spellings[mention.key][mention.spelling] += 1
@@ -210,10 +212,10 @@ def resolve_entities(
             resolution.outcomes[correction] = "merged"
     guard = _Guard(resolution.names, apart)
     edges.extend(note_edges)
-    edges.extend(_alias_edges(extractions))
+    edges.extend(alias_edges)
     _apply(resolution, guard, sorted(set(edges)))
     classes = _classes(mentions, resolution.names)
-    cooccur = _cooccurring(extractions, resolution.names)
+    cooccur = _cooccurring(mentions, resolution.names)
     later = sorted(
         {
             *_suffix_edges(spellings, resolution.names, classes),
@@ -230,16 +232,18 @@ class _NameFinder:
     """Find the name a correction means: a known spelling, alias or note title, or an entity's page name."""
 
     def __init__(self, spellings: Mapping[str, Counter[str]]) -> None:
-        self.known = set(spellings)
-        self.by_slug: dict[str, str] = {}
-        for key in sorted(spellings):
-            for spelling in sorted(spellings[key]):
-                self.by_slug.setdefault(slugify(spelling), key)
+        self.spellings = spellings
+        self.by_slug: dict[str, str] | None = None
 
     def one(self, reference: str) -> str | None:
         key = normalize_name(reference)
-        if key in self.known:
+        if key in self.spellings:
             return key
+        if self.by_slug is None:  # page names are only needed when a correction uses one
+            self.by_slug = {}
+            for known in sorted(self.spellings):
+                for spelling in sorted(self.spellings[known]):
+                    self.by_slug.setdefault(slugify(spelling), known)
         return self.by_slug.get(reference) or self.by_slug.get(slugify(reference))
 
     def all(self, correction: Correction, resolution: Resolution) -> list[str]:
@@ -283,16 +287,25 @@ def _correct_entities(resolution: Resolution, corrections: Corrections, find: _N
             resolution.outcomes[correction] = "retyped"
 
 
-def _mentions(extractions: Sequence[Extraction]) -> list[_Mention]:
+def _mentions(extractions: Sequence[Extraction]) -> tuple[list[_Mention], list[tuple[int, str, str, str]]]:
+    """Every entity mention, numbered by chunk, and the aliases the drafts state (one pass over them)."""
     mentions = []
-    for extraction in extractions:
+    edges = []
+    for number, extraction in enumerate(extractions):
         chunk = extraction.chunk
         evidence = Evidence(chunk.source_path, chunk.line_start, chunk.line_end)
         for entity in extraction.draft.entities:
             key = normalize_name(entity.name)
-            if key:
-                mentions.append(_Mention(key, entity.name, entity.entity_type, entity.description, evidence))
-    return mentions
+            if not key:
+                continue
+            mentions.append(
+                _Mention(key, entity.name, entity.entity_type, entity.description, evidence, number)
+            )
+            for alias in entity.aliases:
+                alias_key = normalize_name(alias)
+                if alias_key and alias_key != key:
+                    edges.append((2, key, alias_key, f"alias stated in {chunk.source_path}"))
+    return mentions, edges
 
 
 def _note_edges(
@@ -323,18 +336,6 @@ def _aliases(value: object) -> list[str]:
     if isinstance(value, list):
         return [str(v) for v in value if isinstance(v, str | int | float) and str(v).strip()]
     return []
-
-
-def _alias_edges(extractions: Sequence[Extraction]) -> list[tuple[int, str, str, str]]:
-    edges = []
-    for extraction in extractions:
-        for entity in extraction.draft.entities:
-            key = normalize_name(entity.name)
-            for alias in entity.aliases:
-                alias_key = normalize_name(alias)
-                if key and alias_key and alias_key != key:
-                    edges.append((2, key, alias_key, f"alias stated in {extraction.chunk.source_path}"))
-    return edges
 
 
 class _Guard:
@@ -401,14 +402,11 @@ def _suffix_edges(
     return edges
 
 
-def _cooccurring(extractions: Sequence[Extraction], names: _UnionFind) -> dict[str, set[int]]:
+def _cooccurring(mentions: Sequence[_Mention], names: _UnionFind) -> dict[str, set[int]]:
     """Per name root, the chunks that mention it: two names met in one chunk are two things."""
     chunks: dict[str, set[int]] = defaultdict(set)
-    for number, extraction in enumerate(extractions):
-        for entity in extraction.draft.entities:
-            key = normalize_name(entity.name)
-            if key:
-                chunks[names.find(key)].add(number)
+    for mention in mentions:
+        chunks[names.find(mention.key)].add(mention.chunk)
     return chunks
 
 
@@ -424,23 +422,30 @@ def _fuzzy_edges(
     from rapidfuzz.process import extract
 
     blocks: dict[str, list[str]] = defaultdict(list)
-    for key in sorted(spellings):
+    for key in sorted(spellings, key=lambda k: (len(k), k)):
         if len(key) >= FUZZY_MIN_LENGTH and "person" not in classes.get(names.find(key), ()):
             # A misspelling rarely changes the first letter: comparing within a first letter is enough.
             blocks[key[0]].append(key)
     edges = []
     for keys in blocks.values():
-        for i, a in enumerate(keys[:-1]):
-            later = keys[i + 1 :]
-            for b, score, _ in extract(a, later, scorer=ratio, score_cutoff=FUZZY_MIN_SCORE, limit=None):
+        lengths = [len(k) for k in keys]
+        for i, a in enumerate(keys):
+            # The ratio cannot reach the cutoff past this length difference: compare only names in reach.
+            reach = bisect_right(lengths, len(a) * (200 - FUZZY_MIN_SCORE) / FUZZY_MIN_SCORE, lo=i + 1)
+            if reach <= i + 1:
+                continue
+            for b, score, _ in extract(
+                a, keys[i + 1 : reach], scorer=ratio, score_cutoff=FUZZY_MIN_SCORE, limit=None
+            ):
+                low, high = min(a, b), max(a, b)
                 if (
-                    names.find(a) != names.find(b)
-                    and _DIGITS.findall(a) == _DIGITS.findall(b)
-                    and _compatible(names, classes, a, b)
-                    and not (cooccur.get(names.find(a), set()) & cooccur.get(names.find(b), set()))
+                    names.find(low) != names.find(high)
+                    and _DIGITS.findall(low) == _DIGITS.findall(high)
+                    and _compatible(names, classes, low, high)
+                    and not (cooccur.get(names.find(low), set()) & cooccur.get(names.find(high), set()))
                 ):
-                    edits = Levenshtein.distance(a, b)
-                    edges.append((4, a, b, f"spelled alike ({score:.0f}% similar, {edits} edit(s))"))
+                    edits = Levenshtein.distance(low, high)
+                    edges.append((4, low, high, f"spelled alike ({score:.0f}% similar, {edits} edit(s))"))
     return edges
 
 
