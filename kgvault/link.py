@@ -42,6 +42,18 @@ class _NodeGroup:
     items: list[tuple[Evidence, DraftNode]] = field(default_factory=list)
     entity_keys: set[str] = field(default_factory=set)
 
+    def tags(self) -> tuple[str, ...]:
+        """Every tag any of the merged drafts gave, sorted."""
+        if len(self.items) == 1:
+            return tuple(sorted(set(self.items[0][1].tags)))
+        return tuple(sorted({tag for _, node in self.items for tag in node.tags}))
+
+    def paths(self) -> tuple[str, ...]:
+        """The source files the merged drafts come from, sorted."""
+        if len(self.items) == 1:
+            return (self.items[0][0].path,)
+        return tuple(sorted({evidence.path for evidence, _ in self.items}))
+
 
 def link(
     sources: Sequence[Source],
@@ -84,8 +96,15 @@ def link(
             key=lambda e: e.id,
         )
     )
+    tree = _tag_tree(node_groups, repeated)
+    canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
     made = {
-        key: _make_node(ids[node_key[key]], group, sorted({entity_id[k] for k in group.entity_keys}))
+        key: _make_node(
+            ids[node_key[key]],
+            group,
+            sorted({entity_id[k] for k in group.entity_keys}),
+            _canonical_tags(group.tags(), tree, canonical),
+        )
         for key, group in node_groups.items()
     }
     for title_key, keys in repeated.items():
@@ -94,7 +113,8 @@ def link(
         if existing in made:
             made[existing] = replace(made[existing], derived_from=tuple(sorted(e.id for e in episodes)))
         else:
-            made[("derived", title_key, "")] = _consolidate(ids[f"derived:{title_key}"], episodes)
+            derived = _consolidate(ids[f"derived:{title_key}"], episodes)
+            made[("derived", title_key, "")] = replace(derived, tags=tree.apply(derived.tags))
     relations = _merge_relations(extractions, resolution, entity_id, readers)
     titles = {e.id: e.title for e in entities}
     timed, relations, conflicts = apply_time(list(made.values()), relations, titles)
@@ -103,15 +123,13 @@ def link(
     )
     corrected = correct_nodes(timed, conflicts, summaries, corrections)
     outcomes = {**resolution.outcomes, **corrected.outcomes}
-    tree = build_tag_tree(
-        [TaggedNode(tuple(sorted({e.path for e in n.evidence})), n.tags) for n in corrected.nodes]
-    )
     return Graph(
-        nodes=tuple(_retagged(node, tree) for node in corrected.nodes),
+        nodes=corrected.nodes,
         entities=entities,
         relations=relations,
         summaries=corrected.summaries,
-        tag_counts=tree.counts,
+        # Hidden nodes leave the counts; without them the tree's own counts are exact.
+        tag_counts=_tag_counts(corrected.nodes) if len(corrected.nodes) < len(timed) else tree.counts,
         tag_changes=tree.changes,
         split_candidates=tree.split_candidates,
         predicates=_predicates(relations),
@@ -146,6 +164,8 @@ def _repeated_episodes(node_groups: dict[NodeKey, _NodeGroup]) -> dict[str, list
             by_title[key[1]].append(key)
     repeated = {}
     for title_key, keys in sorted(by_title.items()):
+        if len(keys) == 1 and len(node_groups[keys[0]].items) == 1:
+            continue  # said once: nothing to consolidate
         items = [item for key in keys for item in node_groups[key].items]
         sources = {evidence.path for evidence, _ in items}
         all_high = all(node.confidence == "high" for _, node in items)
@@ -178,6 +198,8 @@ def _consolidate(node_id: str, episodes: Sequence[Node]) -> Node:
 
 def _first(items: list[tuple[Evidence, DraftNode]]) -> tuple[Evidence, DraftNode]:
     """The earliest item by provenance: what a merged node shows as its title and body."""
+    if len(items) == 1:
+        return items[0]
     return min(items, key=lambda item: (item[0].path, item[0].line_start, item[1].title))
 
 
@@ -288,11 +310,11 @@ class _MentionIndex:
 _TOKEN = re.compile(r"[^\W_]+")
 
 
-def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str]) -> Node:
+def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str], tags: tuple[str, ...]) -> Node:
     if len(group.items) == 1:  # most propositions are said once: nothing to merge
         evidence, first = group.items[0]
         confidence, sensitivity, origin = first.confidence, first.sensitivity, first.origin
-        tags, timestamp, importance = tuple(sorted(set(first.tags))), first.timestamp, first.importance
+        timestamp, importance = first.timestamp, first.importance
         evidences: tuple[Evidence, ...] = (evidence,)
     else:
         _, first = _first(group.items)
@@ -300,7 +322,6 @@ def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str]) -> Node:
         confidence = max((d.confidence for d in drafts), key=_CONFIDENCE_RANK.__getitem__)
         sensitivity = max((d.sensitivity for d in drafts), key=_SENSITIVITY_RANK.__getitem__)
         origin = "stated" if any(d.origin == "stated" for d in drafts) else "inferred"
-        tags = tuple(sorted({tag for d in drafts for tag in d.tags}))
         timestamp = min((d.timestamp for d in drafts if d.timestamp), default=None)
         importance = max((d.importance for d in drafts if d.importance), default=None)
         evidences = tuple(sorted({e for e, _ in group.items}, key=_evidence_key))
@@ -454,10 +475,41 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
     return f"{count} {word if count == 1 else (plural or word + 's')}"
 
 
-def _retagged(node: Node, tree: TagTree) -> Node:
-    """The node under its canonical tag paths."""
-    tags = tree.apply(node.tags)
-    return node if tags == node.tags else replace(node, tags=tags)
+def _tag_tree(node_groups: dict[NodeKey, _NodeGroup], repeated: dict[str, list[NodeKey]]) -> TagTree:
+    """The corpus's tag tree, from every node to be made (consolidated ones included) before any is made."""
+    tagged = [TaggedNode(group.paths(), group.tags()) for group in node_groups.values()]
+    for title_key, keys in repeated.items():
+        if ("semantic", title_key, "") not in node_groups:
+            episodes = [node_groups[key] for key in keys]
+            tagged.append(
+                TaggedNode(
+                    tuple(sorted({p for g in episodes for p in g.paths()})),
+                    tuple(sorted({t for g in episodes for t in g.tags()})),
+                )
+            )
+    return build_tag_tree(tagged)
+
+
+def _canonical_tags(
+    tags: tuple[str, ...], tree: TagTree, seen: dict[tuple[str, ...], tuple[str, ...]]
+) -> tuple[str, ...]:
+    """Tags under their canonical paths; nodes share tag sets, so each set is mapped once."""
+    canonical = seen.get(tags)
+    if canonical is None:
+        canonical = seen[tags] = tree.apply(tags)
+    return canonical
+
+
+def _tag_counts(nodes: Sequence[Node]) -> tuple[tuple[str, int], ...]:
+    """Count nodes under every tag path, each parent level included."""
+    counts: Counter[str] = Counter()
+    for node in nodes:
+        paths: set[str] = set()
+        for tag in node.tags:
+            parts = tag.split("/")
+            paths.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+        counts.update(paths)
+    return tuple(sorted(counts.items()))
 
 
 def _predicates(relations: Sequence[Relation]) -> tuple[tuple[str, str, int], ...]:

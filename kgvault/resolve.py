@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +18,8 @@ FUZZY_MIN_SCORE = 92.0
 """rapidfuzz ratio (0–100) two names need to be read as one misspelled name."""
 FUZZY_MIN_LENGTH = 8
 """Shorter names are too often different words one letter apart ("Kevin", "Keven")."""
+RARE_MENTIONS = 2
+"""A misspelling is rare: only names mentioned at most this often are matched against the others."""
 
 # A last word that names the kind of thing, not the thing: "Marlin firmware" is Marlin.
 _KIND_SUFFIXES = frozenset([
@@ -416,7 +418,7 @@ def _fuzzy_edges(
     classes: Mapping[str, set[str]],
     cooccur: Mapping[str, set[int]],
 ) -> list[tuple[int, str, str, str]]:
-    """Near-identical long names of compatible types, never people, never differing in a number."""
+    """Near-identical long names of compatible types, one of them rare; never people or different numbers."""
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.fuzz import ratio
     from rapidfuzz.process import extract
@@ -424,28 +426,35 @@ def _fuzzy_edges(
     blocks: dict[str, list[str]] = defaultdict(list)
     for key in sorted(spellings, key=lambda k: (len(k), k)):
         if len(key) >= FUZZY_MIN_LENGTH and "person" not in classes.get(names.find(key), ()):
-            # A misspelling rarely changes the first letter: comparing within a first letter is enough.
-            blocks[key[0]].append(key)
-    edges = []
+            # A misspelling seldom touches both ends of a long name: names that share their first two
+            # or their last two letters are the only ones compared.
+            # Names differing in a number are never one (Postgres 15, Postgres 16): numbers split blocks too.
+            numbers = " ".join(_DIGITS.findall(key))
+            blocks[f"^{key[:2]} {numbers}"].append(key)
+            blocks[f"${key[-2:]} {numbers}"].append(key)
+    pairs: dict[tuple[str, str], float] = {}
     for keys in blocks.values():
         lengths = [len(k) for k in keys]
-        for i, a in enumerate(keys):
-            # The ratio cannot reach the cutoff past this length difference: compare only names in reach.
-            reach = bisect_right(lengths, len(a) * (200 - FUZZY_MIN_SCORE) / FUZZY_MIN_SCORE, lo=i + 1)
-            if reach <= i + 1:
+        for a in keys:
+            # Queries are names the text mentions rarely; a note title no text mentions is no typo.
+            if not 0 < sum(spellings[a].values()) <= RARE_MENTIONS:
                 continue
-            for b, score, _ in extract(
-                a, keys[i + 1 : reach], scorer=ratio, score_cutoff=FUZZY_MIN_SCORE, limit=None
-            ):
-                low, high = min(a, b), max(a, b)
-                if (
-                    names.find(low) != names.find(high)
-                    and _DIGITS.findall(low) == _DIGITS.findall(high)
-                    and _compatible(names, classes, low, high)
-                    and not (cooccur.get(names.find(low), set()) & cooccur.get(names.find(high), set()))
-                ):
-                    edits = Levenshtein.distance(low, high)
-                    edges.append((4, low, high, f"spelled alike ({score:.0f}% similar, {edits} edit(s))"))
+            # The ratio cannot reach the cutoff past this length difference: compare only names in reach.
+            low_end = bisect_left(lengths, len(a) * FUZZY_MIN_SCORE / (200 - FUZZY_MIN_SCORE))
+            high_end = bisect_right(lengths, len(a) * (200 - FUZZY_MIN_SCORE) / FUZZY_MIN_SCORE)
+            found = extract(a, keys[low_end:high_end], scorer=ratio, score_cutoff=FUZZY_MIN_SCORE, limit=None)
+            for b, score, _ in found:
+                if b != a:
+                    pairs[(min(a, b), max(a, b))] = score
+    edges = []
+    for (low, high), score in sorted(pairs.items()):
+        if (
+            names.find(low) != names.find(high)
+            and _compatible(names, classes, low, high)
+            and not (cooccur.get(names.find(low), set()) & cooccur.get(names.find(high), set()))
+        ):
+            edits = Levenshtein.distance(low, high)
+            edges.append((4, low, high, f"spelled alike ({score:.0f}% similar, {edits} edit(s))"))
     return edges
 
 

@@ -174,3 +174,8 @@ def test_resolution_does_not_depend_on_draft_order() -> None:
         rng.shuffle(extractions)
         rng.shuffle(sources)
         assert link(sources, extractions) == expected
+
+
+def test_two_frequent_look_alike_names_are_two_things() -> None:
+    drafts = [(f"{name}{i}.md", [entity(name)]) for name in ("Kubernetes", "Kubernets") for i in range(3)]
+    assert len(build(*drafts).entities) == 2
