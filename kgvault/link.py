@@ -41,12 +41,13 @@ _KIND_RANK = {"entity": 0, "summary": 1, "semantic": 2, "episodic": 3}
 class _NodeGroup:
     items: list[tuple[Evidence, DraftNode]] = field(default_factory=list)
     entity_keys: set[str] = field(default_factory=set)
+    _tags: tuple[str, ...] | None = None
 
     def tags(self) -> tuple[str, ...]:
-        """Every tag any of the merged drafts gave, sorted."""
-        if len(self.items) == 1:
-            return tuple(sorted(set(self.items[0][1].tags)))
-        return tuple(sorted({tag for _, node in self.items for tag in node.tags}))
+        """Every tag any of the merged drafts gave, sorted; asked only once the group is complete."""
+        if self._tags is None:
+            self._tags = tuple(sorted({tag for _, node in self.items for tag in node.tags}))
+        return self._tags
 
     def paths(self) -> tuple[str, ...]:
         """The source files the merged drafts come from, sorted."""
@@ -287,7 +288,7 @@ class _MentionIndex:
         if cached is not None:
             return cached
         # The tokens normalize_name keeps, folded at C speed; most texts share no first word with a name.
-        raw = _TOKEN.findall(unicodedata.normalize("NFC", text))
+        raw = _TOKEN.findall(text if text.isascii() else unicodedata.normalize("NFC", text))
         folded = list(map(str.casefold, raw))
         hits = self.first_words.intersection(folded)
         found: set[str] = set()
@@ -414,15 +415,14 @@ def _summaries(
             owner.setdefault(key, chunk_ref)
     summaries = []
     for source in sorted(sources, key=lambda s: s.path):
-        node_ids: list[str] = []
+        node_ids: dict[str, None] = {}  # ordered, without repeats
         entity_ids: set[str] = set()
         rows = []
         for extraction, reader in sorted(by_source.get(source.path, []), key=lambda x: x[0].chunk.index):
             chunk = extraction.chunk
             keys = chunk_node_keys.get((chunk.source_path, chunk.index), [])
             for key in keys:
-                if ids[node_key[key]] not in node_ids:
-                    node_ids.append(ids[node_key[key]])
+                node_ids.setdefault(ids[node_key[key]])
             chunk_entities = {entity_id[k] for k in reader.named.values() if k is not None and k in entity_id}
             entity_ids.update(chunk_entities)
             rows.append(
