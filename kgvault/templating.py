@@ -7,6 +7,8 @@ from pathlib import Path
 
 import jinja2
 
+from kgvault.records import Relation
+
 
 def packaged_templates() -> Path:
     """Locate the shipped templates: inside the wheel, or at the repository root when run from source."""
@@ -22,7 +24,7 @@ def environment(user_dir: Path | None = None) -> jinja2.Environment:
     """Return a Jinja environment whose loader searches `user_dir` before the packaged templates."""
     search = [str(user_dir)] if user_dir else []
     search.append(str(packaged_templates()))
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(search),
         autoescape=False,  # Markdown, not HTML; values are sanitized in render.py.
         keep_trailing_newline=True,
@@ -30,3 +32,15 @@ def environment(user_dir: Path | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["period"] = period
+    return env
+
+
+def period(relation: Relation) -> str:
+    """When a relation held, as a link line ends: " (since 2025-03-12, until 2025-06-02)", or ""."""
+    parts = []
+    if relation.valid_at:
+        parts.append(f"since {relation.valid_at.isoformat()}")
+    if relation.invalid_at:
+        parts.append(f"until {relation.invalid_at.isoformat()}")
+    return f" ({', '.join(parts)})" if parts else ""

@@ -38,6 +38,14 @@ def test_sample_builds_into_a_vault_the_checker_accepts(
     assert isinstance(nodes, dict) and nodes["episodic"] > 0 and nodes["semantic"] > 0
 
 
+def test_every_list_item_of_a_page_is_its_own_line(sample_vault_built: tuple[Path, dict[str, object]]) -> None:
+    vault, _ = sample_vault_built
+    for page in vault.rglob("*.md"):
+        for line in page.read_text("utf-8").splitlines():
+            if line.startswith("- "):
+                assert "]]- " not in line and ") - [[" not in line, f"{page.name}: {line}"
+
+
 def test_every_source_has_a_summary_covering_all_its_lines(
     sample_vault_built: tuple[Path, dict[str, object]],
 ) -> None:
