@@ -31,6 +31,8 @@ def _words_only(text: str) -> str:
 _SEPARATORS = re.compile("\x00+")
 _ASCII_SEPARATORS = re.compile("[^A-Za-z0-9]+")
 _ASCII_WORDS = re.compile("[a-z0-9]+")
+_WORD_SYMBOLS = re.compile(r"(?<=\w)[+#]+(?!\w)")
+_SYMBOL_WORDS = {"+": "plus", "#": "sharp"}
 
 
 def short_hash(text: str, length: int = 8) -> str:
@@ -111,6 +113,9 @@ def assign_unique(
 @lru_cache(maxsize=1 << 17)
 def normalize_name(name: str) -> str:
     """Fold an entity name for matching: NFC, casefold, punctuation and spacing collapsed."""
+    if "+" in name or "#" in name:
+        # C, C++ and C# are three languages: a symbol ending a word is spelled out, not dropped.
+        name = _WORD_SYMBOLS.sub(lambda m: " " + " ".join(_SYMBOL_WORDS[c] for c in m.group()), name)
     if name.isascii():  # most names: one regex pass, same result as the general path
         return " ".join(_ASCII_WORDS.findall(name.lower()))
     folded = unicodedata.normalize("NFC", name).casefold()

@@ -38,7 +38,9 @@ def test_sample_builds_into_a_vault_the_checker_accepts(
     assert isinstance(nodes, dict) and nodes["episodic"] > 0 and nodes["semantic"] > 0
 
 
-def test_every_list_item_of_a_page_is_its_own_line(sample_vault_built: tuple[Path, dict[str, object]]) -> None:
+def test_every_list_item_of_a_page_is_its_own_line(
+    sample_vault_built: tuple[Path, dict[str, object]],
+) -> None:
     vault, _ = sample_vault_built
     for page in vault.rglob("*.md"):
         for line in page.read_text("utf-8").splitlines():

@@ -91,12 +91,13 @@ def test_every_correction_changes_the_vault_and_survives_a_rebuild(sample_copy: 
 def test_a_homonym_can_be_retyped_by_its_page_name() -> None:
     drafts = [
         extraction("a.md", 0, (1, 2), entities=[{"name": "Apple", "entity_type": "organization"}]),
+        extraction("a.md", 1, (3, 4), entities=[{"name": "Apple", "entity_type": "organization"}]),
         extraction("b.md", 0, (1, 2), entities=[{"name": "apple", "entity_type": "food"}]),
     ]
     fix = Corrections((Correction("retype", ("apple-food",), "fruit", 3),))
     graph = link([source("a.md"), source("b.md")], drafts, corrections=fix)
     assert {(e.id, e.entity_type) for e in graph.entities} == {
-        ("apple-organization", "organization"),
+        ("apple", "organization"),
         ("apple-fruit", "fruit"),
     }
     assert graph.corrections == (("retype apple-food → fruit", "retyped"),)

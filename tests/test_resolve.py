@@ -49,7 +49,7 @@ def test_apple_the_company_and_apple_the_fruit_stay_two_entities() -> None:
     )
     assert titles(graph) == {
         "apple-food": ("apple", "food"),
-        "apple-organization": ("Apple", "organization"),
+        "apple": ("Apple", "organization"),
     }
     reasons = {(entity_id, why) for entity_id, _, why in graph.merges}
     assert ("apple-food", "kept apart from the organization of the same name: the types differ") in reasons
@@ -63,7 +63,7 @@ def test_an_untyped_mention_joins_the_homonym_mentioned_most() -> None:
         ("d.md", [entity("APPLE")]),
     )
     evidence = {e.id: {ev.path for ev in e.evidence} for e in graph.entities}
-    assert evidence == {"apple-food": {"c.md"}, "apple-organization": {"a.md", "b.md", "d.md"}}
+    assert evidence == {"apple-food": {"c.md"}, "apple": {"a.md", "b.md", "d.md"}}
 
 
 def test_relations_follow_the_type_the_chunk_gave_a_homonym() -> None:
@@ -88,7 +88,8 @@ def test_relations_follow_the_type_the_chunk_gave_a_homonym() -> None:
         ],
     )
     ends = {(r.from_id, r.relation, r.to_id) for r in graph.relations}
-    assert ends == {("tim-cook", "works_for", "apple-organization"), ("anna", "likes", "apple-food")}
+    # One mention each: the tie goes to the kind first in code-point order, "food".
+    assert ends == {("tim-cook", "works_for", "apple-organization"), ("anna", "likes", "apple")}
 
 
 def test_marlin_and_marlin_firmware_are_one_entity() -> None:
@@ -179,3 +180,13 @@ def test_resolution_does_not_depend_on_draft_order() -> None:
 def test_two_frequent_look_alike_names_are_two_things() -> None:
     drafts = [(f"{name}{i}.md", [entity(name)]) for name in ("Kubernetes", "Kubernets") for i in range(3)]
     assert len(build(*drafts).entities) == 2
+
+
+def test_c_cpp_and_csharp_are_three_languages() -> None:
+    graph = build(
+        ("x.md", [entity("C")]),
+        ("y.md", [entity("C++")]),
+        ("z.md", [entity("C#"), entity("C#"), entity("C sharp")]),
+    )
+    assert sorted(e.title for e in graph.entities) == ["C", "C#", "C++"]
+    assert {e.title: e.aliases for e in graph.entities}["C#"] == ("C sharp",)
