@@ -28,7 +28,7 @@ from kgvault.records import (
 )
 from kgvault.resolve import Resolution, make_entity, resolve_entities
 from kgvault.tags import TaggedNode, TagTree, build_tag_tree
-from kgvault.temporal import apply_time
+from kgvault.temporal import Assertion, apply_time
 
 _NO_CORRECTIONS = Corrections()
 _CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
@@ -116,9 +116,9 @@ def link(
         else:
             derived = _consolidate(ids[f"derived:{title_key}"], episodes)
             made[("derived", title_key, "")] = replace(derived, tags=tree.apply(derived.tags))
-    relations = _merge_relations(extractions, resolution, entity_id, readers)
+    relations, assertions = _merge_relations(extractions, resolution, entity_id, readers)
     titles = {e.id: e.title for e in entities}
-    timed, relations, conflicts = apply_time(list(made.values()), relations, titles)
+    timed, relations, conflicts = apply_time(list(made.values()), relations, titles, assertions)
     summaries = _summaries(
         sources, extractions, ids, summary_key, chunk_node_keys, node_key, readers, entity_id
     )
@@ -353,8 +353,11 @@ def _merge_relations(
     resolution: Resolution,
     entity_id: dict[str, str],
     readers: Sequence[_Reader],
-) -> tuple[Relation, ...]:
-    """Merge duplicate triples: evidence unioned, the highest confidence kept, one label per predicate."""
+) -> tuple[tuple[Relation, ...], list[Assertion]]:
+    """Merge duplicate triples: evidence unioned, the highest confidence kept, one label per predicate.
+
+    Also returns each chunk's dated statement of a triple, which time reads (a value can come back).
+    """
     merged: dict[tuple[str, str, str], list[tuple[Evidence, float, str, date | None, date | None]]] = (
         defaultdict(list)
     )
@@ -392,7 +395,10 @@ def _merge_relations(
                 evidence=tuple(sorted({i[0] for i in items}, key=_evidence_key)),
             )
         )
-    return tuple(relations)
+    assertions = [
+        Assertion(key, item[0], item[3], item[4]) for key, items in sorted(merged.items()) for item in items
+    ]
+    return tuple(relations), assertions
 
 
 def _summaries(

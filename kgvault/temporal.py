@@ -5,16 +5,37 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
-from kgvault.records import Node, Relation
+from kgvault.records import Evidence, Node, Relation
 
 # "Postgres 15" and "Postgres 16" are versions of one thing: only one is current, whatever the predicate.
 _VERSION = re.compile(r"^(?P<base>.*?\S)\s+v?\d+(?:\.\d+)*$", re.IGNORECASE)
 
 RelationKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """One chunk saying a relation held from a date, or stopped on one ("switched from A")."""
+
+    key: RelationKey
+    evidence: Evidence
+    valid_at: date | None
+    invalid_at: date | None
+
+
+@dataclass(slots=True)
+class _Run:
+    """An unbroken stretch of one value in a slot: from its first statement until another value came."""
+
+    value: str
+    start: date
+    end: date | None = None
+    successors: tuple[str, ...] = ()
+    dates: list[date] = field(default_factory=list)
 
 
 def version_base(title: str) -> str | None:
@@ -23,62 +44,72 @@ def version_base(title: str) -> str | None:
     return match.group("base").casefold() if match else None
 
 
-def _slot(
-    relation: Relation, titles: Mapping[str, str], functional: frozenset[str]
-) -> tuple[str, ...] | None:
+def _slot(key: RelationKey, titles: Mapping[str, str], functional: frozenset[str]) -> tuple[str, ...] | None:
     """What holds one value at a time: (subject, predicate), or (subject, predicate, thing) for versions."""
-    if relation.relation in functional:
-        return (relation.from_id, relation.relation)
-    base = version_base(titles.get(relation.to_id, ""))
-    return (relation.from_id, relation.relation, base) if base else None
+    subject, predicate, obj = key
+    if predicate in functional:
+        return (subject, predicate)
+    base = version_base(titles.get(obj, ""))
+    return (subject, predicate, base) if base else None
 
 
 def apply_time(
     nodes: Sequence[Node],
     relations: Sequence[Relation],
     entity_titles: Mapping[str, str],
+    assertions: Sequence[Assertion] = (),
     *,
     functional: frozenset[str] = FUNCTIONAL_PREDICATES,
 ) -> tuple[tuple[Node, ...], tuple[Relation, ...], tuple[tuple[str, str], ...]]:
     """Close superseded relations, link superseded and conflicting nodes; never delete, never resolve.
 
+    `assertions` are the dated statements behind the merged relations (one per relation and
+    evidence when not given). A value that comes back after another (Marlin, then Klipper, then
+    Marlin again) is current again: its relation holds from its latest run.
     Returns the updated nodes and relations and the conflicting node pairs (for the review queue).
     """
-    slots: dict[tuple[str, ...], list[Relation]] = defaultdict(list)
-    for relation in relations:
-        slot = _slot(relation, entity_titles, functional)
-        if slot is not None and relation.valid_at is not None:
-            slots[slot].append(relation)
+    if not assertions:
+        assertions = [Assertion(_key(r), e, r.valid_at, r.invalid_at) for r in relations for e in r.evidence]
+    slots: dict[tuple[str, ...], list[Assertion]] = defaultdict(list)
+    for assertion in assertions:
+        slot = _slot(assertion.key, entity_titles, functional)
+        if slot is not None and assertion.valid_at is not None:
+            slots[slot].append(assertion)
 
-    invalid_at: dict[RelationKey, date] = {}
-    superseded: list[tuple[Relation, Relation]] = []
-    rivals: list[tuple[Relation, Relation]] = []
-    for members in slots.values():
-        members.sort(key=lambda r: (r.valid_at or date.min, r.to_id))
-        for index, older in enumerate(members):
-            assert older.valid_at is not None
-            later = [r for r in members[index + 1 :] if r.to_id != older.to_id]
-            successor = next((r for r in later if r.valid_at and r.valid_at > older.valid_at), None)
-            if successor is not None:
-                superseded.append((older, successor))
-                if older.invalid_at is None:
-                    invalid_at[_key(older)] = successor.valid_at  # type: ignore[assignment]
-            rivals.extend((older, r) for r in later if r.valid_at == older.valid_at)
+    last_run: dict[RelationKey, _Run] = {}
+    run_of: dict[tuple[RelationKey, date], _Run] = {}
+    rivals: list[tuple[RelationKey, RelationKey, date]] = []
+    for slot, members in slots.items():
+        for run in _runs(members, rivals):
+            key = (slot[0], slot[1], run.value)
+            last_run[key] = run
+            for when in run.dates:
+                run_of[(key, when)] = run
 
-    asserting = _asserting_nodes(nodes, [r for pair in superseded + rivals for r in pair])
+    stated_ends: dict[RelationKey, list[date]] = defaultdict(list)
+    for assertion in assertions:
+        if assertion.invalid_at is not None:
+            stated_ends[assertion.key].append(assertion.invalid_at)
+    new_relations = tuple(_timed(r, last_run.get(_key(r)), stated_ends.get(_key(r), [])) for r in relations)
+
+    asserting = _asserting_nodes(nodes, [a for a in assertions if (a.key, a.valid_at) in run_of])
     superseded_by: dict[str, set[str]] = defaultdict(set)
     valid_to: dict[str, date] = {}
-    for older, successor in superseded:
-        for node_id in asserting.get(_key(older), ()):
-            later_nodes = asserting.get(_key(successor), set()) - {node_id}
-            superseded_by[node_id].update(later_nodes)
-            if later_nodes and successor.valid_at:
-                valid_to[node_id] = min(valid_to.get(node_id, successor.valid_at), successor.valid_at)
+    for (key, when), node_ids in asserting.items():
+        run = run_of[(key, when)]
+        if run.end is None:
+            continue
+        subject, predicate, _ = key
+        later = {n for s in run.successors for n in asserting.get(((subject, predicate, s), run.end), ())}
+        for node_id in node_ids:
+            if later - {node_id}:
+                superseded_by[node_id].update(later - {node_id})
+                valid_to[node_id] = min(valid_to.get(node_id, run.end), run.end)
     conflicts: dict[str, set[str]] = defaultdict(set)
     pairs: set[tuple[str, str]] = set()
-    for first, second in rivals:
-        for a in asserting.get(_key(first), ()):
-            for b in asserting.get(_key(second), ()):
+    for first, second, when in rivals:
+        for a in asserting.get((first, when), ()):
+            for b in asserting.get((second, when), ()):
                 if a != b:
                     conflicts[a].add(b)
                     conflicts[b].add(a)
@@ -95,28 +126,70 @@ def apply_time(
         else node
         for node in nodes
     )
-    new_relations = tuple(
-        replace(r, invalid_at=invalid_at[_key(r)]) if _key(r) in invalid_at else r for r in relations
-    )
     return new_nodes, new_relations, tuple(sorted(pairs))
+
+
+def _runs(members: Sequence[Assertion], rivals: list[tuple[RelationKey, RelationKey, date]]) -> list[_Run]:
+    """Walk a slot's statements in date order: a new value ends the runs of the others on its date.
+
+    Two values first said on the same date are rivals (a conflict), never a succession.
+    """
+    by_date: dict[date, set[str]] = defaultdict(set)
+    keys: dict[str, RelationKey] = {}
+    for assertion in members:
+        assert assertion.valid_at is not None
+        by_date[assertion.valid_at].add(assertion.key[2])
+        keys[assertion.key[2]] = assertion.key
+    runs: list[_Run] = []
+    active: dict[str, _Run] = {}
+    for when in sorted(by_date):
+        values = sorted(by_date[when])
+        rivals.extend((keys[a], keys[b], when) for i, a in enumerate(values) for b in values[i + 1 :])
+        for value, run in list(active.items()):
+            if value not in by_date[when]:
+                run.end, run.successors = when, tuple(values)
+                del active[value]
+        for value in values:
+            if value not in active:
+                active[value] = _Run(value, when)
+                runs.append(active[value])
+            active[value].dates.append(when)
+    return runs
+
+
+def _timed(relation: Relation, run: _Run | None, stated_ends: list[date]) -> Relation:
+    """The relation over its latest run: from its start until the next value (or a stated end)."""
+    if run is None:
+        return relation
+    # A stated end ("switched from A") within the run wins over the next value's start.
+    ends = [d for d in (*stated_ends, run.end) if d is not None and d >= run.start]
+    end = min(ends) if ends else None
+    if (relation.valid_at, relation.invalid_at) == (run.start, end):
+        return relation
+    return replace(relation, valid_at=run.start, invalid_at=end)
 
 
 def _key(relation: Relation) -> RelationKey:
     return (relation.from_id, relation.relation, relation.to_id)
 
 
-def _asserting_nodes(nodes: Sequence[Node], relations: Sequence[Relation]) -> dict[RelationKey, set[str]]:
-    """Nodes that state a relation: they name both ends and come from the same lines."""
-    wanted = {_key(r): set(r.evidence) for r in relations}
+def _asserting_nodes(
+    nodes: Sequence[Node], assertions: Sequence[Assertion]
+) -> dict[tuple[RelationKey, date], set[str]]:
+    """Nodes that state a relation on a date: they name both ends and come from the same lines."""
+    wanted: dict[tuple[RelationKey, date], set[Evidence]] = defaultdict(set)
+    for assertion in assertions:
+        assert assertion.valid_at is not None
+        wanted[(assertion.key, assertion.valid_at)].add(assertion.evidence)
     by_entity: dict[str, list[Node]] = defaultdict(list)
     for node in nodes:
         if not node.derived_from:  # a consolidated node restates its episodes; they carry the dates
             for entity_id in node.entities:
                 by_entity[entity_id].append(node)
-    found: dict[RelationKey, set[str]] = defaultdict(set)
-    for key, evidence in wanted.items():
+    found: dict[tuple[RelationKey, date], set[str]] = defaultdict(set)
+    for (key, when), evidence in wanted.items():
         start, _, end = key
         for node in by_entity.get(start, ()):
             if end in node.entities and evidence.intersection(node.evidence):
-                found[key].add(node.id)
+                found[(key, when)].add(node.id)
     return found

@@ -13,7 +13,7 @@ from .test_link import episode, extraction, source
 ENDS = [{"name": "Ender 3"}, {"name": "Marlin"}, {"name": "Klipper"}]
 
 
-def rel(subject: str, predicate: str, obj: str, valid_at: str, **extra: Any) -> dict[str, Any]:
+def rel(subject: str, predicate: str, obj: str, valid_at: str | None, **extra: Any) -> dict[str, Any]:
     return {
         "subject": subject,
         "predicate": predicate,
@@ -194,3 +194,51 @@ def test_shuffling_the_drafts_gives_the_identical_graph() -> None:
         shuffled = items[:]
         random.Random(seed).shuffle(shuffled)
         assert link(sources, shuffled) == expected
+
+
+def test_a_value_that_comes_back_is_current_again() -> None:
+    def switch(index: int, when: str, old: str, new: str) -> Any:
+        return extraction(
+            "a.md",
+            index,
+            (index * 2 + 1, index * 2 + 2),
+            entities=ENDS,
+            nodes=[state(f"Switched the Ender 3 from {old} to {new}.", when, "Ender 3", old, new)],
+            relations=[
+                rel("Ender 3", "runs", new, when),
+                rel("Ender 3", "runs", old, None, invalid_at=when),  # "from A": A stopped that day
+            ],
+        )
+
+    graph = link(
+        [source("a.md")],
+        [
+            firmware_history()[0],
+            switch(1, "2025-06-02", "Marlin", "Klipper"),
+            switch(2, "2025-09-01", "Klipper", "Marlin"),
+        ],
+    )
+    periods = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
+    assert periods == {
+        "marlin": (date(2025, 9, 1), None),
+        "klipper": (date(2025, 6, 2), date(2025, 9, 1)),
+    }
+    by_date = {n.timestamp: n for n in graph.nodes}
+    march, june, september = (by_date[date(2025, m, d)] for m, d in ((3, 12), (6, 2), (9, 1)))
+    assert march.superseded_by == (june.id,) and march.valid_to == date(2025, 6, 2)
+    assert june.superseded_by == (september.id,) and june.valid_to == date(2025, 9, 1)
+    assert september.superseded_by == () and september.valid_to is None
+
+
+def test_a_stated_end_before_the_next_value_wins() -> None:
+    items = firmware_history()
+    stop = extraction(
+        "a.md",
+        5,
+        (9, 9),
+        entities=ENDS,
+        relations=[rel("Ender 3", "runs", "Marlin", None, invalid_at="2025-05-01")],
+    )
+    graph = link([source("a.md")], [*items, stop])
+    marlin = next(r for r in graph.relations if r.to_id == "marlin")
+    assert (marlin.valid_at, marlin.invalid_at) == (date(2025, 3, 12), date(2025, 5, 1))
