@@ -568,6 +568,24 @@ def test_switched_from_to_ends_the_old_value_and_starts_the_new() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The [[Ender 3]] ran Marlin from 12 March 2025.",
+        "The [[Ender 3]] has been running Marlin since 12 March 2025.",
+        "The [[Ender 3]] was running Marlin on 12 March 2025.",
+    ],
+)
+def test_past_and_perfect_tenses_of_runs_are_the_functional_runs(text: str) -> None:
+    (found,) = extract(text).draft.relations
+    assert (found.subject, found.predicate, found.object, found.valid_at) == (
+        "Ender 3",
+        "runs",
+        "Marlin",
+        date(2025, 3, 12),
+    )
+
+
 def test_switched_without_a_date_says_nothing_about_the_old_value() -> None:
     result = extract("Switched the [[Ender 3]] from Marlin to Klipper.", reference=None, heading=())
     assert relations(result) == {("Ender 3", "runs", "Klipper")}

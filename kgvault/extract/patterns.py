@@ -98,8 +98,10 @@ def _start_lookahead(template: str) -> str:
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
 
 VERB_PATTERNS: tuple[VerbPattern, ...] = (
-    _pattern(rf"{{S}} {_ADVERB}(?:runs|is running|is now running|is still running)(?! on) {{O}}",
-             "runs", "runs", True, None, "software", keywords="runs running"),
+    # Past tense too: "ran X from 12 March" says what it ran from that date on.
+    _pattern(rf"{{S}} {_ADVERB}(?:runs|ran|is running|was running|has been running|is now running"
+             r"|is still running)(?! on) {O}",
+             "runs", "runs", True, None, "software", keywords="runs ran running"),
     _pattern(r"{S} (?:runs|is running) on {O}", "runs_on", "runs on", False, "software", None,
              keywords="runs running"),
     _pattern(r"(?i:switched|migrated|moved|changed|converted) {S} from {A} to {O}",
