@@ -61,8 +61,11 @@ def _cut_at_word(slug: str, max_chars: int) -> str:
 
 def slugify(text: str, *, max_chars: int | None = None) -> str:
     """Turn any text into a kebab-case file-safe id; non-Latin scripts are kept, never transliterated."""
-    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
-    slug = _words_only(folded).strip("-")
+    if text.isascii():  # most titles: one regex pass, the same slug as the general path
+        slug = "-".join(_ASCII_WORDS.findall(text.lower()))
+    else:
+        folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+        slug = _words_only(folded).strip("-")
     if max_chars is not None:
         slug = _cut_at_word(slug, max_chars).strip("-")
     slug = _cut_bytes(slug, MAX_NAME_BYTES - 20).strip("-")
