@@ -17,6 +17,7 @@ from kgvault.chunks import chunk_sources
 from kgvault.config import Settings
 from kgvault.corrections import load_corrections
 from kgvault.extract import extract
+from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
 from kgvault.layout import STATE_DIR
 from kgvault.link import link
 from kgvault.records import Problem
@@ -108,7 +109,11 @@ def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
     corrections, correction_problems = load_corrections(settings.notes)
     problems.extend(correction_problems)
     graph = link(
-        sources, extractions, taken=_outer_basenames(outer, vault) if outer else (), corrections=corrections
+        sources,
+        extractions,
+        taken=_outer_basenames(outer, vault) if outer else (),
+        corrections=corrections,
+        functional=FUNCTIONAL_PREDICATES.union(settings.functional_predicates),
     )
     problems.extend(graph.problems)
     say("rendering")

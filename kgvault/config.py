@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -27,12 +28,15 @@ class Settings:
     dry_run: bool = False
     max_chunk_chars: int = 3000
     max_file_bytes: int = 20_000_000
+    functional_predicates: tuple[str, ...] = ()
+    """Predicates with one current value, added to the built-in ones (`lives_in`, `runs`, …)."""
 
 
 _KEYS = {f.name for f in fields(Settings)} - {"notes"}
 _PATH_KEYS = {"vault", "templates"}
 _BOOL_KEYS = {"force", "dry_run"}
 _INT_KEYS = {"jobs": 1, "max_chunk_chars": 200, "max_file_bytes": 1}
+_SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 _ENV = {"KGVAULT_MODEL": "model", "KGVAULT_API_BASE": "api_base"}
 
 
@@ -75,11 +79,25 @@ def _checked(values: dict[str, Any], origin: Path) -> dict[str, Any]:
             raise ConfigError(f"{origin}: `{key}` must be a whole number ≥ {_INT_KEYS[key]}, not {value!r}")
         elif key in ("model", "api_base") and not isinstance(value, str):
             raise ConfigError(f"{origin}: `{key}` must be text, not {value!r}")
+        elif key == "functional_predicates":
+            value = _predicates(value, origin)
         checked[key] = value
     templates = checked.get("templates")
     if templates is not None and not templates.is_dir():
         raise ConfigError(f"templates folder {templates} does not exist")
     return checked
+
+
+def _predicates(value: Any, origin: Path) -> tuple[str, ...]:
+    """A list of snake_case predicate names, as relations.jsonl writes them."""
+    if not isinstance(value, list | tuple) or not all(
+        isinstance(v, str) and _SNAKE_CASE.fullmatch(v) for v in value
+    ):
+        raise ConfigError(
+            f"{origin}: `functional_predicates` must be a list of snake_case names, "
+            f'like ["owns", "drives"], not {value!r}'
+        )
+    return tuple(sorted(set(value)))
 
 
 def _check_folders(settings: Settings) -> None:

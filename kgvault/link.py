@@ -12,7 +12,7 @@ from datetime import date
 from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.extract.draft import DraftNode
-from kgvault.extract.patterns import PREDICATE_LABELS, PREDICATE_SYNONYMS
+from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PREDICATE_SYNONYMS
 from kgvault.names import assign_unique, node_slug, normalize_name, summary_slug
 from kgvault.node_corrections import correct_nodes
 from kgvault.properties import clean_body, clean_text
@@ -62,8 +62,12 @@ def link(
     *,
     taken: Iterable[str] = (),
     corrections: Corrections = _NO_CORRECTIONS,
+    functional: frozenset[str] = FUNCTIONAL_PREDICATES,
 ) -> Graph:
-    """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already in use."""
+    """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already in use.
+
+    `functional` are the predicates with one current value (the built-in ones and the config's).
+    """
     resolution = resolve_entities(sources, extractions, corrections)
     entity_groups = resolution.groups
     readers = [_Reader(resolution, extraction) for extraction in extractions]
@@ -118,7 +122,9 @@ def link(
             made[("derived", title_key, "")] = replace(derived, tags=tree.apply(derived.tags))
     relations, assertions = _merge_relations(extractions, resolution, entity_id, readers)
     titles = {e.id: e.title for e in entities}
-    timed, relations, conflicts = apply_time(list(made.values()), relations, titles, assertions)
+    timed, relations, conflicts = apply_time(
+        list(made.values()), relations, titles, assertions, functional=functional
+    )
     summaries = _summaries(
         sources, extractions, ids, summary_key, chunk_node_keys, node_key, readers, entity_id
     )
@@ -138,6 +144,7 @@ def link(
         conflicts=corrected.conflicts,
         merges=resolution.merges(entity_id),
         corrections=tuple((c.describe(), outcomes.get(c, "nothing to do")) for c in corrections.items),
+        functional=tuple(sorted(functional)),
     )
 
 

@@ -189,3 +189,5 @@ class Graph:
     """Leaf tags on more than 50 nodes, with their counts: worth splitting."""
     corrections: tuple[tuple[str, str], ...] = field(default=())
     """(what the correction asks, what became of it) for each line of the corrections file."""
+    functional: tuple[str, ...] = field(default=())
+    """Predicates with one current value in this build, for ontology.md."""

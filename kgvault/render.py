@@ -147,7 +147,7 @@ def render(
         "ontology.md.j2",
         entity_types=ctx.entity_types(),
         predicates=graph.predicates,
-        functional=FUNCTIONAL_PREDICATES,
+        functional=frozenset(graph.functional) or FUNCTIONAL_PREDICATES,
         review=[(ctx.node_by_id[a], ctx.node_by_id[b]) for a, b in graph.conflicts],
         tag_tree=_tag_tree(graph.tag_counts),
         merges=[

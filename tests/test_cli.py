@@ -97,3 +97,32 @@ def test_every_command_is_documented() -> None:
             for option in getattr(param, "opts", []):
                 if option.startswith("--"):
                     assert option in docs, f"{name} {option} is not documented"
+
+
+def test_config_adds_functional_predicates(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "Dana.md").write_text("---\ndate: 2025-01-10\n---\ndrives:: [[Golf]]\n", "utf-8")
+    (notes / "2025-05-02.md").write_text("---\ntitle: Dana\n---\ndrives:: [[Tesla]]\n", "utf-8")
+
+    def ends() -> dict[str, str | None]:
+        lines = (tmp_path / "v" / "relations.jsonl").read_text("utf-8").splitlines()
+        return {json.loads(x)["to"]: json.loads(x)["invalid_at"] for x in lines}
+
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "v"), "-q"])
+    assert result.exit_code == 0, result.output
+    assert ends() == {"golf": None, "tesla": None}
+    (notes / "kgvault.toml").write_text('functional_predicates = ["drives"]\n', "utf-8")
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "v"), "-q"])
+    assert result.exit_code == 0, result.output
+    assert ends() == {"golf": "2025-05-02", "tesla": None}
+    assert "| `drives` | drives | 2 | yes |" in (tmp_path / "v" / "ontology.md").read_text("utf-8")
+
+
+def test_functional_predicates_must_be_snake_case_names(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "kgvault.toml").write_text('functional_predicates = "drives"\n', "utf-8")
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "v")])
+    assert result.exit_code == 2
+    assert "functional_predicates" in result.output and "snake_case" in result.output
