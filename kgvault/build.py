@@ -20,6 +20,7 @@ from kgvault.extract import extract
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
 from kgvault.layout import STATE_DIR
 from kgvault.link import link
+from kgvault.lock import vault_lock
 from kgvault.records import Problem
 from kgvault.render import render
 from kgvault.sources import read_sources
@@ -76,15 +77,29 @@ def enclosing_vault(vault: Path) -> Path | None:
     return None
 
 
-def build(settings: Settings, progress: Progress | None = None) -> BuildReport:
-    """Compile the notes folder into the vault; gather everything before the first write."""
+def build(
+    settings: Settings,
+    progress: Progress | None = None,
+    *,
+    wait: float = 60.0,
+    on_wait: Callable[[str], None] | None = None,
+) -> BuildReport:
+    """Compile the notes folder into the vault; gather everything before the first write.
+
+    One build writes a vault at a time: another one holding the vault is waited for up to
+    `wait` seconds (`on_wait` hears about it), then `VaultBusyError` names it. A dry run writes
+    nothing and takes no lock.
+    """
     # A build makes hundreds of thousands of long-lived records and frees almost none of them;
     # the cyclic garbage collector would rescan them over and over (a fifth of the build at
     # 2,000 notes). Nothing here relies on it, so it waits until the build is done.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _run_pipeline(settings, progress)
+        if settings.dry_run:
+            return _run_pipeline(settings, progress)
+        with vault_lock(settings.vault, wait=wait, on_wait=on_wait):
+            return _run_pipeline(settings, progress)
     finally:
         if collecting:
             gc.enable()

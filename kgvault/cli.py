@@ -52,6 +52,13 @@ def main() -> None:
     "--force", is_flag=True, default=None, help="Overwrite hand-edited generated parts (backed up first)."
 )
 @click.option("--dry-run", is_flag=True, default=None, help="Compute everything, write nothing.")
+@click.option(
+    "--wait",
+    type=click.FloatRange(0),
+    default=60.0,
+    show_default=True,
+    help="Seconds to wait for another kgvault writing the same vault.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as one JSON object.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more (reserved; every problem is always listed).")
@@ -65,6 +72,7 @@ def build(
     templates: Path | None,
     force: bool | None,
     dry_run: bool | None,
+    wait: float,
     as_json: bool,
     quiet: bool,
     verbose: bool,
@@ -83,6 +91,7 @@ def build(
     from kgvault.build import BuildError
     from kgvault.build import build as run_build
     from kgvault.config import ConfigError, load_settings
+    from kgvault.lock import VaultBusyError
     from kgvault.sources import SourceError
 
     if model:
@@ -103,9 +112,13 @@ def build(
     show_progress = not (as_json or quiet) and sys.stderr.isatty()
     try:
         with _StageBar(show_progress) as bar:
-            report = run_build(settings, progress=bar.stage)
+            report = run_build(
+                settings, progress=bar.stage, wait=wait, on_wait=lambda say: click.echo(say, err=True)
+            )
     except (SourceError, BuildError) as error:
         raise UsageProblem(str(error)) from error
+    except VaultBusyError as error:
+        raise click.ClickException(str(error)) from error
     except OSError as error:
         raise UsageProblem(f"cannot write the vault {settings.vault}: {error}") from error
     if as_json:

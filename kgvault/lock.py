@@ -1,0 +1,132 @@
+"""One writer per vault: an OS file lock in `.kgvault/state/`, released by the OS if its holder dies."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import IO
+
+from kgvault.layout import STATE_DIR
+
+LOCK_FILE = f"{STATE_DIR}/state/lock"
+"""Held by the build or watch writing the vault; says who holds it."""
+POLL_SECONDS = 0.1
+
+
+class VaultBusyError(RuntimeError):
+    """Another kgvault is writing this vault and did not finish in time."""
+
+
+@contextmanager
+def vault_lock(
+    vault: Path, *, wait: float = 60.0, on_wait: Callable[[str], None] | None = None
+) -> Iterator[None]:
+    """Hold the vault's lock for the block; wait up to `wait` seconds for another holder to finish.
+
+    The lock is an OS lock on an open file (flock, or msvcrt on Windows), so a holder killed with
+    SIGKILL loses it at once: a stale lock is never left behind, only a stale description of who
+    held it, which the next holder overwrites.
+    """
+    state = vault / STATE_DIR / "state"
+    for folder in (vault / STATE_DIR, state):
+        if folder.is_symlink():
+            raise OSError(f"{folder} is a symbolic link; kgvault writes through none")
+    fresh = not vault.exists()
+    state.mkdir(parents=True, exist_ok=True)
+    path = vault / LOCK_FILE
+    try:
+        with _held(path, vault, wait, on_wait):
+            yield
+    finally:
+        if fresh:
+            _remove_if_only_the_lock(vault)
+
+
+@contextmanager
+def _held(path: Path, vault: Path, wait: float, on_wait: Callable[[str], None] | None) -> Iterator[None]:
+    # Opened without truncating: the holder's description stays readable while we wait.
+    with open(path, "a+", encoding="utf-8") as handle:
+        deadline = time.monotonic() + wait
+        told = False
+        while not _try_lock(handle):
+            if not told and on_wait is not None:
+                on_wait(f"waiting for {holder(path)} to finish writing {vault}")
+                told = True
+            if time.monotonic() >= deadline:
+                raise VaultBusyError(
+                    f"{vault} is being written by {holder(path)}; wait for it to finish, or stop it"
+                )
+            time.sleep(POLL_SECONDS)
+        try:
+            _describe(handle)
+            yield
+        finally:
+            _unlock(handle)
+
+
+def _remove_if_only_the_lock(vault: Path) -> None:
+    """A first build that failed before writing leaves no vault folder behind, only as it found it."""
+    if [p for p in vault.rglob("*") if p.is_file()] != [vault / LOCK_FILE]:
+        return
+    (vault / LOCK_FILE).unlink()
+    for folder in (vault / STATE_DIR / "state", vault / STATE_DIR, vault):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+def holder(path: Path) -> str:
+    """Who holds (or last held) the lock, as a person reads it: `kgvault watch (pid 812, since 09:14:03)`."""
+    try:
+        about = json.loads(path.read_text("utf-8") or "{}")
+        when = datetime.fromtimestamp(float(about["since"])).strftime("%H:%M:%S")
+        return f"{about['command']} (pid {about['pid']} on {about['host']}, since {when})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another kgvault process"
+
+
+def _describe(handle: IO[str]) -> None:
+    """Write who holds the lock into the lock file itself."""
+    command = " ".join(["kgvault", *sys.argv[1:2]]) if sys.argv[:1] else "kgvault"
+    about = {"pid": os.getpid(), "host": socket.gethostname(), "command": command, "since": time.time()}
+    handle.seek(0)
+    handle.truncate()
+    handle.write(json.dumps(about) + "\n")
+    handle.flush()
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _try_lock(handle: IO[str]) -> bool:
+        handle.seek(0)
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(handle: IO[str]) -> None:
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(handle: IO[str]) -> bool:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(handle: IO[str]) -> None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -1,0 +1,90 @@
+"""One writer per vault: a second build waits for the first, gives up naming it, and no lock goes stale."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from kgvault.lock import LOCK_FILE, vault_lock
+
+from .conftest import SAMPLE, run_build, tree_bytes
+
+
+def kgvault(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "kgvault", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_second_build_waits_for_the_holder_and_then_builds(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    with vault_lock(vault):
+        second = kgvault("build", str(SAMPLE), "-o", str(vault), "--wait", "60", "-q")
+        time.sleep(1.5)
+        assert second.poll() is None, "the second build did not wait"
+        assert not (vault / "index.md").exists(), "the second build wrote while the vault was held"
+    _, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    assert "waiting for kgvault" in err and f"pid {os.getpid()}" in err
+    clean = tmp_path / "clean"
+    run_build(SAMPLE, clean)
+    assert tree_bytes(vault) == tree_bytes(clean)
+
+
+def test_a_build_gives_up_after_wait_and_names_the_holder(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    with vault_lock(vault):
+        second = kgvault("build", str(SAMPLE), "-o", str(vault), "--wait", "0.3", "-q")
+        _, err = second.communicate(timeout=60)
+    assert second.returncode == 1
+    assert "is being written by kgvault" in err and f"pid {os.getpid()}" in err
+    assert not (vault / "index.md").exists()
+
+
+def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from kgvault.lock import vault_lock\n"
+            "with vault_lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(120)",
+            str(vault),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.wait(timeout=30)
+    holder.stdout.close()
+    assert (vault / LOCK_FILE).exists()  # its description is left, but not the lock itself
+    started = time.monotonic()
+    run_build(SAMPLE, vault, "--wait", "0")
+    assert time.monotonic() - started < 30
+    assert (vault / "index.md").is_file()
+
+
+def test_two_builds_started_together_both_finish_with_a_clean_vault(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    builds = [kgvault("build", str(SAMPLE), "-o", str(vault), "-q") for _ in range(2)]
+    for build in builds:
+        _, err = build.communicate(timeout=120)
+        assert build.returncode == 0, err
+    clean = tmp_path / "clean"
+    run_build(SAMPLE, clean)
+    assert tree_bytes(vault) == tree_bytes(clean)
+
+
+def test_a_dry_run_takes_no_lock(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(SAMPLE, vault)
+    with vault_lock(vault):
+        run_build(SAMPLE, vault, "--dry-run", "--wait", "0")
