@@ -143,6 +143,61 @@ def build(
             click.echo(f"  {where}: {problem.message}", err=True)
 
 
+@main.command()
+@click.argument("notes", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "-o",
+    "--output",
+    "vault",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Vault folder [./vault].",
+)
+@click.option(
+    "--config", type=click.Path(path_type=Path, dir_okay=False), help="Settings file [NOTES/kgvault.toml]."
+)
+@click.option(
+    "--templates",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Folder of templates to override.",
+)
+@click.option(
+    "--debounce",
+    type=click.IntRange(0, 60_000),
+    default=200,
+    show_default=True,
+    help="Milliseconds of quiet after a change before rebuilding.",
+)
+def watch(
+    notes: Path, vault: Path | None, config: Path | None, templates: Path | None, debounce: int
+) -> None:
+    """Build NOTES into a vault, then rebuild whenever a note changes.
+
+    Prints one line per rebuild: what changed, pages written and removed, milliseconds.
+    A failing build is reported and watching goes on; Ctrl-C stops. Changes inside the
+    vault are ignored, so the vault may live inside NOTES.
+
+    \b
+    Examples:
+      kgvault watch ~/notes -o ~/notes-vault
+      kgvault watch sample_vault -o /tmp/sample-kg --debounce 500
+    """
+    from kgvault.config import ConfigError, Settings, load_settings
+    from kgvault.watch import watch as run_watch
+
+    def load() -> Settings:
+        return load_settings(notes, config, vault=vault, templates=templates)
+
+    try:
+        load()
+    except ConfigError as error:
+        raise UsageProblem(str(error)) from error
+    click.echo(f"watching {notes} (Ctrl-C to stop)", err=True)
+    try:
+        run_watch(load, debounce=debounce / 1000, say=click.echo)
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+
+
 class _StageBar:
     """A progress bar over the pipeline's stages, shown only on a terminal."""
 
