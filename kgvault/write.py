@@ -322,9 +322,19 @@ def write_vault(
     if not manifest_path.is_file() or manifest_path.read_bytes() != manifest_bytes:
         atomic_write(manifest_path, manifest_bytes)
     (vault / PENDING).unlink(missing_ok=True)
+    _sweep_temporaries(vault)
     if obsidian:
         result.problems.extend(_write_obsidian_settings(settings_dir or vault / ".obsidian", graph_settings))
     return result
+
+
+def _sweep_temporaries(vault: Path) -> None:
+    """Remove what a killed build left half-written: only our own fixed temporary names, never a page."""
+    for folder in (vault, vault / STATE_DIR, *(vault / f for f in FOLDERS.values())):
+        if folder.is_dir() and not folder.is_symlink():
+            for leftover in folder.glob(".*.kgvault-tmp"):
+                if leftover.is_file() and not leftover.is_symlink():
+                    leftover.unlink(missing_ok=True)
 
 
 class UnsafeVaultError(OSError):

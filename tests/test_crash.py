@@ -1,0 +1,90 @@
+"""Crash safety: a build killed with SIGKILL at any moment leaves old or new pages, never a mix."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from kgvault.layout import MANIFEST, PENDING_MANIFEST
+from kgvault.write import _read_hashes, split_page
+
+from .conftest import SAMPLE, run_build, tree_bytes
+
+KILLS = 20
+
+
+def corpus(root: Path, edited: bool) -> Path:
+    """Four copies of the sample; the edited one changes every daily note and drops a copy."""
+    for copy in range(3 if edited else 4):
+        shutil.copytree(SAMPLE, root / f"copy{copy}")
+        if edited:
+            for note in sorted((root / f"copy{copy}" / "daily").glob("*.md")):
+                with note.open("a", encoding="utf-8") as handle:
+                    handle.write("\nI still prefer [[PETG]] over [[PLA]] for brackets.\n")
+    return root
+
+
+def files(vault: Path) -> dict[str, bytes]:
+    """Pages and manifests as they are; machine-local state and leftovers of a killed write aside."""
+    return {
+        path: data
+        for path, data in tree_bytes(vault).items()
+        if not path.endswith(".kgvault-tmp") and path != PENDING_MANIFEST
+    }
+
+
+def manifest_holds(vault: Path) -> None:
+    """Every file the manifest claims is as one of its recorded hashes (or the pending ones) says."""
+    recorded = _read_hashes(vault, MANIFEST)
+    for path, hashes in _read_hashes(vault, PENDING_MANIFEST).items():
+        recorded.setdefault(path, []).extend(hashes)
+    for path, hashes in recorded.items():
+        page = vault / path
+        if page.exists():
+            parts = split_page(path, page.read_text("utf-8"))
+            assert parts is not None, path
+            assert hashlib.sha256(parts[0].encode("utf-8")).hexdigest() in hashes, path
+
+
+def _build_seconds(notes: Path, vault: Path) -> float:
+    """Wall time of a whole build in a fresh process, start-up included."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "kgvault", "build", str(notes), "-o", str(vault), "-q"], check=True)
+    return time.perf_counter() - started
+
+
+def test_sigkill_at_twenty_moments_never_leaves_a_partial_page(tmp_path: Path) -> None:
+    notes = {False: corpus(tmp_path / "a", False), True: corpus(tmp_path / "b", True)}
+    clean = {}
+    for edited, folder in notes.items():
+        run_build(folder, tmp_path / f"clean-{edited}")
+        clean[edited] = files(tmp_path / f"clean-{edited}")
+    duration = _build_seconds(notes[False], tmp_path / "timing")
+
+    vault = tmp_path / "vault"
+    run_build(notes[False], vault)
+    rng = random.Random(20261130)
+    for kill in range(KILLS):
+        target = kill % 2 == 0  # alternate, so every build has old pages to replace
+        before = files(vault)
+        build = subprocess.Popen(
+            [sys.executable, "-m", "kgvault", "build", str(notes[target]), "-o", str(vault), "-q"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        # Anywhere in its life, and every other time in its last quarter, where the writing is.
+        time.sleep(rng.uniform(0.0, duration) if kill % 4 < 2 else rng.uniform(0.75 * duration, duration))
+        build.kill()
+        build.wait()
+        after = files(vault)
+        for path, data in after.items():
+            assert data in (before.get(path), clean[target].get(path)), f"kill {kill}: {path} is partial"
+        manifest_holds(vault)
+        run_build(notes[target], vault)
+        assert files(vault) == clean[target], f"kill {kill}: the next build is not a clean build"
+        assert not list(vault.rglob("*.kgvault-tmp")), f"kill {kill}: a half-written temporary was left"
