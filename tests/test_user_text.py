@@ -32,7 +32,8 @@ def test_user_text_and_files_survive_edits_renames_and_deletions(sample_copy: Pa
     for rel, text in own_files.items():
         (vault / rel).write_text(text, "utf-8")
 
-    from_lyon = [p for p in (vault / "episodic").glob("*.md") if "voyages-lyon-summary" in p.read_text("utf-8")]
+    episodes = (vault / "episodic").glob("*.md")
+    from_lyon = [p for p in episodes if "voyages-lyon-summary" in p.read_text("utf-8")]
     assert from_lyon
     (sample_copy / "voyages" / "lyon.md").unlink()
     (sample_copy / "work" / "decision-log.md").rename(sample_copy / "work" / "decisions.md")
