@@ -11,19 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
-from kgvault.chunks import chunk_sources
+from kgvault import snapshot
 from kgvault.config import Settings
-from kgvault.corrections import load_corrections
-from kgvault.extract import extract
-from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
 from kgvault.layout import STATE_DIR
-from kgvault.link import link
 from kgvault.lock import vault_lock
 from kgvault.records import Problem
-from kgvault.render import render
-from kgvault.sources import read_sources
 from kgvault.write import UnsafeVaultError, atomic_write, find_orphans, read_manifest, write_vault
 
 Progress = Callable[[str], None]
@@ -42,6 +34,8 @@ class BuildReport:
     files: dict[str, int] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
+    vault_files: list[str] = field(default_factory=list, repr=False)
+    """Every file the build left in the vault as its own (not part of the JSON report)."""
 
     def to_json(self) -> dict[str, Any]:
         """The report with exactly the keys scripts rely on."""
@@ -99,14 +93,64 @@ def build(
         if settings.dry_run:
             return _run_pipeline(settings, progress)
         with vault_lock(settings.vault, wait=wait, on_wait=on_wait):
-            return _run_pipeline(settings, progress)
+            return _build_unless_unchanged(settings, progress)
     finally:
         if collecting:
             gc.enable()
 
 
+def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> BuildReport:
+    """Skip the build when nothing it depends on changed since the last one; otherwise build and remember."""
+    started = time.perf_counter()
+    # Inside a vault you already have, your notes there decide our ids: always build.
+    checkable = not settings.force and enclosing_vault(settings.vault) is None
+    recorded = snapshot.unchanged_report(settings) if checkable else None
+    if recorded is not None:
+        if progress is not None:
+            progress("unchanged")
+        return _unchanged(recorded, time.perf_counter() - started)
+    snapshot.forget(settings)
+    report = _run_pipeline(settings, progress)
+    if checkable:
+        snapshot.remember(settings, report.to_json(), report.vault_files)
+    return report
+
+
+def _unchanged(recorded: dict[str, Any], seconds: float) -> BuildReport:
+    """The report of a build that had nothing to do: the last build's, with nothing written."""
+    files = recorded["files"]
+    return BuildReport(
+        sources=recorded["sources"],
+        chunks=recorded["chunks"],
+        episodic=recorded["nodes"]["episodic"],
+        semantic=recorded["nodes"]["semantic"],
+        entities=recorded["entities"],
+        relations=recorded["relations"],
+        files={
+            "written": 0,
+            "unchanged": files["written"] + files["unchanged"],
+            "removed": 0,
+            "kept": files["kept"],
+            "orphaned": files["orphaned"],
+        },
+        problems=[Problem(p["path"], p["line"], p["message"]) for p in recorded["problems"]],
+        seconds=seconds,
+    )
+
+
 def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
     """Run every stage in order; all reading and pass 2 finish before the first write."""
+    # The stages' modules are imported here: a no-op rebuild never needs them.
+    import jinja2
+
+    from kgvault.chunks import chunk_sources
+    from kgvault.corrections import load_corrections
+    from kgvault.extract import extract
+    from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
+    from kgvault.link import link
+    from kgvault.render import render
+    from kgvault.sources import read_sources
+
     started = time.perf_counter()
     say = progress or (lambda _stage: None)
     vault = settings.vault
@@ -183,6 +227,7 @@ def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
             key=lambda p: (p.path, p.line or 0, p.message),
         ),
         seconds=time.perf_counter() - started,
+        vault_files=sorted({*read_manifest(vault), *result.kept, *result.orphaned}),
     )
 
 

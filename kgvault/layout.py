@@ -10,3 +10,14 @@ FOLDERS = {"episodic": "episodic", "semantic": "semantic", "entity": "entities",
 """Folder of each page kind."""
 TOP_LEVEL_FILES = frozenset({"index.md", "ontology.md", "relations.jsonl", "kgvault.base"})
 """Files kgvault writes at the vault's root; everything else it owns is in FOLDERS."""
+PROPERTY_TYPES = {
+    "id": "text", "memory_layer": "text", "type": "text", "title": "text", "tags": "tags",
+    "timestamp": "date", "occurred_at": "datetime", "sensitivity": "text", "attributed_to": "text",
+    "confidence": "text", "origin": "text", "source_input": "text", "language": "text",
+    "valid_from": "date", "valid_to": "date", "entities": "multitext", "superseded_by": "multitext",
+    "conflicts_with": "multitext", "derived_from": "multitext", "causes": "multitext",
+    "precedes": "multitext", "related_to": "multitext", "importance": "number", "aliases": "aliases",
+    "entity_type": "text", "description": "text", "sources": "multitext", "source_document": "text",
+    "reference_time": "date",
+}  # fmt: skip
+"""Obsidian property type of every frontmatter key kgvault writes (`.obsidian/types.json`)."""

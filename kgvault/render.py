@@ -29,16 +29,6 @@ RELATION_KEYS = (
     "evidence",
 )
 # The Obsidian property type of every field kgvault writes (.obsidian/types.json).
-PROPERTY_TYPES = {
-    "id": "text", "memory_layer": "text", "type": "text", "title": "text", "tags": "tags",
-    "timestamp": "date", "occurred_at": "datetime", "sensitivity": "text", "attributed_to": "text",
-    "confidence": "text", "origin": "text", "source_input": "text", "language": "text",
-    "valid_from": "date", "valid_to": "date", "entities": "multitext", "superseded_by": "multitext",
-    "conflicts_with": "multitext", "derived_from": "multitext", "causes": "multitext",
-    "precedes": "multitext", "related_to": "multitext", "importance": "number", "aliases": "aliases",
-    "entity_type": "text", "description": "text", "sources": "multitext", "source_document": "text",
-    "reference_time": "date",
-}  # fmt: skip
 
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _FENCE = re.compile(r"^\s*(```|~~~)")

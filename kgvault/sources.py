@@ -69,6 +69,21 @@ def read_sources(
     Symbolic links are followed only when their target lies inside the notes root; a folder
     reached through a link is read once, under its real path when it has one.
     """
+    found, problems = find_sources(root, exclude=exclude)
+    sources = [
+        source
+        for rel_path in sorted(found)
+        if (source := _read_source(rel_path, found[rel_path], max_bytes, problems)) is not None
+    ]
+    problems.sort(key=lambda problem: (problem.path, problem.line or 0, problem.message))
+    return sources, problems
+
+
+# --- discovery -------------------------------------------------------------------------------
+
+
+def find_sources(root: Path, *, exclude: Sequence[Path] = ()) -> tuple[dict[str, str], list[Problem]]:
+    """Find the source files under the notes root without reading them: relative path → path to open."""
     root = Path(root)
     if not root.is_dir():
         raise SourceError(f"notes folder {str(root)!r} does not exist or is not a folder")
@@ -80,17 +95,7 @@ def read_sources(
         ignore=_load_ignore_file(root, problems),
         problems=problems,
     )
-    found = finder.find(str(root))
-    sources = [
-        source
-        for rel_path in sorted(found)
-        if (source := _read_source(rel_path, found[rel_path], max_bytes, problems)) is not None
-    ]
-    problems.sort(key=lambda problem: (problem.path, problem.line or 0, problem.message))
-    return sources, problems
-
-
-# --- discovery -------------------------------------------------------------------------------
+    return finder.find(str(root)), problems
 
 
 def _source_kind(name: str) -> SourceKind | None:

@@ -11,10 +11,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgvault.layout import BACKUP_DIR, FOLDERS, MANIFEST, MARKER, STATE_DIR, TOP_LEVEL_FILES
+from kgvault.layout import (
+    BACKUP_DIR,
+    FOLDERS,
+    MANIFEST,
+    MARKER,
+    PROPERTY_TYPES,
+    STATE_DIR,
+    TOP_LEVEL_FILES,
+)
 from kgvault.layout import PENDING_MANIFEST as PENDING
 from kgvault.records import Problem
-from kgvault.render import PROPERTY_TYPES
 
 _MARKER_LINE = MARKER + "\n"
 GRAPH_SETTINGS = {

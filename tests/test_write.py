@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 import kgvault.write as write_module
-from kgvault.layout import MARKER
-from kgvault.render import PROPERTY_TYPES
+from kgvault.layout import MARKER, PROPERTY_TYPES
 from kgvault.write import (
     BACKUP_DIR,
     MANIFEST,

@@ -1,0 +1,122 @@
+"""The no-op rebuild: when no input, setting, template or vault file changed since the last build, skip it.
+
+After each full build we record the file stats (size, mtime, ctime, inode) of everything that
+can change its output — every source, the settings, corrections and ignore files, kgvault's own
+code and templates — and of every file it left in the vault. The next build compares stats only:
+it reads no note and renders nothing when all of them are as recorded. Anything else, even a
+touched file with the same bytes, runs the full build, which then finds little to write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from kgvault.config import Settings
+from kgvault.corrections import CORRECTIONS_FILE
+from kgvault.layout import MANIFEST, STATE_DIR
+from kgvault.sources import find_sources
+
+SNAPSHOT = f"{STATE_DIR}/state/snapshot.json"
+"""Machine-local: stats change with every checkout, so the snapshot is never shared or compared."""
+_FORMAT = 1
+RACY_SECONDS = 2.0
+"""A file changed this close to the snapshot may change again within the clock's resolution unseen."""
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def fingerprint(settings: Settings) -> dict[str, Any]:
+    """Everything outside the vault a build's output depends on, as stats."""
+    notes = settings.notes
+    found, _ = find_sources(notes, exclude=[settings.vault])
+    inputs = [notes / "kgvault.toml", notes / CORRECTIONS_FILE, notes / ".kgvaultignore"]
+    code = [*_PACKAGE.rglob("*.py"), *_templates(settings.templates)]
+    return {
+        "settings": {
+            key: str(value)
+            for key, value in _settings_fields(settings).items()
+            if key not in ("force", "dry_run", "model", "api_base", "jobs")
+        },
+        "sources": {rel: _stat(path) for rel, path in sorted(found.items())},
+        "inputs": {str(path): _stat(path) for path in inputs},
+        "code": {str(path): _stat(path) for path in sorted(code)},
+    }
+
+
+def unchanged_report(settings: Settings) -> dict[str, Any] | None:
+    """The last build's report when nothing it depends on changed since, else None."""
+    try:
+        recorded = json.loads((settings.vault / SNAPSHOT).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(recorded, dict) or recorded.get("format") != _FORMAT or recorded.get("racy", True):
+        return None
+    vault_files = recorded.get("vault")
+    if not isinstance(vault_files, dict) or any(
+        _stat(settings.vault / rel) != stat for rel, stat in vault_files.items()
+    ):
+        return None
+    if recorded.get("fingerprint") != json.loads(json.dumps(fingerprint(settings))):
+        return None
+    report = recorded.get("report")
+    return report if isinstance(report, dict) else None
+
+
+def forget(settings: Settings) -> None:
+    """Drop the snapshot before a build writes, so a build killed midway is never taken as done."""
+    (settings.vault / SNAPSHOT).unlink(missing_ok=True)
+
+
+def remember(settings: Settings, report: dict[str, Any], vault_files: Iterable[str]) -> None:
+    """Record the stats a finished build leaves, with its report, for the next build to compare."""
+    paths = sorted({*vault_files, MANIFEST})
+    taken = fingerprint(settings)
+    data = {
+        "format": _FORMAT,
+        # As git does with its index: a note saved within the clock's resolution of this moment
+        # could be saved again with the same size and time, so such a snapshot is not trusted.
+        "racy": _racy(taken),
+        "fingerprint": taken,
+        "vault": {rel: _stat(settings.vault / rel) for rel in paths},
+        "report": report,
+    }
+    target = settings.vault / SNAPSHOT
+    if target.parent.is_symlink():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.kgvault-tmp")
+    temporary.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True), "utf-8")
+    os.replace(temporary, target)
+
+
+def _racy(taken: dict[str, Any]) -> bool:
+    """Whether any input was modified within RACY_SECONDS of now (file times lag the clock by a tick)."""
+    newest = max(
+        (stat[1] for group in ("sources", "inputs") for stat in taken[group].values() if stat),
+        default=0,
+    )
+    return newest >= time.time_ns() - int(RACY_SECONDS * 1e9)
+
+
+def _stat(path: Path | str) -> list[int] | None:
+    """What tells a changed file from an unchanged one without reading it; None when it is missing."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+
+
+def _templates(user_dir: Path | None) -> list[Path]:
+    from kgvault.templating import packaged_templates
+
+    folders = [packaged_templates(), *([user_dir] if user_dir else [])]
+    return [path for folder in folders for path in sorted(folder.iterdir()) if path.is_file()]
+
+
+def _settings_fields(settings: Settings) -> dict[str, Any]:
+    return {name: getattr(settings, name) for name in settings.__slots__}

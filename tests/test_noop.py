@@ -1,0 +1,126 @@
+"""A rebuild with nothing changed reads no note; any change to what a build depends on rebuilds."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kgvault import build as build_module
+from kgvault.build import BuildReport, build
+from kgvault.config import load_settings
+
+from .conftest import tree_bytes
+
+
+def age(folder: Path) -> None:
+    """Date every file a minute back, as notes are when nobody is typing in them."""
+    past = time.time() - 60
+    for path in folder.rglob("*"):
+        os.utime(path, (past, past))
+
+
+def run(notes: Path, vault: Path, **flags: object) -> tuple[BuildReport, list[str]]:
+    stages: list[str] = []
+    report = build(load_settings(notes, vault=vault, **flags), progress=stages.append)
+    return report, stages
+
+
+@pytest.fixture
+def built(sample_copy: Path, tmp_path: Path) -> tuple[Path, Path, BuildReport]:
+    age(sample_copy)
+    vault = tmp_path / "vault"
+    report, _ = run(sample_copy, vault)
+    return sample_copy, vault, report
+
+
+def test_nothing_changed_means_nothing_is_read(
+    built: tuple[Path, Path, BuildReport], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes, vault, first = built
+    before = tree_bytes(vault)
+
+    def no_pipeline(*_: object) -> BuildReport:
+        raise AssertionError("the pipeline ran")
+
+    monkeypatch.setattr(build_module, "_run_pipeline", no_pipeline)
+    again, stages = run(notes, vault)
+    assert stages == ["unchanged"]
+    assert again.files == {
+        "written": 0,
+        "unchanged": first.files["written"] + first.files["unchanged"],
+        "removed": 0,
+        "kept": 0,
+        "orphaned": 0,
+    }
+    assert (again.sources, again.entities, again.problems) == (first.sources, first.entities, first.problems)
+    assert tree_bytes(vault) == before
+
+
+def edit_same_size(notes: Path, vault: Path) -> None:
+    note = notes / "printing" / "Klipper.md"
+    text = note.read_text("utf-8")
+    note.write_text(text.replace("Klipper", "KLIPPER", 1), "utf-8")  # same size, new bytes
+
+
+CHANGES: dict[str, Callable[[Path, Path], None]] = {
+    "a note edited, same size": edit_same_size,
+    "a note added": lambda n, v: (n / "daily" / "2025-07-09.md").write_text("Fixed the [[Ender 3]].\n"),
+    "a note deleted": lambda n, v: (n / "glossary.md").unlink(),
+    "a note renamed": lambda n, v: (n / "work" / "decision-log.md").rename(n / "work" / "log.md"),
+    "settings added": lambda n, v: (n / "kgvault.toml").write_text('functional_predicates = ["uses"]\n'),
+    "a correction added": lambda n, v: (n / "kgvault.corrections.yaml").write_text(
+        "retype:\n  PETG: material\n"
+    ),
+    "an ignore file added": lambda n, v: (n / ".kgvaultignore").write_text("voyages/\n"),
+    "a page deleted in the vault": lambda n, v: (v / "entities" / "klipper.md").unlink(),
+    "a page edited in the vault": lambda n, v: (v / "index.md").write_text("edited by hand\n"),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_every_kind_of_change_rebuilds(
+    change: str, built: tuple[Path, Path, BuildReport], tmp_path: Path
+) -> None:
+    notes, vault, _ = built
+    CHANGES[change](notes, vault)
+    _, stages = run(notes, vault)
+    assert "extracting" in stages and "unchanged" not in stages
+    clean = tmp_path / "clean"
+    run(notes, clean)
+    expected = tree_bytes(clean)
+    if change == "a page edited in the vault":  # kept as you left it, and reported
+        expected["index.md"] = b"edited by hand\n"
+        expected = {k: v for k, v in expected.items() if not k.startswith(".kgvault/backup")}
+    assert {k: v for k, v in tree_bytes(vault).items() if not k.startswith(".kgvault/backup")} == expected
+
+
+def test_a_note_saved_just_before_a_build_is_checked_again_next_time(
+    sample_copy: Path, tmp_path: Path
+) -> None:
+    for path in sample_copy.rglob("*"):
+        os.utime(path)  # saved just now
+    vault = tmp_path / "vault"
+    run(sample_copy, vault)  # notes saved within the clock's resolution: this snapshot is not trusted
+    _, stages = run(sample_copy, vault)
+    assert "extracting" in stages
+    age(sample_copy)
+    run(sample_copy, vault)
+    _, stages = run(sample_copy, vault)
+    assert stages == ["unchanged"]
+
+
+def test_different_templates_rebuild(built: tuple[Path, Path, BuildReport], tmp_path: Path) -> None:
+    notes, vault, _ = built
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    shutil.copy(Path(build_module.__file__).parent.parent / "templates" / "index.md.j2", templates)
+    with (templates / "index.md.j2").open("a", encoding="utf-8") as handle:
+        handle.write("\nMy footer.\n")
+    _, stages = run(notes, vault, templates=templates)
+    assert "extracting" in stages
+    assert "My footer." in (vault / "index.md").read_text("utf-8")
