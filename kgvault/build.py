@@ -6,17 +6,20 @@ import gc
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgvault import snapshot
 from kgvault.config import Settings
 from kgvault.layout import STATE_DIR
 from kgvault.lock import vault_lock
-from kgvault.records import Problem
+from kgvault.records import Chunk, Problem, Source
 from kgvault.write import UnsafeVaultError, atomic_write, find_orphans, read_manifest, write_vault
+
+if TYPE_CHECKING:  # the stages' modules load only when a build runs
+    from kgvault.extract import Extraction
 
 Progress = Callable[[str], None]
 
@@ -104,15 +107,16 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
     started = time.perf_counter()
     # Inside a vault you already have, your notes there decide our ids: always build.
     checkable = not settings.force and enclosing_vault(settings.vault) is None
-    recorded = snapshot.unchanged_report(settings) if checkable else None
+    taken = snapshot.fingerprint(settings) if checkable else None
+    recorded = snapshot.unchanged_report(settings, taken) if taken is not None else None
     if recorded is not None:
         if progress is not None:
             progress("unchanged")
         return _unchanged(recorded, time.perf_counter() - started)
     snapshot.forget(settings)
     report = _run_pipeline(settings, progress)
-    if checkable:
-        snapshot.remember(settings, report.to_json(), report.vault_files)
+    if taken is not None:
+        snapshot.remember(settings, taken, report.to_json(), report.vault_files)
     return report
 
 
@@ -143,6 +147,7 @@ def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
     # The stages' modules are imported here: a no-op rebuild never needs them.
     import jinja2
 
+    from kgvault.cache import ExtractionCache, source_key
     from kgvault.chunks import chunk_sources
     from kgvault.corrections import load_corrections
     from kgvault.extract import extract
@@ -161,9 +166,14 @@ def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
     sources, problems = read_sources(settings.notes, exclude=[vault], max_bytes=settings.max_file_bytes)
     problems.extend(_notes_in_vault(settings))
     say("chunking")
-    chunks = chunk_sources(sources, max_chars=settings.max_chunk_chars)
+    cache = ExtractionCache(vault, enabled=not settings.dry_run)
+    keys = [source_key(source, settings.max_chunk_chars) for source in sources]
+    cached = [cache.load(key, source) for key, source in zip(keys, sources, strict=True)]
+    fresh = [source for source, hit in zip(sources, cached, strict=True) if hit is None]
+    new_chunks = chunk_sources(fresh, max_chars=settings.max_chunk_chars)
     say("extracting")
-    extractions = extract(chunks, sources)
+    new_extractions = extract(new_chunks, fresh)
+    chunks, extractions, to_cache = _in_source_order(sources, keys, cached, new_chunks, new_extractions)
     say("linking")
     corrections, correction_problems = load_corrections(settings.notes)
     problems.extend(correction_problems)
@@ -201,6 +211,10 @@ def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
     )
     if not settings.dry_run:
         _remember_notes_root(vault, settings.notes)
+        # Cached only once the vault is written: a build that fails leaves nothing behind.
+        for key, (source_chunks, source_extractions) in to_cache.items():
+            cache.store(key, source_chunks, source_extractions)
+        cache.prune(set(keys))
 
     dropped = [
         Problem(x.chunk.source_path, x.chunk.line_start, f"dropped: {reason}")
@@ -229,6 +243,30 @@ def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
         seconds=time.perf_counter() - started,
         vault_files=sorted({*read_manifest(vault), *result.kept, *result.orphaned}),
     )
+
+
+def _in_source_order(
+    sources: Sequence[Source],
+    keys: Sequence[str],
+    cached: Sequence[tuple[list[Chunk], list[Extraction]] | None],
+    new_chunks: Sequence[Chunk],
+    new_extractions: Sequence[Extraction],
+) -> tuple[list[Chunk], list[Extraction], dict[str, tuple[list[Chunk], list[Extraction]]]]:
+    """Every source's chunks and extractions, cached or just made, in source order; and what to cache."""
+    made: dict[str, tuple[list[Chunk], list[Extraction]]] = {}
+    for chunk, extraction in zip(new_chunks, new_extractions, strict=True):
+        entry = made.setdefault(chunk.source_path, ([], []))
+        entry[0].append(chunk)
+        entry[1].append(extraction)
+    chunks: list[Chunk] = []
+    extractions: list[Extraction] = []
+    to_cache = {}
+    for source, key, hit in zip(sources, keys, cached, strict=True):
+        if hit is None:
+            hit = to_cache[key] = made.get(source.path, ([], []))
+        chunks.extend(hit[0])
+        extractions.extend(hit[1])
+    return chunks, extractions, to_cache
 
 
 def _in_vault(vault: Path, problem: Problem) -> Problem:

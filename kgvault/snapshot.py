@@ -47,8 +47,11 @@ def fingerprint(settings: Settings) -> dict[str, Any]:
     }
 
 
-def unchanged_report(settings: Settings) -> dict[str, Any] | None:
-    """The last build's report when nothing it depends on changed since, else None."""
+def unchanged_report(settings: Settings, taken: dict[str, Any]) -> dict[str, Any] | None:
+    """The last build's report when nothing it depends on changed since, else None.
+
+    `taken` is the `fingerprint` of the inputs now, before the build reads them.
+    """
     try:
         recorded = json.loads((settings.vault / SNAPSHOT).read_text("utf-8"))
     except (OSError, ValueError):
@@ -60,7 +63,7 @@ def unchanged_report(settings: Settings) -> dict[str, Any] | None:
         _stat(settings.vault / rel) != stat for rel, stat in vault_files.items()
     ):
         return None
-    if recorded.get("fingerprint") != json.loads(json.dumps(fingerprint(settings))):
+    if recorded.get("fingerprint") != json.loads(json.dumps(taken)):
         return None
     report = recorded.get("report")
     return report if isinstance(report, dict) else None
@@ -71,10 +74,15 @@ def forget(settings: Settings) -> None:
     (settings.vault / SNAPSHOT).unlink(missing_ok=True)
 
 
-def remember(settings: Settings, report: dict[str, Any], vault_files: Iterable[str]) -> None:
-    """Record the stats a finished build leaves, with its report, for the next build to compare."""
+def remember(
+    settings: Settings, taken: dict[str, Any], report: dict[str, Any], vault_files: Iterable[str]
+) -> None:
+    """Record the stats a finished build leaves, with its report, for the next build to compare.
+
+    `taken` is the fingerprint from before the build read its inputs: a note saved while the
+    build ran then differs from it, and the next build reads it.
+    """
     paths = sorted({*vault_files, MANIFEST})
-    taken = fingerprint(settings)
     data = {
         "format": _FORMAT,
         # As git does with its index: a note saved within the clock's resolution of this moment

@@ -1,0 +1,141 @@
+"""The extraction cache: chunks and drafts per source, kept by content: an unchanged note is not re-extracted.
+
+One JSON file per source under `.kgvault/cache/`, named by a hash of everything its chunks
+and drafts depend on: the source's path and bytes, the chunk size, and kgvault's own code.
+Drafts are validated again on the way in, like any draft. A missing, unreadable or stale
+entry is only a miss; entries no build uses any more are pruned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from datetime import date
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from kgvault.extract import Extraction
+from kgvault.extract.draft import Draft
+from kgvault.layout import STATE_DIR
+from kgvault.records import Chunk, Source
+from kgvault.secrets import find_secrets
+
+CACHE_DIR = f"{STATE_DIR}/cache"
+_FORMAT = 1
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@cache
+def code_version() -> str:
+    """A hash of kgvault's own code: a new extractor, chunker or record never reads an old entry."""
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        digest.update(path.relative_to(_PACKAGE).as_posix().encode("utf-8") + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def source_key(source: Source, max_chars: int) -> str:
+    """What a source's chunks and drafts depend on, hashed."""
+    text = f"{_FORMAT}\0{code_version()}\0{max_chars}\0{source.path}\0{source.sha256}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class ExtractionCache:
+    """Chunks and drafts per source key, in the vault's `.kgvault/cache/` (or nowhere when disabled)."""
+
+    def __init__(self, vault: Path, *, enabled: bool = True) -> None:
+        self.folder = vault / CACHE_DIR
+        self.enabled = enabled and not (vault / STATE_DIR).is_symlink() and not self.folder.is_symlink()
+        self.hits = 0
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def load(self, key: str, source: Source) -> tuple[list[Chunk], list[Extraction]] | None:
+        """The cached chunks and extractions of a source, or None on any miss."""
+        if not self.enabled:
+            return None
+        try:
+            data = json.loads(self._path(key).read_text("utf-8"))
+            lines = source.text.split("\n")
+            chunks = [_chunk(fields, lines) for fields in data["chunks"]]
+            extractions = [
+                Extraction(
+                    chunk, Draft.model_validate(item["draft"]), item["extractor"], tuple(item["dropped"])
+                )
+                for chunk, item in zip(chunks, data["extractions"], strict=True)
+            ]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # not there, or damaged: extract again
+        self.hits += 1
+        return chunks, extractions
+
+    def store(self, key: str, chunks: Sequence[Chunk], extractions: Sequence[Extraction]) -> None:
+        """Keep a source's chunks and extractions; a cache that cannot be written is only slower."""
+        # The cache holds drafts, as pages do, but no raw note text (a chunk's text is rebuilt from
+        # the note) and no secret: a heading that holds one keeps its source out of the cache.
+        if not self.enabled or any(find_secrets(" ".join(chunk.heading_path)) for chunk in chunks):
+            return
+        data = {
+            "chunks": [_chunk_fields(chunk) for chunk in chunks],
+            "extractions": [
+                {
+                    "draft": x.draft.model_dump(mode="json", exclude_defaults=True),
+                    "extractor": x.extractor,
+                    "dropped": list(x.dropped),
+                }
+                for x in extractions
+            ],
+        }
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_name(f".{path.name}.kgvault-tmp")
+            temporary.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+            os.replace(temporary, path)
+        except OSError:
+            pass
+
+    def prune(self, keep: set[str]) -> None:
+        """Remove the entries of sources that changed or went away."""
+        if not self.enabled or not self.folder.is_dir():
+            return
+        for entry in self.folder.glob("*/*.json"):
+            if entry.stem not in keep and not entry.is_symlink():
+                entry.unlink(missing_ok=True)
+
+
+def _chunk_fields(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "source_path": chunk.source_path,
+        "index": chunk.index,
+        "kind": chunk.kind,
+        "heading_path": list(chunk.heading_path),
+        "line_start": chunk.line_start,
+        "line_end": chunk.line_end,
+        "reference_time": chunk.reference_time.isoformat() if chunk.reference_time else None,
+        "sha256": chunk.sha256,
+    }
+
+
+def _chunk(fields: dict[str, Any], lines: list[str]) -> Chunk:
+    when = fields["reference_time"]
+    start, end = int(fields["line_start"]), int(fields["line_end"])
+    text = "\n".join(lines[start - 1 : end])
+    if hashlib.sha256(text.encode("utf-8")).hexdigest() != fields["sha256"]:
+        raise ValueError("the note does not hold the cached lines")
+    return Chunk(
+        source_path=str(fields["source_path"]),
+        index=int(fields["index"]),
+        kind=fields["kind"],
+        heading_path=tuple(str(h) for h in fields["heading_path"]),
+        line_start=start,
+        line_end=end,
+        text=text,
+        reference_time=date.fromisoformat(when) if when else None,
+        sha256=str(fields["sha256"]),
+    )
