@@ -113,8 +113,9 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
         if progress is not None:
             progress("unchanged")
         return _unchanged(recorded, time.perf_counter() - started)
+    untouched = snapshot.untouched_files(settings) if taken is not None else frozenset()
     snapshot.forget(settings)
-    report = _run_pipeline(settings, progress)
+    report = _run_pipeline(settings, progress, untouched)
     if taken is not None:
         snapshot.remember(settings, taken, report.to_json(), report.vault_files)
     return report
@@ -142,7 +143,9 @@ def _unchanged(recorded: dict[str, Any], seconds: float) -> BuildReport:
     )
 
 
-def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
+def _run_pipeline(
+    settings: Settings, progress: Progress | None, untouched: frozenset[str] = frozenset()
+) -> BuildReport:
     """Run every stage in order; all reading and pass 2 finish before the first write."""
     # The stages' modules are imported here: a no-op rebuild never needs them.
     import jinja2
@@ -208,6 +211,7 @@ def _run_pipeline(settings: Settings, progress: Progress | None) -> BuildReport:
         # Inside a vault you already have, only its types.json learns our property types.
         settings_dir=(outer or vault) / ".obsidian",
         graph_settings=outer is None,
+        trusted=untouched,
     )
     if not settings.dry_run:
         _remember_notes_root(vault, settings.notes)

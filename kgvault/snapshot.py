@@ -69,6 +69,18 @@ def unchanged_report(settings: Settings, taken: dict[str, Any]) -> dict[str, Any
     return report if isinstance(report, dict) else None
 
 
+def untouched_files(settings: Settings) -> frozenset[str]:
+    """Vault files whose stats are as the last build left them: their bytes are what it wrote."""
+    try:
+        recorded = json.loads((settings.vault / SNAPSHOT).read_text("utf-8"))
+        files = recorded["vault"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return frozenset()
+    if not isinstance(files, dict):
+        return frozenset()
+    return frozenset(rel for rel, stat in files.items() if stat and _stat(settings.vault / rel) == stat)
+
+
 def forget(settings: Settings) -> None:
     """Drop the snapshot before a build writes, so a build killed midway is never taken as done."""
     (settings.vault / SNAPSHOT).unlink(missing_ok=True)

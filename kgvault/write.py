@@ -208,9 +208,12 @@ def write_vault(
     obsidian: bool = True,
     settings_dir: Path | None = None,
     graph_settings: bool = True,
+    trusted: frozenset[str] = frozenset(),
 ) -> WriteResult:
     """Bring the vault to `pages`: write what changed, remove what is stale, keep every word the user wrote.
 
+    `trusted` pages are known unchanged since the last build wrote them (by their file stats):
+    when their generated part is the same again, they are not even read.
     With `obsidian`, the `.obsidian/` folder (`settings_dir`, by default the vault's own) gets a
     `types.json` with our property types (created when absent, otherwise only missing keys are
     added) and, with `graph_settings`, a `graph.json` when absent.
@@ -233,6 +236,11 @@ def write_vault(
                 Problem(path, None, "a symbolic link is on the way; left untouched, not written")
             )
             result.kept.append(path)
+            continue
+        if path in trusted and path in owned and old_manifest.get(path) == sha256(generated):
+            # Untouched since the last build wrote it (its stats say so), and we would write the same.
+            result.unchanged.append(path)
+            new_manifest[path] = old_manifest[path]
             continue
         existing = _read_text(target) if target.exists() else None
         if existing is None:
