@@ -63,7 +63,7 @@ class EntityGroup:
     title_override: str | None = None
     type_override: str | None = None
     homonym: bool = False
-    """Another entity, mentioned more, shares this one's name under a different type: its id says its type."""
+    """Another entity shares this one's name under a different type: each id says its type."""
 
     def title(self) -> str:
         """The corrected title, else the note's title, else the most frequent spelling (one clean line)."""
@@ -81,7 +81,7 @@ class EntityGroup:
         return min(typed, key=lambda t: (-t[0], t[1]))[1] if typed else _UNTYPED
 
     def wanted_id(self) -> str:
-        """The page name this entity asks for; a lesser homonym adds its type ("apple-food")."""
+        """The page name this entity asks for; homonyms add their type ("apple-food")."""
         title = self.title()
         return slugify(f"{title} {self.entity_type().replace('_', ' ')}" if self.homonym else title)
 
@@ -475,8 +475,9 @@ def _group(resolution: Resolution, mentions: Sequence[_Mention], sources: Sequen
         for kind in kinds:
             own = [m for m in found if (type_class(m.entity_type) or default) == kind]
             _add(resolution, by_class[kind], own)
-            # The kind mentioned most keeps the plain page name, so a new homonym moves no existing page.
-            resolution.groups[by_class[kind]].homonym = kind != default
+            # Every kind says its type: a plain name for the kind mentioned most would move from one
+            # entity to the other (and the user's notes on its page with it) as mention counts change.
+            resolution.groups[by_class[kind]].homonym = True
         listed = sorted(kinds)
         for kind in listed:
             others = ", ".join(k for k in listed if k != kind)

@@ -97,7 +97,7 @@ def test_a_homonym_can_be_retyped_by_its_page_name() -> None:
     fix = Corrections((Correction("retype", ("apple-food",), "fruit", 3),))
     graph = link([source("a.md"), source("b.md")], drafts, corrections=fix)
     assert {(e.id, e.entity_type) for e in graph.entities} == {
-        ("apple", "organization"),
+        ("apple-organization", "organization"),
         ("apple-fruit", "fruit"),
     }
     assert graph.corrections == (("retype apple-food → fruit", "retyped"),)

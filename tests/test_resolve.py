@@ -49,7 +49,7 @@ def test_apple_the_company_and_apple_the_fruit_stay_two_entities() -> None:
     )
     assert titles(graph) == {
         "apple-food": ("apple", "food"),
-        "apple": ("Apple", "organization"),
+        "apple-organization": ("Apple", "organization"),
     }
     reasons = {(entity_id, why) for entity_id, _, why in graph.merges}
     assert ("apple-food", "kept apart from the organization of the same name: the types differ") in reasons
@@ -63,7 +63,7 @@ def test_an_untyped_mention_joins_the_homonym_mentioned_most() -> None:
         ("d.md", [entity("APPLE")]),
     )
     evidence = {e.id: {ev.path for ev in e.evidence} for e in graph.entities}
-    assert evidence == {"apple-food": {"c.md"}, "apple": {"a.md", "b.md", "d.md"}}
+    assert evidence == {"apple-food": {"c.md"}, "apple-organization": {"a.md", "b.md", "d.md"}}
 
 
 def test_relations_follow_the_type_the_chunk_gave_a_homonym() -> None:
@@ -88,8 +88,7 @@ def test_relations_follow_the_type_the_chunk_gave_a_homonym() -> None:
         ],
     )
     ends = {(r.from_id, r.relation, r.to_id) for r in graph.relations}
-    # One mention each: the tie goes to the kind first in code-point order, "food".
-    assert ends == {("tim-cook", "works_for", "apple-organization"), ("anna", "likes", "apple")}
+    assert ends == {("tim-cook", "works_for", "apple-organization"), ("anna", "likes", "apple-food")}
 
 
 def test_marlin_and_marlin_firmware_are_one_entity() -> None:
@@ -190,3 +189,11 @@ def test_c_cpp_and_csharp_are_three_languages() -> None:
     )
     assert sorted(e.title for e in graph.entities) == ["C", "C#", "C++"]
     assert {e.title: e.aliases for e in graph.entities}["C#"] == ("C sharp",)
+
+
+def test_homonym_ids_do_not_move_as_mention_counts_change() -> None:
+    few = [("a.md", [entity("Apple", "organization")]), ("b.md", [entity("Apple", "organization")])]
+    more = [(f"k{i}.md", [entity("apple", "food")]) for i in range(4)]
+    before = titles(build(*few, ("c.md", [entity("apple", "food")])))
+    after = titles(build(*few, *more))
+    assert before == after == {"apple-organization": ("Apple", "organization"), "apple-food": ("apple", "food")}
