@@ -50,7 +50,6 @@ class ExtractionCache:
     def __init__(self, vault: Path, *, enabled: bool = True) -> None:
         self.folder = vault / CACHE_DIR
         self.enabled = enabled and not (vault / STATE_DIR).is_symlink() and not self.folder.is_symlink()
-        self.hits = 0
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
@@ -71,7 +70,6 @@ class ExtractionCache:
             ]
         except (OSError, ValueError, KeyError, TypeError):
             return None  # not there, or damaged: extract again
-        self.hits += 1
         return chunks, extractions
 
     def store(self, key: str, chunks: Sequence[Chunk], extractions: Sequence[Extraction]) -> None:

@@ -161,8 +161,9 @@ def _timed(relation: Relation, run: _Run | None, stated_ends: list[date]) -> Rel
     """The relation over its latest run: from its start until the next value (or a stated end)."""
     if run is None:
         return relation
-    # A stated end ("switched from A") within the run wins over the next value's start.
-    ends = [d for d in (*stated_ends, run.end) if d is not None and d >= run.start]
+    # A stated end ("switched from A") within the run wins over the next value's start; an end on
+    # the run's first day belongs to an earlier run (a relation never ends the day it starts).
+    ends = [d for d in (*stated_ends, run.end) if d is not None and d > run.start]
     end = min(ends) if ends else None
     if (relation.valid_at, relation.invalid_at) == (run.start, end):
         return relation
@@ -181,15 +182,17 @@ def _asserting_nodes(
     for assertion in assertions:
         assert assertion.valid_at is not None
         wanted[(assertion.key, assertion.valid_at)].add(assertion.evidence)
-    by_entity: dict[str, list[Node]] = defaultdict(list)
+    # Index nodes by their lines: an assertion only looks at the nodes from its own lines.
+    by_evidence: dict[Evidence, list[Node]] = defaultdict(list)
     for node in nodes:
         if not node.derived_from:  # a consolidated node restates its episodes; they carry the dates
-            for entity_id in node.entities:
-                by_entity[entity_id].append(node)
+            for lines in node.evidence:
+                by_evidence[lines].append(node)
     found: dict[tuple[RelationKey, date], set[str]] = defaultdict(set)
     for (key, when), evidence in wanted.items():
         start, _, end = key
-        for node in by_entity.get(start, ()):
-            if end in node.entities and evidence.intersection(node.evidence):
-                found[(key, when)].add(node.id)
+        for lines in evidence:
+            for node in by_evidence.get(lines, ()):
+                if start in node.entities and end in node.entities:
+                    found[(key, when)].add(node.id)
     return found

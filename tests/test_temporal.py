@@ -242,3 +242,18 @@ def test_a_stated_end_before_the_next_value_wins() -> None:
     graph = link([source("a.md")], [*items, stop])
     marlin = next(r for r in graph.relations if r.to_id == "marlin")
     assert (marlin.valid_at, marlin.invalid_at) == (date(2025, 3, 12), date(2025, 5, 1))
+
+
+def test_a_relation_never_ends_the_day_it_starts() -> None:
+    same_day = extraction(
+        "a.md",
+        0,
+        (1, 2),
+        entities=ENDS,
+        relations=[
+            rel("Ender 3", "runs", "Marlin", "2025-03-12"),
+            rel("Ender 3", "runs", "Marlin", None, invalid_at="2025-03-12"),
+        ],
+    )
+    (marlin,) = link([source("a.md")], [same_day]).relations
+    assert marlin.valid_at == date(2025, 3, 12) and marlin.invalid_at is None
