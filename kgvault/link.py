@@ -149,15 +149,15 @@ def link(
 
 
 def _correction_problems(corrections: Corrections, outcomes: dict[Correction, str]) -> tuple[Problem, ...]:
-    """A correction naming something that no longer exists is reported, never fatal."""
+    """A correction naming what no longer exists, or at odds with another, is reported, never fatal."""
     return tuple(
         Problem(
             CORRECTIONS_FILE,
             correction.line,
-            f"{correction.describe()}: {outcomes[correction]}; fix the name or remove the line",
+            f"{correction.describe()}: {outcomes[correction]}; fix the line or remove it",
         )
         for correction in corrections.items
-        if outcomes.get(correction, "").startswith("not found")
+        if outcomes.get(correction, "").startswith("not ") or "not found" in outcomes.get(correction, "")
     )
 
 

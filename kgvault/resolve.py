@@ -202,20 +202,24 @@ def resolve_entities(
     find = _NameFinder(spellings)
     edges: list[tuple[int, str, str, str]] = []
     apart = []
+    merges: list[tuple[Correction, list[str]]] = []
     for correction in (*corrections.of("merge"), *corrections.of("keep_apart")):
         keys = find.all(correction, resolution)
         if len(set(keys)) < 2:
             continue
         if correction.action == "keep_apart":
             apart.append(keys)
-            resolution.outcomes[correction] = "kept apart"
+            _outcome(resolution, correction, "kept apart")
         else:
             edges.extend((0, keys[0], other, "merged by a correction") for other in keys[1:])
-            resolution.outcomes[correction] = "merged"
+            merges.append((correction, keys))
     guard = _Guard(resolution.names, apart)
     edges.extend(note_edges)
     edges.extend(alias_edges)
     _apply(resolution, guard, sorted(set(edges)))
+    for correction, keys in merges:
+        joined = len({resolution.names.find(key) for key in keys}) == 1
+        _outcome(resolution, correction, "merged" if joined else "not merged: a keep_apart line forbids it")
     classes = _classes(mentions, resolution.names)
     cooccur = _cooccurring(mentions, resolution.names)
     later = sorted(
@@ -263,6 +267,12 @@ class _NameFinder:
         return keys
 
 
+def _outcome(resolution: Resolution, correction: Correction, outcome: str) -> None:
+    """Say what a correction did, after what it could not find (if anything)."""
+    missing = resolution.outcomes.get(correction)
+    resolution.outcomes[correction] = f"{outcome}; {missing}" if missing else outcome
+
+
 def _correct_entities(resolution: Resolution, corrections: Corrections, find: _NameFinder) -> None:
     """Apply renames and retypes, and give a merge its first name's title."""
     by_id: dict[str, str] = {}
@@ -274,6 +284,7 @@ def _correct_entities(resolution: Resolution, corrections: Corrections, find: _N
             group = resolution.groups.get(resolution.key_of_normalized(first or "") or "")
             if group is not None and first is not None:
                 group.title_override = clean_text(resolution.spelling_of.get(first, correction.targets[0]))
+    renamed: set[int] = set()
     for correction in (*corrections.of("rename"), *corrections.of("retype")):
         reference = correction.targets[0]
         found = by_id.get(reference) or resolution.key_of_normalized(find.one(reference) or "")
@@ -282,9 +293,16 @@ def _correct_entities(resolution: Resolution, corrections: Corrections, find: _N
             resolution.outcomes[correction] = f"not found: {reference}"
             continue
         if correction.action == "rename":
+            if id(group) in renamed:
+                resolution.outcomes[correction] = "not renamed: an earlier line renames this entity"
+                continue
+            renamed.add(id(group))
             group.title_override = clean_text(correction.value or "") or group.title()
             resolution.outcomes[correction] = "renamed"
         else:
+            if group.type_override is not None:
+                resolution.outcomes[correction] = "not retyped: an earlier line retypes this entity"
+                continue
             group.type_override = correction.value
             resolution.outcomes[correction] = "retyped"
 

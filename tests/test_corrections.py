@@ -77,7 +77,7 @@ def test_every_correction_changes_the_vault_and_survives_a_rebuild(sample_copy: 
             "path": CORRECTIONS_FILE,
             "line": 13,
             "message": "confirm “A node nobody wrote”: not found: A node nobody wrote; "
-            "fix the name or remove the line",
+            "fix the line or remove it",
         }
     ]
 
@@ -119,3 +119,23 @@ def test_keep_apart_wins_over_a_declared_alias_and_a_fuzzy_match() -> None:
     graph = link([source("a.md"), source("b.md"), source("c.md")], drafts, corrections=fix)
     assert sorted(e.title for e in graph.entities) == ["K8s", "Kubernetes", "Kubernets"]
     assert graph.problems == ()
+
+
+def test_a_merge_a_keep_apart_forbids_or_with_unknown_names_says_so() -> None:
+    drafts = [
+        extraction("a.md", 0, (1, 2), entities=[{"name": "Marlin"}, {"name": "Klipper"}]),
+        extraction("b.md", 0, (1, 2), entities=[{"name": "Ender 3"}, {"name": "Acme"}]),
+    ]
+    fix = Corrections(
+        (
+            Correction("merge", ("Marlin", "Klipper"), None, 2),
+            Correction("keep_apart", ("Marlin", "Klipper"), None, 4),
+            Correction("merge", ("Ender 3", "Acme", "Nobody Known"), None, 3),
+        )
+    )
+    graph = link([source("a.md"), source("b.md")], drafts, corrections=fix)
+    outcomes = dict(graph.corrections)
+    assert outcomes["merge Marlin + Klipper"] == "not merged: a keep_apart line forbids it"
+    assert outcomes["merge Ender 3 + Acme + Nobody Known"] == "merged; not found: Nobody Known"
+    assert {p.line for p in graph.problems} == {2, 3}
+    assert len(graph.entities) == 3

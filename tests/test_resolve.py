@@ -196,4 +196,6 @@ def test_homonym_ids_do_not_move_as_mention_counts_change() -> None:
     more = [(f"k{i}.md", [entity("apple", "food")]) for i in range(4)]
     before = titles(build(*few, ("c.md", [entity("apple", "food")])))
     after = titles(build(*few, *more))
-    assert before == after == {"apple-organization": ("Apple", "organization"), "apple-food": ("apple", "food")}
+    assert (
+        before == after == {"apple-organization": ("Apple", "organization"), "apple-food": ("apple", "food")}
+    )
