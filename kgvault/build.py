@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the stages' modules load only when a build runs
     from kgvault.extract import Extraction
 
 Progress = Callable[[str], None]
+_OBSIDIAN_FILES = (".obsidian/types.json", ".obsidian/graph.json")
 
 
 @dataclass(slots=True)
@@ -107,6 +108,7 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
     started = time.perf_counter()
     # Inside a vault you already have, your notes there decide our ids: always build.
     checkable = not settings.force and enclosing_vault(settings.vault) is None
+    taken_at = time.time_ns()
     taken = snapshot.fingerprint(settings) if checkable else None
     recorded = snapshot.unchanged_report(settings, taken) if taken is not None else None
     if recorded is not None:
@@ -117,7 +119,7 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
     snapshot.forget(settings)
     report = _run_pipeline(settings, progress, untouched)
     if taken is not None:
-        snapshot.remember(settings, taken, report.to_json(), report.vault_files)
+        snapshot.remember(settings, taken, taken_at, report.to_json(), report.vault_files)
     return report
 
 
@@ -245,7 +247,16 @@ def _run_pipeline(
             key=lambda p: (p.path, p.line or 0, p.message),
         ),
         seconds=time.perf_counter() - started,
-        vault_files=sorted({*read_manifest(vault), *result.kept, *result.orphaned}),
+        # The .obsidian files we make count too: deleting them must not pass for "nothing changed".
+        vault_files=sorted(
+            {
+                *read_manifest(vault),
+                *result.kept,
+                *result.orphaned,
+                ".obsidian/types.json",
+                ".obsidian/graph.json",
+            }
+        ),
     )
 
 

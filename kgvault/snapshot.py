@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ _FORMAT = 1
 RACY_SECONDS = 2.0
 """A file changed this close to the snapshot may change again within the clock's resolution unseen."""
 _PACKAGE = Path(__file__).resolve().parent
+_LIBRARIES = ("jinja2", "markdown-it-py", "pydantic", "python-frontmatter", "pyyaml", "rapidfuzz", "pathspec")
 
 
 def fingerprint(settings: Settings) -> dict[str, Any]:
@@ -36,6 +36,7 @@ def fingerprint(settings: Settings) -> dict[str, Any]:
     inputs = [notes / "kgvault.toml", notes / CORRECTIONS_FILE, notes / ".kgvaultignore"]
     code = [*_PACKAGE.rglob("*.py"), *_templates(settings.templates)]
     return {
+        "libraries": _library_versions(),
         "settings": {
             key: str(value)
             for key, value in _settings_fields(settings).items()
@@ -87,19 +88,24 @@ def forget(settings: Settings) -> None:
 
 
 def remember(
-    settings: Settings, taken: dict[str, Any], report: dict[str, Any], vault_files: Iterable[str]
+    settings: Settings,
+    taken: dict[str, Any],
+    taken_at: int,
+    report: dict[str, Any],
+    vault_files: Iterable[str],
 ) -> None:
     """Record the stats a finished build leaves, with its report, for the next build to compare.
 
-    `taken` is the fingerprint from before the build read its inputs: a note saved while the
-    build ran then differs from it, and the next build reads it.
+    `taken` is the fingerprint from before the build read its inputs, at `taken_at`
+    (`time.time_ns()`): a note saved while the build ran then differs from it, and the next
+    build reads it.
     """
     paths = sorted({*vault_files, MANIFEST})
     data = {
         "format": _FORMAT,
         # As git does with its index: a note saved within the clock's resolution of this moment
         # could be saved again with the same size and time, so such a snapshot is not trusted.
-        "racy": _racy(taken),
+        "racy": _racy(taken, taken_at),
         "fingerprint": taken,
         "vault": {rel: _stat(settings.vault / rel) for rel in paths},
         "report": report,
@@ -113,13 +119,13 @@ def remember(
     os.replace(temporary, target)
 
 
-def _racy(taken: dict[str, Any]) -> bool:
-    """Whether any input was modified within RACY_SECONDS of now (file times lag the clock by a tick)."""
+def _racy(taken: dict[str, Any], taken_at: int) -> bool:
+    """Whether an input was modified within RACY_SECONDS of the fingerprint (file times lag the clock)."""
     newest = max(
         (stat[1] for group in ("sources", "inputs") for stat in taken[group].values() if stat),
         default=0,
     )
-    return newest >= time.time_ns() - int(RACY_SECONDS * 1e9)
+    return newest >= taken_at - int(RACY_SECONDS * 1e9)
 
 
 def _stat(path: Path | str) -> list[int] | None:
@@ -135,7 +141,20 @@ def _templates(user_dir: Path | None) -> list[Path]:
     from kgvault.templating import packaged_templates
 
     folders = [packaged_templates(), *([user_dir] if user_dir else [])]
-    return [path for folder in folders for path in sorted(folder.iterdir()) if path.is_file()]
+    return [path for folder in folders for path in sorted(folder.rglob("*")) if path.is_file()]
+
+
+def _library_versions() -> dict[str, str]:
+    """The libraries whose behaviour shapes the output: an upgrade rebuilds."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for name in _LIBRARIES:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = ""
+    return found
 
 
 def _settings_fields(settings: Settings) -> dict[str, Any]:

@@ -79,6 +79,7 @@ CHANGES: dict[str, Callable[[Path, Path], None]] = {
     "an ignore file added": lambda n, v: (n / ".kgvaultignore").write_text("voyages/\n"),
     "a page deleted in the vault": lambda n, v: (v / "entities" / "klipper.md").unlink(),
     "a page edited in the vault": lambda n, v: (v / "index.md").write_text("edited by hand\n"),
+    "obsidian settings deleted": lambda n, v: shutil.rmtree(v / ".obsidian"),
 }
 
 
