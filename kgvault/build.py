@@ -79,7 +79,7 @@ def build(
     settings: Settings,
     progress: Progress | None = None,
     *,
-    wait: float = 60.0,
+    wait: float = 0.0,
     on_wait: Callable[[str], None] | None = None,
 ) -> BuildReport:
     """Compile the notes folder into the vault; gather everything before the first write.

@@ -55,9 +55,10 @@ def main() -> None:
 @click.option(
     "--wait",
     type=click.FloatRange(0),
-    default=60.0,
-    show_default=True,
-    help="Seconds to wait for another kgvault writing the same vault.",
+    default=0.0,
+    is_flag=False,
+    flag_value=float("inf"),
+    help="Wait for another kgvault writing the same vault: --wait until it is done, --wait S for S seconds.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as one JSON object.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
@@ -118,7 +119,7 @@ def build(
     except (SourceError, BuildError) as error:
         raise UsageProblem(str(error)) from error
     except VaultBusyError as error:
-        raise click.ClickException(str(error)) from error
+        raise UsageProblem(f"{error}; or run with --wait") from error
     except OSError as error:
         raise UsageProblem(f"cannot write the vault {settings.vault}: {error}") from error
     if as_json:

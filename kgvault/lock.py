@@ -26,7 +26,7 @@ class VaultBusyError(RuntimeError):
 
 @contextmanager
 def vault_lock(
-    vault: Path, *, wait: float = 60.0, on_wait: Callable[[str], None] | None = None
+    vault: Path, *, wait: float = 0.0, on_wait: Callable[[str], None] | None = None
 ) -> Iterator[None]:
     """Hold the vault's lock for the block; wait up to `wait` seconds for another holder to finish.
 
@@ -39,36 +39,44 @@ def vault_lock(
         if folder.is_symlink():
             raise OSError(f"{folder} is a symbolic link; kgvault writes through none")
     fresh = not vault.exists()
-    state.mkdir(parents=True, exist_ok=True)
     path = vault / LOCK_FILE
+    deadline = time.monotonic() + wait
+    told = False
+    while True:
+        state.mkdir(parents=True, exist_ok=True)
+        # Opened without truncating: the holder's description stays readable while we wait.
+        with open(path, "a+", encoding="utf-8") as handle:
+            while not _try_lock(handle):
+                if time.monotonic() >= deadline:
+                    raise VaultBusyError(
+                        f"{vault} is being written by {holder(path)}; wait for it to finish, or stop it"
+                    )
+                if not told and on_wait is not None:
+                    on_wait(f"waiting for {holder(path)} to finish writing {vault}")
+                    told = True
+                time.sleep(POLL_SECONDS)
+            try:
+                # A holder that failed on a fresh vault removes the lock file before letting go:
+                # a lock on a file that is no longer the lock file holds nothing, so try again.
+                if not _is_current(handle, path):
+                    continue
+                _describe(handle)
+                try:
+                    yield
+                finally:
+                    if fresh:
+                        _remove_if_only_the_lock(vault)
+                return
+            finally:
+                _unlock(handle)
+
+
+def _is_current(handle: IO[str], path: Path) -> bool:
+    """Whether the open file is still the one at the lock's path."""
     try:
-        with _held(path, vault, wait, on_wait):
-            yield
-    finally:
-        if fresh:
-            _remove_if_only_the_lock(vault)
-
-
-@contextmanager
-def _held(path: Path, vault: Path, wait: float, on_wait: Callable[[str], None] | None) -> Iterator[None]:
-    # Opened without truncating: the holder's description stays readable while we wait.
-    with open(path, "a+", encoding="utf-8") as handle:
-        deadline = time.monotonic() + wait
-        told = False
-        while not _try_lock(handle):
-            if not told and on_wait is not None:
-                on_wait(f"waiting for {holder(path)} to finish writing {vault}")
-                told = True
-            if time.monotonic() >= deadline:
-                raise VaultBusyError(
-                    f"{vault} is being written by {holder(path)}; wait for it to finish, or stop it"
-                )
-            time.sleep(POLL_SECONDS)
-        try:
-            _describe(handle)
-            yield
-        finally:
-            _unlock(handle)
+        return os.fstat(handle.fileno()).st_ino == os.stat(path).st_ino
+    except OSError:
+        return False
 
 
 def _remove_if_only_the_lock(vault: Path) -> None:

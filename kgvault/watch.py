@@ -14,6 +14,8 @@ from kgvault.layout import STATE_DIR
 Say = Callable[[str], None]
 # Reading a note opens and closes it: only events that change something start a rebuild.
 _CHANGES = frozenset({"created", "deleted", "modified", "moved", "closed"})
+WAIT_FOR_OTHERS = 600.0
+"""Seconds a rebuild waits for another kgvault writing the vault before it reports a failure."""
 _NEVER_INPUT = frozenset({STATE_DIR, ".git", ".obsidian", "node_modules", "__pycache__"})
 
 
@@ -140,7 +142,8 @@ def _rebuild(load: Callable[[], Settings], changed: list[str]) -> Rebuild:
     started = time.perf_counter()
     rebuild = Rebuild(changed)
     try:
-        report = build(load())
+        # A `kgvault build` of the same vault may be running: let it finish first.
+        report = build(load(), wait=WAIT_FOR_OTHERS)
     except (BuildError, ConfigError, SourceError, VaultBusyError, OSError) as error:
         rebuild.error = str(error)
         return rebuild
