@@ -26,7 +26,7 @@ from kgvault.records import (
     Source,
     SourceSummary,
 )
-from kgvault.resolve import Resolution, make_entity, resolve_entities
+from kgvault.resolve import HOMONYM_SEPARATOR, Resolution, make_entity, resolve_entities
 from kgvault.tags import TaggedNode, TagTree, build_tag_tree
 from kgvault.temporal import Assertion, apply_time
 
@@ -229,6 +229,17 @@ class _Reader:
         }
         """The entity each of the chunk's own mentions resolved to."""
 
+    def own_reading(self, keys: set[str]) -> set[str]:
+        """Entities found by name in a text, each homonym read as this chunk typed it (if it did)."""
+        own = {
+            key.split(HOMONYM_SEPARATOR)[0]: key
+            for key in self.named.values()
+            if key and HOMONYM_SEPARATOR in key
+        }
+        if not own:
+            return keys
+        return {own.get(key.split(HOMONYM_SEPARATOR)[0], key) for key in keys}
+
     def __call__(self, name: str) -> str | None:
         key = normalize_name(name)
         return self.named[key] if key in self.named else self.resolution.key_of(name)
@@ -267,7 +278,7 @@ def _collect_nodes(
                 entity_key = mean(name)
                 if entity_key is not None:
                     group.entity_keys.add(entity_key)
-            group.entity_keys.update(known.mentioned_in(f"{node.title}\n{node.body}"))
+            group.entity_keys.update(mean.own_reading(known.mentioned_in(f"{node.title}\n{node.body}")))
             keys.append(key)
         per_chunk[(extraction.chunk.source_path, extraction.chunk.index)] = keys
     return dict(groups), per_chunk

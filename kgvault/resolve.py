@@ -39,6 +39,8 @@ _TYPE_CLASSES = {
     ], "software"),
 }  # fmt: skip
 _UNTYPED = "concept"
+HOMONYM_SEPARATOR = "\x1f"
+"""Between a shared name and a kind in the key of one of several entities of that name."""
 _NO_CORRECTIONS = Corrections()
 _DIGITS = re.compile(r"\d+")
 
@@ -488,7 +490,7 @@ def _group(resolution: Resolution, mentions: Sequence[_Mention], sources: Sequen
             _add(resolution, root, found)
             continue
         default = min(kinds.items(), key=lambda item: (-item[1], item[0]))[0]
-        by_class = {kind: f"{root}\x1f{kind}" for kind in kinds}
+        by_class = {kind: f"{root}{HOMONYM_SEPARATOR}{kind}" for kind in kinds}
         resolution.split[root] = (by_class, by_class[default])
         for kind in kinds:
             own = [m for m in found if (type_class(m.entity_type) or default) == kind]

@@ -199,3 +199,23 @@ def test_homonym_ids_do_not_move_as_mention_counts_change() -> None:
     assert (
         before == after == {"apple-organization": ("Apple", "organization"), "apple-food": ("apple", "food")}
     )
+
+
+def test_a_node_about_one_homonym_links_that_one_only() -> None:
+    sources = [source("work.md"), source("kitchen.md")]
+    graph = link(
+        sources,
+        [
+            extraction("work.md", 0, (1, 2), entities=[entity("Apple", "organization")]),
+            extraction("work.md", 1, (3, 4), entities=[entity("Apple", "organization")]),
+            extraction(
+                "kitchen.md",
+                0,
+                (1, 2),
+                entities=[entity("Apple", "food")],
+                nodes=[fact("Apple pie needs six apples.")],
+            ),
+        ],
+    )
+    (node,) = graph.nodes
+    assert node.entities == ("apple-food",)
