@@ -194,7 +194,8 @@ def watch(
         raise UsageProblem(str(error)) from error
     click.echo(f"watching {notes} (Ctrl-C to stop)", err=True)
     try:
-        run_watch(load, debounce=debounce / 1000, say=click.echo)
+        also = [path for path in (config, templates) if path is not None]
+        run_watch(load, debounce=debounce / 1000, say=click.echo, also=also)
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
 

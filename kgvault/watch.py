@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,12 +80,14 @@ def watch(
     debounce: float = 0.2,
     say: Say = print,
     stop: threading.Event | None = None,
+    also: Sequence[Path] = (),
 ) -> None:
     """Build, then rebuild on every settled change until `stop` is set (or Ctrl-C).
 
     Settings are loaded again for each rebuild, so an edit of kgvault.toml takes effect; a
     failing build is reported and watching goes on. Events inside the vault and kgvault's own
-    folders are ignored, so writing the vault never triggers another rebuild.
+    folders are ignored, so writing the vault never triggers another rebuild. `also` names
+    files and folders outside the notes that a build reads too (`--config`, `--templates`).
     """
     from watchdog.events import FileSystemEvent, FileSystemEventHandler
     from watchdog.observers import Observer
@@ -105,10 +107,18 @@ def watch(
                 path = Path(raw if isinstance(raw, str) else raw.decode(errors="replace"))
                 if raw and _is_input(path, notes, vault):
                     changes.add(path.relative_to(notes).as_posix())
+                elif raw and any(path == extra or extra in path.parents for extra in extras):
+                    changes.add(str(path))
 
     # Watching starts before the first build, so a change made while it runs is not missed.
     observer = Observer()
     observer.schedule(Handler(), str(notes), recursive=True)
+    extras = [Path(p).resolve() for p in also]
+    for extra in extras:
+        if extra.is_dir():
+            observer.schedule(Handler(), str(extra), recursive=True)
+        elif extra.parent.is_dir() and notes not in (extra.parent, *extra.parent.parents):
+            observer.schedule(Handler(), str(extra.parent), recursive=False)
     observer.start()
     try:
         say(_rebuild(load, []).line())

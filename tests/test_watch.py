@@ -20,7 +20,7 @@ from .conftest import SAMPLE, run_build, tree_bytes
 class Watcher:
     """`kgvault watch` in a subprocess, its output lines collected as they come."""
 
-    def __init__(self, notes: Path, vault: Path) -> None:
+    def __init__(self, notes: Path, vault: Path, *extra: str) -> None:
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -32,6 +32,7 @@ class Watcher:
                 str(vault),
                 "--debounce",
                 "100",
+                *extra,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -151,5 +152,22 @@ def test_writing_a_vault_inside_the_notes_never_triggers_a_rebuild(tmp_path: Pat
         (notes / "daily" / "2025-07-03.md").write_text("Printed a [[Benchy]] today.\n", "utf-8")
         assert " written" in watcher.next_line()
         assert watcher.quiet(2.0) == []
+    finally:
+        watcher.stop()
+
+
+def test_a_template_folder_outside_the_notes_is_watched_too(tmp_path: Path) -> None:
+    notes, templates = tmp_path / "notes", tmp_path / "templates"
+    shutil.copytree(SAMPLE, notes)
+    templates.mkdir()
+    shipped = Path(__file__).resolve().parent.parent / "templates" / "index.md.j2"
+    shutil.copy(shipped, templates / "index.md.j2")
+    watcher = Watcher(notes, tmp_path / "vault", "--templates", str(templates))
+    try:
+        assert " start: " in watcher.next_line()
+        with (templates / "index.md.j2").open("a", encoding="utf-8") as handle:
+            handle.write("\nMy own footer.\n")
+        assert " written" in watcher.next_line()
+        assert "My own footer." in (tmp_path / "vault" / "index.md").read_text("utf-8")
     finally:
         watcher.stop()
