@@ -110,6 +110,7 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
     checkable = not settings.force and enclosing_vault(settings.vault) is None
     taken_at = time.time_ns()
     taken = snapshot.fingerprint(settings) if checkable else None
+    racy = snapshot.racy_hashes(settings, taken, taken_at) if taken is not None else {}
     recorded = snapshot.unchanged_report(settings, taken) if taken is not None else None
     if recorded is not None:
         if progress is not None:
@@ -119,7 +120,7 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
     snapshot.forget(settings)
     report = _run_pipeline(settings, progress, untouched)
     if taken is not None:
-        snapshot.remember(settings, taken, taken_at, report.to_json(), report.vault_files)
+        snapshot.remember(settings, taken, racy, report.to_json(), report.vault_files)
     return report
 
 

@@ -9,6 +9,7 @@ touched file with the same bytes, runs the full build, which then finds little t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -22,9 +23,9 @@ from kgvault.sources import find_sources
 
 SNAPSHOT = f"{STATE_DIR}/state/snapshot.json"
 """Machine-local: stats change with every checkout, so the snapshot is never shared or compared."""
-_FORMAT = 1
+_FORMAT = 2
 RACY_SECONDS = 2.0
-"""A file changed this close to the snapshot may change again within the clock's resolution unseen."""
+"""A file saved this close to the fingerprint may be saved again within the clock's resolution unseen."""
 _PACKAGE = Path(__file__).resolve().parent
 _LIBRARIES = ("jinja2", "markdown-it-py", "pydantic", "python-frontmatter", "pyyaml", "rapidfuzz", "pathspec")
 
@@ -57,7 +58,7 @@ def unchanged_report(settings: Settings, taken: dict[str, Any]) -> dict[str, Any
         recorded = json.loads((settings.vault / SNAPSHOT).read_text("utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(recorded, dict) or recorded.get("format") != _FORMAT or recorded.get("racy", True):
+    if not isinstance(recorded, dict) or recorded.get("format") != _FORMAT:
         return None
     vault_files = recorded.get("vault")
     if not isinstance(vault_files, dict) or any(
@@ -65,6 +66,9 @@ def unchanged_report(settings: Settings, taken: dict[str, Any]) -> dict[str, Any
     ):
         return None
     if recorded.get("fingerprint") != json.loads(json.dumps(taken)):
+        return None
+    racy = recorded.get("racy")
+    if not isinstance(racy, dict) or any(_hash(Path(path)) != digest for path, digest in racy.items()):
         return None
     report = recorded.get("report")
     return report if isinstance(report, dict) else None
@@ -87,25 +91,37 @@ def forget(settings: Settings) -> None:
     (settings.vault / SNAPSHOT).unlink(missing_ok=True)
 
 
+def racy_hashes(settings: Settings, taken: dict[str, Any], taken_at: int) -> dict[str, str]:
+    """Content hashes of the inputs saved within RACY_SECONDS of `taken_at`, read before the build reads them.
+
+    As git does with its index: a file saved in the same clock tick as the fingerprint could be
+    saved again with the same size and times, so for those stats are not enough.
+    """
+    since = taken_at - int(RACY_SECONDS * 1e9)
+    paths = [
+        *(settings.notes / rel for rel, stat in taken["sources"].items() if stat and stat[1] >= since),
+        *(Path(path) for path, stat in taken["inputs"].items() if stat and stat[1] >= since),
+    ]
+    return {str(path): _hash(path) for path in paths}
+
+
 def remember(
     settings: Settings,
     taken: dict[str, Any],
-    taken_at: int,
+    racy: dict[str, str],
     report: dict[str, Any],
     vault_files: Iterable[str],
 ) -> None:
     """Record the stats a finished build leaves, with its report, for the next build to compare.
 
-    `taken` is the fingerprint from before the build read its inputs, at `taken_at`
-    (`time.time_ns()`): a note saved while the build ran then differs from it, and the next
-    build reads it.
+    `taken` is the fingerprint from before the build read its inputs, and `racy` the hashes of
+    the inputs saved just before it: a note saved while the build ran then differs from them,
+    and the next build reads it.
     """
     paths = sorted({*vault_files, MANIFEST})
     data = {
         "format": _FORMAT,
-        # As git does with its index: a note saved within the clock's resolution of this moment
-        # could be saved again with the same size and time, so such a snapshot is not trusted.
-        "racy": _racy(taken, taken_at),
+        "racy": racy,
         "fingerprint": taken,
         "vault": {rel: _stat(settings.vault / rel) for rel in paths},
         "report": report,
@@ -119,13 +135,12 @@ def remember(
     os.replace(temporary, target)
 
 
-def _racy(taken: dict[str, Any], taken_at: int) -> bool:
-    """Whether an input was modified within RACY_SECONDS of the fingerprint (file times lag the clock)."""
-    newest = max(
-        (stat[1] for group in ("sources", "inputs") for stat in taken[group].values() if stat),
-        default=0,
-    )
-    return newest >= taken_at - int(RACY_SECONDS * 1e9)
+def _hash(path: Path) -> str:
+    """The file's content hash, or "" when it cannot be read."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
 
 
 def _stat(path: Path | str) -> list[int] | None:

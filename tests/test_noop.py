@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -13,6 +14,7 @@ import pytest
 from kgvault import build as build_module
 from kgvault.build import BuildReport, build
 from kgvault.config import load_settings
+from kgvault.snapshot import SNAPSHOT
 
 from .conftest import tree_bytes
 
@@ -100,19 +102,21 @@ def test_every_kind_of_change_rebuilds(
     assert {k: v for k, v in tree_bytes(vault).items() if not k.startswith(".kgvault/backup")} == expected
 
 
-def test_a_note_saved_just_before_a_build_is_checked_again_next_time(
-    sample_copy: Path, tmp_path: Path
-) -> None:
+def test_notes_saved_just_before_a_build_are_compared_by_content(sample_copy: Path, tmp_path: Path) -> None:
     for path in sample_copy.rglob("*"):
-        os.utime(path)  # saved just now
+        os.utime(path)  # saved just now: stats alone cannot tell a second save in the same tick
     vault = tmp_path / "vault"
-    run(sample_copy, vault)  # notes saved within the clock's resolution: this snapshot is not trusted
+    run(sample_copy, vault)
+    recorded = json.loads((vault / SNAPSHOT).read_text("utf-8"))
+    assert len(recorded["racy"]) >= 25  # every note's content hash was kept
+    _, stages = run(sample_copy, vault)
+    assert stages == ["unchanged"]  # same stats, same contents
+    # Had a note been saved again in the same tick, only its content would tell:
+    first = sorted(recorded["racy"])[0]
+    recorded["racy"][first] = "0" * 64
+    (vault / SNAPSHOT).write_text(json.dumps(recorded), "utf-8")
     _, stages = run(sample_copy, vault)
     assert "extracting" in stages
-    age(sample_copy)
-    run(sample_copy, vault)
-    _, stages = run(sample_copy, vault)
-    assert stages == ["unchanged"]
 
 
 def test_different_templates_rebuild(built: tuple[Path, Path, BuildReport], tmp_path: Path) -> None:
