@@ -58,6 +58,24 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from pools import (  # the benchmarks' word pools, beside this script
+    ADJECTIVES,
+    CITIES,
+    CODENAMES,
+    CONCEPT_QUALIFIERS,
+    CONCEPTS,
+    DURATIONS,
+    FIRST_NAMES,
+    LAST_NAMES,
+    ORG_SUFFIXES,
+    PLACE_KINDS,
+    PURPOSES,
+    SOFTWARE_PARTS,
+    TASKS,
+    THINGS,
+    words,
+)
+
 TARGET_RATIO = 2.5
 TARGET_N = 2000
 TARGET_NOOP_S = 0.3
@@ -121,102 +139,30 @@ print(json.dumps({a: round(tb - ta, 3) for (a, ta), (_, tb) in zip(marks, marks[
 # Word pools.
 
 
-def _words(text: str) -> list[str]:
-    """A word pool from comma-separated text (a list, never a set: order must not depend on the hash seed)."""
-    return [" ".join(word.split()) for word in text.split(",") if word.strip()]
-
-
-FIRST_NAMES = _words(
-    """
-    Dana, Sam, Priya, Jonas, Mei, Tomás, Aisha, Lukas, Noor, Kenji, Elena, Marcus, Zoë, Ravi, Ingrid,
-    Omar, Chloé, Felix, Hana, Diego, Sofia, Kwame, Lena, Arjun, Nadia, Pavel, Yuki, Grace, Mateo, Freya,
-    Hugo, Amara, Leon, Ines, Theo, Maya, Oskar, Leila, Bruno, Alba
-    """
-)
-LAST_NAMES = _words(
-    """
-    Kim, Ortiz, Raman, Berg, Chen, Alves, Okafor, Weber, Haddad, Sato, Petrova, Reyes, Lindqvist, Nair,
-    Dubois, Mensah, Novak, Tanaka, Fischer, Costa, Hughes, Iyer, Moreau, Larsen, Kowalski, Suzuki,
-    Brennan, Farouk, Jensen, Murphy, Varga, Castillo, Olsen, Park, Rossi, Schmidt, Yilmaz, Bakker,
-    Nguyen, Silva
-    """
-)
-CODENAMES = _words(
-    """
-    Atlas, Borealis, Cobalt, Dynamo, Ember, Falcon, Granite, Harbor, Iris, Juniper, Kestrel, Lumen,
-    Meridian, Nimbus, Onyx, Pioneer, Quartz, Raven, Sequoia, Tundra, Umbra, Vega, Willow, Xenon, Yarrow,
-    Zephyr, Aurora, Basalt, Cinder, Delta, Echo, Fjord, Glacier, Heron, Indigo, Jasper, Kodiak, Lotus,
-    Mistral, Nova
-    """
-)
-ADJECTIVES = _words("Blue, Red, Silent, Rapid, Northern, Little, Golden, Iron, Bright, Deep")
-SOFTWARE = _words(
+SOFTWARE = words(
     """
     Postgres, Redis, Kafka, Dagster, Airflow, Klipper, Marlin, SQLite, DuckDB, Terraform, Kubernetes,
     Docker, Grafana, Prometheus, Nginx, FastAPI, Django, React, Obsidian, Zotero, Home Assistant,
     OctoPrint, Ansible, Elasticsearch, RabbitMQ, Snowflake, dbt, Jupyter, Neovim, Tailscale
     """
 )
-SOFTWARE_PARTS = (
-    _words("Stream, Ledger, Beacon, Pylon, Hopper, Sieve, Relay, Forge, Quill, Tally"),
-    _words("DB, Queue, Sync, Lint, Board, Kit, Flow, Cache, Scan, Hub"),
-)
-ORG_SUFFIXES = _words("Labs, Systems, Analytics, Co-op, Robotics, Logistics, Studio, Foundry")
-CITIES = _words(
-    """
-    San Francisco, Lisbon, Berlin, Osaka, Nairobi, Toronto, Oslo, Melbourne, Valencia, Seoul, Montréal,
-    Utrecht, Porto, Kraków, Austin, Dublin, Tallinn, Bologna, Lyon, Edinburgh
-    """
-)
-ROLES = _words("Engineer, Designer, Manager, Friend, Neighbour")
-PLACE_KINDS = _words("Lake, Mount, Cape, Port, Glen")
-CONCEPTS = _words(
-    """
-    input shaping, pressure advance, backfill, idempotency, quad gantry level, thermal runaway, event
-    sourcing, spaced repetition, zettelkasten, technical debt, blue-green deploy, retry budget, cold
-    start, data contract, bed mesh, dead letter queue, feature flag, schema migration, rate limiting,
-    sourdough starter, companion planting, interval training, circuit breaker, write-ahead log, load
-    shedding
-    """
-)
-CONCEPT_QUALIFIERS = _words("adaptive, incremental, distributed, manual, lazy, layered, passive, soft")
-FOLDERS = _words("work, printing, garden, research, home, side-projects")
-TOPIC_FOLDERS = _words("reading, reference, contacts")
-TAGS = _words(
+ROLES = words("Engineer, Designer, Manager, Friend, Neighbour")
+FOLDERS = words("work, printing, garden, research, home, side-projects")
+TOPIC_FOLDERS = words("reading, reference, contacts")
+TAGS = words(
     """
     work, 3d_printing, garden, reading, idea, todo, health, travel, cooking, finance, learning, home,
     music
     """
 )
-SUBTAGS = _words("firmware, infra, planning, bugs, review, hiring, voron, tomatoes, books, ops")
-ASPECTS = _words(
+SUBTAGS = words("firmware, infra, planning, bugs, review, hiring, voron, tomatoes, books, ops")
+ASPECTS = words(
     """
     plan, architecture, retro, backlog, runbook, design notes, roadmap, open questions, migration,
     postmortem, budget, kickoff, status, benchmarks, risks
     """
 )
-THINGS = _words(
-    """
-    flaky test, memory leak, off-by-one in the date parser, broken cron job, slow query, warped first
-    layer, stringing, missing index, race condition in the uploader, timezone bug, stale cache, retry
-    storm, clogged nozzle, leaky faucet, expired certificate, bad migration
-    """
-)
-TASKS = _words(
-    """
-    the ingestion pipeline, the onboarding doc, the backup script, the quarterly report, the dashboard,
-    the printer enclosure, the raised beds, the API client, the test suite, the deploy scripts, the
-    budget spreadsheet, the release notes, the data model, the search index
-    """
-)
-PURPOSES = _words(
-    """
-    small services, functional parts, prototyping, local analytics, note taking, batch jobs, dashboards,
-    quick scripts, long-running workers, outdoor use
-    """
-)
-DURATIONS = _words("an hour, two hours, most of the morning, the whole afternoon, two days, a week")
-FEELINGS = _words(
+FEELINGS = words(
     """
     Tired but happy., Good day overall., Slow start., Felt productive., Too many meetings., Quiet day.,
     Weather was awful., Long day.

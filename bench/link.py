@@ -46,6 +46,24 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from pools import (  # the benchmarks' word pools, beside this script
+    ADJECTIVES,
+    CITIES,
+    CODENAMES,
+    CONCEPT_QUALIFIERS,
+    CONCEPTS,
+    DURATIONS,
+    FIRST_NAMES,
+    LAST_NAMES,
+    ORG_SUFFIXES,
+    PLACE_KINDS,
+    PURPOSES,
+    SOFTWARE_PARTS,
+    TASKS,
+    THINGS,
+    words,
+)
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's kgvault, even when not installed
 
@@ -69,36 +87,7 @@ FIRST_DAY = dt.date(2019, 1, 1)
 # Word pools.
 
 
-def _words(text: str) -> list[str]:
-    """A word pool from comma-separated text (a list, never a set: order must not depend on the hash seed)."""
-    return [" ".join(word.split()) for word in text.split(",") if word.strip()]
-
-
-FIRST_NAMES = _words(
-    """
-    Dana, Sam, Priya, Jonas, Mei, Tomás, Aisha, Lukas, Noor, Kenji, Elena, Marcus, Zoë, Ravi, Ingrid,
-    Omar, Chloé, Felix, Hana, Diego, Sofia, Kwame, Lena, Arjun, Nadia, Pavel, Yuki, Grace, Mateo, Freya,
-    Hugo, Amara, Leon, Ines, Theo, Maya, Oskar, Leila, Bruno, Alba
-    """
-)
-LAST_NAMES = _words(
-    """
-    Kim, Ortiz, Raman, Berg, Chen, Alves, Okafor, Weber, Haddad, Sato, Petrova, Reyes, Lindqvist, Nair,
-    Dubois, Mensah, Novak, Tanaka, Fischer, Costa, Hughes, Iyer, Moreau, Larsen, Kowalski, Suzuki,
-    Brennan, Farouk, Jensen, Murphy, Varga, Castillo, Olsen, Park, Rossi, Schmidt, Yilmaz, Bakker,
-    Nguyen, Silva
-    """
-)
-CODENAMES = _words(
-    """
-    Atlas, Borealis, Cobalt, Dynamo, Ember, Falcon, Granite, Harbor, Iris, Juniper, Kestrel, Lumen,
-    Meridian, Nimbus, Onyx, Pioneer, Quartz, Raven, Sequoia, Tundra, Umbra, Vega, Willow, Xenon, Yarrow,
-    Zephyr, Aurora, Basalt, Cinder, Delta, Echo, Fjord, Glacier, Heron, Indigo, Jasper, Kodiak, Lotus,
-    Mistral, Nova
-    """
-)
-ADJECTIVES = _words("Blue, Red, Silent, Rapid, Northern, Little, Golden, Iron, Bright, Deep")
-SOFTWARE = _words(
+SOFTWARE = words(
     """
     Redis, Kafka, Dagster, Airflow, Klipper, Marlin, SQLite, DuckDB, Terraform, Kubernetes, Docker,
     Grafana, Prometheus, Nginx, FastAPI, Django, React, Obsidian, Zotero, Home Assistant, OctoPrint,
@@ -107,65 +96,22 @@ SOFTWARE = _words(
 )
 VERSIONED = [("Postgres", ("14", "15", "16")), ("Python", ("3.10", "3.11", "3.12")), ("Debian", ("11", "12"))]
 """`Postgres 15` and `Postgres 16` are versions of one thing: pass 2 lets the newer one supersede."""
-SOFTWARE_PARTS = (
-    _words("Stream, Ledger, Beacon, Pylon, Hopper, Sieve, Relay, Forge, Quill, Tally"),
-    _words("DB, Queue, Sync, Lint, Board, Kit, Flow, Cache, Scan, Hub"),
-)
-SOFTWARE_SUFFIXES = _words("firmware, app, server, plugin")
-DEVICE_KINDS = _words("printer, NAS, laptop, router, Pi, server, phone")
-ORG_SUFFIXES = _words("Labs, Systems, Analytics, Co-op, Robotics, Logistics, Studio, Foundry")
-CITIES = _words(
-    """
-    San Francisco, Lisbon, Berlin, Osaka, Nairobi, Toronto, Oslo, Melbourne, Valencia, Seoul, Montréal,
-    Utrecht, Porto, Kraków, Austin, Dublin, Tallinn, Bologna, Lyon, Edinburgh
-    """
-)
-PLACE_KINDS = _words("Lake, Mount, Cape, Port, Glen")
-CONCEPTS = _words(
-    """
-    input shaping, pressure advance, backfill, idempotency, quad gantry level, thermal runaway, event
-    sourcing, spaced repetition, zettelkasten, technical debt, blue-green deploy, retry budget, cold
-    start, data contract, bed mesh, dead letter queue, feature flag, schema migration, rate limiting,
-    sourdough starter, companion planting, interval training, circuit breaker, write-ahead log, load
-    shedding
-    """
-)
-CONCEPT_QUALIFIERS = _words("adaptive, incremental, distributed, manual, lazy, layered, passive, soft")
-TAG_ROOTS = _words(
+SOFTWARE_SUFFIXES = words("firmware, app, server, plugin")
+DEVICE_KINDS = words("printer, NAS, laptop, router, Pi, server, phone")
+TAG_ROOTS = words(
     """
     work, 3d_printing, garden, reading, idea, todo, health, travel, cooking, finance, learning, home,
     music, meeting, project, person, review, writing, homelab, family, research, admin, hobby, sport,
     journal
     """
 )
-TAG_LEAVES = _words(
+TAG_LEAVES = words(
     """
     firmware, infra, planning, bug, review, hiring, voron, tomato, book, ops, release, incident, budget,
     recipe, trip, run, note, question, decision, backup, network, printer, plant, paper, course, song,
     tax, insurance, repair, deploy, design, metric, draft, goal, habit, contact, idea, tool, query, log
     """
 )
-THINGS = _words(
-    """
-    flaky test, memory leak, off-by-one in the date parser, broken cron job, slow query, warped first
-    layer, stringing, missing index, race condition in the uploader, timezone bug, stale cache, retry
-    storm, clogged nozzle, leaky faucet, expired certificate, bad migration
-    """
-)
-TASKS = _words(
-    """
-    the ingestion pipeline, the onboarding doc, the backup script, the quarterly report, the dashboard,
-    the printer enclosure, the raised beds, the API client, the test suite, the deploy scripts, the
-    budget spreadsheet, the release notes, the data model, the search index
-    """
-)
-PURPOSES = _words(
-    """
-    small services, functional parts, prototyping, local analytics, note taking, batch jobs, dashboards,
-    quick scripts, long-running workers, outdoor use
-    """
-)
-DURATIONS = _words("an hour, two hours, most of the morning, the whole afternoon, two days, a week")
 PROSE = [
     "The main idea is to keep the moving parts few and the failure modes boring.",
     "Worth revisiting when there is more time to think it through.",
@@ -178,7 +124,7 @@ PROSE = [
     "Better to write it down now than to forget it by next week.",
     "More context would help before deciding anything.",
 ]
-HEADINGS = _words("Log, Notes, Decisions, Open questions, Follow-ups, Ideas, Status, Links")
+HEADINGS = words("Log, Notes, Decisions, Open questions, Follow-ups, Ideas, Status, Links")
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,6 +17,24 @@ class UsageProblem(click.ClickException):
     exit_code = 2
 
 
+# The options build and watch share.
+_vault_option = click.option(
+    "-o",
+    "--output",
+    "vault",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Vault folder [./vault].",
+)
+_config_option = click.option(
+    "--config", type=click.Path(path_type=Path, dir_okay=False), help="Settings file [NOTES/kgvault.toml]."
+)
+_templates_option = click.option(
+    "--templates",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Folder of templates to override.",
+)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kgvault")
 def main() -> None:
@@ -30,24 +48,12 @@ def main() -> None:
 
 @main.command()
 @click.argument("notes", type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "-o",
-    "--output",
-    "vault",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Vault folder [./vault].",
-)
+@_vault_option
 @click.option("--model", help="LLM for extraction (not yet available: extraction is offline).")
 @click.option("--api-base", help="Base URL of an OpenAI-compatible server for --model.")
 @click.option("--jobs", type=click.IntRange(1, 64), help="Concurrent extraction jobs.")
-@click.option(
-    "--config", type=click.Path(path_type=Path, dir_okay=False), help="Settings file [NOTES/kgvault.toml]."
-)
-@click.option(
-    "--templates",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="Folder of templates to override.",
-)
+@_config_option
+@_templates_option
 @click.option(
     "--force", is_flag=True, default=None, help="Overwrite hand-edited generated parts (backed up first)."
 )
@@ -146,21 +152,9 @@ def build(
 
 @main.command()
 @click.argument("notes", type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "-o",
-    "--output",
-    "vault",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Vault folder [./vault].",
-)
-@click.option(
-    "--config", type=click.Path(path_type=Path, dir_okay=False), help="Settings file [NOTES/kgvault.toml]."
-)
-@click.option(
-    "--templates",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="Folder of templates to override.",
-)
+@_vault_option
+@_config_option
+@_templates_option
 @click.option(
     "--debounce",
     type=click.IntRange(0, 60_000),
