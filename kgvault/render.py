@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import jinja2
+
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
 from kgvault.layout import FOLDERS, MARKER
 from kgvault.names import normalize_name
@@ -75,11 +77,15 @@ def render(
     linker = Linker(link_prefix)
     ctx = _Context.build(graph, linker)
     pages: dict[str, str] = {}
+    # Each template is looked up once per render: a lookup checks the file's time on disk.
+    loaded: dict[str, jinja2.Template] = {}
 
     def page(
         path: str, properties: Mapping[str, PropertyValue] | None, template: str, **values: object
     ) -> None:
-        body = env.get_template(template).render(link=linker.link, **values).strip("\n")
+        if template not in loaded:
+            loaded[template] = env.get_template(template)
+        body = loaded[template].render(link=linker.link, **values).strip("\n")
         head = render_properties(properties) if properties is not None else ""
         pages[path] = f"{head}{_guard_marker(body)}\n\n{MARKER}\n"
 
