@@ -111,12 +111,13 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
     taken_at = time.time_ns()
     taken = snapshot.fingerprint(settings) if checkable else None
     racy = snapshot.racy_hashes(settings, taken, taken_at) if taken is not None else {}
-    recorded = snapshot.unchanged_report(settings, taken) if taken is not None else None
+    previous = snapshot.recall(settings) if taken is not None else None
+    recorded = snapshot.unchanged_report(previous, taken) if previous is not None and taken else None
     if recorded is not None:
         if progress is not None:
             progress("unchanged")
         return _unchanged(recorded, time.perf_counter() - started)
-    untouched = snapshot.untouched_files(settings) if taken is not None else frozenset()
+    untouched = previous.untouched if previous else frozenset()
     snapshot.forget(settings)
     report = _run_pipeline(settings, progress, untouched)
     if taken is not None:

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,41 +50,49 @@ def fingerprint(settings: Settings) -> dict[str, Any]:
     }
 
 
-def unchanged_report(settings: Settings, taken: dict[str, Any]) -> dict[str, Any] | None:
+@dataclass(frozen=True, slots=True)
+class Previous:
+    """What the last build recorded, read once, with its vault files compared to the disk once."""
+
+    recorded: dict[str, Any]
+    vault_as_left: bool
+    """Every vault file the last build recorded is as it left it (or still missing)."""
+    untouched: frozenset[str]
+    """Vault files whose stats are as the last build left them: their bytes are what it wrote."""
+
+
+def recall(settings: Settings) -> Previous:
+    """Read the last build's snapshot; a missing or damaged one recalls nothing."""
+    try:
+        recorded = json.loads((settings.vault / SNAPSHOT).read_text("utf-8"))
+    except (OSError, ValueError):
+        recorded = None
+    if not isinstance(recorded, dict) or recorded.get("format") != _FORMAT:
+        return Previous({}, False, frozenset())
+    files = recorded.get("vault")
+    if not isinstance(files, dict):
+        return Previous({}, False, frozenset())
+    same = {rel: _stat(settings.vault / rel) == stat for rel, stat in files.items()}
+    return Previous(
+        recorded,
+        vault_as_left=all(same.values()),
+        untouched=frozenset(rel for rel, stat in files.items() if stat and same[rel]),
+    )
+
+
+def unchanged_report(previous: Previous, taken: dict[str, Any]) -> dict[str, Any] | None:
     """The last build's report when nothing it depends on changed since, else None.
 
     `taken` is the `fingerprint` of the inputs now, before the build reads them.
     """
-    try:
-        recorded = json.loads((settings.vault / SNAPSHOT).read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(recorded, dict) or recorded.get("format") != _FORMAT:
-        return None
-    vault_files = recorded.get("vault")
-    if not isinstance(vault_files, dict) or any(
-        _stat(settings.vault / rel) != stat for rel, stat in vault_files.items()
-    ):
-        return None
-    if recorded.get("fingerprint") != json.loads(json.dumps(taken)):
+    recorded = previous.recorded
+    if not previous.vault_as_left or recorded.get("fingerprint") != json.loads(json.dumps(taken)):
         return None
     racy = recorded.get("racy")
     if not isinstance(racy, dict) or any(_hash(Path(path)) != digest for path, digest in racy.items()):
         return None
     report = recorded.get("report")
     return report if isinstance(report, dict) else None
-
-
-def untouched_files(settings: Settings) -> frozenset[str]:
-    """Vault files whose stats are as the last build left them: their bytes are what it wrote."""
-    try:
-        recorded = json.loads((settings.vault / SNAPSHOT).read_text("utf-8"))
-        files = recorded["vault"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return frozenset()
-    if not isinstance(files, dict):
-        return frozenset()
-    return frozenset(rel for rel, stat in files.items() if stat and _stat(settings.vault / rel) == stat)
 
 
 def forget(settings: Settings) -> None:
