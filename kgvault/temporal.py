@@ -57,19 +57,17 @@ def apply_time(
     nodes: Sequence[Node],
     relations: Sequence[Relation],
     entity_titles: Mapping[str, str],
-    assertions: Sequence[Assertion] = (),
+    assertions: Sequence[Assertion],
     *,
     functional: frozenset[str] = FUNCTIONAL_PREDICATES,
 ) -> tuple[tuple[Node, ...], tuple[Relation, ...], tuple[tuple[str, str], ...]]:
     """Close superseded relations, link superseded and conflicting nodes; never delete, never resolve.
 
-    `assertions` are the dated statements behind the merged relations (one per relation and
-    evidence when not given). A value that comes back after another (Marlin, then Klipper, then
-    Marlin again) is current again: its relation holds from its latest run.
+    `assertions` are the dated statements behind the merged relations. A value that comes back
+    after another (Marlin, then Klipper, then Marlin again) is current again: its relation holds
+    from its latest run.
     Returns the updated nodes and relations and the conflicting node pairs (for the review queue).
     """
-    if not assertions:
-        assertions = [Assertion(_key(r), e, r.valid_at, r.invalid_at) for r in relations for e in r.evidence]
     slots: dict[tuple[str, ...], list[Assertion]] = defaultdict(list)
     for assertion in assertions:
         slot = _slot(assertion.key, entity_titles, functional)
