@@ -1,0 +1,362 @@
+"""Time expressions in prose ("last Friday", "two weeks ago", "in May"), resolved against a reference day.
+
+Nothing is guessed: a relative expression without a reference, a bare weekday ("Friday the band
+played"), a vague count ("a few days ago", "in a week or so") or a word that is usually not a month
+("I may go") stays unresolved. Explicit dates with a year come from `kgvault.dates.find_dates`.
+"""
+
+from __future__ import annotations
+
+import re
+from calendar import monthrange
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Literal
+
+from kgvault.dates import find_dates
+
+Granularity = Literal["day", "week", "weekend", "month", "year"]
+_Span = tuple[date, date, Granularity]
+
+_MONTH_NAMES: tuple[str, ...] = ("January", "February", "March", "April", "May", "June", "July")
+_MONTH_NAMES += ("August", "September", "October", "November", "December")
+_MONTHS = {name.lower(): number for number, name in enumerate(_MONTH_NAMES, start=1)}
+_ABBREVIATIONS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9}
+_ABBREVIATIONS |= {"oct": 10, "nov": 11, "dec": 12}
+_ANY_MONTH = _MONTHS | _ABBREVIATIONS
+# Ordinary English words as well as months: only a capital letter or an attached year makes them months.
+_AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar", "jan"})
+_WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5}
+_WEEKDAYS |= {"sunday": 6}
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_COUNTS |= {"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_FIXED_DAYS = {"today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0}
+_FIXED_DAYS |= {"yesterday": -1, "last night": -1, "tomorrow": 1}
+_FIXED_DAYS |= {"day before yesterday": -2, "day after tomorrow": 2}
+_SIGNS = {"last": -1, "this": 0, "next": 1}
+_MIN_YEAR, _MAX_YEAR = 1900, 2200
+
+
+def _alternation(words: Iterable[str]) -> str:
+    """A regex alternation of words, longest first so "sept" wins over "sep"."""
+    return "|".join(sorted(map(re.escape, words), key=lambda word: (-len(word), word)))
+
+
+_FULL = _alternation(_MONTHS)
+_ANY = _alternation(_ANY_MONTH)
+_COUNT = r"\d{1,3}|a\s+couple(?:\s+of)?|" + _alternation(_COUNTS)
+_UNIT = r"day|week|month|year"
+# Each top-level alternative is one named group, so `match.lastgroup` says which one matched.
+_TIME = re.compile(
+    rf"""
+    (?<![\w'’-])(?:
+      (?P<fixed>(?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|today|tonight|yesterday|tomorrow
+        |this\s+(?:morning|afternoon|evening)|(?<!the\s)last\s+night(?!\s+of\b))
+    | (?P<ago>(?P<ago_n>{_COUNT})\s+(?P<ago_unit>{_UNIT})s?\s+ago)
+    | (?P<ahead>in\s+(?P<ahead_n>{_COUNT})\s+(?P<ahead_unit>{_UNIT})s?(?!\s+or\b))
+    | (?P<around>the\s+(?P<around_unit>weekend|week)\s+(?P<around_side>before|after)
+        (?=[ \t]*(?:[.,;:!?)\n]|$)))
+    | (?<!the\s)(?P<named>(?P<named_rel>last|this|next)\s+(?:(?P<named_unit>weekend|week|month|year)
+        |(?P<named_day>{_alternation(_WEEKDAYS)})|(?P<named_month>{_FULL})(?!\s*\d))(?!\s+of\b))
+    | (?P<month_day>(?P<md_month>{_ANY})\.?\s+(?P<md_day>\d{{1,2}})(?:st|nd|rd|th)?
+        (?:,?\s+(?P<md_year>\d{{4}})|(?!,?\s*\d)))
+    | (?P<day_month>(?<![.,:/])(?P<dm_day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_month>{_ANY})\.?
+        (?:,?\s+(?P<dm_year>\d{{4}})|(?!\.?,?\s*\d)))
+    | (?P<month_year>(?P<my_month>{_ANY})\.?,?\s+(?P<my_year>\d{{4}}))
+    | (?:in|during|since|of|early|late)\s+(?P<gated>(?P<gated_month>{_FULL})(?!\.?,?\s*\d|['’])
+        |(?P<gated_year>\d{{4}}))
+    )(?![\w-]|[./:]\d)
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+# Every expression contains one of these (or a four-digit year): most sentences skip the big regex.
+_TRIGGERS: tuple[str, ...] = (*_ABBREVIATIONS, "may", "day", "tomorrow", "night", "week", "month", "year")
+_TRIGGERS += ("morning", "afternoon", "evening")
+_FOUR_DIGITS = re.compile(r"\d{4}")
+
+
+@dataclass(frozen=True, slots=True)
+class When:
+    """A time expression found in text, resolved to a day or a period."""
+
+    start: int
+    """Character offset of the expression in the text."""
+    end: int
+    """Offset just past it."""
+    text: str
+    """The expression as written."""
+    first: date
+    """First day of what it means."""
+    last: date
+    """Last day (== first for a single day)."""
+    granularity: Granularity
+    """How wide the expression is: a day, a Monday-start week, a Saturday–Sunday weekend, a month, a year."""
+
+    def phrase(self) -> str:
+        """English words for the time: 'on 7 May 2023', 'in the week of 1 May 2023', 'in May 2023'."""
+        if self.granularity == "year":
+            return f"in {self.first.year}"
+        if self.granularity == "month":
+            return f"in {_MONTH_NAMES[self.first.month - 1]} {self.first.year}"
+        prefix = {"day": "on", "week": "in the week of", "weekend": "on the weekend of"}[self.granularity]
+        return f"{prefix} {self.first.day} {_MONTH_NAMES[self.first.month - 1]} {self.first.year}"
+
+
+def find_times(text: str, reference: date | datetime | None) -> list[When]:
+    """All non-overlapping time expressions in `text`, in order, resolved against `reference`.
+
+    Nothing relative resolves without a reference; explicit dates and years always do.
+    """
+    lower = text.lower()
+    if not any(word in lower for word in _TRIGGERS) and not _FOUR_DIGITS.search(text):
+        return []
+    # A datetime's own wall-clock day is what "yesterday" meant to the person writing at that moment.
+    today = reference.date() if isinstance(reference, datetime) else reference
+    if today is not None and not _MIN_YEAR <= today.year <= _MAX_YEAR:
+        today = None
+    found = [When(start, end, text[start:end], day, day, "day") for start, end, day in find_dates(text, None)]
+    for match in _TIME.finditer(text):
+        name = match.lastgroup or ""
+        span = _HANDLERS[name](match, today)
+        if span is not None and span[0].year >= _MIN_YEAR and span[1].year <= _MAX_YEAR:
+            start = match.start(name)
+            found.append(When(start, match.end(), text[start : match.end()], *span))
+    return _non_overlapping(found)
+
+
+def _non_overlapping(found: list[When]) -> list[When]:
+    """Keep the longest expression at each position; explicit dates (listed first) win ties."""
+    kept: list[When] = []
+    for when in sorted(found, key=lambda when: (when.start, when.start - when.end)):
+        if not kept or when.start >= kept[-1].end:
+            kept.append(when)
+    return kept
+
+
+# -- spans ----------------------------------------------------------------------------------------
+
+
+def _day(day: date) -> _Span:
+    """One day."""
+    return (day, day, "day")
+
+
+def _week(day: date) -> _Span:
+    """The Monday-to-Sunday week containing `day`."""
+    monday = day - timedelta(days=day.weekday())
+    return (monday, monday + timedelta(days=6), "week")
+
+
+def _weekend(day: date) -> _Span:
+    """The Saturday and Sunday of the Monday-start week containing `day`."""
+    saturday = day + timedelta(days=5 - day.weekday())
+    return (saturday, saturday + timedelta(days=1), "weekend")
+
+
+def _month(year: int, month: int) -> _Span | None:
+    """A whole month, or None outside the years we accept."""
+    if not _MIN_YEAR <= year <= _MAX_YEAR:
+        return None
+    return (date(year, month, 1), date(year, month, monthrange(year, month)[1]), "month")
+
+
+def _months_from(day: date, count: int) -> _Span | None:
+    """The month `count` months after the month of `day` (before it when negative)."""
+    index = day.year * 12 + day.month - 1 + count
+    return _month(index // 12, index % 12 + 1)
+
+
+def _year(year: int) -> _Span | None:
+    """A whole year, or None outside the years we accept."""
+    if not _MIN_YEAR <= year <= _MAX_YEAR:
+        return None
+    return (date(year, 1, 1), date(year, 12, 31), "year")
+
+
+def _shifted(day: date, count: int, unit: str) -> _Span | None:
+    """The day, week, month or year `count` units after `day`, at that unit's granularity."""
+    if unit == "day":
+        return _day(day + timedelta(days=count))
+    if unit == "week":
+        return _week(day + timedelta(weeks=count))
+    if unit == "month":
+        return _months_from(day, count)
+    return _year(day.year + count)
+
+
+# -- reading the words ----------------------------------------------------------------------------
+
+
+def _count(words: str) -> int:
+    """A count written as digits or words: "3", "three", "a", "a couple of"."""
+    words = " ".join(words.lower().split())
+    if words.isdigit():
+        return int(words)
+    return 2 if words.startswith("a couple") else _COUNTS[words]
+
+
+def _month_number(word: str, has_year: bool) -> int | None:
+    """The month a word names; an ambiguous word ("may") counts only capitalized or with a year."""
+    key = word.lower()
+    if key in _AMBIGUOUS_MONTHS and not (has_year or word[0].isupper()):
+        return None
+    return _ANY_MONTH[key]
+
+
+def _year_of_month(month: int, today: date, relation: str = "") -> int:
+    """The year a month without one refers to.
+
+    Bare ("in May"): the most recent such month, the current one included. "last May": the most
+    recent one strictly before the current month. "this May": this calendar year's. "next May":
+    the first one strictly after the current month.
+    """
+    if relation == "this":
+        return today.year
+    if relation == "last":
+        return today.year if month < today.month else today.year - 1
+    if relation == "next":
+        return today.year if month > today.month else today.year + 1
+    return today.year if month <= today.month else today.year - 1
+
+
+def _weekday(weekday: int, today: date, relation: str) -> date:
+    """last = most recent strictly before today; next = first strictly after; this = in today's week."""
+    if relation == "last":
+        return today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
+    if relation == "next":
+        return today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
+    return today + timedelta(days=weekday - today.weekday())
+
+
+def _calendar_day(month_word: str, day: str, year: str, today: date | None) -> _Span | None:
+    """A month and day, with its year or, failing that, the year of the most recent such month."""
+    month = _month_number(month_word.rstrip("."), bool(year))
+    if month is None:
+        return None
+    if year:
+        resolved_year = int(year)
+    elif today is not None:
+        resolved_year = _year_of_month(month, today)
+    else:
+        return None
+    try:
+        return _day(date(resolved_year, month, int(day)))
+    except ValueError:  # 31 April, or 29 February in a common year: no such day, so no date.
+        return None
+
+
+# -- one handler per alternative of _TIME ---------------------------------------------------------
+
+
+def _fixed(match: re.Match[str], today: date | None) -> _Span | None:
+    """today, yesterday, tonight, last night, the day before yesterday…"""
+    if today is None:
+        return None
+    words = " ".join(match["fixed"].lower().split()).removeprefix("the ")
+    return _day(today + timedelta(days=_FIXED_DAYS[words]))
+
+
+def _ago(match: re.Match[str], today: date | None) -> _Span | None:
+    """N days/weeks/months/years ago."""
+    if today is None:
+        return None
+    return _shifted(today, -_count(match["ago_n"]), match["ago_unit"].lower())
+
+
+def _ahead(match: re.Match[str], today: date | None) -> _Span | None:
+    """in N days/weeks/months/years."""
+    if today is None:
+        return None
+    return _shifted(today, _count(match["ahead_n"]), match["ahead_unit"].lower())
+
+
+def _around(match: re.Match[str], today: date | None) -> _Span | None:
+    """the week/weekend before/after, said of the reference itself (no event named after it)."""
+    if today is None:
+        return None
+    shifted = today + timedelta(weeks=-1 if match["around_side"].lower() == "before" else 1)
+    return _week(shifted) if match["around_unit"].lower() == "week" else _weekend(shifted)
+
+
+def _named(match: re.Match[str], today: date | None) -> _Span | None:
+    """last/this/next week, weekend, month, year, weekday or month name."""
+    relation = match["named_rel"].lower()
+    if today is None:
+        return None
+    if match["named_day"]:
+        return _day(_weekday(_WEEKDAYS[match["named_day"].lower()], today, relation))
+    if match["named_month"]:
+        month = _month_number(match["named_month"], has_year=False)
+        return None if month is None else _month(_year_of_month(month, today, relation), month)
+    unit, sign = match["named_unit"].lower(), _SIGNS[relation]
+    # Weekends follow weeks: "last weekend" is the one of the previous Monday-start week, so on a
+    # Saturday or Sunday it is the weekend before the current one, and "next weekend" is the one
+    # of the following week, never the coming Saturday of the current week.
+    if unit == "weekend":
+        return _weekend(today + timedelta(weeks=sign))
+    return _shifted(today, sign, unit)
+
+
+def _month_day(match: re.Match[str], today: date | None) -> _Span | None:
+    """May 7, May 7th, May 7, 2023."""
+    return _calendar_day(match["md_month"], match["md_day"], match["md_year"] or "", today)
+
+
+def _day_month(match: re.Match[str], today: date | None) -> _Span | None:
+    """7 May, 7th of May, 7 May 2023."""
+    return _calendar_day(match["dm_month"], match["dm_day"], match["dm_year"] or "", today)
+
+
+def _month_year(match: re.Match[str], today: date | None) -> _Span | None:
+    """May 2023."""
+    month = _month_number(match["my_month"].rstrip("."), has_year=True)
+    return None if month is None else _month(int(match["my_year"]), month)
+
+
+def _gated(match: re.Match[str], today: date | None) -> _Span | None:
+    """in May, since March, early June, in 2022: the preposition is what makes the word a time."""
+    if match["gated_year"]:
+        return _year(int(match["gated_year"]))
+    month = _month_number(match["gated_month"], has_year=False)
+    if month is None or today is None:
+        return None
+    return _month(_year_of_month(month, today), month)
+
+
+_HANDLERS: dict[str, Callable[[re.Match[str], date | None], _Span | None]] = {
+    "fixed": _fixed,
+    "ago": _ago,
+    "ahead": _ahead,
+    "around": _around,
+    "named": _named,
+    "month_day": _month_day,
+    "day_month": _day_month,
+    "month_year": _month_year,
+    "gated": _gated,
+}
+
+
+_LEADING_PREPOSITION = re.compile(r"(?i)\b(?:in|on|during|since|of|early|late|by|until|from|at)\s+$")
+_PHRASE_PREPOSITION = re.compile(r"^(?:in|on) ")
+
+
+def dated_title(title: str, times: list[When]) -> str:
+    """The title with each relative time replaced by the date it means ("yesterday" → "on 7 May 2023").
+
+    A time already written with its year stays as written; a preposition in front of the time
+    ("in May", "since last week") takes the place of the phrase's own.
+    """
+    pieces: list[str] = []
+    written = 0
+    for time in times:
+        if _FOUR_DIGITS.search(time.text):
+            continue
+        before = title[written : time.start]
+        phrase = time.phrase()
+        if _LEADING_PREPOSITION.search(before):
+            phrase = _PHRASE_PREPOSITION.sub("", phrase)
+        pieces.extend((before, phrase))
+        written = time.end
+    pieces.append(title[written:])
+    return "".join(pieces)
