@@ -1,0 +1,56 @@
+"""Small talk: turns that carry no memory (greetings, thanks, reactions), and why a turn gave nothing."""
+
+from __future__ import annotations
+
+import re
+
+from kgvault.records import Turn
+
+# One sentence of pure social glue. Each alternative must be the whole sentence (bar a name or an
+# emoji after it), so "Thanks to Bob I fixed the heater" is not small talk.
+_GLUE = re.compile(
+    r"""(?ix)^\W*(?:
+        (?:hi|hello|hey|hiya|yo|howdy|greetings|good\ (?:morning|afternoon|evening|night)|bye|goodbye
+          |see\ (?:you|ya)(?:\ (?:soon|later|tomorrow))?|take\ care|talk\ (?:soon|later)|cheers|later)
+      | (?:thanks|thank\ you|thx|ty|many\ thanks|thanks\ (?:a\ lot|so\ much)|thank\ you\ so\ much)
+          (?:\ (?:for\ (?:sharing|asking|the\ (?:help|advice|tip|tips|chat|support))))?
+      | (?:no\ (?:problem|worries)|you'?re\ welcome|anytime|my\ pleasure|of\ course|sure(?:\ thing)?)
+      | (?:ok(?:ay)?|k|yes|yeah|yep|yup|no|nope|nah|right|true|indeed|exactly|agreed|same|me\ too|you\ too)
+      | (?:lol|lmao|haha+|hehe+|omg|wow+|whoa|ooh+|aw+|yay+|nice|cool|great|awesome|amazing|perfect|sweet
+          |lovely|wonderful|fantastic|brilliant|neat|oh|ah|hmm+|interesting|congrats|congratulations|bravo)
+      | (?:that'?s|this\ is|it'?s|sounds|looks|how)\ (?:so\ |really\ |very\ |super\ )?
+          (?:great|awesome|amazing|cool|nice|good|wonderful|fantastic|lovely|fun|interesting|exciting|sweet
+            |perfect|incredible|beautiful|true|right|fair|tough|hard|sad|terrible|awful)
+      | (?:i'?m\ )?(?:so\ |really\ |very\ )?(?:glad|happy\ for\ you|proud\ of\ you)\b.*
+      | (?:that\ )?sounds\ (?:so\ |really\ |super\ )?(?:great|awesome|amazing|fun|lovely|wonderful|nice
+          |cool|good|fantastic|exciting|interesting|incredible|tough|hard|rough)\b.*
+      | (?:glad|happy|good)\ to\ (?:hear|see|know)(?:\ (?:that|it|you))?
+      | (?:nice|good|great)\ (?:to\ (?:see|meet|hear\ from)\ you|talking\ to\ you|chatting)(?:\ too|\ again)?
+      | how\ (?:are|have)\ you(?:\ been|\ doing)?(?:\ lately)?
+      | how'?s\ it\ going | what'?s\ up | what'?s\ new | how\ about\ you | and\ you | you\ too
+      | happy\ (?:birthday|new\ year|holidays)
+      | (?:good|best\ of)\ luck(?:\ (?:with|on|for)\ [\w\s'-]+)? | have\ fun | enjoy(?:\ it)?
+    )(?:[\s,]+[A-Z][\w'-]*)?[\W_]*$""",
+)
+_PIECE_END = re.compile(r"[.!?…,;:]+(?:\s+|$)|\n+")
+_NO_LETTERS = re.compile(r"^[\W\d_]*$")
+_NAME = re.compile(r"^[A-Z][\w'-]*(?: [A-Z][\w'-]*)?$")
+
+
+def is_small_talk(text: str) -> bool:
+    """Whether every piece of a turn is a greeting, thanks, a reaction, a name or an emoji.
+
+    Pieces are cut at sentence ends and commas, so "Wow, that's cool, Caroline!" is small talk
+    while "Thanks, I adopted Miso" is not.
+    """
+    pieces = [p.strip() for p in _PIECE_END.split(text.strip()) if p.strip()]
+    return all(_NO_LETTERS.match(p) or _GLUE.match(p) or _NAME.match(p) for p in pieces)
+
+
+def silence_reason(turn: Turn) -> str:
+    """Why a turn produced nothing, for the coverage table."""
+    if is_small_talk(turn.text):
+        return "small talk"
+    if turn.role == "assistant":
+        return "an assistant's answer, no general fact in it"
+    return "no statement"
