@@ -170,7 +170,9 @@ def _run_pipeline(
     prefix = vault.resolve().relative_to(outer).as_posix() + "/" if outer else ""
 
     say("reading sources")
-    sources, problems = read_sources(settings.notes, exclude=[vault], max_bytes=settings.max_file_bytes)
+    sources, problems = read_sources(
+        settings.notes, exclude=[vault], max_bytes=settings.max_file_bytes, user_name=settings.user_name
+    )
     problems.extend(_notes_in_vault(settings))
     say("chunking")
     cache = ExtractionCache(vault, enabled=not settings.dry_run)

@@ -61,7 +61,7 @@ class ExtractionCache:
         try:
             data = json.loads(self._path(key).read_text("utf-8"))
             lines = source.text.split("\n")
-            chunks = [_chunk(fields, lines) for fields in data["chunks"]]
+            chunks = [_chunk(fields, lines, source) for fields in data["chunks"]]
             extractions = [
                 Extraction(
                     chunk, Draft.model_validate(item["draft"]), item["extractor"], tuple(item["dropped"])
@@ -120,7 +120,7 @@ def _chunk_fields(chunk: Chunk) -> dict[str, Any]:
     }
 
 
-def _chunk(fields: dict[str, Any], lines: list[str]) -> Chunk:
+def _chunk(fields: dict[str, Any], lines: list[str], source: Source) -> Chunk:
     when = fields["reference_time"]
     start, end = int(fields["line_start"]), int(fields["line_end"])
     text = "\n".join(lines[start - 1 : end])
@@ -136,4 +136,6 @@ def _chunk(fields: dict[str, Any], lines: list[str]) -> Chunk:
         text=text,
         reference_time=date.fromisoformat(when) if when else None,
         sha256=str(fields["sha256"]),
+        # A conversation's turns are the source's own, by line: nothing of them is cached.
+        turns=tuple(t for t in source.turns if start <= t.line_start <= end),
     )

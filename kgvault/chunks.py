@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import cache
 from itertools import accumulate
@@ -92,6 +92,8 @@ def chunk_source(source: Source, *, max_chars: int = 3000) -> list[Chunk]:
             body_start = max(body_start, last)
     if body_start >= len(lines):
         return chunks
+    if source.turns:
+        return _turn_chunks(source, lines, body_start, chunks, max_chars)
     cut_body = _markdown_cuts if source.kind == "markdown" else _text_cuts
     cuts = cut_body(lines, body_start, source.reference_time, max_chars)
     # Each chunk runs up to the next cut, so lines in no block still land in exactly one chunk.
@@ -130,6 +132,43 @@ def _make_chunk(
         reference_time=reference_time,
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
     )
+
+
+def _turn_chunks(
+    source: Source, lines: list[str], body_start: int, chunks: list[Chunk], max_chars: int
+) -> list[Chunk]:
+    """Cut a conversation into runs of turns of one session, each at most max_chars of speech.
+
+    Text before the first turn (a transcript's heading or preamble) is a section of its own;
+    the runs partition the rest, so lines in no turn (a system message in a log) are covered too.
+    """
+    turns = source.turns
+    if source.kind == "transcript":
+        start, end = _trim(lines, body_start, turns[0].line_start - 1)
+        if start < end:
+            chunks.append(
+                _make_chunk(source, lines, len(chunks), "section", start, end, (), source.reference_time)
+            )
+    runs: list[list[int]] = [[0]]
+    size = len(turns[0].text)
+    for position in range(1, len(turns)):
+        turn = turns[position]
+        if turn.session != turns[position - 1].session or size + len(turn.text) > max_chars:
+            runs.append([])
+            size = 0
+        runs[-1].append(position)
+        size += len(turn.text)
+    for number, run in enumerate(runs):
+        # A log's lines before its first turn are not prose (a system message): they join the first run.
+        leading = number == 0 and source.kind != "transcript"
+        run_start = body_start if leading else turns[run[0]].line_start - 1
+        run_end = turns[runs[number + 1][0]].line_start - 1 if number + 1 < len(runs) else len(lines)
+        run_start, run_end = _trim(lines, run_start, run_end)
+        first = turns[run[0]]
+        when = first.time.date() if first.time else source.reference_time
+        chunk = _make_chunk(source, lines, len(chunks), "turns", run_start, run_end, (), when)
+        chunks.append(replace(chunk, turns=tuple(turns[position] for position in run)))
+    return chunks
 
 
 def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:

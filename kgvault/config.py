@@ -30,6 +30,8 @@ class Settings:
     max_file_bytes: int = 20_000_000
     functional_predicates: tuple[str, ...] = ()
     """Predicates with one current value, added to the built-in ones (`lives_in`, `runs`, …)."""
+    user_name: str = "User"
+    """Who the user of a chat export is: episodes the user tells are attributed to this name."""
 
 
 _KEYS = {f.name for f in fields(Settings)} - {"notes"}
@@ -37,7 +39,7 @@ _PATH_KEYS = {"vault", "templates"}
 _BOOL_KEYS = {"force", "dry_run"}
 _INT_KEYS = {"jobs": 1, "max_chunk_chars": 200, "max_file_bytes": 1}
 _SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
-_ENV = {"KGVAULT_MODEL": "model", "KGVAULT_API_BASE": "api_base"}
+_ENV = {"KGVAULT_MODEL": "model", "KGVAULT_API_BASE": "api_base", "KGVAULT_USER_NAME": "user_name"}
 
 
 def load_settings(notes: Path, config: Path | None = None, **flags: Any) -> Settings:
@@ -77,8 +79,10 @@ def _checked(values: dict[str, Any], origin: Path) -> dict[str, Any]:
             not isinstance(value, int) or isinstance(value, bool) or value < _INT_KEYS[key]
         ):
             raise ConfigError(f"{origin}: `{key}` must be a whole number ≥ {_INT_KEYS[key]}, not {value!r}")
-        elif key in ("model", "api_base") and not isinstance(value, str):
+        elif key in ("model", "api_base", "user_name") and not isinstance(value, str):
             raise ConfigError(f"{origin}: `{key}` must be text, not {value!r}")
+        elif key == "user_name" and not value.strip():
+            raise ConfigError(f"{origin}: `user_name` must be a name, not empty")
         elif key == "functional_predicates":
             value = _predicates(value, origin)
         checked[key] = value

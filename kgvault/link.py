@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from kgvault.conversations.small_talk import silence_reason
 from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.extract.draft import DraftNode
@@ -16,6 +17,7 @@ from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PR
 from kgvault.names import assign_unique, node_slug, normalize_name, summary_slug
 from kgvault.node_corrections import correct_nodes
 from kgvault.properties import clean_body, clean_text
+from kgvault.provenance import chunk_evidence, item_evidence, turn_of
 from kgvault.records import (
     CoverageRow,
     Evidence,
@@ -84,8 +86,10 @@ def link(
     for key, items in node_groups.items():
         wanted[node_key[key]] = node_slug(_first(items.items)[1].title)
         rank[node_key[key]] = _KIND_RANK[key[0]]
-    for path, page_key in summary_key.items():
-        wanted[page_key] = summary_slug(path)
+    for source in sources:
+        page_key = summary_key[source.path]
+        in_export = source.pointer is not None
+        wanted[page_key] = summary_slug(source.file, source.title if in_export else None)
         rank[page_key] = _KIND_RANK["summary"]
     repeated = _repeated_episodes(node_groups)
     for title_key, keys in repeated.items():
@@ -212,8 +216,7 @@ def _first(items: list[tuple[Evidence, DraftNode]]) -> tuple[Evidence, DraftNode
 
 
 def _evidence(extraction: Extraction) -> Evidence:
-    chunk = extraction.chunk
-    return Evidence(chunk.source_path, chunk.line_start, chunk.line_end)
+    return chunk_evidence(extraction.chunk)
 
 
 class _Reader:
@@ -266,13 +269,15 @@ def _collect_nodes(
     per_chunk: dict[tuple[str, int], list[NodeKey]] = {}
     known = _MentionIndex(resolution)
     for extraction, mean in zip(extractions, readers, strict=True):
-        evidence = _evidence(extraction)
+        whole = _evidence(extraction)
+        turns = bool(extraction.chunk.turns)
         keys = []
         for node in extraction.draft.nodes:
             key = _node_identity(node)
             if not key[1]:
                 continue
             group = groups[key]
+            evidence = item_evidence(extraction.chunk, node.supporting_text, whole) if turns else whole
             group.items.append((evidence, node))
             for name in node.entities:
                 entity_key = mean(name)
@@ -381,8 +386,9 @@ def _merge_relations(
     )
     labels: dict[str, Counter[str]] = defaultdict(Counter)
     for extraction, mean in zip(extractions, readers, strict=True):
-        evidence = _evidence(extraction)
+        whole = _evidence(extraction)
         for rel in extraction.draft.relations:
+            evidence = item_evidence(extraction.chunk, rel.supporting_text, whole)
             start = entity_id.get(mean(rel.subject) or "")
             end = entity_id.get(mean(rel.object) or "")
             if start is None or end is None or start == end:
@@ -449,6 +455,9 @@ def _summaries(
                 node_ids.setdefault(ids[node_key[key]])
             chunk_entities = {entity_id[k] for k in reader.named.values() if k is not None and k in entity_id}
             entity_ids.update(chunk_entities)
+            if chunk.turns:
+                rows.extend(_turn_rows(source, extraction, owner))
+                continue
             rows.append(
                 CoverageRow(
                     chunk.line_start,
@@ -466,6 +475,63 @@ def _summaries(
             )
         )
     return tuple(summaries)
+
+
+def _turn_rows(
+    source: Source, extraction: Extraction, owner: dict[NodeKey, tuple[str, int]]
+) -> list[CoverageRow]:
+    """A conversation's coverage: what each turn said that was kept, or why nothing was.
+
+    Lines of the chunk in no turn (a log's system message or unreadable line) get a row too.
+    """
+    chunk = extraction.chunk
+    here = (chunk.source_path, chunk.index)
+    draft = extraction.draft
+    said: dict[int, Counter[str]] = defaultdict(Counter)
+    for node in draft.nodes:
+        key = _node_identity(node)
+        said_by = turn_of(chunk, node.supporting_text) or chunk.turns[0]
+        if key[1]:
+            said[said_by.line_start]["node" if owner.get(key) == here else "duplicate node"] += 1
+    for kind, items in (("entity", draft.entities), ("relation", draft.relations)):
+        for item in items:
+            turn = turn_of(chunk, item.supporting_text)
+            if turn is not None:  # an item quoting no turn is the run's as a whole
+                said[turn.line_start][kind] += 1
+    rows = []
+    lines = source.text.split("\n")
+    covered = chunk.line_start
+    for turn in chunk.turns:
+        rows.extend(_gap_rows(lines, covered, turn.line_start - 1))
+        covered = turn.line_end + 1
+        counts = said.get(turn.line_start)
+        if counts:
+            parts = [
+                _plural(counts[kind], kind, "entities" if kind == "entity" else None)
+                + (" merged" if kind == "duplicate node" else "")
+                for kind in ("node", "duplicate node", "entity", "relation")
+                if counts[kind]
+            ]
+            result = f"{turn.speaker}: {', '.join(parts)}"
+        else:
+            result = f"{turn.speaker}: nothing: {silence_reason(turn)}"
+        rows.append(CoverageRow(turn.line_start, turn.line_end, result, turn.pointer))
+    rows.extend(_gap_rows(lines, covered, chunk.line_end))
+    return rows
+
+
+def _gap_rows(lines: list[str], first: int, last: int) -> list[CoverageRow]:
+    """Rows for the non-blank lines first..last that belong to no turn."""
+    rows: list[CoverageRow] = []
+    start = None
+    for number in range(first, last + 2):
+        blank = number > last or not lines[number - 1].strip()
+        if not blank and start is None:
+            start = number
+        elif blank and start is not None:
+            rows.append(CoverageRow(start, number - 1, "nothing: not a message (system, tool or unreadable)"))
+            start = None
+    return rows
 
 
 def _coverage_result(

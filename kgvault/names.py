@@ -81,10 +81,16 @@ def node_slug(title: str) -> str:
     return slugify(title, max_chars=MAX_NODE_ID_CHARS)
 
 
-def summary_slug(source_path: str) -> str:
-    """Id of a summary page: the source path without extension, folders joined by `-`, plus `-summary`."""
+def summary_slug(source_path: str, conversation: str | None = None) -> str:
+    """Id of a summary page: the source path without extension, folders joined by `-`, plus `-summary`.
+
+    A conversation inside an export adds its title: `<file slug>-<conversation title slug>-summary`.
+    """
     stem = source_path.rsplit(".", 1)[0] if "." in source_path.rsplit("/", 1)[-1] else source_path
-    return f"{slugify(stem.replace('/', ' '))}-summary"
+    words = stem.replace("/", " ")
+    if conversation is not None:
+        words = f"{words} {conversation}"
+    return f"{slugify(words)}-summary"
 
 
 def assign_unique(

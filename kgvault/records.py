@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Any, Literal
 
-SourceKind = Literal["markdown", "text"]
-ChunkKind = Literal["frontmatter", "section"]
+SourceKind = Literal["markdown", "text", "transcript", "chat"]
+"""`transcript`: Markdown with `participants`; `chat`: a chat log or one conversation of an export."""
+ChunkKind = Literal["frontmatter", "section", "turns"]
+Role = Literal["human", "assistant"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +22,28 @@ class Problem:
     """1-based line number in that file, when one applies."""
     message: str
     """What was wrong and, where possible, what the user can do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message of a conversation: who said what, when, and exactly where."""
+
+    speaker: str
+    """The speaker's name as the conversation gives it (the configured user name for an export's user)."""
+    role: Role
+    """`human` for a person, `assistant` for a model: an assistant's words are never a person's memory."""
+    text: str
+    """What was said; an image shared in the message is kept as `[image: caption]`."""
+    line_start: int
+    """First line of the turn in the source's text, 1-based."""
+    line_end: int
+    """Last line of the turn in the source's text, 1-based, inclusive."""
+    time: datetime | None = None
+    """When it was said (naive, UTC), when the conversation tells."""
+    pointer: str | None = None
+    """JSON pointer of the message in its file (`/3/chat_messages/5`), for JSON exports."""
+    session: int = 0
+    """Session number within the source: chunks never run across sessions."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +70,15 @@ class Source:
     """Hex digest of the file's raw bytes."""
     frontmatter_lines: tuple[int, int] | None = None
     """1-based inclusive line range of the frontmatter block (delimiters included), if any."""
+    turns: tuple[Turn, ...] = ()
+    """A conversation's messages in order; empty for notes."""
+    pointer: str | None = None
+    """JSON pointer of the conversation inside its export file (`/3`); `path` then ends in `#/3`."""
+
+    @property
+    def file(self) -> str:
+        """The file the source is read from: `path` without a conversation's pointer."""
+        return self.path.partition("#")[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,20 +103,32 @@ class Chunk:
     """The source's reference time (a dated heading inside the note may refine it)."""
     sha256: str
     """Hex digest of the chunk's text, for caching."""
+    turns: tuple[Turn, ...] = ()
+    """The conversation turns inside the chunk (a run of one session), for `turns` chunks."""
 
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """Where a node, entity or relation came from: a source line range."""
+    """Where a node, entity or relation came from: a source line range, or a JSON pointer."""
 
     path: str
-    """Posix path of the source relative to the notes root."""
+    """The source's path relative to the notes root (an export's conversation: `file#/pointer`)."""
     line_start: int
     line_end: int
+    pointer: str | None = None
+    """JSON pointer of the message in the file, for JSON sources; the lines are then internal."""
 
     def ref(self) -> str:
-        """Render as `path#Lstart-Lend`, the form used in relations.jsonl and entity pages."""
+        """Render as `path#Lstart-Lend` (or `file#/pointer`), the form in relations.jsonl and on pages."""
+        if self.pointer is not None:
+            return f"{self.path.partition('#')[0]}#{self.pointer}"
         return f"{self.path}#L{self.line_start}-L{self.line_end}"
+
+    def where(self) -> str:
+        """Where in the source, for a reader: `lines 3-5`, or the message's pointer."""
+        if self.pointer is not None:
+            return f"message `{self.pointer}`"
+        return f"lines {self.line_start}-{self.line_end}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +197,8 @@ class CoverageRow:
     line_start: int
     line_end: int
     result: str
+    pointer: str | None = None
+    """JSON pointer of the message the row covers, for JSON sources (shown instead of the lines)."""
 
 
 @dataclass(frozen=True, slots=True)

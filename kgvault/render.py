@@ -122,7 +122,9 @@ def render(
             nodes=[ctx.node_by_id[n] for n in summary.node_ids],
             key_claims=ctx.key_claims(summary),
             entities=[ctx.entity_by_id[e] for e in summary.entity_ids],
-            coverage=[(f"{r.line_start}-{r.line_end}", _table_cell(r.result)) for r in summary.coverage],
+            coverage=[
+                (r.pointer or f"{r.line_start}-{r.line_end}", _table_cell(r.result)) for r in summary.coverage
+            ],
         )
     page(
         "index.md",

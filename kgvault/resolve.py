@@ -12,6 +12,7 @@ from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.names import normalize_name, slugify
 from kgvault.properties import clean_text
+from kgvault.provenance import chunk_evidence, item_evidence
 from kgvault.records import Entity, Evidence, Source
 
 FUZZY_MIN_SCORE = 92.0
@@ -315,11 +316,12 @@ def _mentions(extractions: Sequence[Extraction]) -> tuple[list[_Mention], list[t
     edges = []
     for number, extraction in enumerate(extractions):
         chunk = extraction.chunk
-        evidence = Evidence(chunk.source_path, chunk.line_start, chunk.line_end)
+        whole = chunk_evidence(chunk)
         for entity in extraction.draft.entities:
             key = normalize_name(entity.name)
             if not key:
                 continue
+            evidence = item_evidence(chunk, entity.supporting_text, whole)
             mentions.append(
                 _Mention(key, entity.name, entity.entity_type, entity.description, evidence, number)
             )

@@ -10,11 +10,12 @@ import codecs
 import errno
 import hashlib
 import heapq
+import json
 import os
 import re
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from typing import Any
 import yaml
 from pathspec import GitIgnoreSpec
 
+from kgvault.conversations import Conversation
+from kgvault.conversations.transcript import participants, read_turns, session_time
 from kgvault.dates import date_in_filename, parse_date_value
 from kgvault.records import Problem, Source, SourceKind
 
@@ -30,14 +33,24 @@ try:
 except ImportError:  # PyYAML built without libyaml: slower, same results.
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
-SOURCE_KINDS: dict[str, SourceKind] = {".md": "markdown", ".markdown": "markdown", ".txt": "text"}
-"""Source kind by lowercase file extension; other files are not sources."""
+SOURCE_KINDS: dict[str, SourceKind] = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".json": "chat",
+    ".jsonl": "chat",
+}
+"""Source kind by lowercase file extension; other files are not sources (a note may become a transcript)."""
 IGNORE_FILE = ".kgvaultignore"
 """File at the notes root with gitignore-style patterns of paths to leave out."""
 SKIPPED_FOLDERS = frozenset({"node_modules"})
 """Folder names never searched (hidden folders, starting with `.`, are skipped too)."""
 MAX_BYTES = 20_000_000
 """Files larger than this are skipped: they are data dumps, not notes."""
+MAX_EXPORT_BYTES = 2_000_000_000
+"""Chat exports are allowed this much: years of conversations make one big JSON file."""
+DEFAULT_USER_NAME = "User"
+"""Who says an export's user messages, unless the settings name the user."""
 BINARY_SNIFF_BYTES = 8192
 """A NUL byte within this many leading bytes marks a file as binary."""
 
@@ -60,20 +73,25 @@ class SourceError(Exception):
 
 
 def read_sources(
-    root: Path, *, exclude: Sequence[Path] = (), max_bytes: int = MAX_BYTES
+    root: Path,
+    *,
+    exclude: Sequence[Path] = (),
+    max_bytes: int = MAX_BYTES,
+    user_name: str = DEFAULT_USER_NAME,
 ) -> tuple[list[Source], list[Problem]]:
     """Find and read every source under the notes root, sorted by path; report problems, never raise on input.
 
     `exclude` lists folders to leave out (the output vault when it lies inside the notes root);
     folders that are not strictly inside the root are disregarded.
     Symbolic links are followed only when their target lies inside the notes root; a folder
-    reached through a link is read once, under its real path when it has one.
+    reached through a link is read once, under its real path when it has one. Each conversation
+    of a chat export is a source of its own.
     """
     found, problems = find_sources(root, exclude=exclude)
     sources = [
         source
         for rel_path in sorted(found)
-        if (source := _read_source(rel_path, found[rel_path], max_bytes, problems)) is not None
+        for source in _read_source(rel_path, found[rel_path], max_bytes, user_name, problems)
     ]
     problems.sort(key=lambda problem: (problem.path, problem.line or 0, problem.message))
     return sources, problems
@@ -293,8 +311,14 @@ def _is_utf8(name: str) -> bool:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _read_source(rel_path: str, path: str, max_bytes: int, problems: list[Problem]) -> Source | None:
-    """Read one file's bytes once, decode and parse them; None (with a problem) when it cannot be a source."""
+def _read_source(
+    rel_path: str, path: str, max_bytes: int, user_name: str, problems: list[Problem]
+) -> list[Source]:
+    """Read one file's bytes once and parse them into its sources; none (with a problem) on failure."""
+    name = rel_path.rsplit("/", 1)[-1]
+    extension = os.path.splitext(name)[1].lower()
+    if extension == ".json":
+        max_bytes = max(max_bytes, MAX_EXPORT_BYTES)
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -302,19 +326,26 @@ def _read_source(rel_path: str, path: str, max_bytes: int, problems: list[Proble
                 problems.append(
                     Problem(rel_path, None, f"file is larger than {max_bytes:,} bytes ({size:,}); skipped")
                 )
-                return None
+                return []
             raw = handle.read()
     except OSError as error:
         problems.append(Problem(rel_path, None, f"cannot read file ({error.strerror or error}); skipped"))
-        return None
+        return []
     text = _decode(rel_path, raw, problems)
     if text is None:
-        return None
-
-    name = rel_path.rsplit("/", 1)[-1]
-    extension = os.path.splitext(name)[1]
+        return []
     stem = name[: -len(extension)]
-    kind = SOURCE_KINDS[extension.lower()]
+    if extension == ".json":
+        return _export_sources(rel_path, stem, text, user_name, problems)
+    if extension == ".jsonl":
+        return [_chat_log_source(rel_path, stem, text, raw, user_name, problems)]
+    return [_note_source(rel_path, stem, SOURCE_KINDS[extension], text, raw, problems)]
+
+
+def _note_source(
+    rel_path: str, stem: str, kind: SourceKind, text: str, raw: bytes, problems: list[Problem]
+) -> Source:
+    """A Markdown or text note; Markdown whose frontmatter lists `participants` is a transcript."""
     meta: dict[str, Any] = {}
     body_line = 1
     frontmatter_lines = None
@@ -327,18 +358,82 @@ def _read_source(rel_path: str, path: str, max_bytes: int, problems: list[Proble
             frontmatter_lines = (1, closing_line)
             body_line = closing_line + 1
     title = meta.get("title")
+    reference_time = _reference_time(rel_path, stem, meta, yaml_text, problems)
+    names = participants(meta) if kind == "markdown" else ()
+    turns = read_turns(text, body_line, names, session_time(meta) or reference_time)
     return Source(
         id=rel_path,
         path=rel_path,
-        kind=kind,
+        kind="transcript" if names else kind,
         title=title.strip() if isinstance(title, str) and title.strip() else stem,
         meta=meta,
-        reference_time=_reference_time(rel_path, stem, meta, yaml_text, problems),
+        reference_time=reference_time,
         text=text,
         body_line=body_line,
         sha256=hashlib.sha256(raw).hexdigest(),
         frontmatter_lines=frontmatter_lines,
+        turns=turns,
     )
+
+
+# --- conversations ---------------------------------------------------------------------------
+
+
+def _export_sources(
+    rel_path: str, stem: str, text: str, user_name: str, problems: list[Problem]
+) -> list[Source]:
+    """One source per conversation of a ChatGPT or Claude export; any other JSON file is reported."""
+    from kgvault.conversations.chatgpt import read_chatgpt
+    from kgvault.conversations.claude import read_claude
+
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        problems.append(
+            Problem(rel_path, getattr(error, "lineno", None), f"not valid JSON ({error}); skipped")
+        )
+        return []
+    for reader in (read_chatgpt, read_claude):
+        read = reader(data, path=rel_path, user_name=user_name)
+        if read is not None:
+            conversations, found = read
+            problems.extend(found)
+            return [_conversation_source(rel_path, stem, c) for c in conversations]
+    problems.append(
+        Problem(rel_path, None, "JSON file is not a ChatGPT or Claude conversations export; skipped")
+    )
+    return []
+
+
+def _conversation_source(rel_path: str, stem: str, conversation: Conversation) -> Source:
+    """A conversation as a source: an export's conversation is `file#/pointer`, a chat log its file."""
+    pointer = conversation.pointer
+    started = conversation.started or next((t.time for t in conversation.turns if t.time), None)
+    return Source(
+        id=f"{rel_path}#{pointer}" if pointer is not None else rel_path,
+        path=f"{rel_path}#{pointer}" if pointer is not None else rel_path,
+        kind="chat",
+        title=conversation.title or (f"{stem} {pointer}" if pointer is not None else stem),
+        meta={},
+        reference_time=started.date() if started else date_in_filename(stem),
+        text=conversation.text,
+        body_line=1,
+        sha256=conversation.sha256,
+        turns=conversation.turns,
+        pointer=pointer,
+    )
+
+
+def _chat_log_source(
+    rel_path: str, stem: str, text: str, raw: bytes, user_name: str, problems: list[Problem]
+) -> Source:
+    """A JSON Lines chat log: one source, its sessions kept apart in its turns."""
+    from kgvault.conversations.chat_log import read_chat_log
+
+    conversation, found = read_chat_log(text, path=rel_path, user_name=user_name)
+    problems.extend(found)
+    # The log is the source's text, so its digest is the file's, as for any note.
+    return _conversation_source(rel_path, stem, replace(conversation, sha256=hashlib.sha256(raw).hexdigest()))
 
 
 def _decode(rel_path: str, raw: bytes, problems: list[Problem]) -> str | None:

@@ -356,6 +356,8 @@ def dated_title(title: str, times: list[When]) -> str:
         phrase = time.phrase()
         if _LEADING_PREPOSITION.search(before):
             phrase = _PHRASE_PREPOSITION.sub("", phrase)
+        elif not (pieces or before.strip()):
+            phrase = phrase[0].upper() + phrase[1:]  # it opens the sentence
         pieces.extend((before, phrase))
         written = time.end
     pieces.append(title[written:])

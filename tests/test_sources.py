@@ -99,7 +99,10 @@ def test_discovers_sources_recursively_sorted_by_code_point(tmp_path: Path) -> N
     write(tmp_path, "data.json", "{}")
     write(tmp_path, "notes.md.bak", "old")
     sources, problems = read_sources(tmp_path)
-    assert problems == []
+    # JSON is read only as a chat export; any other JSON file is named, never read as a note.
+    assert [(p.path, p.message) for p in problems] == [
+        ("data.json", "JSON file is not a ChatGPT or Claude conversations export; skipped")
+    ]
     # Code-point order: uppercase before lowercase, "-" and "." before "/", non-ASCII last.
     assert paths(sources) == [
         "B.md",

@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from kgvault.when import When, find_times
+from kgvault.when import When, dated_title, find_times
 
 FRI = date(2023, 6, 9)  # Friday; its Monday-start week is 5–11 June 2023.
 SAT = date(2023, 6, 10)
@@ -286,3 +286,22 @@ def test_when_fields() -> None:
 def test_text_without_any_time_word_is_empty() -> None:
     assert find_times("The quick brown fox jumped over the lazy dog.", FRI) == []
     assert find_times("", FRI) == []
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("I went to the group yesterday.", "I went to the group on 7 May 2023."),
+        ("Yesterday I adopted a cat.", "On 7 May 2023 I adopted a cat."),
+        ("We moved in May.", "We moved in May 2023."),
+        ("I have run since last week.", "I have run since the week of 1 May 2023."),
+        (
+            "Two weeks ago I painted, and last month I sang.",
+            "In the week of 24 April 2023 I painted, and in April 2023 I sang.",
+        ),
+        ("On 3 March 2023 I left.", "On 3 March 2023 I left."),
+        ("Friday the band played.", "Friday the band played."),
+    ],
+)
+def test_dated_title_names_the_date_in_place_of_the_words(title: str, expected: str) -> None:
+    assert dated_title(title, find_times(title, datetime(2023, 5, 8, 13, 56))) == expected

@@ -22,7 +22,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -38,6 +38,7 @@ from kgvault.extract.patterns import (
 )
 from kgvault.records import Chunk, Source
 from kgvault.secrets import find_secrets, mask_secrets
+from kgvault.when import When, dated_title, find_times
 
 EXTRACTOR = "offline@1"
 
@@ -323,10 +324,29 @@ def extract_chunk(chunk: Chunk, source: Source) -> Extraction:
 
     Secrets are masked in every text field before validation; a quote that holds one is dropped.
     """
+    if chunk.kind == "turns":
+        from kgvault.extract.conversation import extract_turns
+
+        return extract_turns(chunk, source)
     reader = _ChunkReader(chunk, source)
     raw = reader.read_frontmatter() if chunk.kind == "frontmatter" else reader.read_section()
     draft, dropped = validate_items(_mask_draft(raw) if reader.secrets else raw, chunk.text)
     return Extraction(chunk=chunk, draft=draft, extractor=EXTRACTOR, dropped=tuple(dropped))
+
+
+def read_turn(
+    chunk: Chunk, source: Source, speaker: str | None, said_at: date | datetime | None
+) -> dict[str, Any]:
+    """Read one conversation turn (given as a one-turn chunk) into a raw draft, masked.
+
+    Its episodes are `speaker`'s (None: nobody's, for an assistant); relative times are read
+    against `said_at` with the conversation resolver, and the title gives the date they mean.
+    """
+    reader = _ChunkReader(chunk, source)
+    reader.author = speaker
+    reader.said_at = said_at
+    raw = reader.read_section()
+    return _mask_draft(raw) if reader.secrets else raw
 
 
 @lru_cache(maxsize=4096)
@@ -955,6 +975,10 @@ class _ChunkReader:
         self.reasons: Counter[str] = Counter()
         self.undated = 0
         self.author = self._author()
+        self.said_at: date | datetime | None = None
+        """When a conversation turn was said: relative times are then read with the full resolver."""
+        self.times: list[When] = []
+        """The times found in the candidate being read, for its title."""
         self.known: frozenset[str] = frozenset()
         self.linked_names: tuple[str, ...] = ()
         self.secrets = _may_hold_secrets(chunk, source)
@@ -1341,7 +1365,11 @@ class _ChunkReader:
                 names.append(self.entities.add(linked, None, candidate.quote))
 
         wording = _Wording.read(inline.placeholder, self.french)
-        dates = find_dates(inline.title, self.chunk.reference_time, languages=self.date_languages)
+        if self.said_at is not None:
+            self.times = find_times(inline.title, self.said_at)
+            dates = [(time.start, time.end, time.first) for time in self.times]
+        else:
+            dates = find_dates(inline.title, self.chunk.reference_time, languages=self.date_languages)
         node_date = dates[0][2] if dates else self._chunk_date()
         secret = self.secrets and bool(find_secrets(candidate.text))
 
@@ -1565,7 +1593,10 @@ class _ChunkReader:
         names: list[str],
         secret: bool,
     ) -> None:
-        title = mask_secrets(inline.title)[0] if self.secrets else inline.title
+        title = inline.title
+        if self.said_at is not None and self.times:
+            title = dated_title(title, self.times)
+        title = mask_secrets(title)[0] if self.secrets else title
         if (
             candidate.heading_entity
             and candidate.heading_entity in names

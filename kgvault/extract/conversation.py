@@ -1,0 +1,120 @@
+"""Offline extraction of a run of conversation turns: each turn read as its speaker's own words."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date, datetime
+from typing import Any
+
+from kgvault.conversations.small_talk import is_small_talk
+from kgvault.extract import Extraction
+from kgvault.extract.draft import validate_items
+from kgvault.extract.offline import EXTRACTOR, read_turn
+from kgvault.records import Chunk, Source, Turn
+
+
+def extract_turns(chunk: Chunk, source: Source) -> Extraction:
+    """Read each turn of a `turns` chunk on its own and merge what they give into one draft.
+
+    A person's episodes are attributed to them and titled with their name; an assistant's words
+    give general knowledge only (semantic nodes), never an episode of anyone. Small talk gives
+    nothing. Quotes are checked against what was said, not against the file's markup.
+    """
+    merged = _Merged()
+    reasons: list[str] = []
+    for turn in chunk.turns:
+        if is_small_talk(turn.text):
+            reasons.append("small talk")
+            continue
+        raw = read_turn(_turn_chunk(chunk, turn), source, _speaker(turn), _said_at(turn, chunk))
+        if not merged.add(raw, turn):
+            reasons.append(str(raw.get("skip_reason") or "no statement"))
+    raw = {
+        **merged.envelope,
+        "reference_time": chunk.reference_time,
+        "skip_reason": None if merged.produced() else _skip_reason(reasons),
+        "nodes": merged.nodes,
+        "entities": list(merged.entities.values()),
+        "relations": merged.relations,
+    }
+    said = "\n".join(turn.text for turn in chunk.turns)
+    draft, dropped = validate_items(raw, said)
+    return Extraction(chunk=chunk, draft=draft, extractor=EXTRACTOR, dropped=tuple(dropped))
+
+
+class _Merged:
+    """The items of a chunk's turns, first occurrence kept."""
+
+    def __init__(self) -> None:
+        self.envelope: dict[str, Any] = {}
+        self.nodes: list[dict[str, Any]] = []
+        self.entities: dict[str, dict[str, Any]] = {}
+        self.relations: list[dict[str, Any]] = []
+        self.titles: set[str] = set()
+
+    def produced(self) -> bool:
+        return bool(self.nodes or self.entities or self.relations)
+
+    def add(self, raw: dict[str, Any], turn: Turn) -> bool:
+        """Take what one turn gave; tell whether it gave anything."""
+        if not self.envelope:
+            self.envelope = {k: raw[k] for k in ("schema_version", "episode_name", "source_description")}
+        human = turn.role == "human"
+        named: set[str] = set()
+        before = len(self.nodes), len(self.entities), len(self.relations)
+        for node in raw["nodes"]:
+            said = str(node["body"] or node["title"]).strip()
+            if said.endswith("?") or is_small_talk(said):
+                continue  # a question or a reaction tells nothing about the speaker
+            if node["memory_layer"] == "episodic":
+                if not human:
+                    continue  # an assistant's "I" is nobody's memory
+                node = {**node, "title": f"{turn.speaker}: {node['title']}"}
+            folded = node["title"].casefold()
+            if folded in self.titles:
+                continue
+            self.titles.add(folded)
+            self.nodes.append(node)
+            named.update(name.casefold() for name in node["entities"])
+        quote = next((n["supporting_text"] for n in raw["nodes"] if n["supporting_text"]), None)
+        for entity in raw["entities"]:
+            key = entity["name"].casefold()
+            if human and key == turn.speaker.casefold() and not entity["supporting_text"]:
+                # The speaker is named by their turn, not in it: cite what they said.
+                entity = {**entity, "supporting_text": quote}
+            # An assistant's turn names only what its kept nodes are about.
+            if key not in self.entities and (human or key in named):
+                self.entities[key] = entity
+        if human:
+            self.relations.extend(raw["relations"])
+        return (len(self.nodes), len(self.entities), len(self.relations)) != before
+
+
+def _turn_chunk(chunk: Chunk, turn: Turn) -> Chunk:
+    """A turn as a chunk of its own, so the note reader reads just what this speaker said."""
+    when = turn.time.date() if turn.time is not None else chunk.reference_time
+    return replace(
+        chunk,
+        kind="section",
+        line_start=turn.line_start,
+        line_end=turn.line_end,
+        text=turn.text,
+        reference_time=when,
+        turns=(),
+    )
+
+
+def _speaker(turn: Turn) -> str | None:
+    """Whose memory a turn's episodes are: a person's, never an assistant's."""
+    return turn.speaker if turn.role == "human" else None
+
+
+def _said_at(turn: Turn, chunk: Chunk) -> date | datetime | None:
+    return turn.time if turn.time is not None else chunk.reference_time
+
+
+def _skip_reason(reasons: list[str]) -> str:
+    """Why a run of turns gave nothing: small talk only when every turn was small talk."""
+    if reasons and all(reason == "small talk" for reason in reasons):
+        return "small talk"
+    return next((r for r in reasons if r != "small talk"), "no statement")

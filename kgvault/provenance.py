@@ -1,0 +1,36 @@
+"""Provenance: the evidence an extracted item cites, down to the conversation turn that said it."""
+
+from __future__ import annotations
+
+from kgvault.extract.draft import normalize_for_match
+from kgvault.records import Chunk, Evidence, Turn
+
+
+def chunk_evidence(chunk: Chunk) -> Evidence:
+    """The whole chunk as evidence; a run of an export's messages cites its message or its conversation."""
+    if chunk.turns and chunk.turns[0].pointer is not None:
+        pointer = chunk.turns[0].pointer if len(chunk.turns) == 1 else chunk.source_path.partition("#")[2]
+        return Evidence(chunk.source_path, chunk.line_start, chunk.line_end, pointer or None)
+    return Evidence(chunk.source_path, chunk.line_start, chunk.line_end)
+
+
+def turn_evidence(chunk: Chunk, turn: Turn) -> Evidence:
+    """One turn as evidence: its lines, or its message's pointer."""
+    return Evidence(chunk.source_path, turn.line_start, turn.line_end, turn.pointer)
+
+
+def turn_of(chunk: Chunk, quote: str | None) -> Turn | None:
+    """The turn of a chunk that holds a quote (after case and whitespace folding), if one does."""
+    if not quote or not chunk.turns:
+        return None
+    for turn in chunk.turns:
+        if quote in turn.text:
+            return turn
+    folded = normalize_for_match(quote)
+    return next((turn for turn in chunk.turns if folded in normalize_for_match(turn.text)), None)
+
+
+def item_evidence(chunk: Chunk, quote: str | None, whole: Evidence) -> Evidence:
+    """What an item of a chunk cites: the turn that said its quote, else `whole` (the chunk's evidence)."""
+    turn = turn_of(chunk, quote)
+    return whole if turn is None else turn_evidence(chunk, turn)

@@ -1,0 +1,337 @@
+"""Conversations end to end: transcripts, chat exports and logs become attributed, dated episodes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+from kgvault.check import check_vault
+
+from .conftest import ROOT, SHARED_DATA, run_build
+
+LOCOMO = SHARED_DATA / "locomo-dev" / "locomo-dev.json"
+_ROW = re.compile(r"^\| (?P<where>[^|]+) \| (?P<result>.+) \|$")
+
+
+def _page(path: Path) -> tuple[dict[str, object], str]:
+    """A page's properties and body."""
+    _, front, body = path.read_text("utf-8").split("---\n", 2)
+    return yaml.safe_load(front), body
+
+
+def _coverage(summary: Path) -> list[tuple[str, str]]:
+    """The coverage table of a summary page: (lines or pointer, result)."""
+    rows = []
+    for line in summary.read_text("utf-8").split("## Coverage", 1)[1].splitlines():
+        match = _ROW.match(line)
+        if match and match["where"] not in ("lines", "---"):
+            rows.append((match["where"], match["result"]))
+    return rows
+
+
+def _nodes(vault: Path) -> list[dict[str, object]]:
+    """Every node page's properties, with its body under `_body`."""
+    found = []
+    for path in sorted([*vault.glob("episodic/*.md"), *vault.glob("semantic/*.md")]):
+        properties, body = _page(path)
+        found.append({**properties, "_body": body})
+    return found
+
+
+def _sources_of(node: dict[str, object]) -> list[str]:
+    """The `lines a-b` or message pointers a node's Sources section cites."""
+    body = str(node["_body"]).split("## Sources", 1)[1]
+    return re.findall(r"\]\], (lines \d+-\d+|message `[^`]+`)", body)
+
+
+TRANSCRIPT = """\
+---
+title: Coffee with Caroline
+date: 2023-05-08T13:56:00
+participants: [Caroline, Melanie]
+---
+# Coffee
+
+Caroline: Hey Mel! Good to see you! How have you been?
+Melanie: Hey Caroline! I adopted a puppy named Oscar yesterday.
+Caroline: I went to a LGBTQ support group last Friday and it was so powerful.
+Melanie: Wow, that's cool, Caroline!
+**Melanie:** I painted a sunrise two weeks ago.
+It was for my kids.
+Caroline: Friday the band played a song I love.
+Caroline: Thanks!
+"""
+
+
+@pytest.fixture
+def transcript_vault(tmp_path: Path) -> tuple[Path, Path]:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "coffee.md").write_text(TRANSCRIPT, "utf-8")
+    vault = tmp_path / "vault"
+    run_build(notes, vault)
+    return notes, vault
+
+
+def test_a_transcript_gives_episodes_attributed_to_their_speaker(transcript_vault: tuple[Path, Path]) -> None:
+    notes, vault = transcript_vault
+    assert check_vault(vault, notes=notes) == []
+    nodes = {str(n["_body"]).split("\n", 1)[0]: n for n in _nodes(vault)}
+    puppy = nodes["I adopted a puppy named Oscar yesterday."]
+    assert puppy["attributed_to"] == "Melanie"
+    assert puppy["timestamp"] == date(2023, 5, 7)
+    assert puppy["title"] == "Melanie: I adopted a puppy named Oscar on 7 May 2023."
+    assert "[[entities/melanie|Melanie]]" in puppy["entities"]  # type: ignore[operator]
+    assert _sources_of(puppy) == ["lines 9-9"]
+    group = nodes["I went to a LGBTQ support group last Friday and it was so powerful."]
+    assert group["attributed_to"] == "Caroline"
+    assert group["timestamp"] == date(2023, 5, 5)  # 8 May 2023 was a Monday
+    assert "on 5 May 2023" in str(group["title"])
+    sunrise = nodes["I painted a sunrise two weeks ago."]
+    assert sunrise["attributed_to"] == "Melanie"
+    assert sunrise["timestamp"] == date(2023, 4, 24)  # the Monday of the week two weeks before
+    assert _sources_of(sunrise) == ["lines 12-13"]
+
+
+def test_an_unresolvable_day_invents_no_date(transcript_vault: tuple[Path, Path]) -> None:
+    _, vault = transcript_vault
+    band = [n for n in _nodes(vault) if "band played" in str(n["_body"])]
+    for node in band:
+        assert node.get("timestamp") in (None, date(2023, 5, 8))  # the session's own date, never a Friday
+        assert "May 2023" not in str(node["title"])
+
+
+def test_small_talk_gives_nothing_and_coverage_says_so_turn_by_turn(
+    transcript_vault: tuple[Path, Path],
+) -> None:
+    _, vault = transcript_vault
+    rows = dict(_coverage(vault / "sources" / "coffee-summary.md"))
+    assert rows["8-8"] == "Caroline: nothing: small talk"
+    assert rows["11-11"] == "Melanie: nothing: small talk"
+    assert rows["15-15"] == "Caroline: nothing: small talk"
+    assert rows["9-9"].startswith("Melanie: 1 node")
+    assert rows["6-6"] == "nothing: structural: heading only"  # the heading before the first turn
+    titles = " ".join(str(n["title"]) for n in _nodes(vault))
+    assert "Thanks" not in titles and "Good to see you" not in titles and "that's cool" not in titles
+
+
+def test_an_assistant_is_never_anyone_s_memory(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "chat.md").write_text(
+        "---\ndate: 2024-02-10\nparticipants: [Alex, Assistant]\n---\n"
+        "Alex: I switched my printer to Klipper yesterday.\n"
+        "Assistant: I installed Klipper on my own printer last week and it runs well.\n"
+        "Assistant: Klipper is a 3D printer firmware that runs on a Raspberry Pi.\n",
+        "utf-8",
+    )
+    vault = tmp_path / "vault"
+    run_build(notes, vault)
+    nodes = _nodes(vault)
+    episodes = [n for n in nodes if n["memory_layer"] == "episodic"]
+    assert [n["attributed_to"] for n in episodes] == ["Alex"]
+    assert episodes[0]["timestamp"] == date(2024, 2, 9)
+    assert not any("installed Klipper" in str(n["_body"]) for n in nodes)
+    assert all("Assistant" not in str(n.get("attributed_to")) for n in nodes)
+
+
+# -- LoCoMo -------------------------------------------------------------------------------------
+
+
+def _locomo() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("locomo_bench", ROOT / "bench" / "locomo.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def locomo_vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[tuple[str, int], str]]:
+    assert LOCOMO.is_file(), f"LoCoMo dev data missing at {LOCOMO}"
+    base = tmp_path_factory.mktemp("locomo")
+    notes, vault = base / "notes", base / "vault"
+    dia_ids = _locomo().convert(LOCOMO, notes)
+    run_build(notes, vault)
+    return notes, vault, dia_ids
+
+
+def test_locomo_every_turn_is_accounted_for_in_coverage(
+    locomo_vault: tuple[Path, Path, dict[tuple[str, int], str]],
+) -> None:
+    notes, vault, dia_ids = locomo_vault
+    assert check_vault(vault, notes=notes) == []
+    turns_by_note: dict[str, set[int]] = {}
+    for note, line in dia_ids:
+        turns_by_note.setdefault(note, set()).add(line)
+    assert sum(map(len, turns_by_note.values())) == 788
+    for note, lines in turns_by_note.items():
+        summary = vault / "sources" / f"{note.removesuffix('.md').replace('/', '-')}-summary.md"
+        rows = _coverage(summary)
+        rows_by_line = {}
+        for where, result in rows:
+            first, last = map(int, where.split("-"))
+            for number in range(first, last + 1):
+                rows_by_line[number] = result
+        text_lines = (notes / note).read_text("utf-8").split("\n")
+        for line in lines:
+            speaker = text_lines[line - 1].split(":", 1)[0]
+            assert rows_by_line[line].startswith(f"{speaker}: "), (note, line, rows_by_line.get(line))
+
+
+def test_locomo_nodes_are_attributed_to_who_said_them(
+    locomo_vault: tuple[Path, Path, dict[tuple[str, int], str]],
+) -> None:
+    notes, vault, dia_ids = locomo_vault
+    episodes = [n for n in _nodes(vault) if n["memory_layer"] == "episodic"]
+    assert len(episodes) > 300
+    summaries = {_page(p)[0]["id"]: _page(p)[0]["source_document"] for p in vault.glob("sources/*.md")}
+    for node in episodes:
+        link = re.match(r"\[\[sources/([^|]+)\|", str(node["source_input"]))
+        assert link is not None
+        note = str(summaries[link.group(1)])
+        (where,) = _sources_of(node)
+        first = int(where.split()[1].split("-")[0])
+        assert (note, first) in dia_ids
+        said = (notes / note).read_text("utf-8").split("\n")[first - 1]
+        assert said.startswith(f"{node['attributed_to']}: ")
+        assert str(node["title"]).startswith(f"{node['attributed_to']}: ")
+
+
+def test_locomo_relative_dates_resolve_against_the_session(
+    locomo_vault: tuple[Path, Path, dict[tuple[str, int], str]],
+) -> None:
+    notes, vault, _ = locomo_vault
+    session_dates = {}
+    for path in notes.rglob("*.md"):
+        properties, _ = _page(path)
+        moment = properties["date"]
+        assert isinstance(moment, datetime)
+        session_dates[path.relative_to(notes).as_posix()] = moment.date()
+    summaries = {_page(p)[0]["id"]: _page(p)[0]["source_document"] for p in vault.glob("sources/*.md")}
+    yesterday = [n for n in _nodes(vault) if re.search(r"\byesterday\b", str(n["_body"]).split("\n")[0])]
+    assert len(yesterday) >= 5
+    for node in yesterday:
+        link = re.match(r"\[\[sources/([^|]+)\|", str(node["source_input"]))
+        assert link is not None
+        said_on = session_dates[str(summaries[link.group(1)])]
+        assert node["timestamp"] == said_on - timedelta(days=1)
+        assert (said_on - timedelta(days=1)).strftime(" %B %Y") in str(node["title"])
+        assert "yesterday" in str(node["_body"])  # the body keeps the words as said
+
+
+def test_the_locomo_build_is_deterministic(
+    locomo_vault: tuple[Path, Path, dict[tuple[str, int], str]], tmp_path: Path
+) -> None:
+    notes, vault, _ = locomo_vault
+    again = tmp_path / "again"
+    run_build(notes, again)
+    for page in sorted(vault.rglob("*.md")):
+        rel = page.relative_to(vault)
+        assert (again / rel).read_bytes() == page.read_bytes(), rel
+    assert json.loads((again / ".kgvault" / "manifest.json").read_text()) == json.loads(
+        (vault / ".kgvault" / "manifest.json").read_text()
+    )
+
+
+# -- chat exports and logs ----------------------------------------------------------------------
+
+FIXTURES = ROOT / "tests" / "fixtures" / "conversations"
+NEVER_READ = (
+    "ABANDONED-BRANCH-TEXT",
+    "Biscuit",
+    "Mr. Costa",
+    "HIDDEN-CONTEXT-TEXT",
+    "TOOL-OUTPUT-TEXT",
+    "TOOL-RESULT-TEXT",
+)
+
+
+@pytest.fixture(scope="module")
+def export_vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, object]]:
+    base = tmp_path_factory.mktemp("exports")
+    notes, vault = base / "notes", base / "vault"
+    shutil.copytree(FIXTURES, notes)
+    (notes / "kgvault.toml").write_text('user_name = "Alex"\n', "utf-8")
+    report = run_build(notes, vault)
+    return notes, vault, report
+
+
+def _episode(vault: Path, words: str) -> dict[str, object]:
+    (node,) = [n for n in _nodes(vault) if words in str(n["_body"])]
+    return node
+
+
+def test_exports_compile_into_attributed_dated_episodes(
+    export_vault: tuple[Path, Path, dict[str, object]],
+) -> None:
+    notes, vault, report = export_vault
+    assert check_vault(vault, notes=notes) == []
+    assert report["problems"] == [
+        {"path": "chatlog.jsonl", "line": 8, "message": report["problems"][0]["message"]}  # type: ignore[index]
+    ]
+    cat = _episode(vault, "adopted a cat named Miso")
+    assert cat["attributed_to"] == "Alex"
+    assert cat["timestamp"] == date(2025, 3, 9)  # "yesterday", said on 10 March 2025
+    assert str(cat["title"]).startswith("Alex: On 9 March 2025 I adopted a cat named Miso")
+    assert str(cat["_body"]).startswith("Yesterday I adopted a cat named Miso")
+    (cited,) = _sources_of(cat)
+    assert cited.startswith("message `/0/mapping/")
+    job = _episode(vault, "started a new job at Acme Corp")
+    assert job["timestamp"] == date(2025, 3, 10)  # "last week", said on Friday 21 March 2025
+    marathon = _episode(vault, "Lisbon Half Marathon")
+    assert marathon["attributed_to"] == "Alex"
+    assert marathon["timestamp"] == date(2025, 4, 6)  # "last Sunday", said on Monday 7 April 2025
+    assert _sources_of(marathon) == ["message `/0/chat_messages/2`"]
+    tap = _episode(vault, "cooked shakshuka")
+    assert _sources_of(tap) == ["lines 6-6"]
+    assert tap["timestamp"] == date(2025, 3, 14)
+
+
+def test_an_abandoned_branch_hidden_and_tool_messages_appear_nowhere(
+    export_vault: tuple[Path, Path, dict[str, object]],
+) -> None:
+    _, vault, _ = export_vault
+    for path in vault.rglob("*"):
+        if path.is_file() and ".kgvault" not in path.parts:
+            text = path.read_text("utf-8")
+            for words in NEVER_READ:
+                assert words not in text, (path, words)
+
+
+def test_each_conversation_of_an_export_has_its_summary_with_pointers(
+    export_vault: tuple[Path, Path, dict[str, object]],
+) -> None:
+    notes, vault, _ = export_vault
+    data = json.loads((notes / "claude" / "conversations.json").read_text("utf-8"))
+    summary = vault / "sources" / "claude-conversations-half-marathon-recap-summary.md"
+    properties, _ = _page(summary)
+    assert properties["source_document"] == "claude/conversations.json#/0"
+    rows = _coverage(summary)
+    kept = [i for i, m in enumerate(data[0]["chat_messages"]) if m.get("text") or m.get("content")]
+    assert [where for where, _ in rows] == [f"/0/chat_messages/{i}" for i in kept]
+    results = dict(rows)
+    assert results["/0/chat_messages/0"] == "Alex: nothing: small talk"
+    assert results["/0/chat_messages/1"].startswith("Claude: nothing")
+    assert results["/0/chat_messages/2"].startswith("Alex: 1 node")
+    assert results["/0/chat_messages/7"] == "Claude: nothing: small talk"
+    assert all(r.startswith(("Alex: ", "Claude: ")) for _, r in rows)
+    relations = (vault / "relations.jsonl").read_text("utf-8")
+    for line in relations.splitlines():
+        for evidence in json.loads(line)["evidence"]:
+            assert "#L" in evidence or "#/" in evidence
+
+
+def test_assistant_turns_give_no_episode(export_vault: tuple[Path, Path, dict[str, object]]) -> None:
+    _, vault, _ = export_vault
+    episodes = [n for n in _nodes(vault) if n["memory_layer"] == "episodic"]
+    assert episodes and {n["attributed_to"] for n in episodes} == {"Alex"}
+    assert not any("sleep 12 to 16 hours" in str(n["_body"]) for n in _nodes(vault))
