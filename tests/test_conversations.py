@@ -15,7 +15,7 @@ import yaml
 
 from kgvault.check import check_vault
 
-from .conftest import ROOT, SHARED_DATA, run_build
+from .conftest import ROOT, SHARED_DATA, run_build, tree_bytes
 
 LOCOMO = SHARED_DATA / "locomo-dev" / "locomo-dev.json"
 _ROW = re.compile(r"^\| (?P<where>[^|]+) \| (?P<result>.+) \|$")
@@ -335,3 +335,27 @@ def test_assistant_turns_give_no_episode(export_vault: tuple[Path, Path, dict[st
     episodes = [n for n in _nodes(vault) if n["memory_layer"] == "episodic"]
     assert episodes and {n["attributed_to"] for n in episodes} == {"Alex"}
     assert not any("sleep 12 to 16 hours" in str(n["_body"]) for n in _nodes(vault))
+
+
+def test_editing_one_conversation_rebuilds_to_what_a_clean_build_gives(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    shutil.copytree(FIXTURES, notes)
+    run_build(notes, vault)
+    log = notes / "chatlog.jsonl"
+    log.write_text(
+        log.read_text("utf-8") + '{"speaker": "User", "text": "Yesterday I planted basil on the balcony.", '
+        '"timestamp": "2025-03-20T08:00:00Z", "session": "s3"}\n',
+        "utf-8",
+    )
+    export = notes / "claude" / "conversations.json"
+    data = json.loads(export.read_text("utf-8"))
+    data[1]["chat_messages"][0]["text"] = "On Saturday I moved into a new flat in Porto."
+    data[1]["chat_messages"][0]["content"] = [{"type": "text", "text": data[1]["chat_messages"][0]["text"]}]
+    export.write_text(json.dumps(data), "utf-8")
+    run_build(notes, vault)
+    clean = tmp_path / "clean"
+    run_build(notes, clean)
+    assert tree_bytes(vault) == tree_bytes(clean)
+    basil = _episode(vault, "planted basil")
+    assert basil["timestamp"] == date(2025, 3, 19)
+    assert not any("new apartment in Porto" in str(n["_body"]) for n in _nodes(vault))
