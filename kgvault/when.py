@@ -29,6 +29,8 @@ _ANY_MONTH = _MONTHS | _ABBREVIATIONS
 _AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar", "jan"})
 _WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5}
 _WEEKDAYS |= {"sunday": 6}
+# Short forms, after last/this/next only; "sat", "sun" and "wed" are words too often ("this sat idle").
+_WEEKDAYS |= {"mon": 0, "tue": 1, "tues": 1, "thu": 3, "thur": 3, "thurs": 3, "fri": 4}
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 _COUNTS |= {"eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 _FIXED_DAYS = {"today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0}
@@ -72,7 +74,7 @@ _TIME = re.compile(
 )
 # Every expression contains one of these (or a four-digit year): most sentences skip the big regex.
 _TRIGGERS: tuple[str, ...] = (*_ABBREVIATIONS, "may", "day", "tomorrow", "night", "week", "month", "year")
-_TRIGGERS += ("morning", "afternoon", "evening")
+_TRIGGERS += ("morning", "afternoon", "evening", "mon", "tue", "thu", "fri")
 _FOUR_DIGITS = re.compile(r"\d{4}")
 
 

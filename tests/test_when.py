@@ -305,3 +305,18 @@ def test_text_without_any_time_word_is_empty() -> None:
 )
 def test_dated_title_names_the_date_in_place_of_the_words(title: str, expected: str) -> None:
     assert dated_title(title, find_times(title, datetime(2023, 5, 8, 13, 56))) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a poetry reading last Fri, it was great", ("last Fri", date(2023, 5, 5))),
+        ("next Tues we fly", ("next Tues", date(2023, 5, 16))),
+        ("this Thu works", ("this Thu", date(2023, 5, 11))),
+        ("this sat idle", None),
+        ("last sun was hot", None),
+    ],
+)
+def test_short_weekday_names_after_last_this_next(text: str, expected: tuple[str, date] | None) -> None:
+    found = find_times(text, date(2023, 5, 10))  # a Wednesday
+    assert [(w.text, w.first) for w in found] == ([expected] if expected else [])

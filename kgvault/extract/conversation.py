@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
@@ -11,6 +12,11 @@ from kgvault.extract import Extraction
 from kgvault.extract.draft import validate_items
 from kgvault.extract.offline import EXTRACTOR, read_turn
 from kgvault.records import Chunk, Source, Turn
+
+# A shared image or file, kept in the body as said, is no part of a title.
+_ATTACHMENT = re.compile(r"\s*\[(?:image|file)(?::[^\]]*)?\]")
+_SECOND_PERSON = re.compile(r"(?i)\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|ya|u)\b")
+_FIRST_PERSON = re.compile(r"(?i)\b(?:i|me|my|mine|myself|i'm|i've|i'll|i'd|we|us|our|ours|we're|we've)\b")
 
 
 def extract_turns(chunk: Chunk, source: Source) -> Extraction:
@@ -63,13 +69,15 @@ class _Merged:
         named: set[str] = set()
         before = len(self.nodes), len(self.entities), len(self.relations)
         for node in raw["nodes"]:
-            said = str(node["body"] or node["title"]).strip()
-            if said.endswith("?") or is_small_talk(said):
-                continue  # a question or a reaction tells nothing about the speaker
+            said = _ATTACHMENT.sub("", str(node["body"] or node["title"])).strip()
+            if said.endswith("?") or is_small_talk(said) or _about_the_listener(said):
+                continue  # a question, a reaction or a compliment tells nothing about the speaker
+            title = _ATTACHMENT.sub("", node["title"]).strip() or node["title"]
             if node["memory_layer"] == "episodic":
                 if not human:
                     continue  # an assistant's "I" is nobody's memory
-                node = {**node, "title": f"{turn.speaker}: {node['title']}"}
+                title = f"{turn.speaker}: {title}"
+            node = {**node, "title": title}
             folded = node["title"].casefold()
             if folded in self.titles:
                 continue
@@ -88,6 +96,11 @@ class _Merged:
         if human:
             self.relations.extend(raw["relations"])
         return (len(self.nodes), len(self.entities), len(self.relations)) != before
+
+
+def _about_the_listener(said: str) -> bool:
+    """Whether a sentence speaks of the listener and not of the speaker ("You're so dedicated")."""
+    return bool(_SECOND_PERSON.search(said)) and not _FIRST_PERSON.search(said)
 
 
 def _turn_chunk(chunk: Chunk, turn: Turn) -> Chunk:
