@@ -8,6 +8,7 @@ from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 SCHEMA_VERSION: Literal["kgvault.draft/1"] = "kgvault.draft/1"
 GENERIC_EPISODE_NAMES = frozenset(
@@ -18,6 +19,9 @@ _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 class _Item(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+    pointer: SkipJsonSchema[str | None] = None
+    """JSON pointer of the item in the draft file it was read from: its evidence (set by kgvault)."""
 
 
 class DraftNode(_Item):
@@ -108,6 +112,27 @@ class DraftRelation(_Item):
         return self
 
 
+LinkKind = Literal["causes", "precedes", "related_to"]
+
+
+class DraftLink(_Item):
+    """A link between two nodes of the draft, by title: Mnemon's edges (causal, temporal, semantic)."""
+
+    source: str = Field(min_length=1)
+    """Title of the node the link starts from."""
+    target: str = Field(min_length=1)
+    """Title of the node it points to."""
+    kind: LinkKind
+    weight: float | None = Field(default=None, ge=0.0, le=1.0)
+    reason: str | None = None
+
+    @model_validator(mode="after")
+    def _two_ends(self) -> DraftLink:
+        if self.source.casefold() == self.target.casefold():
+            raise ValueError("a link joins two different nodes")
+        return self
+
+
 class Draft(_Item):
     """What an extractor returns for one chunk (DESIGN §4)."""
 
@@ -119,6 +144,8 @@ class Draft(_Item):
     nodes: list[DraftNode] = Field(default_factory=list)
     entities: list[DraftEntity] = Field(default_factory=list)
     relations: list[DraftRelation] = Field(default_factory=list)
+    links: list[DraftLink] = Field(default_factory=list)
+    """Links between the draft's own nodes (`causes`, `precedes`, `related_to`)."""
 
 
 def normalize_for_match(text: str) -> str:
@@ -126,7 +153,7 @@ def normalize_for_match(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-_ITEM_KINDS = ("nodes", "entities", "relations")
+_ITEM_KINDS = ("nodes", "entities", "relations", "links")
 
 
 def validate_items(raw: dict[str, object], chunk_text: str | None) -> tuple[Draft, list[str]]:
@@ -190,9 +217,19 @@ def validate_items(raw: dict[str, object], chunk_text: str | None) -> tuple[Draf
         return None
 
     relations: list[DraftRelation] = keep("relations", DraftRelation, named_ends)
-    if whole is not None and (len(nodes), len(entities), len(relations)) == tuple(map(len, items.values())):
+    titles = {node.title.casefold() for node in nodes}
+
+    def node_ends(link: DraftLink) -> str | None:
+        if link.source.casefold() not in titles or link.target.casefold() not in titles:
+            return "source or target is not the title of a node of the draft"
+        return None
+
+    links: list[DraftLink] = keep("links", DraftLink, node_ends)
+    kept = (len(nodes), len(entities), len(relations), len(links))
+    if whole is not None and kept == tuple(map(len, items.values())):
         return whole, dropped
-    draft = base.model_copy(update={"nodes": nodes, "entities": entities, "relations": relations})
+    update = {"nodes": nodes, "entities": entities, "relations": relations, "links": links}
+    draft = base.model_copy(update=update)
     return draft, dropped
 
 
