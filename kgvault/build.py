@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgvault import snapshot
 from kgvault.config import Settings
-from kgvault.layout import STATE_DIR
+from kgvault.layout import DRAFTS_DIR, STATE_DIR
 from kgvault.lock import vault_lock
 from kgvault.records import Chunk, Problem, Source
 from kgvault.write import UnsafeVaultError, atomic_write, find_orphans, read_manifest, write_vault
@@ -161,7 +161,7 @@ def _run_pipeline(
     from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
     from kgvault.link import link
     from kgvault.render import render
-    from kgvault.sources import read_sources
+    from kgvault.sources import read_imported_drafts, read_sources
 
     started = time.perf_counter()
     say = progress or (lambda _stage: None)
@@ -173,15 +173,23 @@ def _run_pipeline(
     sources, problems = read_sources(
         settings.notes, exclude=[vault], max_bytes=settings.max_file_bytes, user_name=settings.user_name
     )
+    imported, import_problems = read_imported_drafts(vault)
+    if imported:
+        sources = sorted([*sources, *imported], key=lambda source: source.path)
+    problems.extend(_in_vault(vault, problem) for problem in import_problems)
     problems.extend(_notes_in_vault(settings))
     say("chunking")
     cache = ExtractionCache(vault, enabled=not settings.dry_run)
     keys = [source_key(source, settings.max_chunk_chars) for source in sources]
-    cached = [cache.load(key, source) for key, source in zip(keys, sources, strict=True)]
+    # A draft file is not cached: reading it is cheap, and its quotes depend on another note.
+    cached = [
+        None if source.kind == "draft" else cache.load(key, source)
+        for key, source in zip(keys, sources, strict=True)
+    ]
     fresh = [source for source, hit in zip(sources, cached, strict=True) if hit is None]
     new_chunks = chunk_sources(fresh, max_chars=settings.max_chunk_chars)
     say("extracting")
-    new_extractions = extract(new_chunks, fresh)
+    new_extractions = extract(new_chunks, sources)
     chunks, extractions, to_cache = _in_source_order(sources, keys, cached, new_chunks, new_extractions)
     say("linking")
     corrections, correction_problems = load_corrections(settings.notes)
@@ -223,7 +231,8 @@ def _run_pipeline(
         _remember_notes_root(vault, settings.notes)
         # Cached only once the vault is written: a build that fails leaves nothing behind.
         for key, (source_chunks, source_extractions) in to_cache.items():
-            cache.store(key, source_chunks, source_extractions)
+            if not any(chunk.kind == "draft" for chunk in source_chunks):
+                cache.store(key, source_chunks, source_extractions)
         cache.prune(set(keys))
 
     dropped = [
@@ -231,6 +240,7 @@ def _run_pipeline(
         for x in extractions
         for reason in x.dropped
     ]
+    dropped = [_in_vault(vault, p) if p.path.startswith(f"{DRAFTS_DIR}/") else p for p in dropped]
     layers = [n.memory_layer for n in graph.nodes]
     return BuildReport(
         sources=len(sources),

@@ -94,6 +94,14 @@ def chunk_source(source: Source, *, max_chars: int = 3000) -> list[Chunk]:
         return chunks
     if source.turns:
         return _turn_chunks(source, lines, body_start, chunks, max_chars)
+    if source.kind == "draft":
+        # A draft file is read whole: its items are already extracted, each cites its own pointer.
+        start, end = _trim(lines, body_start, len(lines))
+        return (
+            [_make_chunk(source, lines, 0, "draft", start, end, (), source.reference_time)]
+            if start < end
+            else []
+        )
     cut_body = _markdown_cuts if source.kind == "markdown" else _text_cuts
     cuts = cut_body(lines, body_start, source.reference_time, max_chars)
     # Each chunk runs up to the next cut, so lines in no block still land in exactly one chunk.

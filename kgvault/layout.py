@@ -3,6 +3,8 @@
 MARKER = "%% kgvault: your notes below this line are kept %%"
 """Last generated line of every Markdown page; what the user writes below it is kept."""
 STATE_DIR = ".kgvault"
+DRAFTS_DIR = f"{STATE_DIR}/drafts"
+"""Where `kgvault import` keeps the drafts it took in: part of every later build of the vault."""
 MANIFEST = f"{STATE_DIR}/manifest.json"
 PENDING_MANIFEST = f"{STATE_DIR}/manifest.pending.json"
 BACKUP_DIR = f"{STATE_DIR}/backup"

@@ -23,6 +23,7 @@ from kgvault.records import (
     Evidence,
     Graph,
     Node,
+    NodeLink,
     Problem,
     Relation,
     Source,
@@ -124,6 +125,7 @@ def link(
         else:
             derived = _consolidate(ids[f"derived:{title_key}"], episodes)
             made[("derived", title_key, "")] = replace(derived, tags=tree.apply(derived.tags))
+    _add_links(made, extractions, {key: ids[node_key[key]] for key in node_groups})
     relations, assertions = _merge_relations(extractions, resolution, entity_id, readers)
     titles = {e.id: e.title for e in entities}
     timed, relations, conflicts = apply_time(
@@ -150,6 +152,38 @@ def link(
         corrections=tuple((c.describe(), outcomes.get(c, "nothing to do")) for c in corrections.items),
         functional=tuple(sorted(functional)),
     )
+
+
+def _add_links(
+    made: dict[NodeKey, Node], extractions: Sequence[Extraction], node_ids: dict[NodeKey, str]
+) -> None:
+    """Give nodes the links their drafts state between them (by title), each kept once, in id order."""
+    found: dict[NodeKey, dict[tuple[str, str], NodeLink]] = defaultdict(dict)
+    for extraction in extractions:
+        draft = extraction.draft
+        if not draft.links:
+            continue
+        by_title = {node.title.casefold(): _node_identity(node) for node in draft.nodes}
+        for link in draft.links:
+            start, end = by_title.get(link.source.casefold()), by_title.get(link.target.casefold())
+            if start in made and end in node_ids and node_ids[end] != node_ids.get(start):
+                # The first statement of a link wins: its weight and reason are the ones shown.
+                found[start].setdefault(
+                    (link.kind, node_ids[end]), NodeLink(link.kind, node_ids[end], link.weight, link.reason)
+                )
+    for key, links in found.items():
+        ordered = tuple(links[k] for k in sorted(links))
+        made[key] = replace(
+            made[key],
+            links=ordered,
+            causes=_ids(made[key].causes, ordered, "causes"),
+            precedes=_ids(made[key].precedes, ordered, "precedes"),
+            related_to=_ids(made[key].related_to, ordered, "related_to"),
+        )
+
+
+def _ids(existing: tuple[str, ...], links: tuple[NodeLink, ...], kind: str) -> tuple[str, ...]:
+    return tuple(sorted({*existing, *(link.to_id for link in links if link.kind == kind)}))
 
 
 def _correction_problems(corrections: Corrections, outcomes: dict[Correction, str]) -> tuple[Problem, ...]:
@@ -277,7 +311,11 @@ def _collect_nodes(
             if not key[1]:
                 continue
             group = groups[key]
-            evidence = item_evidence(extraction.chunk, node.supporting_text, whole) if turns else whole
+            evidence = (
+                item_evidence(extraction.chunk, node.supporting_text, whole, node.pointer)
+                if turns or node.pointer
+                else whole
+            )
             group.items.append((evidence, node))
             for name in node.entities:
                 entity_key = mean(name)
@@ -388,7 +426,7 @@ def _merge_relations(
     for extraction, mean in zip(extractions, readers, strict=True):
         whole = _evidence(extraction)
         for rel in extraction.draft.relations:
-            evidence = item_evidence(extraction.chunk, rel.supporting_text, whole)
+            evidence = item_evidence(extraction.chunk, rel.supporting_text, whole, rel.pointer)
             start = entity_id.get(mean(rel.subject) or "")
             end = entity_id.get(mean(rel.object) or "")
             if start is None or end is None or start == end:

@@ -30,7 +30,9 @@ def turn_of(chunk: Chunk, quote: str | None) -> Turn | None:
     return next((turn for turn in chunk.turns if folded in normalize_for_match(turn.text)), None)
 
 
-def item_evidence(chunk: Chunk, quote: str | None, whole: Evidence) -> Evidence:
-    """What an item of a chunk cites: the turn that said its quote, else `whole` (the chunk's evidence)."""
+def item_evidence(chunk: Chunk, quote: str | None, whole: Evidence, pointer: str | None = None) -> Evidence:
+    """What an item of a chunk cites: its place in a draft file, the turn that said its quote, or `whole`."""
+    if pointer is not None:
+        return Evidence(chunk.source_path, chunk.line_start, chunk.line_end, pointer)
     turn = turn_of(chunk, quote)
     return whole if turn is None else turn_evidence(chunk, turn)

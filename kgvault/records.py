@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
-SourceKind = Literal["markdown", "text", "transcript", "chat"]
-"""`transcript`: Markdown with `participants`; `chat`: a chat log or one conversation of an export."""
-ChunkKind = Literal["frontmatter", "section", "turns"]
+SourceKind = Literal["markdown", "text", "transcript", "chat", "draft"]
+"""`transcript`: Markdown with `participants`; `chat`: a chat log or one conversation of an export;
+`draft`: a file of extraction drafts (kgvault, Mnemon or mini-context-graph)."""
+ChunkKind = Literal["frontmatter", "section", "turns", "draft"]
 Role = Literal["human", "assistant"]
 
 
@@ -127,7 +128,8 @@ class Evidence:
     def where(self) -> str:
         """Where in the source, for a reader: `lines 3-5`, or the message's pointer."""
         if self.pointer is not None:
-            return f"message `{self.pointer}`"
+            chat = "/mapping/" in self.pointer or "/chat_messages/" in self.pointer
+            return f"{'message' if chat else 'item'} `{self.pointer}`"
         return f"lines {self.line_start}-{self.line_end}"
 
 
@@ -161,6 +163,18 @@ class Node:
     causes: tuple[str, ...] = ()
     precedes: tuple[str, ...] = ()
     related_to: tuple[str, ...] = ()
+    links: tuple[NodeLink, ...] = ()
+    """The node's `causes`, `precedes` and `related_to` links with their weight and reason, for `## Links`."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeLink:
+    """A link from one node to another that a draft stated (Mnemon's edges)."""
+
+    kind: Literal["causes", "precedes", "related_to"]
+    to_id: str
+    weight: float | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,8 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _VALID_TAG = re.compile(r"^[^\W\d_][\w\-]*(?:/[\w\-]+)*$|^\w[\w\-]*(?:/[\w\-]+)*$")
 
+_LINK_LABELS = {"causes": "causes", "precedes": "precedes", "related_to": "is related to"}
+
 
 @dataclass(frozen=True, slots=True)
 class Linker:
@@ -97,6 +99,7 @@ def render(
             node=node,
             body=_rewrite_links(node.body, ctx.entity_by_name, linker),
             relations=ctx.node_relations(node),
+            links=ctx.node_links(node),
             entity=ctx.entity_by_id,
             sources=ctx.node_sources(node),
         )
@@ -243,6 +246,16 @@ class _Context:
 
     def node_sources(self, node: Node) -> list[tuple[str, Evidence]]:
         return [(link, e) for e in node.evidence if (link := self.summary_link(e.path))]
+
+    def node_links(self, node: Node) -> list[tuple[str, str, float | None, str | None]]:
+        """The node's stated links to other nodes: (label, wikilink, weight, reason)."""
+        found = []
+        for link in node.links:
+            target = self.node_by_id.get(link.to_id)
+            if target is not None:
+                wikilink = self.linker.link(target.memory_layer, target.id, target.title)
+                found.append((_LINK_LABELS[link.kind], wikilink, link.weight, link.reason))
+        return found
 
     def node_relations(self, node: Node) -> list[Relation]:
         """Relations between this node's entities that come from the same lines."""

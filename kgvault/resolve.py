@@ -321,7 +321,7 @@ def _mentions(extractions: Sequence[Extraction]) -> tuple[list[_Mention], list[t
             key = normalize_name(entity.name)
             if not key:
                 continue
-            evidence = item_evidence(chunk, entity.supporting_text, whole)
+            evidence = item_evidence(chunk, entity.supporting_text, whole, entity.pointer)
             mentions.append(
                 _Mention(key, entity.name, entity.entity_type, entity.description, evidence, number)
             )

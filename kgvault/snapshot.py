@@ -19,8 +19,8 @@ from typing import Any
 
 from kgvault.config import Settings
 from kgvault.corrections import CORRECTIONS_FILE
-from kgvault.layout import MANIFEST, STATE_DIR
-from kgvault.sources import find_sources
+from kgvault.layout import DRAFTS_DIR, MANIFEST, STATE_DIR
+from kgvault.sources import find_sources, imported_draft_files
 
 SNAPSHOT = f"{STATE_DIR}/state/snapshot.json"
 """Machine-local: stats change with every checkout, so the snapshot is never shared or compared."""
@@ -45,6 +45,13 @@ def fingerprint(settings: Settings) -> dict[str, Any]:
             if key not in ("force", "dry_run", "model", "api_base", "jobs")
         },
         "sources": {rel: _stat(path) for rel, path in sorted(found.items())},
+        # Drafts `kgvault import` kept: the folder's own stats change when one is added or removed.
+        "drafts": {
+            rel: _stat(path)
+            for rel, path in sorted(
+                {DRAFTS_DIR: str(settings.vault / DRAFTS_DIR), **imported_draft_files(settings.vault)}.items()
+            )
+        },
         "inputs": {str(path): _stat(path) for path in inputs},
         "code": {str(path): _stat(path) for path in sorted(code)},
     }

@@ -26,6 +26,7 @@ from pathspec import GitIgnoreSpec
 from kgvault.conversations import Conversation
 from kgvault.conversations.transcript import participants, read_turns, session_time
 from kgvault.dates import date_in_filename, parse_date_value
+from kgvault.layout import DRAFTS_DIR
 from kgvault.records import Problem, Source, SourceKind
 
 try:
@@ -336,7 +337,7 @@ def _read_source(
         return []
     stem = name[: -len(extension)]
     if extension == ".json":
-        return _export_sources(rel_path, stem, text, user_name, problems)
+        return _json_sources(rel_path, stem, text, raw, user_name, problems)
     if extension == ".jsonl":
         return [_chat_log_source(rel_path, stem, text, raw, user_name, problems)]
     return [_note_source(rel_path, stem, SOURCE_KINDS[extension], text, raw, problems)]
@@ -379,20 +380,23 @@ def _note_source(
 # --- conversations ---------------------------------------------------------------------------
 
 
-def _export_sources(
-    rel_path: str, stem: str, text: str, user_name: str, problems: list[Problem]
+def _json_sources(
+    rel_path: str, stem: str, text: str, raw: bytes, user_name: str, problems: list[Problem]
 ) -> list[Source]:
-    """One source per conversation of a ChatGPT or Claude export; any other JSON file is reported."""
+    """A chat export (one source per conversation) or a draft file; any other JSON file is reported."""
     from kgvault.conversations.chatgpt import read_chatgpt
     from kgvault.conversations.claude import read_claude
 
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as error:
-        problems.append(
-            Problem(rel_path, getattr(error, "lineno", None), f"not valid JSON ({error}); skipped")
-        )
+        line = getattr(error, "lineno", None)
+        problems.append(Problem(rel_path, line, f"not valid JSON ({error}); skipped"))
         return []
+    # Drafts first: their markers (`schema_version`, `insights`) are explicit, an export's are not.
+    draft = _draft_source(rel_path, stem, text, raw, data)
+    if draft is not None:
+        return [draft]
     for reader in (read_chatgpt, read_claude):
         read = reader(data, path=rel_path, user_name=user_name)
         if read is not None:
@@ -400,9 +404,79 @@ def _export_sources(
             problems.extend(found)
             return [_conversation_source(rel_path, stem, c) for c in conversations]
     problems.append(
-        Problem(rel_path, None, "JSON file is not a ChatGPT or Claude conversations export; skipped")
+        Problem(
+            rel_path,
+            None,
+            "JSON file is not a chat export (ChatGPT, Claude) nor a draft file "
+            "(kgvault.draft/1, Mnemon, mini-context-graph); skipped",
+        )
     )
     return []
+
+
+def _draft_source(rel_path: str, stem: str, text: str, raw: bytes, data: object) -> Source | None:
+    """A file of extraction drafts as one source; its items are read again, checked, at extraction."""
+    from kgvault.drafts import read_draft_data
+
+    found = read_draft_data(data)
+    if found is None:
+        return None
+    return Source(
+        id=rel_path,
+        path=rel_path,
+        kind="draft",
+        title=found.draft.episode_name or stem,
+        meta={},
+        reference_time=found.draft.reference_time,
+        text=text,
+        body_line=1,
+        sha256=hashlib.sha256(raw).hexdigest(),
+    )
+
+
+def read_imported_drafts(vault: Path) -> tuple[list[Source], list[Problem]]:
+    """The drafts `kgvault import` kept in the vault, as sources of every build of it."""
+    problems: list[Problem] = []
+    sources = []
+    for rel_path, path in sorted(imported_draft_files(vault).items()):
+        stem = rel_path.rsplit("/", 1)[-1].removesuffix(".json")
+        try:
+            raw = Path(path).read_bytes()
+        except OSError as error:
+            problems.append(
+                Problem(rel_path, None, f"cannot read imported draft ({error.strerror}); skipped")
+            )
+            continue
+        text = _decode(rel_path, raw, problems)
+        if text is None:
+            continue
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as error:
+            problems.append(Problem(rel_path, None, f"imported draft is not valid JSON ({error}); skipped"))
+            continue
+        source = _draft_source(rel_path, stem, text, raw, data)
+        if source is None:
+            problems.append(
+                Problem(rel_path, None, "imported file is not a draft of a known format; skipped")
+            )
+        else:
+            sources.append(source)
+    return sources, problems
+
+
+def imported_draft_files(vault: Path) -> dict[str, str]:
+    """The draft files kept in `VAULT/.kgvault/drafts/`: vault-relative path → path to open."""
+    folder = vault / DRAFTS_DIR
+    if folder.is_symlink() or not folder.is_dir():
+        return {}
+    return {
+        f"{DRAFTS_DIR}/{entry.name}": entry.path
+        for entry in os.scandir(folder)
+        if entry.name.endswith(".json")
+        and not entry.name.startswith(".")
+        and entry.is_file(follow_symlinks=False)
+    }
 
 
 def _conversation_source(rel_path: str, stem: str, conversation: Conversation) -> Source:

@@ -99,9 +99,13 @@ def test_discovers_sources_recursively_sorted_by_code_point(tmp_path: Path) -> N
     write(tmp_path, "data.json", "{}")
     write(tmp_path, "notes.md.bak", "old")
     sources, problems = read_sources(tmp_path)
-    # JSON is read only as a chat export; any other JSON file is named, never read as a note.
+    # JSON is read only as a chat export or a draft file; any other JSON file is named, never read.
     assert [(p.path, p.message) for p in problems] == [
-        ("data.json", "JSON file is not a ChatGPT or Claude conversations export; skipped")
+        (
+            "data.json",
+            "JSON file is not a chat export (ChatGPT, Claude) nor a draft file "
+            "(kgvault.draft/1, Mnemon, mini-context-graph); skipped",
+        )
     ]
     # Code-point order: uppercase before lowercase, "-" and "." before "/", non-ASCII last.
     assert paths(sources) == [

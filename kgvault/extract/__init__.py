@@ -22,8 +22,20 @@ class Extraction:
 
 
 def extract(chunks: Sequence[Chunk], sources: Sequence[Source]) -> list[Extraction]:
-    """Extract every chunk with the offline extractor, in chunk order."""
+    """Extract every chunk, in chunk order: notes and conversations offline, draft files as they say.
+
+    `sources` holds every source of the build, so a draft's quotes can be checked against the note
+    it names.
+    """
     from kgvault.extract.offline import extract_chunk
 
     by_path = {source.path: source for source in sources}
-    return [extract_chunk(chunk, by_path[chunk.source_path]) for chunk in chunks]
+    extractions = []
+    for chunk in chunks:
+        if chunk.kind == "draft":
+            from kgvault.extract.from_draft import extract_draft
+
+            extractions.append(extract_draft(chunk, by_path))
+        else:
+            extractions.append(extract_chunk(chunk, by_path[chunk.source_path]))
+    return extractions

@@ -1,0 +1,93 @@
+"""The draft extractor: a draft file's items, validated, with quotes checked against the note they name."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from kgvault.drafts import read_draft_data
+from kgvault.extract import Extraction
+from kgvault.extract.draft import Draft, normalize_for_match
+from kgvault.extract.offline import normalize_tag
+from kgvault.records import Chunk, Source
+
+EXTRACTOR = "draft@1"
+
+
+def extract_draft(chunk: Chunk, sources: Mapping[str, Source]) -> Extraction:
+    """Read the draft file a `draft` chunk spans; every item left out is named with its pointer and why.
+
+    A kgvault draft that names the note it was made from (`source_description: "notes/a.md lines
+    1-3"` or `source`) has each `supporting_text` looked up in that note: an item whose quote is not
+    there is left out, as for any extractor. Foreign drafts (Mnemon, mini-context-graph) have no
+    note to check against; their items stand on their own.
+    """
+    found = read_draft_data(json.loads(chunk.text))
+    if found is None:  # the sources stage said it was a draft: only a changed file gets here
+        return Extraction(chunk, Draft(skip_reason="not a draft any more"), EXTRACTOR)
+    dropped = [f"{pointer or '/'}: {reason}" for pointer, reason in found.problems]
+    draft = _with_tags_normalized(found.draft)
+    note = sources.get(found.named_source) if found.named_source else None
+    if note is not None:
+        draft, unquoted = _quoted_in(draft, _lines(note.text, found.named_lines))
+        dropped.extend(unquoted)
+    elif found.named_source and found.format == "kgvault.draft/1":
+        dropped.append(
+            f"/: the note it names, {found.named_source}, is not among the notes; quotes not checked"
+        )
+    return Extraction(chunk=chunk, draft=draft, extractor=EXTRACTOR, dropped=tuple(dropped))
+
+
+def _with_tags_normalized(draft: Draft) -> Draft:
+    """Tags as the vault writes them (`vector-db` → `vector_db`); one with nothing left goes."""
+    nodes = [
+        node.model_copy(update={"tags": sorted({t for t in map(normalize_tag, node.tags) if t})})
+        for node in draft.nodes
+    ]
+    return draft.model_copy(update={"nodes": nodes})
+
+
+def _lines(text: str, lines: tuple[int, int] | None) -> str:
+    """The named lines of a note (the whole note when none are named or they do not exist)."""
+    if lines is None:
+        return text
+    all_lines = text.split("\n")
+    first, last = lines
+    if not 1 <= first <= last or first > len(all_lines):
+        return text
+    return "\n".join(all_lines[first - 1 : last])
+
+
+def _quoted_in(draft: Draft, text: str) -> tuple[Draft, list[str]]:
+    """The draft without the items whose supporting_text the note does not hold; what was left out."""
+    folded = normalize_for_match(text)
+    dropped: list[str] = []
+
+    def holds(item: Any) -> bool:
+        quote = item.supporting_text
+        if not quote or quote in text or normalize_for_match(quote) in folded:
+            return True
+        dropped.append(f"{item.pointer or '/'}: supporting_text not found in the note it names")
+        return False
+
+    nodes = [n for n in draft.nodes if holds(n)]
+    entities = [e for e in draft.entities if holds(e)]
+    names = {e.name.casefold() for e in entities} | {a.casefold() for e in entities for a in e.aliases}
+    relations = []
+    for relation in draft.relations:
+        if not holds(relation):
+            continue
+        if relation.subject.casefold() in names and relation.object.casefold() in names:
+            relations.append(relation)
+        else:
+            dropped.append(f"{relation.pointer or '/'}: an end's entity was left out")
+    titles = {n.title.casefold() for n in nodes}
+    links = []
+    for link in draft.links:
+        if link.source.casefold() in titles and link.target.casefold() in titles:
+            links.append(link)
+        else:
+            dropped.append(f"{link.pointer or '/'}: a node it joins was left out")
+    update = {"nodes": nodes, "entities": entities, "relations": relations, "links": links}
+    return draft.model_copy(update=update), dropped
