@@ -217,3 +217,137 @@ class _StageBar:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.__exit__(*exc)  # type: ignore[attr-defined]
+
+
+@main.command()
+@click.option("--schema", is_flag=True, help="Print the JSON schema of a draft instead.")
+@click.option("--skill", is_flag=True, help="Write DIR/SKILL.md: an agent skill for a vault.")
+@click.option(
+    "-o",
+    "--output",
+    "skill_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder to write SKILL.md into (with --skill).",
+)
+@click.option(
+    "--vault",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Vault whose entities, predicates and tags the skill lists (with --skill) [./vault].",
+)
+@_templates_option
+def prompt(
+    schema: bool, skill: bool, skill_dir: Path | None, vault: Path | None, templates: Path | None
+) -> None:
+    """Print the instructions an extractor (an agent, a model) follows to write a draft.
+
+    The draft (kgvault.draft/1) is what `kgvault import` and a build read. With
+    --schema, print its JSON schema instead. With --skill, write DIR/SKILL.md: an
+    agent skill holding the instructions, the schema and the names already in use
+    in VAULT (entities, predicates, tags), so an agent reuses them.
+
+    \b
+    Examples:
+      kgvault prompt > extract-prompt.md
+      kgvault prompt --schema > draft.schema.json
+      kgvault prompt --skill -o .claude/skills/my-notes --vault ~/notes-vault
+    """
+    if schema and skill:
+        raise UsageProblem("--schema and --skill do not go together: pick one")
+    if not skill and (skill_dir is not None or vault is not None):
+        raise UsageProblem("-o and --vault go with --skill: kgvault prompt --skill -o DIR [--vault VAULT]")
+    if schema:
+        from kgvault.prompt import draft_schema
+
+        click.echo(draft_schema())
+        return
+    from kgvault.prompt import PromptError, extraction_prompt, write_skill
+
+    if not skill:
+        try:
+            click.echo(extraction_prompt(templates=templates), nl=False)
+        except PromptError as error:
+            raise UsageProblem(str(error)) from error
+        return
+    if skill_dir is None:
+        raise UsageProblem("--skill needs a folder to write SKILL.md into: kgvault prompt --skill -o DIR")
+    try:
+        target, ontology = write_skill(vault or Path("vault"), skill_dir, templates=templates)
+    except PromptError as error:
+        raise UsageProblem(str(error)) from error
+    except OSError as error:
+        raise UsageProblem(f"cannot write {skill_dir / 'SKILL.md'}: {error}") from error
+    click.echo(
+        f"wrote {target}: {len(ontology.entities)} entities, {len(ontology.predicates)} predicates, "
+        f"{len(ontology.tags)} tags"
+    )
+
+
+@main.command("import")
+@click.argument("draft", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "-o",
+    "--output",
+    "vault",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("vault"),
+    show_default=True,
+    help="The vault to import into.",
+)
+@click.option(
+    "--notes",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The notes folder the vault is built from (default: the one its last build used).",
+)
+@click.option("--dry-run", is_flag=True, help="Validate and say what would happen; write nothing.")
+@click.option("--no-diff", is_flag=True, help="Insert every item as new: no duplicate detection.")
+@click.option("--json", "as_json", is_flag=True, help="Print Mnemon's result object as JSON.")
+def import_(
+    draft: Path, vault: Path, notes: Path | None, dry_run: bool, no_diff: bool, as_json: bool
+) -> None:
+    """Import a DRAFT file (kgvault, Mnemon or mini-context-graph JSON) into a vault.
+
+    Its valid items are kept in VAULT/.kgvault/drafts/ and are part of every later
+    build of the vault; the vault is rebuilt at once. The same content as a node the
+    vault has is skipped; a near-identical one updates what an earlier import gave.
+    Invalid items are reported with their JSON pointer; the valid ones still land.
+
+    \b
+    Examples:
+      kgvault import memory_draft.json -o ~/notes-vault
+      kgvault import agent-draft.json -o ~/notes-vault --dry-run --json
+    """
+    from kgvault.build import BuildError
+    from kgvault.build import build as run_build
+    from kgvault.config import ConfigError, load_settings
+    from kgvault.importer import ImportProblem, import_draft, notes_root, resolve_ids
+    from kgvault.lock import VaultBusyError
+
+    root = notes or notes_root(vault)
+    if root is None:
+        raise UsageProblem(
+            f"{vault} has not been built yet (or its notes folder moved): build it first with "
+            f"`kgvault build NOTES -o {vault}`, or name the notes with --notes"
+        )
+    try:
+        settings = load_settings(root, None, vault=vault, dry_run=dry_run or None)
+        result = import_draft(draft, vault, dry_run=dry_run, no_diff=no_diff)
+        if not dry_run:
+            report = run_build(settings)
+            resolve_ids(result, vault)
+    except (ImportProblem, ConfigError, BuildError) as error:
+        raise UsageProblem(str(error)) from error
+    except VaultBusyError as error:
+        raise UsageProblem(f"{error}; try again when it is done") from error
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        return
+    click.echo(
+        f"{draft}: {result.imported} imported, {result.updated} updated, {result.skipped} skipped, "
+        f"{result.errors} errors, {result.edges_inserted} edges"
+        + (" (dry run: nothing written)" if dry_run else f" → {result.kept_as or 'nothing new to keep'}")
+    )
+    for row in result.results:
+        if row["action"] == "error":
+            click.echo(f"  {draft}#{row['pointer']}: {row['reason']}", err=True)
+    if not dry_run:
+        click.echo(f"{vault}: {report.files['written']} written, {report.files['removed']} removed")

@@ -1,0 +1,212 @@
+"""Drafts as input: draft files in the notes, and `kgvault import` into a vault (Mnemon's result shape)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from kgvault.check import check_vault
+from kgvault.cli import main
+
+from .conftest import ROOT, run_build, tree_digest
+
+DRAFTS = ROOT / "tests" / "fixtures" / "drafts"
+
+
+def _import(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["import", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _properties(page: Path) -> dict[str, object]:
+    return yaml.safe_load(page.read_text("utf-8").split("---\n", 2)[1])
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> tuple[Path, Path]:
+    """A vault built from one plain note, ready to import into."""
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "today.md").write_text("---\ndate: 2024-03-16\n---\nWatered the plants.\n", "utf-8")
+    run_build(notes, vault)
+    return notes, vault
+
+
+def test_the_mnemon_worked_example_imports_then_is_skipped(built: tuple[Path, Path]) -> None:
+    notes, vault = built
+    code, out, _ = _import(str(DRAFTS / "memory_draft.json"), "-o", str(vault), "--json")
+    assert code == 0, out
+    first = json.loads(out)
+    assert (first["imported"], first["updated"], first["skipped"], first["errors"]) == (2, 0, 0, 0)
+    assert first["edges_inserted"] == 1
+    assert [r["action"] for r in first["results"]] == ["added", "added"]
+    assert [r["index"] for r in first["results"]] == [0, 1]
+    decision_id = first["results"][0]["id"]
+    decision = _properties(vault / "episodic" / f"{decision_id}.md")
+    assert decision["type"] == "decision"
+    assert str(decision["timestamp"]) == "2024-03-15"
+    preference_id = first["results"][1]["id"]
+    assert (vault / "semantic" / f"{preference_id}.md").is_file()  # no created_at: no invented date
+    assert decision["causes"] == [
+        f"[[semantic/{preference_id}|{_properties(vault / 'semantic' / f'{preference_id}.md')['title']}]]"
+    ]
+    body = (vault / "episodic" / f"{decision_id}.md").read_text("utf-8")
+    assert "(weight 0.7): The vector engine decision influenced API response design." in body
+    assert check_vault(vault, notes=notes) == []
+
+    code, out, _ = _import(str(DRAFTS / "memory_draft.json"), "-o", str(vault), "--json")
+    again = json.loads(out)
+    assert (again["imported"], again["skipped"], again["edges_inserted"]) == (0, 2, 0)
+    assert [r["id"] for r in again["results"]] == [decision_id, preference_id]
+    assert len(list((vault / ".kgvault" / "drafts").iterdir())) == 1
+
+
+def test_a_dry_run_writes_nothing(built: tuple[Path, Path]) -> None:
+    _, vault = built
+    before = tree_digest(vault)
+    code, out, _ = _import(str(DRAFTS / "memory_draft.json"), "-o", str(vault), "--dry-run", "--json")
+    assert code == 0
+    assert json.loads(out)["imported"] == 2
+    assert tree_digest(vault) == before
+
+
+def test_an_imported_draft_is_part_of_every_later_build(built: tuple[Path, Path]) -> None:
+    notes, vault = built
+    _import(str(DRAFTS / "memory_draft.json"), "-o", str(vault))
+    (notes / "more.md").write_text("---\ndate: 2024-03-17\n---\nRepotted the fern.\n", "utf-8")
+    report = run_build(notes, vault)
+    assert report["nodes"] == {"episodic": 3, "semantic": 1}
+    summary = vault / "sources" / next(p.name for p in (vault / "sources").glob("kgvault-drafts-*"))
+    assert str(_properties(summary)["source_document"]).startswith(".kgvault/drafts/")
+
+
+def test_a_near_identical_item_updates_what_an_import_gave(built: tuple[Path, Path], tmp_path: Path) -> None:
+    _, vault = built
+    _import(str(DRAFTS / "memory_draft.json"), "-o", str(vault))
+    draft = json.loads((DRAFTS / "memory_draft.json").read_text("utf-8"))
+    draft["insights"][1]["content"] = (
+        "The user prefers concise API responses, without extra explanatory text."
+    )
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(draft), "utf-8")
+    code, out, _ = _import(str(edited), "-o", str(vault), "--json")
+    result = json.loads(out)
+    assert code == 0
+    assert (result["imported"], result["updated"], result["skipped"]) == (0, 1, 1)
+    titles = [str(_properties(p)["title"]) for p in (vault / "semantic").glob("*.md")]
+    assert titles == ["The user prefers concise API responses, without extra explanatory text"]
+
+
+def test_no_diff_inserts_every_item_as_new(built: tuple[Path, Path]) -> None:
+    _, vault = built
+    _import(str(DRAFTS / "memory_draft.json"), "-o", str(vault))
+    code, out, _ = _import(str(DRAFTS / "memory_draft.json"), "-o", str(vault), "--no-diff", "--json")
+    assert code == 0
+    assert [r["action"] for r in json.loads(out)["results"]] == ["added", "added"]
+
+
+def test_invalid_items_are_errors_with_their_pointer_while_the_valid_ones_land(
+    built: tuple[Path, Path],
+) -> None:
+    notes, vault = built
+    code, out, _ = _import(str(DRAFTS / "memory_draft_invalid.json"), "-o", str(vault), "--json")
+    assert code == 0
+    result = json.loads(out)
+    errors = {r["pointer"]: r["reason"] for r in result["results"] if r["action"] == "error"}
+    assert "importance 6" in errors["/insights/1"]
+    assert "RFC 3339" in errors["/insights/3"]
+    assert result["errors"] == len(errors) > 0
+    assert result["imported"] >= 1
+    assert check_vault(vault, notes=notes) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("not json", "is not valid JSON"), ('{"hello": 1}', "is not a draft kgvault reads")],
+)
+def test_a_file_that_is_no_draft_is_refused(
+    built: tuple[Path, Path], tmp_path: Path, content: str, message: str
+) -> None:
+    _, vault = built
+    bad = tmp_path / "bad.json"
+    bad.write_text(content, "utf-8")
+    code, _, err = _import(str(bad), "-o", str(vault))
+    assert code == 2
+    assert message in err
+
+
+def test_importing_into_a_vault_never_built_says_what_to_do(tmp_path: Path) -> None:
+    code, _, err = _import(str(DRAFTS / "memory_draft.json"), "-o", str(tmp_path / "nowhere"))
+    assert code == 2
+    assert "kgvault build NOTES -o" in err
+
+
+# -- draft files in the notes -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def drafts_vault(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, object]]:
+    base = tmp_path_factory.mktemp("drafts")
+    notes, vault = base / "notes", base / "vault"
+    shutil.copytree(DRAFTS, notes)
+    return notes, vault, run_build(notes, vault)
+
+
+def test_the_mini_context_graph_example_gives_three_entities_and_two_labelled_relations(
+    drafts_vault: tuple[Path, Path, dict[str, object]],
+) -> None:
+    notes, vault, _ = drafts_vault
+    assert check_vault(vault, notes=notes) == []
+    lines = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    mine = [line for line in lines if any(e.startswith("mini_graph.json#") for e in line["evidence"])]
+    assert [(r["from"], r["relation"], r["label"], r["to"]) for r in mine] == [
+        ("memory-leak", "causes", "causes", "system-crash"),
+        ("object", "contributes_to", "contributes to", "memory-leak"),
+    ]
+    assert [r["statement"] for r in mine] == [
+        "System crashes due to memory leaks.",
+        "Memory leaks occur when objects are not released.",
+    ]
+    assert [r["evidence"] for r in mine] == [
+        ["mini_graph.json#/relations/0"],
+        ["mini_graph.json#/relations/1"],
+    ]
+    for name in ("system-crash", "memory-leak", "object"):
+        sources = _properties(vault / "entities" / f"{name}.md")["sources"]
+        assert any(str(s).startswith("mini_graph.json#/entities/") for s in sources)  # type: ignore[union-attr]
+
+
+def test_each_invalid_item_of_a_draft_in_the_notes_is_reported_with_pointer_and_reason(
+    drafts_vault: tuple[Path, Path, dict[str, object]],
+) -> None:
+    _, vault, report = drafts_vault
+    said = {(p["path"], p["message"]) for p in report["problems"]}  # type: ignore[union-attr]
+    assert ("mini_graph_invalid.json", "dropped: /relations/1: confidence 0.5 is below 0.6") in said
+    assert any(
+        path == "memory_draft_invalid.json" and m.startswith("dropped: /edges/2: ") for path, m in said
+    )
+    assert any(
+        path == "agent_drafts_invalid.json" and m.startswith("dropped: /0/nodes/1: ") for path, m in said
+    )
+    valid = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    assert any("mini_graph_invalid.json#/relations/0" in r["evidence"] for r in valid)
+
+
+def test_an_agent_draft_is_checked_against_the_note_it_names(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    shutil.copytree(DRAFTS / "notes", notes / "notes")
+    draft = json.loads((DRAFTS / "agent_draft.json").read_text("utf-8"))
+    draft["nodes"][1]["supporting_text"] = "words that are nowhere in the note"
+    (notes / "agent.json").write_text(json.dumps(draft), "utf-8")
+    report = run_build(notes, vault)
+    messages = [p["message"] for p in report["problems"]]  # type: ignore[union-attr]
+    assert "dropped: /nodes/1: supporting_text not found in the note it names" in messages
+    assert "dropped: /links/0: a node it joins was left out" in messages
+    titles = {str(_properties(p)["title"]) for p in (vault / "episodic").glob("*.md")}
+    assert "Heating failed error on the Ender 3 after updating to Marlin 2.1.3" in titles
+    assert "Replaced the Ender 3 hotend thermistor" not in titles
