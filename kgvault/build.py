@@ -23,6 +23,14 @@ if TYPE_CHECKING:  # the stages' modules load only when a build runs
 
 Progress = Callable[[str], None]
 _OBSIDIAN_FILES = (".obsidian/types.json", ".obsidian/graph.json")
+_NO_LLM = {
+    "calls": 0,
+    "cache_hits": 0,
+    "failed": 0,
+    "prompt_tokens": 0,
+    "completion_tokens": 0,
+    "cost_usd": 0.0,
+}
 
 
 @dataclass(slots=True)
@@ -38,6 +46,8 @@ class BuildReport:
     files: dict[str, int] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
+    llm: dict[str, Any] = field(default_factory=lambda: dict(_NO_LLM))
+    """The model's calls, cache hits, failures, tokens and cost (all 0 offline)."""
     vault_files: list[str] = field(default_factory=list, repr=False)
     """Every file the build left in the vault as its own (not part of the JSON report)."""
 
@@ -50,14 +60,7 @@ class BuildReport:
             "entities": self.entities,
             "relations": self.relations,
             "files": self.files,
-            "llm": {
-                "calls": 0,
-                "cache_hits": 0,
-                "failed": 0,
-                "prompt_tokens": 0,
-                "completion_tokens": 0,
-                "cost_usd": 0.0,
-            },
+            "llm": dict(self.llm),
             "problems": [{"path": p.path, "line": p.line, "message": p.message} for p in self.problems],
             "seconds": round(self.seconds, 3),
         }
@@ -107,7 +110,7 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
     """Skip the build when nothing it depends on changed since the last one; otherwise build and remember."""
     started = time.perf_counter()
     # Inside a vault you already have, your notes there decide our ids: always build.
-    checkable = not settings.force and enclosing_vault(settings.vault) is None
+    checkable = not (settings.force or settings.refresh) and enclosing_vault(settings.vault) is None
     taken_at = time.time_ns()
     taken = snapshot.fingerprint(settings) if checkable else None
     racy = snapshot.racy_hashes(settings, taken, taken_at) if taken is not None else {}
@@ -120,7 +123,8 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
     untouched = previous.untouched if previous else frozenset()
     snapshot.forget(settings)
     report = _run_pipeline(settings, progress, untouched)
-    if taken is not None:
+    # A chunk the model failed on is retried by the next build, so this one is not "the last word".
+    if taken is not None and not report.llm["failed"]:
         snapshot.remember(settings, taken, racy, report.to_json(), report.vault_files)
     return report
 
@@ -181,15 +185,20 @@ def _run_pipeline(
     say("chunking")
     cache = ExtractionCache(vault, enabled=not settings.dry_run)
     keys = [source_key(source, settings.max_chunk_chars) for source in sources]
-    # A draft file is not cached: reading it is cheap, and its quotes depend on another note.
+    # A draft file is not cached: reading it is cheap, and its quotes depend on another note. With a
+    # model, answers are cached per chunk instead (an edited paragraph asks about that chunk only).
     cached = [
-        None if source.kind == "draft" else cache.load(key, source)
+        None if source.kind == "draft" or settings.model else cache.load(key, source)
         for key, source in zip(keys, sources, strict=True)
     ]
     fresh = [source for source, hit in zip(sources, cached, strict=True) if hit is None]
     new_chunks = chunk_sources(fresh, max_chars=settings.max_chunk_chars)
     say("extracting")
-    new_extractions = extract(new_chunks, sources)
+    llm: dict[str, Any] = dict(_NO_LLM)
+    if settings.model:
+        new_extractions, llm = _extract_with_model(settings, new_chunks, sources, say)
+    else:
+        new_extractions = extract(new_chunks, sources)
     chunks, extractions, to_cache = _in_source_order(sources, keys, cached, new_chunks, new_extractions)
     say("linking")
     corrections, correction_problems = load_corrections(settings.notes)
@@ -231,7 +240,7 @@ def _run_pipeline(
         _remember_notes_root(vault, settings.notes)
         # Cached only once the vault is written: a build that fails leaves nothing behind.
         for key, (source_chunks, source_extractions) in to_cache.items():
-            if not any(chunk.kind == "draft" for chunk in source_chunks):
+            if not settings.model and not any(chunk.kind == "draft" for chunk in source_chunks):
                 cache.store(key, source_chunks, source_extractions)
         cache.prune(set(keys))
 
@@ -241,6 +250,11 @@ def _run_pipeline(
         for reason in x.dropped
     ]
     dropped = [_in_vault(vault, p) if p.path.startswith(f"{DRAFTS_DIR}/") else p for p in dropped]
+    dropped += [
+        Problem(x.chunk.source_path, x.chunk.line_start, f"extraction {x.draft.skip_reason}")
+        for x in extractions
+        if x.draft.skip_reason and x.draft.skip_reason.startswith(("failed:", "dry run:"))
+    ]
     layers = [n.memory_layer for n in graph.nodes]
     return BuildReport(
         sources=len(sources),
@@ -261,6 +275,7 @@ def _run_pipeline(
             key=lambda p: (p.path, p.line or 0, p.message),
         ),
         seconds=time.perf_counter() - started,
+        llm=llm,
         # The .obsidian files we make count too: deleting them must not pass for "nothing changed".
         vault_files=sorted(
             {
@@ -272,6 +287,34 @@ def _run_pipeline(
             }
         ),
     )
+
+
+def _extract_with_model(
+    settings: Settings, chunks: Sequence[Chunk], sources: Sequence[Source], say: Progress
+) -> tuple[list[Extraction], dict[str, Any]]:
+    """Extract with the model the settings name; return the extractions and the `llm` report."""
+    from kgvault.extract import extract
+    from kgvault.extract.llm import LlmSettings, extract_with_model
+    from kgvault.prompt import ontology_or_none
+
+    say(f"extracting with {settings.model}")
+    model = LlmSettings(
+        model=str(settings.model),
+        api_base=settings.api_base,
+        jobs=settings.jobs,
+        timeout=settings.timeout,
+        retries=settings.retries,
+        backoff=settings.backoff,
+        max_cost=settings.max_cost,
+        refresh=settings.refresh,
+        dry_run=settings.dry_run,
+        confidential=settings.llm_confidential,
+        templates=settings.templates,
+    )
+    extractions, stats = extract_with_model(
+        chunks, sources, model, settings.vault, ontology_or_none(settings.vault), offline=extract
+    )
+    return extractions, stats.to_json()
 
 
 def _in_source_order(

@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from kgvault import __version__
+
+if TYPE_CHECKING:  # heavy modules load only when a command runs
+    from kgvault.build import BuildReport
+    from kgvault.config import Settings
 
 
 class UsageProblem(click.ClickException):
@@ -49,9 +54,16 @@ def main() -> None:
 @main.command()
 @click.argument("notes", type=click.Path(path_type=Path, file_okay=False))
 @_vault_option
-@click.option("--model", help="LLM for extraction (not yet available: extraction is offline).")
-@click.option("--api-base", help="Base URL of an OpenAI-compatible server for --model.")
-@click.option("--jobs", type=click.IntRange(1, 64), help="Concurrent extraction jobs.")
+@click.option(
+    "--model", help="Extract with this model through litellm (openai/gpt-4o-mini, ollama/llama3.1, …)."
+)
+@click.option("--api-base", help="Base URL of an OpenAI-compatible server (or Ollama) for --model.")
+@click.option("--jobs", type=click.IntRange(1, 64), help="Model requests in flight at once (default 4).")
+@click.option("--refresh", is_flag=True, default=None, help="Ask the model again, even for cached chunks.")
+@click.option("--strict", is_flag=True, default=None, help="Exit 1 when the model failed on any chunk.")
+@click.option(
+    "--max-cost", type=click.FloatRange(0), help="Stop sending requests once this many USD are spent."
+)
 @_config_option
 @_templates_option
 @click.option(
@@ -75,6 +87,9 @@ def build(
     model: str | None,
     api_base: str | None,
     jobs: int | None,
+    refresh: bool | None,
+    strict: bool | None,
+    max_cost: float | None,
     config: Path | None,
     templates: Path | None,
     force: bool | None,
@@ -90,10 +105,15 @@ def build(
     write are never touched, and whatever you write below the line
     `%% kgvault: your notes below this line are kept %%` survives every rebuild.
 
+    Offline by default. With --model (or KGVAULT_MODEL) each chunk is extracted
+    by that model through litellm; answers are cached in VAULT/.kgvault/cache/llm/.
+
     \b
     Examples:
       kgvault build sample_vault -o /tmp/sample-kg
       kgvault build ~/notes -o ~/vault/kg --json
+      kgvault build ~/notes -o ~/vault --model openai/gpt-4o-mini --max-cost 2
+      kgvault build ~/notes -o ~/vault --model ollama/llama3.1 --api-base http://localhost:11434
     """
     from kgvault.build import BuildError
     from kgvault.build import build as run_build
@@ -101,15 +121,17 @@ def build(
     from kgvault.lock import VaultBusyError
     from kgvault.sources import SourceError
 
-    if model:
-        raise UsageProblem("LLM extraction is not available yet; run without --model for offline extraction")
     try:
         settings = load_settings(
             notes,
             config,
             vault=vault,
+            model=model,
             api_base=api_base,
             jobs=jobs,
+            refresh=refresh,
+            strict=strict,
+            max_cost=max_cost,
             templates=templates,
             force=force,
             dry_run=dry_run,
@@ -128,11 +150,17 @@ def build(
         raise UsageProblem(f"{error}; or run with --wait") from error
     except OSError as error:
         raise UsageProblem(f"cannot write the vault {settings.vault}: {error}") from error
+    failed = settings.strict and bool(report.llm["failed"])
     if as_json:
         click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
-        return
-    if quiet:
-        return
+    elif not quiet:
+        _summarize(settings, report)
+    if failed:
+        raise SystemExit(1)
+
+
+def _summarize(settings: Settings, report: BuildReport) -> None:
+    """The short human summary of a build, problems on stderr."""
     files = report.files
     click.echo(
         f"{report.sources} sources, {report.chunks} chunks → {report.episodic} episodic, "
@@ -143,6 +171,14 @@ def build(
         f"{files['removed']} removed, "
         f"{files['kept']} kept, {files['orphaned']} orphaned in {report.seconds:.2f} s"
     )
+    llm = report.llm
+    if settings.model:
+        estimate = "estimated " if settings.dry_run else ""
+        click.echo(
+            f"{settings.model}: {llm['calls']} calls, {llm['cache_hits']} cached, {llm['failed']} failed, "
+            f"{estimate}{llm['prompt_tokens']} + {llm['completion_tokens']} tokens, "
+            f"{estimate}${llm['cost_usd']:.4f}"
+        )
     if report.problems:
         click.echo(f"{len(report.problems)} problem(s):", err=True)
         for problem in report.problems:
@@ -176,7 +212,7 @@ def watch(
       kgvault watch ~/notes -o ~/notes-vault
       kgvault watch sample_vault -o /tmp/sample-kg --debounce 500
     """
-    from kgvault.config import ConfigError, Settings, load_settings
+    from kgvault.config import ConfigError, load_settings
     from kgvault.watch import watch as run_watch
 
     def load() -> Settings:

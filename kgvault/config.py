@@ -30,14 +30,29 @@ class Settings:
     max_file_bytes: int = 20_000_000
     functional_predicates: tuple[str, ...] = ()
     """Predicates with one current value, added to the built-in ones (`lives_in`, `runs`, …)."""
+    timeout: float = 60.0
+    """Seconds one model request may take."""
+    retries: int = 3
+    """Extra attempts of a model request after a rate limit, a server error or a timeout."""
+    backoff: float = 1.0
+    """Seconds before the first retry of a model request; doubled for each next one."""
+    max_cost: float | None = None
+    """Stop sending model requests once this many US dollars are spent."""
+    refresh: bool = False
+    """Ask the model again even for chunks whose answer is cached."""
+    strict: bool = False
+    """A chunk the model could not extract makes the build exit 1."""
+    llm_confidential: bool = False
+    """Send notes marked `sensitivity: confidential` to the model too (else they are extracted offline)."""
     user_name: str = "User"
     """Who the user of a chat export is: episodes the user tells are attributed to this name."""
 
 
 _KEYS = {f.name for f in fields(Settings)} - {"notes"}
 _PATH_KEYS = {"vault", "templates"}
-_BOOL_KEYS = {"force", "dry_run"}
-_INT_KEYS = {"jobs": 1, "max_chunk_chars": 200, "max_file_bytes": 1}
+_BOOL_KEYS = {"force", "dry_run", "refresh", "strict", "llm_confidential"}
+_FLOAT_KEYS = {"timeout": 0.1, "max_cost": 0.0, "backoff": 0.0}
+_INT_KEYS = {"jobs": 1, "max_chunk_chars": 200, "max_file_bytes": 1, "retries": 0}
 _SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 _ENV = {"KGVAULT_MODEL": "model", "KGVAULT_API_BASE": "api_base", "KGVAULT_USER_NAME": "user_name"}
 
@@ -79,6 +94,10 @@ def _checked(values: dict[str, Any], origin: Path) -> dict[str, Any]:
             not isinstance(value, int) or isinstance(value, bool) or value < _INT_KEYS[key]
         ):
             raise ConfigError(f"{origin}: `{key}` must be a whole number ≥ {_INT_KEYS[key]}, not {value!r}")
+        elif key in _FLOAT_KEYS and (
+            not isinstance(value, int | float) or isinstance(value, bool) or value < _FLOAT_KEYS[key]
+        ):
+            raise ConfigError(f"{origin}: `{key}` must be a number ≥ {_FLOAT_KEYS[key]}, not {value!r}")
         elif key in ("model", "api_base", "user_name") and not isinstance(value, str):
             raise ConfigError(f"{origin}: `{key}` must be text, not {value!r}")
         elif key == "user_name" and not value.strip():

@@ -59,6 +59,58 @@ class PromptChunk:
         return "`" * max(3, longest + 1)
 
 
+@dataclass(frozen=True, slots=True)
+class ChunkMessage:
+    """What a model is sent about one chunk: where it is from, when, who speaks, its numbered lines."""
+
+    source_description: str
+    reference_time: str | None
+    speakers: tuple[str, ...]
+    lines: tuple[tuple[int, str], ...]
+    """(line number, text) of each line sent: line numbers point into the note, quotes leave them out."""
+
+    @property
+    def fence(self) -> str:
+        """A code fence longer than any run of backticks in the lines."""
+        longest = max((len(run) for _, text in self.lines for run in re.findall(r"`+", text)), default=0)
+        return "`" * max(3, longest + 1)
+
+
+def chunk_message(chunk: ChunkMessage, *, templates: Path | None = None) -> str:
+    """The user message of an extraction request: the chunk, numbered, with its time and speakers."""
+    return _render("prompts/chunk.md.j2", templates, chunk=chunk)
+
+
+def system_prompt(ontology: Ontology | None, *, templates: Path | None = None) -> str:
+    """The system message of an extraction request: the rules `kgvault prompt` prints, and the ontology."""
+    rules = extraction_prompt(templates=templates)
+    if ontology is None or not (ontology.entities or ontology.predicates or ontology.tags):
+        return rules
+    names = _render("prompts/ontology.md.j2", templates, ontology=ontology)
+    return f"{rules.rstrip()}\n\n{names.strip()}\n"
+
+
+def prompt_version(templates: Path | None = None) -> str:
+    """A hash of the prompt templates in use (the user's first): a new prompt never reads an old answer."""
+    import hashlib
+
+    env = environment(templates)
+    digest = hashlib.sha256()
+    for name in ("prompts/extract.md.j2", "prompts/chunk.md.j2"):
+        assert env.loader is not None
+        source, _, _ = env.loader.get_source(env, name)
+        digest.update(source.encode("utf-8") + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def ontology_or_none(vault: Path) -> Ontology | None:
+    """The ontology of a vault built before, or None for a vault not built yet."""
+    try:
+        return read_ontology(vault)
+    except PromptError:
+        return None
+
+
 def extraction_prompt(chunk: PromptChunk | None = None, *, templates: Path | None = None) -> str:
     """Render the extraction instructions, followed by `chunk` when one is given."""
     return _render("prompts/extract.md.j2", templates, schema_version=SCHEMA_VERSION, chunk=chunk)

@@ -42,7 +42,19 @@ def fingerprint(settings: Settings) -> dict[str, Any]:
         "settings": {
             key: str(value)
             for key, value in _settings_fields(settings).items()
-            if key not in ("force", "dry_run", "model", "api_base", "jobs")
+            # How hard a model is tried does not change what a build makes; which model does.
+            if key
+            not in (
+                "force",
+                "dry_run",
+                "jobs",
+                "timeout",
+                "retries",
+                "backoff",
+                "max_cost",
+                "refresh",
+                "strict",
+            )
         },
         "sources": {rel: _stat(path) for rel, path in sorted(found.items())},
         # Drafts `kgvault import` kept: the folder's own stats change when one is added or removed.
