@@ -12,6 +12,7 @@ Nothing here imports kgvault: the stub stands for a model, outside the program u
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -46,7 +47,9 @@ _LINE = re.compile(r"^(\d+)\| ?(.*)$")
 _REFERENCE = re.compile(r"^Reference time: (\d{4}-\d{2}-\d{2})", re.MULTILINE)
 _SPEAKER_PREFIX = re.compile(r"^(?:\[[^\]]*\] )?[^:\n]{1,40}: ")
 _CAPITALIZED = re.compile(r"\b[A-Z][a-z]{2,}\b")
-_STOP = frozenset({"The", "This", "That", "Today", "Yesterday", "Then", "When", "What", "And", "But", "Ignore"})
+_STOP = frozenset(
+    {"The", "This", "That", "Today", "Yesterday", "Then", "When", "What", "And", "But", "Ignore"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +69,17 @@ class Reply:
 Responder = Callable[[dict[str, Any]], Reply]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Seen:
-    """One request as the stub received it: its body, and when it started and finished (monotonic)."""
+    """One request as the stub received it: its body, and when it started and was answered (monotonic)."""
 
     body: dict[str, Any]
     raw: str
     """The body exactly as received (decoded as UTF-8)."""
     path: str
     started: float
-    finished: float
+    finished: float | None = None
+    """None while the stub is still answering (or sleeping before it answers)."""
 
 
 # -- reading a kgvault request --------------------------------------------------------------------
@@ -150,7 +154,8 @@ def default_draft(body: dict[str, Any]) -> dict[str, Any]:
     else:
         node.update(memory_layer="semantic", type="fact")
     draft: dict[str, Any] = {"episode_name": title[:30], "nodes": [node], "entities": [], "relations": []}
-    names = [word for word in _CAPITALIZED.findall(said) if word not in _STOP]
+    # A name, not the capital every sentence starts with.
+    names = [word for word in _CAPITALIZED.findall(said.split(" ", 1)[-1]) if word not in _STOP]
     if names:
         draft["entities"] = [{"name": names[0], "entity_type": "concept", "supporting_text": names[0]}]
         node["entities"] = [names[0]]
@@ -270,7 +275,9 @@ def first_then(first: Responder, then: Responder = default_reply, *, times: int 
     return respond
 
 
-def when(match: Callable[[dict[str, Any]], bool], special: Responder, other: Responder = default_reply) -> Responder:
+def when(
+    match: Callable[[dict[str, Any]], bool], special: Responder, other: Responder = default_reply
+) -> Responder:
     """Answer the requests `match` accepts with `special`, the others with `other`."""
     return lambda body: special(body) if match(body) else other(body)
 
@@ -325,18 +332,18 @@ class StubLLM:
                 if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
                     self._send(Reply(status=404, body={"error": {"message": f"no route {self.path}"}}))
                     return
+                seen = Seen(body, text, self.path, started)
+                with stub._lock:
+                    stub._seen.append(seen)
                 try:
                     reply = stub.respond(body)
                 except Exception as error:  # a broken responder is a 500, visible in the test
                     reply = Reply(status=500, body={"error": {"message": f"stub responder: {error!r}"}})
                 if reply.delay:
                     time.sleep(reply.delay)
-                try:
+                with contextlib.suppress(OSError):  # the client gave up (a timeout): nobody to answer
                     self._send(reply)
-                except OSError:
-                    pass  # the client gave up (a timeout): nothing to answer
-                with stub._lock:
-                    stub._seen.append(Seen(body, text, self.path, started, time.monotonic()))
+                seen.finished = time.monotonic()
 
             def do_GET(self) -> None:
                 self._send(Reply(status=404, body={"error": {"message": "stub serves POST only"}}))
@@ -386,7 +393,7 @@ class StubLLM:
 
     @property
     def seen(self) -> list[Seen]:
-        """Every request answered (or given up on by the client) so far, in the order they finished."""
+        """Every request received so far, in the order they arrived (answered or not yet)."""
         with self._lock:
             return list(self._seen)
 
@@ -408,9 +415,12 @@ class StubLLM:
             yield seen.raw
 
     def max_concurrency(self) -> int:
-        """The most requests the stub was handling at one moment."""
+        """The most requests the stub was handling at one moment (those still open count as open)."""
+        seen = self.seen
+        now = time.monotonic()
         events = sorted(
-            [(s.started, 1) for s in self.seen] + [(s.finished, -1) for s in self.seen],
+            [(s.started, 1) for s in seen]
+            + [(s.finished if s.finished is not None else now, -1) for s in seen],
             key=lambda event: (event[0], event[1]),
         )
         most = current = 0
