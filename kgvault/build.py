@@ -184,7 +184,7 @@ def _run_pipeline(
     problems.extend(_notes_in_vault(settings))
     say("chunking")
     cache = ExtractionCache(vault, enabled=not settings.dry_run)
-    keys = [source_key(source, settings.max_chunk_chars) for source in sources]
+    keys = [source_key(source, settings.max_chunk_chars, settings.user_name) for source in sources]
     # A draft file is not cached: reading it is cheap, and its quotes depend on another note. With a
     # model, answers are cached per chunk instead (an edited paragraph asks about that chunk only).
     cached = [

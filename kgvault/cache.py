@@ -38,9 +38,10 @@ def code_version() -> str:
     return digest.hexdigest()
 
 
-def source_key(source: Source, max_chars: int) -> str:
-    """What a source's chunks and drafts depend on, hashed."""
-    text = f"{_FORMAT}\0{code_version()}\0{max_chars}\0{source.path}\0{source.sha256}"
+def source_key(source: Source, max_chars: int, user_name: str = "") -> str:
+    """What a source's chunks and drafts depend on, hashed (a chat log's user is named by the settings)."""
+    user = user_name if source.kind == "chat" else ""
+    text = f"{_FORMAT}\0{code_version()}\0{max_chars}\0{source.path}\0{source.sha256}\0{user}"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -94,6 +94,14 @@ def chunk_source(source: Source, *, max_chars: int = 3000) -> list[Chunk]:
         return chunks
     if source.turns:
         return _turn_chunks(source, lines, body_start, chunks, max_chars)
+    if source.kind == "chat":
+        # A chat log with no readable message is no prose either: one run of no turns covers it.
+        start, end = _trim(lines, body_start, len(lines))
+        return (
+            [_make_chunk(source, lines, 0, "turns", start, end, (), source.reference_time)]
+            if start < end
+            else []
+        )
     if source.kind == "draft":
         # A draft file is read whole: its items are already extracted, each cites its own pointer.
         start, end = _trim(lines, body_start, len(lines))

@@ -334,11 +334,20 @@ def prompt(
     type=click.Path(path_type=Path, file_okay=False),
     help="The notes folder the vault is built from (default: the one its last build used).",
 )
+@_config_option
+@_templates_option
 @click.option("--dry-run", is_flag=True, help="Validate and say what would happen; write nothing.")
 @click.option("--no-diff", is_flag=True, help="Insert every item as new: no duplicate detection.")
 @click.option("--json", "as_json", is_flag=True, help="Print Mnemon's result object as JSON.")
 def import_(
-    draft: Path, vault: Path, notes: Path | None, dry_run: bool, no_diff: bool, as_json: bool
+    draft: Path,
+    vault: Path,
+    notes: Path | None,
+    config: Path | None,
+    templates: Path | None,
+    dry_run: bool,
+    no_diff: bool,
+    as_json: bool,
 ) -> None:
     """Import a DRAFT file (kgvault, Mnemon or mini-context-graph JSON) into a vault.
 
@@ -365,8 +374,8 @@ def import_(
             f"`kgvault build NOTES -o {vault}`, or name the notes with --notes"
         )
     try:
-        settings = load_settings(root, None, vault=vault, dry_run=dry_run or None)
-        result = import_draft(draft, vault, dry_run=dry_run, no_diff=no_diff)
+        settings = load_settings(root, config, vault=vault, templates=templates, dry_run=dry_run or None)
+        result = import_draft(draft, vault, notes=root, dry_run=dry_run, no_diff=no_diff)
         if not dry_run:
             report = run_build(settings)
             resolve_ids(result, vault)
@@ -374,6 +383,8 @@ def import_(
         raise UsageProblem(str(error)) from error
     except VaultBusyError as error:
         raise UsageProblem(f"{error}; try again when it is done") from error
+    except OSError as error:
+        raise UsageProblem(f"cannot write the vault {vault}: {error}") from error
     if as_json:
         click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         return

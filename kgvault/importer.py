@@ -21,6 +21,7 @@ from rapidfuzz import fuzz
 
 from kgvault.drafts import DraftFile, read_draft_data
 from kgvault.extract.draft import Draft, DraftNode, normalize_for_match
+from kgvault.extract.from_draft import named_lines, quoted_in
 from kgvault.layout import DRAFTS_DIR, FOLDERS, MARKER, STATE_DIR
 from kgvault.lock import vault_lock
 from kgvault.names import node_slug, slugify
@@ -87,7 +88,7 @@ def read_draft_file(path: Path) -> DraftFile:
         raise ImportProblem(f"{path} is not UTF-8 text (byte {error.start}); save it as UTF-8") from error
     try:
         data = json.loads(text)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise ImportProblem(f"{path} is not valid JSON: {error}") from error
     found = read_draft_data(data)
     if found is None:
@@ -98,13 +99,30 @@ def read_draft_file(path: Path) -> DraftFile:
     return found
 
 
-def import_draft(path: Path, vault: Path, *, dry_run: bool = False, no_diff: bool = False) -> ImportResult:
-    """Validate one draft file and keep its new items in the vault; nothing is written on a dry run."""
+def import_draft(
+    path: Path, vault: Path, *, notes: Path | None = None, dry_run: bool = False, no_diff: bool = False
+) -> ImportResult:
+    """Validate one draft file and keep what is new of it in the vault; nothing is written on a dry run.
+
+    A kgvault draft naming the note it was made from has its quotes checked against that note
+    under `notes`: an item quoting what the note does not say is an error, as in a build.
+    """
     found = read_draft_file(path)
     result = ImportResult()
-    for pointer, reason in found.problems:
-        if _is_notice(pointer, reason):
-            continue  # nothing was left out
+    problems = [(pointer, reason) for pointer, reason in found.problems if not _is_notice(pointer, reason)]
+    draft = found.draft
+    if found.named_source and notes is not None:
+        note = notes / found.named_source
+        try:
+            text = note.read_text("utf-8", errors="replace").replace("\r\n", "\n")
+        except OSError:
+            problems.append(
+                ("", f"the note it names, {found.named_source}, is not among the notes; quotes not checked")
+            )
+        else:
+            draft, unquoted = quoted_in(draft, named_lines(text, found.named_lines))
+            problems += [tuple(reason.split(": ", 1)) for reason in unquoted]  # type: ignore[misc]
+    for pointer, reason in problems:
         result.errors += 1
         index = _LAST_INDEX.search(pointer)
         result.results.append(
@@ -117,45 +135,56 @@ def import_draft(path: Path, vault: Path, *, dry_run: bool = False, no_diff: boo
         )
     kept_drafts = _kept_drafts(vault)
     known = [] if no_diff else [*_kept_nodes(kept_drafts), *_page_nodes(vault)]
-    keep: list[DraftNode] = []
-    retire: dict[str, set[str]] = {}
-    for node in found.draft.nodes:
+    actions: dict[str, str] = {}
+    updates: dict[str, list[tuple[str, DraftNode]]] = {}
+    for node in draft.nodes:
         action, match = ("added", None) if no_diff else _compare(node, known)
-        index = _LAST_INDEX.search(node.pointer or "")
-        row: dict[str, Any] = {
-            "index": int(index.group(1)) if index else len(result.results),
-            "id": match.id if match is not None and action == "skipped" else node_slug(node.title),
-            "content": node.body or node.title,
-            "action": action,
-        }
+        actions[node.title.casefold()] = action
+        row = _row(node.pointer, len(result.results), node.body or node.title, action)
+        row["id"] = match.id if match is not None and action == "skipped" else node_slug(node.title)
         result.results.append(row)
         result.titles[id(row)] = node.title
-        if action == "skipped":
-            result.skipped += 1
-            continue
         if action == "updated":
             assert match is not None and match.kept_in is not None
-            retire.setdefault(match.kept_in, set()).add(match.title.casefold())
-            result.updated += 1
-        else:
-            result.imported += 1
-        keep.append(node)
+            updates.setdefault(match.kept_in, []).append((match.title, node))
+        setattr(result, _COUNTERS[action], getattr(result, _COUNTERS[action]) + 1)
+    if not draft.nodes:
+        names = set() if no_diff else _entity_names(vault)
+        for entity in draft.entities:
+            action = "skipped" if entity.name.casefold() in names else "added"
+            row = _row(entity.pointer, len(result.results), entity.name, action)
+            row["id"] = slugify(entity.name)
+            result.results.append(row)
+            setattr(result, _COUNTERS[action], getattr(result, _COUNTERS[action]) + 1)
     result.results.sort(key=lambda row: (row["index"] is None, row["index"] or 0, row["action"]))
-    draft = _kept_part(found.draft, keep)
-    result.edges_inserted = len(draft.links)
-    if not (draft.nodes or draft.entities or draft.relations):
+    kept = _kept_part(draft, actions)
+    result.edges_inserted = len(kept.links)
+    new = bool(result.imported) or _says_more(kept, vault, no_diff)
+    if new and any(_digest(other) == _digest(kept) for other in kept_drafts.values()):
+        new = False  # the very same items are kept already
+    if dry_run or not (new or updates):
         return result
-    name = f"{slugify(path.stem)}-{_digest(draft)[:8]}.json"
-    if any(_digest(kept) == _digest(draft) for kept in kept_drafts.values()):
-        return result  # the very same items are kept already
-    if dry_run:
-        return result
-    result.kept_as = f"{DRAFTS_DIR}/{name}"
     with vault_lock(vault):
-        for kept_in, titles in sorted(retire.items()):
-            _retire(vault / kept_in, kept_drafts[kept_in], titles)
-        atomic_write(vault / DRAFTS_DIR / name, _as_json(draft).encode("utf-8"))
+        if new:
+            name = f"{slugify(path.stem)}-{_digest(kept)[:8]}.json"
+            result.kept_as = f"{DRAFTS_DIR}/{name}"
+            atomic_write(vault / DRAFTS_DIR / name, _as_json(kept).encode("utf-8"))
+        for kept_in, replaced in sorted(updates.items()):
+            _update(vault / kept_in, kept_drafts[kept_in], replaced)
     return result
+
+
+_COUNTERS = {"added": "imported", "updated": "updated", "skipped": "skipped"}
+
+
+def _row(pointer: str | None, position: int, content: str, action: str) -> dict[str, Any]:
+    index = _LAST_INDEX.search(pointer or "")
+    return {
+        "index": int(index.group(1)) if index else position,
+        "id": "",
+        "content": content,
+        "action": action,
+    }
 
 
 def notes_root(vault: Path) -> Path | None:
@@ -277,32 +306,54 @@ def _names(names: list[str]) -> frozenset[str]:
 # -- what is kept ---------------------------------------------------------------------------------
 
 
-def _kept_part(draft: Draft, nodes: list[DraftNode]) -> Draft:
-    """The draft with only the nodes to keep, the links between them and the entities still named.
-
-    A draft of entities and relations alone (mini-context-graph) keeps them all.
-    """
+def _kept_part(draft: Draft, actions: dict[str, str]) -> Draft:
+    """What of a draft is kept in a new file: its added nodes and the links between them, and every
+    entity and relation (nothing valid is dropped). An updated node goes in place of the one it
+    replaces, in that node's own kept draft, where the links to it stay."""
+    nodes = [n for n in draft.nodes if actions.get(n.title.casefold()) == "added"]
     titles = {node.title.casefold() for node in nodes}
+    links = [x for x in draft.links if x.source.casefold() in titles and x.target.casefold() in titles]
+    return draft.model_copy(update={"nodes": nodes, "links": links})
+
+
+def _update(path: Path, draft: Draft, replaced: list[tuple[str, DraftNode]]) -> None:
+    """Put the updated nodes in place of the ones they replace in an earlier import's kept draft.
+
+    Its links follow the new title, so nothing that pointed at the old node is lost.
+    """
+    new_title = {old.casefold(): node for old, node in replaced}
+    nodes = [new_title.get(n.title.casefold(), n) for n in draft.nodes]
+
+    def renamed(title: str) -> str:
+        node = new_title.get(title.casefold())
+        return node.title if node is not None else title
+
     links = [
-        link for link in draft.links if link.source.casefold() in titles and link.target.casefold() in titles
+        link.model_copy(update={"source": renamed(link.source), "target": renamed(link.target)})
+        for link in draft.links
     ]
-    entities = draft.entities
-    if draft.nodes:
-        named = {name.casefold() for node in nodes for name in node.entities}
-        named |= {end.casefold() for r in draft.relations for end in (r.subject, r.object)}
-        entities = [e for e in entities if {e.name.casefold(), *map(str.casefold, e.aliases)} & named]
-    update = {"nodes": nodes, "entities": entities, "links": links, "source_description": ""}
-    return draft.model_copy(update=update)
+    atomic_write(path, _as_json(draft.model_copy(update={"nodes": nodes, "links": links})).encode("utf-8"))
 
 
-def _retire(path: Path, draft: Draft, titles: set[str]) -> None:
-    """Take the nodes an update replaced out of an earlier import's kept draft."""
-    nodes = [node for node in draft.nodes if node.title.casefold() not in titles]
-    kept = _kept_part(draft, nodes)
-    if kept.nodes or kept.entities or kept.relations:
-        atomic_write(path, _as_json(kept).encode("utf-8"))
-    else:
-        path.unlink(missing_ok=True)
+def _entity_names(vault: Path) -> set[str]:
+    """The names (titles and aliases, casefolded) of the vault's entity pages."""
+    names: set[str] = set()
+    for page in sorted((vault / FOLDERS["entity"]).glob("*.md")):
+        properties, _ = _page(page)
+        if properties is None:
+            continue
+        for name in [properties.get("title"), *(properties.get("aliases") or [])]:
+            if isinstance(name, str):
+                names.add(name.casefold())
+    return names
+
+
+def _says_more(draft: Draft, vault: Path, no_diff: bool) -> bool:
+    """Whether a draft names an entity the vault does not know (nodes aside)."""
+    if no_diff:
+        return bool(draft.entities or draft.relations)
+    names = _entity_names(vault)
+    return any(entity.name.casefold() not in names for entity in draft.entities)
 
 
 def _as_json(draft: Draft) -> str:

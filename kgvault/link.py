@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -66,10 +66,12 @@ def link(
     taken: Iterable[str] = (),
     corrections: Corrections = _NO_CORRECTIONS,
     functional: frozenset[str] = FUNCTIONAL_PREDICATES,
+    tag_hints: Mapping[str, str] | None = None,
 ) -> Graph:
     """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already in use.
 
-    `functional` are the predicates with one current value (the built-in ones and the config's).
+    `functional` are the predicates with one current value (the built-in ones and the config's);
+    `tag_hints` a model's parent paths for tags the rules leave flat (`--llm-link`).
     """
     resolution = resolve_entities(sources, extractions, corrections)
     entity_groups = resolution.groups
@@ -106,7 +108,7 @@ def link(
             key=lambda e: e.id,
         )
     )
-    tree = _tag_tree(node_groups, repeated)
+    tree = _tag_tree(node_groups, repeated, tag_hints or {})
     canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
     made = {
         key: _make_node(
@@ -312,7 +314,7 @@ def _collect_nodes(
                 continue
             group = groups[key]
             evidence = (
-                item_evidence(extraction.chunk, node.supporting_text, whole, node.pointer)
+                item_evidence(extraction.chunk, node.supporting_text, whole, node.pointer, node.turn_line)
                 if turns or node.pointer
                 else whole
             )
@@ -426,14 +428,16 @@ def _merge_relations(
     for extraction, mean in zip(extractions, readers, strict=True):
         whole = _evidence(extraction)
         for rel in extraction.draft.relations:
-            evidence = item_evidence(extraction.chunk, rel.supporting_text, whole, rel.pointer)
+            evidence = item_evidence(extraction.chunk, rel.supporting_text, whole, rel.pointer, rel.turn_line)
             start = entity_id.get(mean(rel.subject) or "")
             end = entity_id.get(mean(rel.object) or "")
             if start is None or end is None or start == end:
                 continue
-            statement = clean_text(rel.statement)
             # `works_at:: [[X]]` and "X works for Y" are one predicate: the table's name and label win.
             predicate = PREDICATE_SYNONYMS.get(rel.predicate, rel.predicate)
+            # A draft may state a relation without a sentence: say it in its own words.
+            said = f"{rel.subject} {PREDICATE_LABELS.get(predicate, rel.label)} {rel.object}."
+            statement = clean_text(rel.statement) or said
             merged[(start, predicate, end)].append(
                 (evidence, rel.confidence, statement, rel.valid_at, rel.invalid_at)
             )
@@ -482,6 +486,14 @@ def _summaries(
         for key in chunk_node_keys[chunk_ref]:
             owner.setdefault(key, chunk_ref)
     summaries = []
+    split: dict[str, list[str]] = {}
+
+    def lines(source: Source) -> list[str]:
+        """A conversation's lines, split once for all its chunks."""
+        if source.path not in split:
+            split[source.path] = source.text.split("\n")
+        return split[source.path]
+
     for source in sorted(sources, key=lambda s: s.path):
         node_ids: dict[str, None] = {}  # ordered, without repeats
         entity_ids: set[str] = set()
@@ -493,8 +505,8 @@ def _summaries(
                 node_ids.setdefault(ids[node_key[key]])
             chunk_entities = {entity_id[k] for k in reader.named.values() if k is not None and k in entity_id}
             entity_ids.update(chunk_entities)
-            if chunk.turns:
-                rows.extend(_turn_rows(source, extraction, owner))
+            if chunk.kind == "turns":
+                rows.extend(_turn_rows(lines(source), extraction, owner))
                 continue
             rows.append(
                 CoverageRow(
@@ -516,7 +528,7 @@ def _summaries(
 
 
 def _turn_rows(
-    source: Source, extraction: Extraction, owner: dict[NodeKey, tuple[str, int]]
+    lines: list[str], extraction: Extraction, owner: dict[NodeKey, tuple[str, int]]
 ) -> list[CoverageRow]:
     """A conversation's coverage: what each turn said that was kept, or why nothing was.
 
@@ -528,16 +540,15 @@ def _turn_rows(
     said: dict[int, Counter[str]] = defaultdict(Counter)
     for node in draft.nodes:
         key = _node_identity(node)
-        said_by = turn_of(chunk, node.supporting_text) or chunk.turns[0]
+        said_by = turn_of(chunk, node.supporting_text, node.turn_line) or chunk.turns[0]
         if key[1]:
             said[said_by.line_start]["node" if owner.get(key) == here else "duplicate node"] += 1
     for kind, items in (("entity", draft.entities), ("relation", draft.relations)):
         for item in items:
-            turn = turn_of(chunk, item.supporting_text)
+            turn = turn_of(chunk, item.supporting_text, item.turn_line)
             if turn is not None:  # an item quoting no turn is the run's as a whole
                 said[turn.line_start][kind] += 1
     rows = []
-    lines = source.text.split("\n")
     covered = chunk.line_start
     for turn in chunk.turns:
         rows.extend(_gap_rows(lines, covered, turn.line_start - 1))
@@ -603,7 +614,9 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
     return f"{count} {word if count == 1 else (plural or word + 's')}"
 
 
-def _tag_tree(node_groups: dict[NodeKey, _NodeGroup], repeated: dict[str, list[NodeKey]]) -> TagTree:
+def _tag_tree(
+    node_groups: dict[NodeKey, _NodeGroup], repeated: dict[str, list[NodeKey]], hints: Mapping[str, str]
+) -> TagTree:
     """The corpus's tag tree, from every node to be made (consolidated ones included) before any is made."""
     tagged = [TaggedNode(group.paths(), group.tags()) for group in node_groups.values()]
     for title_key, keys in repeated.items():
@@ -615,7 +628,7 @@ def _tag_tree(node_groups: dict[NodeKey, _NodeGroup], repeated: dict[str, list[N
                     tuple(sorted({t for g in episodes for t in g.tags()})),
                 )
             )
-    return build_tag_tree(tagged)
+    return build_tag_tree(tagged, hints)
 
 
 def _canonical_tags(

@@ -9,7 +9,7 @@ from kgvault.records import Chunk, Evidence, Turn
 def chunk_evidence(chunk: Chunk) -> Evidence:
     """The whole chunk as evidence; a run of an export's messages cites its message or its conversation."""
     if chunk.turns and chunk.turns[0].pointer is not None:
-        pointer = chunk.turns[0].pointer if len(chunk.turns) == 1 else chunk.source_path.partition("#")[2]
+        pointer = chunk.turns[0].pointer if len(chunk.turns) == 1 else chunk.source_path.rpartition("#")[2]
         return Evidence(chunk.source_path, chunk.line_start, chunk.line_end, pointer or None)
     return Evidence(chunk.source_path, chunk.line_start, chunk.line_end)
 
@@ -19,8 +19,12 @@ def turn_evidence(chunk: Chunk, turn: Turn) -> Evidence:
     return Evidence(chunk.source_path, turn.line_start, turn.line_end, turn.pointer)
 
 
-def turn_of(chunk: Chunk, quote: str | None) -> Turn | None:
-    """The turn of a chunk that holds a quote (after case and whitespace folding), if one does."""
+def turn_of(chunk: Chunk, quote: str | None, line: int | None = None) -> Turn | None:
+    """The turn of a chunk that said an item: the one starting at `line`, else the first holding its quote."""
+    if line is not None:
+        said = next((turn for turn in chunk.turns if turn.line_start == line), None)
+        if said is not None:
+            return said
     if not quote or not chunk.turns:
         return None
     for turn in chunk.turns:
@@ -30,9 +34,11 @@ def turn_of(chunk: Chunk, quote: str | None) -> Turn | None:
     return next((turn for turn in chunk.turns if folded in normalize_for_match(turn.text)), None)
 
 
-def item_evidence(chunk: Chunk, quote: str | None, whole: Evidence, pointer: str | None = None) -> Evidence:
-    """What an item of a chunk cites: its place in a draft file, the turn that said its quote, or `whole`."""
+def item_evidence(
+    chunk: Chunk, quote: str | None, whole: Evidence, pointer: str | None = None, line: int | None = None
+) -> Evidence:
+    """What an item of a chunk cites: its place in a draft file, the turn that said it, or `whole`."""
     if pointer is not None:
         return Evidence(chunk.source_path, chunk.line_start, chunk.line_end, pointer)
-    turn = turn_of(chunk, quote)
+    turn = turn_of(chunk, quote, line)
     return whole if turn is None else turn_evidence(chunk, turn)

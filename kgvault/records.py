@@ -79,7 +79,7 @@ class Source:
     @property
     def file(self) -> str:
         """The file the source is read from: `path` without a conversation's pointer."""
-        return self.path.partition("#")[0]
+        return self.path[: -len(self.pointer) - 1] if self.pointer is not None else self.path
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +122,19 @@ class Evidence:
     def ref(self) -> str:
         """Render as `path#Lstart-Lend` (or `file#/pointer`), the form in relations.jsonl and on pages."""
         if self.pointer is not None:
-            return f"{self.path.partition('#')[0]}#{self.pointer}"
+            return f"{self.file()}#{self.pointer}"
         return f"{self.path}#L{self.line_start}-L{self.line_end}"
+
+    def file(self) -> str:
+        """The file cited: `path`, without the conversation pointer an export's source path ends with."""
+        head, hashed, conversation = self.path.rpartition("#")
+        # A message's pointer starts with its conversation's: `a.json#/3` + `/3/mapping/x`. A `#` in
+        # a file name (`C# tips.md`, `graph#1.json`) is no conversation pointer.
+        pointer = self.pointer or ""
+        inside = conversation.startswith("/") and (
+            pointer == conversation or pointer.startswith(conversation + "/")
+        )
+        return head if hashed and inside else self.path
 
     def where(self) -> str:
         """Where in the source, for a reader: `lines 3-5`, or the message's pointer."""

@@ -15,6 +15,8 @@ from kgvault.properties import clean_text
 from kgvault.provenance import chunk_evidence, item_evidence
 from kgvault.records import Entity, Evidence, Source
 
+NOTE_KINDS = frozenset({"markdown", "text"})
+"""Sources that can be an entity's own note; a conversation or a draft file is about many things."""
 FUZZY_MIN_SCORE = 92.0
 """rapidfuzz ratio (0–100) two names need to be read as one misspelled name."""
 FUZZY_MIN_LENGTH = 8
@@ -321,7 +323,7 @@ def _mentions(extractions: Sequence[Extraction]) -> tuple[list[_Mention], list[t
             key = normalize_name(entity.name)
             if not key:
                 continue
-            evidence = item_evidence(chunk, entity.supporting_text, whole, entity.pointer)
+            evidence = item_evidence(chunk, entity.supporting_text, whole, entity.pointer, entity.turn_line)
             mentions.append(
                 _Mention(key, entity.name, entity.entity_type, entity.description, evidence, number)
             )
@@ -338,6 +340,8 @@ def _note_edges(
     """A note's title, file name and frontmatter aliases all mean the note: a wikilink to any is the note."""
     edges = []
     for source in sources:
+        if source.kind not in NOTE_KINDS:
+            continue
         key = normalize_name(source.title)
         if not key:
             continue
@@ -526,7 +530,7 @@ def _attach_notes(
     """An entity with a note of its own takes the note's title and frontmatter aliases."""
     for source in sorted(sources, key=lambda s: s.path):
         key = normalize_name(source.title)
-        if not key:
+        if not key or source.kind not in NOTE_KINDS:
             continue
         root = resolution.names.find(key)
         if root not in by_root:

@@ -318,8 +318,8 @@ def _read_source(
     """Read one file's bytes once and parse them into its sources; none (with a problem) on failure."""
     name = rel_path.rsplit("/", 1)[-1]
     extension = os.path.splitext(name)[1].lower()
-    if extension == ".json":
-        max_bytes = max(max_bytes, MAX_EXPORT_BYTES)
+    if extension == ".json" and max_bytes == MAX_BYTES:
+        max_bytes = MAX_EXPORT_BYTES  # unless the settings chose a limit of their own
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size

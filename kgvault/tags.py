@@ -121,8 +121,12 @@ class _Index:
     """Input tag -> ids of the nodes carrying it."""
 
 
-def build_tag_tree(nodes: Sequence[TaggedNode]) -> TagTree:
-    """Decide the canonical nested path of every tag of the corpus."""
+def build_tag_tree(nodes: Sequence[TaggedNode], hints: Mapping[str, str] | None = None) -> TagTree:
+    """Decide the canonical nested path of every tag of the corpus.
+
+    `hints` (a model's advice, `--llm-link`) name a parent path for tags the rules leave flat;
+    they apply only after every rule, and only under a root the corpus already has.
+    """
     index = _index_nodes(nodes)
     raw_subtrees = _subtree_nodes(index.carriers)
     renamed = _fold_leaf_forms({path: len(ids) for path, ids in raw_subtrees.items()})
@@ -132,7 +136,16 @@ def build_tag_tree(nodes: Sequence[TaggedNode]) -> TagTree:
     moves = _nest_as_tagged_elsewhere(tags, subtrees)
     moves |= _nest_by_co_occurrence(index, renamed, tags, subtrees, moves)
     moves |= _nest_under_folders(index, tags, subtrees, moves)
+    if hints:
+        moves |= _nest_by_hints(tags, subtrees, moves, hints)
     return _assemble(index, renamed, subtrees, moves)
+
+
+def flat_tags(tree: TagTree) -> list[tuple[str, int]]:
+    """The tags the rules left flat (no parent, no child), with their counts: what a model may file."""
+    paths = [path for path, _ in tree.counts]
+    parents = {ancestor for path in paths for ancestor in _ancestors(path)}
+    return [(path, count) for path, count in tree.counts if "/" not in path and path not in parents]
 
 
 def _ancestors(path: str) -> Iterable[str]:
@@ -433,6 +446,25 @@ def _nest_under_folders(index: _Index, tags: Sequence[str], subtrees: _NodeSets,
     parents = set(chosen.values())
     return {
         tag: (f"{parent}/{tag}", f"nested under {parent} (folder)")
+        for tag, parent in sorted(chosen.items())
+        if tag not in parents
+    }
+
+
+def _nest_by_hints(
+    tags: Sequence[str], subtrees: _NodeSets, moves: _Moves, hints: Mapping[str, str]
+) -> _Moves:
+    """Last rule: put a flat tag under the path a model advised, when that path's root exists."""
+    roots = _root_nodes(subtrees, moves)
+    chosen: dict[str, str] = {}
+    for tag in _movable(tags, subtrees, moves, 1):
+        parent = hints.get(tag, "").strip("/")
+        segments = parent.split("/") if parent else []
+        if segments and segments[0] in roots and tag not in segments and all(map(_is_segment, segments)):
+            chosen[tag] = parent
+    parents = {segment for parent in chosen.values() for segment in parent.split("/")}
+    return {
+        tag: (f"{parent}/{tag}", f"nested under {parent} (model)")
         for tag, parent in sorted(chosen.items())
         if tag not in parents
     }

@@ -359,3 +359,98 @@ def test_editing_one_conversation_rebuilds_to_what_a_clean_build_gives(tmp_path:
     basil = _episode(vault, "planted basil")
     assert basil["timestamp"] == date(2025, 3, 19)
     assert not any("new apartment in Porto" in str(n["_body"]) for n in _nodes(vault))
+
+
+def _chatgpt_export(title: str, text: str) -> list[dict[str, object]]:
+    """A one-message ChatGPT export."""
+    message = {
+        "author": {"role": "user"},
+        "create_time": 1683540000.0,
+        "content": {"content_type": "text", "parts": [text]},
+    }
+    return [
+        {
+            "title": title,
+            "create_time": 1683540000.0,
+            "current_node": "a",
+            "mapping": {"a": {"id": "a", "parent": None, "children": [], "message": message}},
+        }
+    ]
+
+
+def test_a_conversation_is_no_entity_s_own_note(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "a.json").write_text(
+        json.dumps(_chatgpt_export("Weekend plans", "I went hiking yesterday.")), "utf-8"
+    )
+    (notes / "b.json").write_text(
+        json.dumps(_chatgpt_export("Printer", "I fixed the printer yesterday.")), "utf-8"
+    )
+    graph = {
+        "entities": [{"name": "Printer", "type": "device"}, {"name": "Klipper", "type": "software"}],
+        "relations": [{"source": "Printer", "target": "Klipper", "type": "runs", "confidence": 0.9}],
+    }
+    (notes / "graph#1.json").write_text(json.dumps(graph), "utf-8")
+    (notes / "C# tips.md").write_text("---\ndate: 2024-01-02\n---\nI learned LINQ today.\n", "utf-8")
+    run_build(notes, vault)
+    assert check_vault(vault, notes=notes) == []
+    assert sorted(p.stem for p in (vault / "entities").glob("*.md")) == ["klipper", "printer", "user"]
+    assert _page(vault / "entities" / "printer.md")[0]["aliases"] == []
+    (line,) = (vault / "relations.jsonl").read_text("utf-8").splitlines()
+    relation = json.loads(line)
+    assert relation["evidence"] == ["graph#1.json#/relations/0"]
+    assert relation["statement"] == "Printer runs Klipper."  # a relation stated without a sentence
+    assert (vault / "sources" / "c-tips-summary.md").is_file()
+
+
+def test_a_chat_log_with_no_readable_message_gives_nothing(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "log.jsonl").write_text(
+        '{"role": "system", "content": "Alice works at Acme Corp."}\n'
+        '{"role": "tool", "content": "Bob lives in Paris."}\n',
+        "utf-8",
+    )
+    report = run_build(notes, vault)
+    assert report["nodes"] == {"episodic": 0, "semantic": 0}
+    assert _coverage(vault / "sources" / "log-summary.md") == [
+        ("1-2", "nothing: not a message (system, tool or unreadable)")
+    ]
+    assert check_vault(vault, notes=notes) == []
+
+
+def test_the_same_words_from_two_speakers_cite_each_their_own_line(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "t.md").write_text(
+        "---\ndate: 2023-05-08\nparticipants: [Alice, Bob]\n---\n"
+        "Alice: I adopted a cat named Miso yesterday.\n"
+        "Bob: I adopted a cat named Miso yesterday.\n"
+        "Alice: I'm so glad I finally quit my job at Google last week.\n",
+        "utf-8",
+    )
+    run_build(notes, vault)
+    by_speaker = {(n["attributed_to"], str(n["_body"]).split("\n")[0]): _sources_of(n) for n in _nodes(vault)}
+    assert by_speaker[("Alice", "I adopted a cat named Miso yesterday.")] == ["lines 5-5"]
+    assert by_speaker[("Bob", "I adopted a cat named Miso yesterday.")] == ["lines 6-6"]
+    assert ("Alice", "I'm so glad I finally quit my job at Google last week.") in by_speaker
+    rows = dict(_coverage(vault / "sources" / "t-summary.md"))
+    assert rows["6-6"].startswith("Bob: 1 node")
+
+
+def test_naming_the_user_rebuilds_chat_logs_as_a_clean_build_would(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "log.jsonl").write_text(
+        '{"role": "user", "content": "I switched my Ender 3 to Klipper yesterday.", '
+        '"timestamp": "2023-05-08T10:00:00Z"}\n',
+        "utf-8",
+    )
+    run_build(notes, vault)
+    (notes / "kgvault.toml").write_text('user_name = "Alex"\n', "utf-8")
+    run_build(notes, vault)
+    clean = tmp_path / "clean"
+    run_build(notes, clean)
+    assert tree_bytes(vault) == tree_bytes(clean)
+    assert [n["attributed_to"] for n in _nodes(vault)] == ["Alex"]

@@ -210,3 +210,71 @@ def test_an_agent_draft_is_checked_against_the_note_it_names(tmp_path: Path) -> 
     titles = {str(_properties(p)["title"]) for p in (vault / "episodic").glob("*.md")}
     assert "Heating failed error on the Ender 3 after updating to Marlin 2.1.3" in titles
     assert "Replaced the Ender 3 hotend thermistor" not in titles
+
+
+def test_an_update_keeps_the_links_and_entities_of_what_it_replaces(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    notes, vault = built
+    _import(str(DRAFTS / "memory_draft.json"), "-o", str(vault))
+    draft = json.loads((DRAFTS / "memory_draft.json").read_text("utf-8"))
+    draft["insights"][1]["content"] = (
+        "The user prefers concise API responses, without extra explanatory text."
+    )
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(draft), "utf-8")
+    _import(str(edited), "-o", str(vault))
+    (decision,) = (vault / "episodic").glob("chose-*.md")
+    (preference,) = (vault / "semantic").glob("*.md")
+    assert _properties(decision)["causes"] == [
+        f"[[semantic/{preference.stem}|{_properties(preference)['title']}]]"
+    ]
+    assert check_vault(vault, notes=notes) == []
+
+
+def test_import_keeps_an_entity_no_node_names_and_checks_quotes_against_the_note(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    vault = built[1]
+    draft = {
+        "schema_version": "kgvault.draft/1",
+        "source_description": "today.md lines 4-4",
+        "nodes": [
+            {
+                "memory_layer": "semantic",
+                "type": "fact",
+                "title": "Plants need water",
+                "supporting_text": "Watered the plants",
+            },
+            {
+                "memory_layer": "semantic",
+                "type": "fact",
+                "title": "Ferns like shade",
+                "supporting_text": "words the note never says",
+            },
+        ],
+        "entities": [
+            {"name": "Creality", "entity_type": "organization", "description": "Makes 3D printers."}
+        ],
+    }
+    path = tmp_path / "agent.json"
+    path.write_text(json.dumps(draft), "utf-8")
+    code, out, _ = _import(str(path), "-o", str(vault), "--json")
+    result = json.loads(out)
+    assert code == 0
+    assert (result["imported"], result["errors"]) == (1, 1)
+    assert [r["reason"] for r in result["results"] if r["action"] == "error"] == [
+        "supporting_text not found in the note it names"
+    ]
+    assert _properties(vault / "entities" / "creality.md")["entity_type"] == "organization"
+    titles = {str(_properties(p)["title"]) for p in (vault / "semantic").glob("*.md")}
+    assert titles == {"Plants need water"}
+
+
+def test_deeply_nested_json_is_refused_not_a_crash(built: tuple[Path, Path], tmp_path: Path) -> None:
+    vault = built[1]
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, "utf-8")
+    code, _, err = _import(str(deep), "-o", str(vault), "--dry-run")
+    assert code == 2
+    assert "is not valid JSON" in err

@@ -21,9 +21,10 @@ _GLUE = re.compile(
       | (?:that'?s|this\ is|it'?s|sounds|looks|how)\ (?:so\ |really\ |very\ |super\ )?
           (?:great|awesome|amazing|cool|nice|good|wonderful|fantastic|lovely|fun|interesting|exciting|sweet
             |perfect|incredible|beautiful|true|right|fair|tough|hard|sad|terrible|awful)
-      | (?:i'?m\ )?(?:so\ |really\ |very\ )?(?:glad|happy\ for\ you|proud\ of\ you)\b.*
+      | (?:i'?m\ )?(?:so\ |really\ |very\ )?(?:glad|happy\ for\ you|proud\ of\ you)
+          (?:\ (?:to\ hear|you|it|for\ you|y'all|to\ help)\b.*)?
       | (?:that\ )?sounds\ (?:so\ |really\ |super\ )?(?:great|awesome|amazing|fun|lovely|wonderful|nice
-          |cool|good|fantastic|exciting|interesting|incredible|tough|hard|rough)\b.*
+          |cool|good|fantastic|exciting|interesting|incredible|tough|hard|rough)(?:\ to\ me)?
       | (?:glad|happy|good)\ to\ (?:hear|see|know)(?:\ (?:that|it|you))?
       | (?:nice|good|great)\ (?:to\ (?:see|meet|hear\ from)\ you|talking\ to\ you|chatting)(?:\ too|\ again)?
       | how\ (?:are|have)\ you(?:\ been|\ doing)?(?:\ lately)?

@@ -77,7 +77,7 @@ class _Merged:
                 if not human:
                     continue  # an assistant's "I" is nobody's memory
                 title = f"{turn.speaker}: {title}"
-            node = {**node, "title": title}
+            node = {**node, "title": title, "turn_line": turn.line_start}
             folded = node["title"].casefold()
             if folded in self.titles:
                 continue
@@ -92,9 +92,9 @@ class _Merged:
                 entity = {**entity, "supporting_text": quote}
             # An assistant's turn names only what its kept nodes are about.
             if key not in self.entities and (human or key in named):
-                self.entities[key] = entity
+                self.entities[key] = {**entity, "turn_line": turn.line_start}
         if human:
-            self.relations.extend(raw["relations"])
+            self.relations.extend({**relation, "turn_line": turn.line_start} for relation in raw["relations"])
         return (len(self.nodes), len(self.entities), len(self.relations)) != before
 
 
@@ -128,6 +128,8 @@ def _said_at(turn: Turn, chunk: Chunk) -> date | datetime | None:
 
 def _skip_reason(reasons: list[str]) -> str:
     """Why a run of turns gave nothing: small talk only when every turn was small talk."""
-    if reasons and all(reason == "small talk" for reason in reasons):
+    if not reasons:
+        return "not a message (system, tool or unreadable)"
+    if all(reason == "small talk" for reason in reasons):
         return "small talk"
     return next((r for r in reasons if r != "small talk"), "no statement")

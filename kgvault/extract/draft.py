@@ -22,6 +22,8 @@ class _Item(BaseModel):
 
     pointer: SkipJsonSchema[str | None] = None
     """JSON pointer of the item in the draft file it was read from: its evidence (set by kgvault)."""
+    turn_line: SkipJsonSchema[int | None] = None
+    """First line of the conversation turn that said the item (set by kgvault's turn reader)."""
 
 
 class DraftNode(_Item):

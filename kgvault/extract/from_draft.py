@@ -30,7 +30,7 @@ def extract_draft(chunk: Chunk, sources: Mapping[str, Source]) -> Extraction:
     draft = _with_tags_normalized(found.draft)
     note = sources.get(found.named_source) if found.named_source else None
     if note is not None:
-        draft, unquoted = _quoted_in(draft, _lines(note.text, found.named_lines))
+        draft, unquoted = quoted_in(draft, named_lines(note.text, found.named_lines))
         dropped.extend(unquoted)
     elif found.named_source and found.format == "kgvault.draft/1":
         dropped.append(
@@ -48,7 +48,7 @@ def _with_tags_normalized(draft: Draft) -> Draft:
     return draft.model_copy(update={"nodes": nodes})
 
 
-def _lines(text: str, lines: tuple[int, int] | None) -> str:
+def named_lines(text: str, lines: tuple[int, int] | None) -> str:
     """The named lines of a note (the whole note when none are named or they do not exist)."""
     if lines is None:
         return text
@@ -59,7 +59,7 @@ def _lines(text: str, lines: tuple[int, int] | None) -> str:
     return "\n".join(all_lines[first - 1 : last])
 
 
-def _quoted_in(draft: Draft, text: str) -> tuple[Draft, list[str]]:
+def quoted_in(draft: Draft, text: str) -> tuple[Draft, list[str]]:
     """The draft without the items whose supporting_text the note does not hold; what was left out."""
     folded = normalize_for_match(text)
     dropped: list[str] = []

@@ -117,7 +117,7 @@ class _Request:
     source_description: str
 
 
-class _Failed(Exception):
+class ModelFailure(Exception):
     """A chunk the model could not extract; the message is the reason shown in coverage."""
 
 
@@ -137,7 +137,7 @@ def extract_with_model(
     by_path = {source.path: source for source in sources}
     stats = LlmStats(estimated=settings.dry_run)
     version = prompt_version(settings.templates)
-    cache = _Cache(vault / LLM_CACHE_DIR, enabled=not settings.dry_run)
+    cache = AnswerCache(vault / LLM_CACHE_DIR, enabled=not settings.dry_run)
     results: dict[int, Extraction] = {}
     local = [
         (position, chunk)
@@ -164,7 +164,7 @@ def extract_with_model(
             for position, request in waiting:
                 results[position] = _not_sent(request, settings, "dry run: not sent")
         else:
-            client = _Client(settings, system, stats)
+            client = ModelClient(settings, system, stats)
             with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
                 done = pool.map(lambda item: _extract_one(item[1], client, cache, settings, stats), waiting)
                 for (position, _), extraction in zip(waiting, done, strict=True):
@@ -220,23 +220,23 @@ def _description(chunk: Chunk) -> str:
 
 
 def _extract_one(
-    request: _Request, client: _Client, cache: _Cache, settings: LlmSettings, stats: LlmStats
+    request: _Request, client: ModelClient, cache: AnswerCache, settings: LlmSettings, stats: LlmStats
 ) -> Extraction:
     """Ask the model about one chunk (and once more, with its errors, if the answer is unusable)."""
     try:
         answer = client.ask(request.user)
         try:
             draft, dropped = _checked(answer, request)
-        except _Failed as first:
+        except ModelFailure as first:
             answer = client.ask(request.user, (answer, _repair_note(str(first))))
             draft, dropped = _checked(answer, request)
         else:
             broken = [reason for reason in dropped if _NOT_QUOTED not in reason]
             if broken:
                 retry = client.ask(request.user, (answer, _repair_note("; ".join(broken))))
-                with contextlib.suppress(_Failed):  # else the first answer's valid items stand
+                with contextlib.suppress(ModelFailure):  # else the first answer's valid items stand
                     draft, dropped = _checked(retry, request)
-    except _Failed as failure:
+    except ModelFailure as failure:
         with stats._lock:
             stats.failed += 1
         return _not_sent(request, settings, f"failed: {failure}")
@@ -252,7 +252,7 @@ def _repair_note(errors: str) -> str:
 
 
 def _checked(answer: str, request: _Request) -> tuple[Draft, list[str]]:
-    """Parse and validate an answer; `_Failed` when it is not a usable draft at all."""
+    """Parse and validate an answer; `ModelFailure` when it is not a usable draft at all."""
     raw = _parse(answer)
     raw["schema_version"] = "kgvault.draft/1"
     raw["source_description"] = request.source_description
@@ -264,7 +264,7 @@ def _checked(answer: str, request: _Request) -> tuple[Draft, list[str]]:
     try:
         draft, dropped = validate_items(raw, request.said)
     except ValueError as error:
-        raise _Failed(f"not a valid draft ({error})") from error
+        raise ModelFailure(f"not a valid draft ({error})") from error
     return draft, dropped
 
 
@@ -277,7 +277,7 @@ def _parse(answer: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except ValueError as error:
-        raise _Failed(f"the answer is not JSON ({error.args[0] if error.args else error})") from error
+        raise ModelFailure(f"the answer is not JSON ({error.args[0] if error.args else error})") from error
     if isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
         merged: dict[str, Any] = dict(data[0])
         for kind in ("nodes", "entities", "relations", "links"):
@@ -286,7 +286,7 @@ def _parse(answer: str) -> dict[str, Any]:
             ]
         data = merged
     if not isinstance(data, dict):
-        raise _Failed("the answer is JSON but not a draft object")
+        raise ModelFailure("the answer is JSON but not a draft object")
     return data
 
 
@@ -326,7 +326,7 @@ def _estimate(system: str, requests: list[_Request], settings: LlmSettings, stat
 # -- the model --------------------------------------------------------------------------------------
 
 
-class _Client:
+class ModelClient:
     """Calls the model through litellm: one request in flight per job, retries with backoff, a budget."""
 
     def __init__(self, settings: LlmSettings, system: str, stats: LlmStats) -> None:
@@ -344,7 +344,7 @@ class _Client:
         settings = self.settings
         for attempt in range(settings.retries + 1):
             if settings.max_cost is not None and self.stats.cost_usd >= settings.max_cost:
-                raise _Failed(f"not sent: --max-cost {settings.max_cost} USD reached")
+                raise ModelFailure(f"not sent: --max-cost {settings.max_cost} USD reached")
             try:
                 response = self.litellm.completion(**self._arguments(messages))
             except Exception as error:
@@ -352,13 +352,13 @@ class _Client:
                 if retried and attempt < settings.retries:
                     time.sleep(settings.backoff * 2**attempt)
                     continue
-                raise _Failed(_describe(error)) from error
+                raise ModelFailure(_describe(error)) from error
             self._count(response)
             content = response.choices[0].message.content
             if not isinstance(content, str) or not content.strip():
-                raise _Failed("the model's answer is empty")
+                raise ModelFailure("the model's answer is empty")
             return content
-        raise _Failed("no answer")  # not reached: the loop returns or raises
+        raise ModelFailure("no answer")  # not reached: the loop returns or raises
 
     def _arguments(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         settings = self.settings
@@ -425,7 +425,7 @@ def _litellm() -> Any:
     return litellm
 
 
-class _Cache:
+class AnswerCache:
     """Answers by key under `VAULT/.kgvault/cache/llm/`: readable JSON, nothing but the draft."""
 
     def __init__(self, folder: Path, *, enabled: bool) -> None:
