@@ -20,6 +20,7 @@ from kgvault.write import UnsafeVaultError, atomic_write, find_orphans, read_man
 
 if TYPE_CHECKING:  # the stages' modules load only when a build runs
     from kgvault.extract import Extraction
+    from kgvault.extract.llm import LlmSettings, LlmStats
 
 Progress = Callable[[str], None]
 _OBSIDIAN_FILES = (".obsidian/types.json", ".obsidian/graph.json")
@@ -194,22 +195,35 @@ def _run_pipeline(
     fresh = [source for source, hit in zip(sources, cached, strict=True) if hit is None]
     new_chunks = chunk_sources(fresh, max_chars=settings.max_chunk_chars)
     say("extracting")
-    llm: dict[str, Any] = dict(_NO_LLM)
+    stats = None
     if settings.model:
-        new_extractions, llm = _extract_with_model(settings, new_chunks, sources, say)
+        new_extractions, stats = _extract_with_model(settings, new_chunks, sources, say)
     else:
         new_extractions = extract(new_chunks, sources)
     chunks, extractions, to_cache = _in_source_order(sources, keys, cached, new_chunks, new_extractions)
     say("linking")
     corrections, correction_problems = load_corrections(settings.notes)
     problems.extend(correction_problems)
-    graph = link(
-        sources,
-        extractions,
-        taken=_outer_basenames(outer, vault) if outer else (),
-        corrections=corrections,
-        functional=FUNCTIONAL_PREDICATES.union(settings.functional_predicates),
-    )
+    taken = _outer_basenames(outer, vault) if outer else ()
+    functional = FUNCTIONAL_PREDICATES.union(settings.functional_predicates)
+    graph = link(sources, extractions, taken=taken, corrections=corrections, functional=functional)
+    if stats is not None and settings.llm_link:
+        from kgvault.corrections import Corrections
+        from kgvault.link_model import advise
+
+        say("linking with the model")
+        advice = advise(graph, _model_settings(settings), vault, stats)
+        problems.extend(advice.problems)
+        if advice:
+            corrections = Corrections((*corrections.items, *advice.merges))
+            graph = link(
+                sources,
+                extractions,
+                taken=taken,
+                corrections=corrections,
+                functional=functional,
+                tag_hints=advice.tag_hints,
+            )
     problems.extend(graph.problems)
     say("rendering")
     try:
@@ -275,7 +289,7 @@ def _run_pipeline(
             key=lambda p: (p.path, p.line or 0, p.message),
         ),
         seconds=time.perf_counter() - started,
-        llm=llm,
+        llm=stats.to_json() if stats is not None else dict(_NO_LLM),
         # The .obsidian files we make count too: deleting them must not pass for "nothing changed".
         vault_files=sorted(
             {
@@ -291,14 +305,28 @@ def _run_pipeline(
 
 def _extract_with_model(
     settings: Settings, chunks: Sequence[Chunk], sources: Sequence[Source], say: Progress
-) -> tuple[list[Extraction], dict[str, Any]]:
-    """Extract with the model the settings name; return the extractions and the `llm` report."""
+) -> tuple[list[Extraction], LlmStats]:
+    """Extract with the model the settings name; return the extractions and what the model cost."""
     from kgvault.extract import extract
-    from kgvault.extract.llm import LlmSettings, extract_with_model
+    from kgvault.extract.llm import extract_with_model
     from kgvault.prompt import ontology_or_none
 
     say(f"extracting with {settings.model}")
-    model = LlmSettings(
+    return extract_with_model(
+        chunks,
+        sources,
+        _model_settings(settings),
+        settings.vault,
+        ontology_or_none(settings.vault),
+        offline=extract,
+    )
+
+
+def _model_settings(settings: Settings) -> LlmSettings:
+    """How the settings say to reach and try the model."""
+    from kgvault.extract.llm import LlmSettings
+
+    return LlmSettings(
         model=str(settings.model),
         api_base=settings.api_base,
         jobs=settings.jobs,
@@ -311,10 +339,6 @@ def _extract_with_model(
         confidential=settings.llm_confidential,
         templates=settings.templates,
     )
-    extractions, stats = extract_with_model(
-        chunks, sources, model, settings.vault, ontology_or_none(settings.vault), offline=extract
-    )
-    return extractions, stats.to_json()
 
 
 def _in_source_order(

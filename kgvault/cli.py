@@ -64,6 +64,12 @@ def main() -> None:
 @click.option(
     "--max-cost", type=click.FloatRange(0), help="Stop sending requests once this many USD are spent."
 )
+@click.option(
+    "--llm-link",
+    is_flag=True,
+    default=None,
+    help="Let the model file flat tags and judge near-identical names.",
+)
 @_config_option
 @_templates_option
 @click.option(
@@ -90,6 +96,7 @@ def build(
     refresh: bool | None,
     strict: bool | None,
     max_cost: float | None,
+    llm_link: bool | None,
     config: Path | None,
     templates: Path | None,
     force: bool | None,
@@ -132,6 +139,7 @@ def build(
             refresh=refresh,
             strict=strict,
             max_cost=max_cost,
+            llm_link=llm_link,
             templates=templates,
             force=force,
             dry_run=dry_run,

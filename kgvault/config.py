@@ -42,6 +42,8 @@ class Settings:
     """Ask the model again even for chunks whose answer is cached."""
     strict: bool = False
     """A chunk the model could not extract makes the build exit 1."""
+    llm_link: bool = False
+    """After the rules, ask the model to file flat tags and judge near-identical entity names."""
     llm_confidential: bool = False
     """Send notes marked `sensitivity: confidential` to the model too (else they are extracted offline)."""
     user_name: str = "User"
@@ -50,7 +52,7 @@ class Settings:
 
 _KEYS = {f.name for f in fields(Settings)} - {"notes"}
 _PATH_KEYS = {"vault", "templates"}
-_BOOL_KEYS = {"force", "dry_run", "refresh", "strict", "llm_confidential"}
+_BOOL_KEYS = {"force", "dry_run", "refresh", "strict", "llm_link", "llm_confidential"}
 _FLOAT_KEYS = {"timeout": 0.1, "max_cost": 0.0, "backoff": 0.0}
 _INT_KEYS = {"jobs": 1, "max_chunk_chars": 200, "max_file_bytes": 1, "retries": 0}
 _SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")

@@ -65,11 +65,13 @@ class Correction:
     """The new title (rename) or entity type (retype); None for the other actions."""
     line: int | None = None
     """1-based line in the corrections file where the item starts."""
+    by_model: bool = False
+    """Advised by a model (`--llm-link`), not written by the user."""
 
     def describe(self) -> str:
         """Say in one line what this correction does, as `ontology.md` lists it."""
         if self.action == "merge":
-            return "merge " + " + ".join(self.targets)
+            return "merge " + " + ".join(self.targets) + (" (advised by the model)" if self.by_model else "")
         if self.action == "keep_apart":
             return "keep apart " + " / ".join(self.targets)
         if self.action in _MAPPING_ACTIONS:

@@ -197,7 +197,8 @@ def _correction_problems(corrections: Corrections, outcomes: dict[Correction, st
             f"{correction.describe()}: {outcomes[correction]}; fix the line or remove it",
         )
         for correction in corrections.items
-        if outcomes.get(correction, "").startswith("not ") or "not found" in outcomes.get(correction, "")
+        if not correction.by_model
+        and (outcomes.get(correction, "").startswith("not ") or "not found" in outcomes.get(correction, ""))
     )
 
 

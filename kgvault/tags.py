@@ -166,7 +166,7 @@ def _spelling_key(leaf: str) -> str:
     return leaf.replace("_", "")
 
 
-def _is_segment(text: str) -> bool:
+def is_segment(text: str) -> bool:
     """Tell whether text can be one level of an Obsidian tag (not empty, not only digits)."""
     return bool(text) and not text.replace("_", "").isdigit()
 
@@ -238,7 +238,7 @@ def _singulars(leaf: str) -> Iterable[str]:
         candidates.append(leaf[:-2])
     for candidate in candidates:
         singular_word = candidate.rpartition("_")[2]
-        if len(singular_word) >= _MIN_SINGULAR_CHARS and _is_segment(candidate):
+        if len(singular_word) >= _MIN_SINGULAR_CHARS and is_segment(candidate):
             yield candidate
 
 
@@ -341,7 +341,7 @@ def _nest_as_tagged_elsewhere(tags: Sequence[str], subtrees: _NodeSets) -> _Move
     best: dict[str, str] = {}
     for path, ids in subtrees.items():
         parent, _, leaf = path.rpartition("/")
-        if parent and leaf in movable and all(map(_is_segment, parent.split("/"))):
+        if parent and leaf in movable and all(map(is_segment, parent.split("/"))):
             seen = best.get(leaf)
             if seen is None or (-len(ids), path) < (-len(subtrees[seen]), seen):
                 best[leaf] = path
@@ -388,7 +388,7 @@ def _nest_by_co_occurrence(
         else:
             candidates = _possible_parents(carriers, misses, index.tags, root_of)
         for root in candidates:
-            if root == tag or len(roots[root]) < PARENT_FACTOR * number or not _is_segment(root):
+            if root == tag or len(roots[root]) < PARENT_FACTOR * number or not is_segment(root):
                 continue
             both = len(carriers & roots[root])
             if both * 100 < number * CO_OCCURRENCE_PERCENT:
@@ -437,7 +437,7 @@ def _nest_under_folders(index: _Index, tags: Sequence[str], subtrees: _NodeSets,
         folder = _common_folder(index.paths[next(iter(carriers))])
         for level in (folder, *reversed(list(_ancestors(folder)))):
             parent = _folder_tag(level.rpartition("/")[2]) if level else None
-            if parent is None or parent == tag or parent not in roots or not _is_segment(parent):
+            if parent is None or parent == tag or parent not in roots or not is_segment(parent):
                 continue
             # The folder's tag must also be used by nodes without this tag, or it says nothing more.
             if not roots[parent] <= carriers and _all_inside(carriers, level, index.paths, folder_of):
@@ -460,7 +460,7 @@ def _nest_by_hints(
     for tag in _movable(tags, subtrees, moves, 1):
         parent = hints.get(tag, "").strip("/")
         segments = parent.split("/") if parent else []
-        if segments and segments[0] in roots and tag not in segments and all(map(_is_segment, segments)):
+        if segments and segments[0] in roots and tag not in segments and all(map(is_segment, segments)):
             chosen[tag] = parent
     parents = {segment for parent in chosen.values() for segment in parent.split("/")}
     return {
