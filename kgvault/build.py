@@ -308,18 +308,15 @@ def _extract_with_model(
 ) -> tuple[list[Extraction], LlmStats]:
     """Extract with the model the settings name; return the extractions and what the model cost."""
     from kgvault.extract import extract
-    from kgvault.extract.llm import extract_with_model
+    from kgvault.extract.llm import extract_with_model, is_confidential
     from kgvault.prompt import ontology_or_none
 
     say(f"extracting with {settings.model}")
-    return extract_with_model(
-        chunks,
-        sources,
-        _model_settings(settings),
-        settings.vault,
-        ontology_or_none(settings.vault),
-        offline=extract,
-    )
+    model = _model_settings(settings)
+    # What only notes kept from the model said stays out of the names the model is shown.
+    private = frozenset(s.path for s in sources if not model.confidential and is_confidential(s))
+    ontology = ontology_or_none(settings.vault, private=private)
+    return extract_with_model(chunks, sources, model, settings.vault, ontology, offline=extract)
 
 
 def _model_settings(settings: Settings) -> LlmSettings:

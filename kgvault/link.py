@@ -551,6 +551,7 @@ def _turn_rows(
                 said[turn.line_start][kind] += 1
     rows = []
     covered = chunk.line_start
+    failed = (draft.skip_reason or "").startswith(("failed:", "dry run:"))
     for turn in chunk.turns:
         rows.extend(_gap_rows(lines, covered, turn.line_start - 1))
         covered = turn.line_end + 1
@@ -563,6 +564,8 @@ def _turn_rows(
                 if counts[kind]
             ]
             result = f"{turn.speaker}: {', '.join(parts)}"
+        elif failed:
+            result = f"{turn.speaker}: nothing: {draft.skip_reason}"
         else:
             result = f"{turn.speaker}: nothing: {silence_reason(turn)}"
         rows.append(CoverageRow(turn.line_start, turn.line_end, result, turn.pointer))

@@ -81,7 +81,7 @@ def advise(graph: Graph, settings: LlmSettings, vault: Path, stats: LlmStats) ->
     flat, pairs = open_questions(graph)
     if not flat and not pairs:
         return Advice({}, ())
-    cache = AnswerCache(vault / LLM_CACHE_DIR, enabled=not settings.dry_run)
+    cache = AnswerCache(vault / LLM_CACHE_DIR, writable=not settings.dry_run)
     problems: list[Problem] = []
     hints: dict[str, str] = {}
     merges: list[Correction] = []

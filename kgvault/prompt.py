@@ -103,10 +103,10 @@ def prompt_version(templates: Path | None = None) -> str:
     return digest.hexdigest()[:16]
 
 
-def ontology_or_none(vault: Path) -> Ontology | None:
-    """The ontology of a vault built before, or None for a vault not built yet."""
+def ontology_or_none(vault: Path, *, private: frozenset[str] = frozenset()) -> Ontology | None:
+    """The ontology of a vault built before (without what `private` sources alone gave), or None."""
     try:
-        return read_ontology(vault)
+        return read_ontology(vault, private=private)
     except PromptError:
         return None
 
@@ -167,18 +167,32 @@ class Ontology:
     tags_left_out: int
 
 
-def read_ontology(vault: Path) -> Ontology:
-    """Read the entity names, types, predicates and tags of a built vault from its own files."""
+def read_ontology(vault: Path, *, private: frozenset[str] = frozenset()) -> Ontology:
+    """Read the entity names, types, predicates and tags of a built vault from its own files.
+
+    Names and tags that only `private` sources (notes paths kept from the model) gave are left out,
+    and so are the tags of confidential nodes.
+    """
     check_vault(vault)
     owned = _owned_pages(vault)
-    entities = [e for e in (_entity(fm) for fm in _frontmatters(vault, owned, "entity")) if e is not None]
+    entities = [
+        e
+        for fm in _frontmatters(vault, owned, "entity")
+        if (e := _entity(fm)) is not None and not (private and _only_private(fm.get("sources"), private))
+    ]
     ranked = sorted(entities, key=lambda e: (-e.sources, e.title.casefold(), e.title))
     listed = sorted(ranked[:ENTITY_LIMIT], key=lambda e: (e.title.casefold(), e.title))
     types = Counter(e.entity_type for e in entities)
+    summaries = (
+        {str(fm.get("id")): str(fm.get("source_document")) for fm in _frontmatters(vault, owned, "summary")}
+        if private
+        else {}
+    )
     node_tags = [
         _strings(fm.get("tags"))
         for layer in ("episodic", "semantic")
         for fm in _frontmatters(vault, owned, layer)
+        if not (private and _private_node(fm, summaries, private))
     ]
     tags, tags_left_out = _tag_tree(node_tags)
     return Ontology(
@@ -246,6 +260,22 @@ def _entity(fm: dict[str, Any]) -> EntityName | None:
         aliases=tuple(_strings(fm.get("aliases"))),
         sources=len(sources) if isinstance(sources, list) else 0,
     )
+
+
+def _only_private(sources: object, private: frozenset[str]) -> bool:
+    """Whether every `path#…` reference of an entity comes from a private source."""
+    paths = (
+        {str(ref).rpartition("#")[0] or str(ref) for ref in sources} if isinstance(sources, list) else set()
+    )
+    return bool(paths) and paths <= private
+
+
+def _private_node(fm: dict[str, Any], summaries: dict[str, str], private: frozenset[str]) -> bool:
+    """Whether a node is confidential or was said by a private source only."""
+    if fm.get("sensitivity") == "confidential":
+        return True
+    link = re.match(r"\[\[(?:[^\]|]*/)?([^\]|/]+)\|", str(fm.get("source_input") or ""))
+    return link is not None and summaries.get(link.group(1)) in private
 
 
 def _strings(value: object) -> list[str]:

@@ -196,7 +196,8 @@ def _guard_marker(text: str) -> str:
 
 
 def _table_cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """One line of text for a table cell: pipes escaped, and no wikilink a model or a draft made up."""
+    return " ".join(text.split()).replace("|", "\\|").replace("[[", "[").replace("]]", "]")
 
 
 @dataclass

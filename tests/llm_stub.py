@@ -24,6 +24,7 @@ from typing import Any
 
 __all__ = [
     "Reply",
+    "Responder",
     "StubLLM",
     "chunk_lines",
     "default_draft",
@@ -183,15 +184,15 @@ def completion(content: str, model: str = "stub") -> dict[str, Any]:
 # -- replies --------------------------------------------------------------------------------------
 
 
-def with_draft(draft: dict[str, Any] | str, *, delay: float = 0.0) -> Reply:
+def with_draft(draft: dict[str, Any] | str, *, delay: float = 0.0, model: str = "stub") -> Reply:
     """A 200 answer whose message content is the draft (as JSON) or the given text."""
     content = draft if isinstance(draft, str) else json.dumps(draft, ensure_ascii=False)
-    return Reply(body=completion(content), delay=delay)
+    return Reply(body=completion(content, model), delay=delay)
 
 
 def default_reply(body: dict[str, Any]) -> Reply:
-    """The well-behaved model: a valid draft built from the chunk."""
-    return with_draft(default_draft(body))
+    """The well-behaved model: a valid draft built from the chunk (answered as the model asked for)."""
+    return with_draft(default_draft(body), model=str(body.get("model") or "stub"))
 
 
 def rate_limited(retry_after: float = 0) -> Responder:
@@ -367,7 +368,9 @@ class StubLLM:
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="stub-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="stub-llm", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:

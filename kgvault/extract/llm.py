@@ -137,7 +137,7 @@ def extract_with_model(
     by_path = {source.path: source for source in sources}
     stats = LlmStats(estimated=settings.dry_run)
     version = prompt_version(settings.templates)
-    cache = AnswerCache(vault / LLM_CACHE_DIR, enabled=not settings.dry_run)
+    cache = AnswerCache(vault / LLM_CACHE_DIR, writable=not settings.dry_run)
     results: dict[int, Extraction] = {}
     local = [
         (position, chunk)
@@ -175,18 +175,27 @@ def extract_with_model(
     return [results[position] for position in range(len(chunks))], stats
 
 
+def is_confidential(source: Source) -> bool:
+    """Whether a note's frontmatter marks it `sensitivity: confidential`: kept from the model."""
+    return str(source.meta.get("sensitivity", "")).strip().lower() == "confidential"
+
+
 def _for_model(chunk: Chunk, source: Source, settings: LlmSettings) -> bool:
-    """Whether a chunk goes to the model: prose and turns, unless its note is marked confidential."""
+    """Whether a chunk goes to the model: prose and turns, unless its note is confidential or it is
+    headings only (a transcript's title: nothing to extract, nothing to pay for)."""
     if chunk.kind not in ("section", "turns"):
         return False
-    return settings.confidential or str(source.meta.get("sensitivity", "")).strip().lower() != "confidential"
+    lines = [line.strip() for line in chunk.text.split("\n")]
+    if chunk.kind == "section" and all(not line or line.startswith("#") for line in lines):
+        return False
+    return settings.confidential or not is_confidential(source)
 
 
 def _request(chunk: Chunk, settings: LlmSettings, version: str) -> _Request:
     """The masked, numbered chunk and its cache key."""
     if chunk.turns:
         numbered = [
-            (turn.line_start, f"{_when(turn.time)}{turn.speaker}: {line}" if i == 0 else line)
+            (turn.line_start + i, f"{_when(turn.time)}{turn.speaker}: {line}" if i == 0 else line)
             for turn in chunk.turns
             for i, line in enumerate(mask_secrets(turn.text)[0].split("\n"))
         ]
@@ -231,7 +240,8 @@ def _extract_one(
             answer = client.ask(request.user, (answer, _repair_note(str(first))))
             draft, dropped = _checked(answer, request)
         else:
-            broken = [reason for reason in dropped if _NOT_QUOTED not in reason]
+            # A dropped quote is the hallucination guard, a generic name is only cleared: no repair.
+            broken = [r for r in dropped if _NOT_QUOTED not in r and "is generic; cleared" not in r]
             if broken:
                 retry = client.ask(request.user, (answer, _repair_note("; ".join(broken))))
                 with contextlib.suppress(ModelFailure):  # else the first answer's valid items stand
@@ -261,6 +271,10 @@ def _checked(answer: str, request: _Request) -> tuple[Draft, list[str]]:
     )
     if isinstance(raw.get("episode_name"), str):
         raw["episode_name"] = raw["episode_name"][:30]
+    if isinstance(raw.get("skip_reason"), str):
+        # A model's words land in the coverage table: one plain line, no links of its own.
+        reason = " ".join(raw["skip_reason"].replace("[[", "[").replace("]]", "]").split())
+        raw["skip_reason"] = reason[:200] or None
     try:
         draft, dropped = validate_items(raw, request.said)
     except ValueError as error:
@@ -428,11 +442,11 @@ def _litellm() -> Any:
 class AnswerCache:
     """Answers by key under `VAULT/.kgvault/cache/llm/`: readable JSON, nothing but the draft."""
 
-    def __init__(self, folder: Path, *, enabled: bool) -> None:
+    def __init__(self, folder: Path, *, writable: bool = True) -> None:
         self.folder = folder
-        self.enabled = enabled and not any(
-            p.is_symlink() for p in (folder, folder.parent, folder.parent.parent)
-        )
+        self.enabled = not any(p.is_symlink() for p in (folder, folder.parent, folder.parent.parent))
+        self.writable = writable and self.enabled
+        """A dry run reads answers (it estimates only what would be sent) but keeps none."""
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
@@ -447,7 +461,7 @@ class AnswerCache:
         return data if isinstance(data, dict) and isinstance(data.get("draft"), dict) else None
 
     def put(self, key: str, data: dict[str, Any]) -> None:
-        if not self.enabled:
+        if not self.writable:
             return
         path = self._path(key)
         try:
