@@ -11,6 +11,7 @@ import gc
 import json
 import re
 import secrets
+import subprocess
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -712,3 +713,14 @@ def test_llm_link_files_a_flat_tag_and_merges_a_near_identical_name(tmp_path: Pa
     before = len(stub.requests)
     build(notes, vault, stub, "--llm-link", "--force")
     assert len(stub.requests) == before  # the chunks' answers and the advice are cached
+
+
+def test_an_offline_build_never_imports_litellm(tmp_path: Path) -> None:
+    notes = write_notes(tmp_path / "notes", LINK_NOTES, config="")
+    script = (
+        "import sys; from click.testing import CliRunner; from kgvault.cli import main; "
+        f"r = CliRunner().invoke(main, ['build', {str(notes)!r}, '-o', {str(tmp_path / 'vault')!r}]); "
+        "assert r.exit_code == 0, r.output; print('litellm' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
