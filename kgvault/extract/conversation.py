@@ -12,7 +12,9 @@ from kgvault.extract import Extraction
 from kgvault.extract.draft import validate_items
 from kgvault.extract.offline import EXTRACTOR, read_turn
 from kgvault.records import Chunk, Source, Turn
+from kgvault.when import dated_title, find_times
 
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 # A shared image or file, kept in the body as said, is no part of a title.
 _ATTACHMENT = re.compile(r"\s*\[(?:image|file)(?::[^\]]*)?\]")
 _SECOND_PERSON = re.compile(r"(?i)\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|ya|u)\b")
@@ -33,7 +35,7 @@ def extract_turns(chunk: Chunk, source: Source) -> Extraction:
             reasons.append("small talk")
             continue
         raw = read_turn(_turn_chunk(chunk, turn), source, _speaker(turn), _said_at(turn, chunk))
-        if not merged.add(raw, turn):
+        if not merged.add(raw, turn) and not merged.add(_told(raw, turn, chunk), turn):
             reasons.append(str(raw.get("skip_reason") or "no statement"))
     raw = {
         **merged.envelope,
@@ -96,6 +98,41 @@ class _Merged:
         if human:
             self.relations.extend({**relation, "turn_line": turn.line_start} for relation in raw["relations"])
         return (len(self.nodes), len(self.entities), len(self.relations)) != before
+
+
+def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
+    """What a person said that the rules found nothing in: their first statement, as their episode.
+
+    In a conversation every statement a person makes about themselves or their world is memory
+    ("Researching adoption agencies — it's been a dream"), even with no verb pattern the note
+    reader knows. Questions, reactions and remarks about the listener stay out (see `add`).
+    """
+    said_at = _said_at(turn, chunk)
+    if turn.role != "human" or said_at is None:
+        return {**raw, "nodes": []}
+    for sentence in _SENTENCE.split(_ATTACHMENT.sub("", turn.text)):
+        words = sentence.split()
+        if len(words) < 4 or sentence.rstrip().endswith("?") or is_small_talk(sentence):
+            continue
+        times = find_times(sentence, said_at)
+        title = dated_title(" ".join(words), times)
+        day = times[0].first if times else (said_at.date() if isinstance(said_at, datetime) else said_at)
+        node: dict[str, Any] = {
+            "memory_layer": "episodic",
+            "type": "observation",
+            "title": title[:280],
+            "body": sentence.strip(),
+            "tags": [],
+            "timestamp": day,
+            "sensitivity": "private",
+            "attributed_to": turn.speaker,
+            "confidence": "low",
+            "origin": "stated",
+            "entities": [],
+            "supporting_text": sentence.strip(),
+        }
+        return {**raw, "nodes": [node]}
+    return {**raw, "nodes": []}
 
 
 def _about_the_listener(said: str) -> bool:
