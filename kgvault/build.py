@@ -204,6 +204,9 @@ def _run_pipeline(
     say("linking")
     corrections, correction_problems = load_corrections(settings.notes)
     problems.extend(correction_problems)
+    from kgvault.share import apply_floors, restrict
+
+    extractions = apply_floors(extractions, sources)
     taken = _outer_basenames(outer, vault) if outer else ()
     functional = FUNCTIONAL_PREDICATES.union(settings.functional_predicates)
     graph = link(sources, extractions, taken=taken, corrections=corrections, functional=functional)
@@ -225,6 +228,8 @@ def _run_pipeline(
                 tag_hints=advice.tag_hints,
             )
     problems.extend(graph.problems)
+    if settings.max_sensitivity is not None:
+        graph = restrict(graph, settings.max_sensitivity)
     say("rendering")
     try:
         pages = render(graph, templates=settings.templates, link_prefix=prefix)
@@ -252,6 +257,10 @@ def _run_pipeline(
     )
     if not settings.dry_run:
         _remember_notes_root(vault, settings.notes)
+        from kgvault.search import update_index
+
+        say("indexing")
+        update_index(vault, graph)
         # Cached only once the vault is written: a build that fails leaves nothing behind.
         for key, (source_chunks, source_extractions) in to_cache.items():
             if not settings.model and not any(chunk.kind == "draft" for chunk in source_chunks):

@@ -139,8 +139,17 @@ _CANVAS_ENDS = frozenset({"none", "arrow"})
 _PAGE_FOLDERS = {"episodic": "episodic", "semantic": "semantic", "entities": "entity", "sources": "summary"}
 
 
-def check_vault(vault: Path, *, notes: Path | None = None) -> list[Problem]:
-    """Check a built vault against the vault contract and Obsidian's rules; return every problem found, sorted."""  # noqa: E501
+SENSITIVITY_LEVELS = ("public", "private", "confidential")
+
+
+def check_vault(
+    vault: Path, *, notes: Path | None = None, max_sensitivity: str | None = None
+) -> list[Problem]:
+    """Check a built vault against the vault contract and Obsidian's rules; return every problem, sorted.
+
+    With `max_sensitivity`, a node page above that level is a problem too: the proof that a vault
+    built to be shared (`build --max-sensitivity`) holds nothing more private.
+    """
     root = Path(vault)
     if not root.is_dir():
         return [Problem(".", None, f"vault folder {root} not found")]
@@ -153,7 +162,36 @@ def check_vault(vault: Path, *, notes: Path | None = None) -> list[Problem]:
     checker = _VaultChecker(root.resolve(), Path(notes).resolve() if notes is not None else None)
     checker.run()
     problems.extend(checker.problems)
+    if max_sensitivity is not None:
+        problems.extend(_above(root, max_sensitivity))
     return sorted(set(problems), key=lambda p: (p.path, p.line or 0, p.message))
+
+
+_SENSITIVITY_LINE = re.compile(r"^sensitivity:[ \t]*(\S+)[ \t]*$", re.MULTILINE)
+
+
+def _above(vault: Path, level: str) -> list[Problem]:
+    """Node pages whose sensitivity is above `level`."""
+    allowed = SENSITIVITY_LEVELS[: SENSITIVITY_LEVELS.index(level) + 1]
+    problems = []
+    for folder in ("episodic", "semantic"):
+        for page in sorted((vault / folder).glob("*.md")):
+            try:
+                head = page.read_text("utf-8").split("\n---\n", 1)[0]
+            except (OSError, UnicodeDecodeError):
+                continue
+            found = _SENSITIVITY_LINE.search(head)
+            if found is not None and found.group(1).strip("'\"") not in allowed:
+                line = head.count("\n", 0, found.start()) + 1
+                rel = page.relative_to(vault).as_posix()
+                problems.append(
+                    Problem(
+                        rel,
+                        line,
+                        f"sensitivity {found.group(1)} is above {level}, the most this vault may hold",
+                    )
+                )
+    return problems
 
 
 @dataclass(slots=True)

@@ -46,6 +46,8 @@ class Settings:
     """After the rules, ask the model to file flat tags and judge near-identical entity names."""
     llm_confidential: bool = False
     """Send notes marked `sensitivity: confidential` to the model too (else they are extracted offline)."""
+    max_sensitivity: str | None = None
+    """Build a vault without anything above this level (`public` or `private`), to share it."""
     user_name: str = "User"
     """Who the user of a chat export is: episodes the user tells are attributed to this name."""
 
@@ -102,6 +104,10 @@ def _checked(values: dict[str, Any], origin: Path) -> dict[str, Any]:
             raise ConfigError(f"{origin}: `{key}` must be a number ≥ {_FLOAT_KEYS[key]}, not {value!r}")
         elif key in ("model", "api_base", "user_name") and not isinstance(value, str):
             raise ConfigError(f"{origin}: `{key}` must be text, not {value!r}")
+        elif key == "max_sensitivity" and value not in ("public", "private", "confidential"):
+            raise ConfigError(
+                f"{origin}: `max_sensitivity` must be public, private or confidential, not {value!r}"
+            )
         elif key == "user_name" and not value.strip():
             raise ConfigError(f"{origin}: `user_name` must be a name, not empty")
         elif key == "functional_predicates":

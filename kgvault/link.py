@@ -144,7 +144,7 @@ def link(
         relations=relations,
         summaries=corrected.summaries,
         # Hidden nodes leave the counts; without them the tree's own counts are exact.
-        tag_counts=_tag_counts(corrected.nodes) if len(corrected.nodes) < len(timed) else tree.counts,
+        tag_counts=tag_counts(corrected.nodes) if len(corrected.nodes) < len(timed) else tree.counts,
         tag_changes=tree.changes,
         split_candidates=tree.split_candidates,
         predicates=_predicates(relations),
@@ -645,7 +645,7 @@ def _canonical_tags(
     return canonical
 
 
-def _tag_counts(nodes: Sequence[Node]) -> tuple[tuple[str, int], ...]:
+def tag_counts(nodes: Sequence[Node]) -> tuple[tuple[str, int], ...]:
     """Count nodes under every tag path, each parent level included."""
     counts: Counter[str] = Counter()
     for node in nodes:

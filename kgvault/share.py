@@ -1,0 +1,143 @@
+"""Sensitivity: a note's own floor for what it yields, and a graph cut down to what may be shared.
+
+`build --max-sensitivity public|private` makes a vault to hand to someone: nodes above the level
+are left out, and with them whatever their chunks said — a relation or an entity survives only
+with evidence from chunks that gave no left-out node. Summaries, coverage, the index and the tag
+tree then list only what remains. `check --max-sensitivity` proves the result.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from kgvault.extract import Extraction
+from kgvault.link import tag_counts
+from kgvault.records import CoverageRow, Evidence, Graph, Node, Relation, Source, SourceSummary
+
+LEVELS = ("public", "private", "confidential")
+_RANK = {level: rank for rank, level in enumerate(LEVELS)}
+WITHHELD = "withheld: above the sharing level"
+_NODE_LINKS = ("superseded_by", "conflicts_with", "derived_from", "causes", "precedes", "related_to")
+
+
+def floor_of(source: Source) -> str | None:
+    """The sensitivity a note's frontmatter sets for everything it yields (`sensitivity: private`)."""
+    value = str(source.meta.get("sensitivity", "")).strip().lower()
+    return value if value in ("private", "confidential") else None
+
+
+def apply_floors(extractions: Sequence[Extraction], sources: Sequence[Source]) -> list[Extraction]:
+    """Raise each node of a note with a `sensitivity:` floor to at least that level."""
+    floors = {source.path: level for source in sources if (level := floor_of(source)) is not None}
+    if not floors:
+        return list(extractions)
+    raised = []
+    for extraction in extractions:
+        floor = floors.get(extraction.chunk.source_path)
+        nodes = extraction.draft.nodes
+        if floor is None or all(_RANK[n.sensitivity] >= _RANK[floor] for n in nodes):
+            raised.append(extraction)
+            continue
+        lifted = [
+            n if _RANK[n.sensitivity] >= _RANK[floor] else n.model_copy(update={"sensitivity": floor})
+            for n in nodes
+        ]
+        raised.append(replace(extraction, draft=extraction.draft.model_copy(update={"nodes": lifted})))
+    return raised
+
+
+def restrict(graph: Graph, level: str) -> Graph:
+    """The graph without anything above `level`, nor anything only the left-out nodes' chunks said."""
+    kept = [node for node in graph.nodes if _RANK[node.sensitivity] <= _RANK[level]]
+    if len(kept) == len(graph.nodes):
+        return graph
+    out = {node.id for node in graph.nodes} - {node.id for node in kept}
+    tainted = _Tainted(e for node in graph.nodes if node.id in out for e in node.evidence)
+    entities = []
+    for entity in graph.entities:
+        evidence = tuple(e for e in entity.evidence if not tainted.holds(e))
+        if evidence:
+            entities.append(replace(entity, evidence=evidence))
+    entity_ids = {entity.id for entity in entities}
+    relations = []
+    for relation in graph.relations:
+        evidence = tuple(e for e in relation.evidence if not tainted.holds(e))
+        if evidence and relation.from_id in entity_ids and relation.to_id in entity_ids:
+            relations.append(replace(relation, evidence=evidence))
+    nodes = tuple(_without(node, out, entity_ids) for node in kept)
+    names = {entity.title.casefold() for entity in graph.entities if entity.id not in entity_ids}
+    counts = tag_counts(nodes)
+    paths = {path for path, _ in counts}
+    return replace(
+        graph,
+        nodes=nodes,
+        entities=tuple(entities),
+        relations=tuple(relations),
+        summaries=tuple(_summary(s, out, entity_ids, tainted) for s in graph.summaries),
+        tag_counts=counts,
+        tag_changes=tuple(change for change in graph.tag_changes if change[1] in paths),
+        split_candidates=tuple(c for c in graph.split_candidates if c[0] in paths),
+        predicates=_predicates(relations),
+        conflicts=tuple(pair for pair in graph.conflicts if not out.intersection(pair)),
+        merges=tuple(m for m in graph.merges if m[0] in entity_ids),
+        corrections=tuple(c for c in graph.corrections if not any(n in c[0].casefold() for n in names)),
+    )
+
+
+class _Tainted:
+    """The places left-out nodes came from: a piece of evidence there is not shared."""
+
+    def __init__(self, evidence: Iterable[Evidence]) -> None:
+        self.lines: dict[str, list[tuple[int, int]]] = {}
+        self.pointers: set[tuple[str, str]] = set()
+        for e in evidence:
+            if e.pointer is not None:
+                self.pointers.add((e.path, e.pointer))
+            else:
+                self.lines.setdefault(e.path, []).append((e.line_start, e.line_end))
+
+    def holds(self, evidence: Evidence) -> bool:
+        if evidence.pointer is not None and (evidence.path, evidence.pointer) in self.pointers:
+            return True
+        return any(
+            start <= evidence.line_end and evidence.line_start <= end
+            for start, end in self.lines.get(evidence.path, ())
+        )
+
+
+def _without(node: Node, out: set[str], entity_ids: set[str]) -> Node:
+    """A kept node with its links to what was left out taken off."""
+    changes: dict[str, object] = {
+        name: tuple(i for i in getattr(node, name) if i not in out)
+        for name in _NODE_LINKS
+        if out.intersection(getattr(node, name))
+    }
+    if any(link.to_id in out for link in node.links):
+        changes["links"] = tuple(link for link in node.links if link.to_id not in out)
+    if not set(node.entities) <= entity_ids:
+        changes["entities"] = tuple(e for e in node.entities if e in entity_ids)
+    return replace(node, **changes) if changes else node  # type: ignore[arg-type]
+
+
+def _summary(summary: SourceSummary, out: set[str], entity_ids: set[str], tainted: _Tainted) -> SourceSummary:
+    """A summary listing only what remains; the coverage of withheld lines says so, nothing more."""
+    path = summary.source.path
+    rows = tuple(
+        CoverageRow(row.line_start, row.line_end, WITHHELD, row.pointer)
+        if tainted.holds(Evidence(path, row.line_start, row.line_end, row.pointer))
+        else row
+        for row in summary.coverage
+    )
+    return replace(
+        summary,
+        node_ids=tuple(i for i in summary.node_ids if i not in out),
+        entity_ids=tuple(i for i in summary.entity_ids if i in entity_ids),
+        coverage=rows,
+    )
+
+
+def _predicates(relations: Sequence[Relation]) -> tuple[tuple[str, str, int], ...]:
+    counts: Counter[tuple[str, str]] = Counter((r.relation, r.label) for r in relations)
+    return tuple(sorted((p, label, n) for (p, label), n in counts.items()))

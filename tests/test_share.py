@@ -1,0 +1,70 @@
+"""Sharing: a note's sensitivity floor, and a vault built with --max-sensitivity."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from kgvault.check import check_vault
+from kgvault.cli import main
+
+from .conftest import run_build
+
+NOTES = {
+    "work.md": (
+        "---\ndate: 2025-03-12\n---\n# Work\n\n"
+        "Switched the Ender 3 from Marlin to Klipper today.\n\n"
+        "Dana's phone is +1 415 555 0199, call her about [[Acme Corp]].\n"
+    ),
+    "diary.md": (
+        "---\ndate: 2025-03-13\nsensitivity: private\n---\nI told [[Bob]] about the new job at [[Initech]].\n"
+    ),
+    "facts.md": "---\ntitle: Klipper\n---\nKlipper is a 3D printer firmware that runs on a Raspberry Pi.\n",
+}
+
+
+def _pages(vault: Path) -> dict[str, str]:
+    return {p.relative_to(vault).as_posix(): p.read_text("utf-8") for p in vault.rglob("*.md")}
+
+
+def _write(folder: Path) -> Path:
+    folder.mkdir()
+    for name, text in NOTES.items():
+        (folder / name).write_text(text, "utf-8")
+    return folder
+
+
+def test_a_sensitivity_floor_in_the_frontmatter_lifts_everything_the_note_yields(tmp_path: Path) -> None:
+    notes = _write(tmp_path / "notes")
+    run_build(notes, tmp_path / "vault")
+    diary = [t for p, t in _pages(tmp_path / "vault").items() if p.startswith("episodic/") and "Initech" in t]
+    assert diary and all("\nsensitivity: private\n" in text for text in diary)
+
+
+def test_max_sensitivity_public_leaves_out_private_and_confidential_and_what_they_said(
+    tmp_path: Path,
+) -> None:
+    notes = _write(tmp_path / "notes")
+    full, public = tmp_path / "full", tmp_path / "public"
+    run_build(notes, full)
+    run_build(notes, public, "--max-sensitivity", "public")
+    assert check_vault(public, notes=notes, max_sensitivity="public") == []
+    assert check_vault(full, notes=notes, max_sensitivity="public") != []
+    pages = _pages(public)
+    for text in pages.values():
+        assert not re.search(r"\nsensitivity: (private|confidential)\n", text)
+        assert "0199" not in text and "Initech" not in text and "Acme" not in text
+    assert "entities/initech.md" not in pages and "entities/acme-corp.md" not in pages
+    assert "entities/klipper.md" in pages  # a public fact's entity stays
+    relations = (public / "relations.jsonl").read_text("utf-8")
+    assert "initech" not in relations and "acme" not in relations
+    summary = pages["sources/diary-summary.md"]
+    assert "withheld: above the sharing level" in summary
+    result = CliRunner().invoke(
+        main, ["check", str(full), "--notes", str(notes), "--max-sensitivity", "public", "--json"]
+    )
+    assert result.exit_code == 1
+    assert all("above public" in p["message"] for p in json.loads(result.stdout))
