@@ -111,12 +111,16 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
     """Skip the build when nothing it depends on changed since the last one; otherwise build and remember."""
     started = time.perf_counter()
     # Inside a vault you already have, your notes there decide our ids: always build.
+    from kgvault.search.schema import index_is_current
+
     checkable = not (settings.force or settings.refresh) and enclosing_vault(settings.vault) is None
     taken_at = time.time_ns()
     taken = snapshot.fingerprint(settings) if checkable else None
     racy = snapshot.racy_hashes(settings, taken, taken_at) if taken is not None else {}
     previous = snapshot.recall(settings) if taken is not None else None
     recorded = snapshot.unchanged_report(previous, taken) if previous is not None and taken else None
+    if recorded is not None and not index_is_current(settings.vault):
+        recorded = None  # the search index is missing or outdated: build, so search can answer again
     if recorded is not None:
         if progress is not None:
             progress("unchanged")
@@ -266,6 +270,8 @@ def _run_pipeline(
             if not settings.model and not any(chunk.kind == "draft" for chunk in source_chunks):
                 cache.store(key, source_chunks, source_extractions)
         cache.prune(set(keys))
+        if settings.max_sensitivity is not None:
+            _drop_caches(vault)
 
     dropped = [
         Problem(x.chunk.source_path, x.chunk.line_start, f"dropped: {reason}")
@@ -345,6 +351,17 @@ def _model_settings(settings: Settings) -> LlmSettings:
         confidential=settings.llm_confidential,
         templates=settings.templates,
     )
+
+
+def _drop_caches(vault: Path) -> None:
+    """A vault to share keeps no cache: the drafts there hold what the vault left out."""
+    import shutil
+
+    from kgvault.cache import CACHE_DIR
+
+    folder = vault / CACHE_DIR
+    if folder.is_dir() and not folder.is_symlink() and not (vault / STATE_DIR).is_symlink():
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _in_source_order(

@@ -114,6 +114,8 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
         words = sentence.split()
         if len(words) < 4 or sentence.rstrip().endswith("?") or is_small_talk(sentence):
             continue
+        if _about_the_listener(sentence):
+            continue  # a compliment first: the speaker's own statement may follow
         times = find_times(sentence, said_at)
         title = dated_title(" ".join(words), times)
         day = times[0].first if times else (said_at.date() if isinstance(said_at, datetime) else said_at)
