@@ -1,0 +1,165 @@
+"""The MCP server: `kgvault mcp` as a subprocess, driven by the `mcp` client over stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import CallToolResult, TextContent
+
+from kgvault.drafts import read_draft_data
+from kgvault.mcp_server import ToolProblem, write_memory
+
+from .conftest import ROOT, run_build
+
+TOOLS = {"search_memory", "list_tags", "get_nodes_by_tag", "get_entity", "get_node", "add_memory"}
+MEMORY = {
+    "content": "Swapped the Voron 2.4 hotend for a Rapido UHF; first prints at 300 mm/s look clean.",
+    "memory_layer": "episodic",
+    "type": "observation",
+    "timestamp": "2025-07-01",
+    "tags": ["3d_printing/voron"],
+    "entities": ["Voron 2.4"],
+    "attributed_to": "alex",
+}
+Session = Callable[[ClientSession], Awaitable[None]]
+
+
+def with_server(tmp_path: Path, vault: Path, notes: Path | None, scenario: Session) -> None:
+    """Start `kgvault mcp` on the vault, run a scenario against it, and stop it."""
+    args = ["-m", "kgvault", "mcp", "--vault", str(vault)]
+    if notes is not None:
+        args += ["--notes", str(notes)]
+    # The server must import this tree's kgvault, whatever is installed.
+    python_path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    server = StdioServerParameters(
+        command=sys.executable, args=args, env={"PYTHONPATH": python_path}, cwd=str(tmp_path)
+    )
+
+    async def run() -> None:
+        with anyio.fail_after(30), (tmp_path / "server.log").open("a", encoding="utf-8") as log:
+            async with (
+                stdio_client(server, errlog=log) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                await scenario(session)
+
+    # In a thread of its own: an event loop another test left as this thread's current one (litellm
+    # does) must not be dropped, unclosed, by ours.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(anyio.run, run).result()
+
+
+def data(result: CallToolResult) -> Any:
+    """A successful tool result's JSON: its text block, which must say what its structured content says."""
+    assert not result.is_error, text(result)
+    found = json.loads(text(result))
+    structured = result.structured_content
+    assert structured == (found if isinstance(found, dict) else {"result": found})
+    return found
+
+
+def text(result: CallToolResult) -> str:
+    """The result's one text block."""
+    [block] = result.content
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def test_search_fetch_add_rebuild_and_find(sample_copy: Path, tmp_path: Path) -> None:
+    notes, vault = sample_copy, tmp_path / "vault"
+    run_build(notes, vault)
+    added: dict[str, Any] = {}
+
+    async def first(session: ClientSession) -> None:
+        tools = await session.list_tools()
+        assert {tool.name for tool in tools.tools} == TOOLS
+        assert all(tool.description for tool in tools.tools)
+
+        tags = data(await session.call_tool("list_tags", {}))
+        assert {"tag", "count"} <= tags[0].keys()
+        tag = tags[0]["tag"]
+        under = data(await session.call_tool("get_nodes_by_tag", {"tag": tag}))
+        assert len(under) == tags[0]["count"]
+
+        hits = data(await session.call_tool("search_memory", {"query": "heating failed Ender 3", "k": 5}))
+        assert hits and len(hits) <= 5
+        assert all(hit["sources"] for hit in hits)
+        assert {"path", "line_start", "line_end", "pointer"} <= hits[0]["sources"][0].keys()
+        node = data(await session.call_tool("get_node", {"id": hits[0]["id"]}))
+        assert node["id"] == hits[0]["id"]
+
+        dana = data(await session.call_tool("get_entity", {"name": "Dana"}))  # an alias of Dana Kim
+        assert dana["id"] == "dana-kim"
+        unknown = await session.call_tool("get_entity", {"name": "Nobody Anyone Knows"})
+        assert unknown.is_error and "search_memory" in text(unknown)
+
+        undated = await session.call_tool("add_memory", {"content": "Alex likes PETG now."})
+        assert undated.is_error and "timestamp" in text(undated) and "semantic" in text(undated)
+        assert not list((notes / "inbox").glob("*.json"))
+
+        added.update(data(await session.call_tool("add_memory", MEMORY)))
+        again = data(await session.call_tool("add_memory", MEMORY))
+        assert again == added  # the same memory twice is one file
+
+    with_server(tmp_path, vault, notes, first)
+
+    path = notes / added["path"]
+    assert added["path"].startswith("inbox/") and path.is_file()
+    assert len(list((notes / "inbox").glob("*.json"))) == 1
+    draft = read_draft_data(json.loads(path.read_text("utf-8")))
+    assert draft is not None and draft.format == "kgvault.draft/1" and not draft.problems
+    [node] = draft.draft.nodes
+    assert (node.memory_layer, node.timestamp, node.attributed_to) == ("episodic", date(2025, 7, 1), "alex")
+
+    run_build(notes, vault)
+
+    async def second(session: ClientSession) -> None:
+        hits = data(await session.call_tool("search_memory", {"query": "Rapido UHF hotend"}))
+        assert hits and hits[0]["id"] == added["id_hint"], hits
+        assert hits[0]["timestamp"] == "2025-07-01"
+        assert hits[0]["sources"][0]["path"] == added["path"]
+
+    with_server(tmp_path, vault, notes, second)
+
+
+def test_an_unbuilt_vault_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
+    async def scenario(session: ClientSession) -> None:
+        tags = await session.call_tool("list_tags", {})
+        assert tags.is_error and "build the vault first" in text(tags)
+        memory = await session.call_tool("add_memory", {"content": "A fact.", "memory_layer": "semantic"})
+        assert memory.is_error and "--notes" in text(memory)
+        hits = await session.call_tool("search_memory", {"query": "anything"})
+        assert hits.is_error  # the server is still up after an error
+
+    with_server(tmp_path, tmp_path / "no-vault", None, scenario)
+
+
+def test_write_memory_names_files_by_date_title_and_content(tmp_path: Path) -> None:
+    fact = "PETG needs a hotter bed than PLA."
+    one = write_memory(
+        tmp_path, "agents/inbox", content=fact, memory_layer="semantic", today=date(2025, 8, 2)
+    )
+    assert one["path"] == "agents/inbox/2025-08-02-petg-needs-a-hotter-bed-than-pla-" + one["path"][-13:]
+    later = write_memory(
+        tmp_path, "agents/inbox", content=fact, memory_layer="semantic", today=date(2025, 9, 1)
+    )
+    assert later == one  # the same memory on another day is still one file
+    other_day = write_memory(tmp_path, "agents/inbox", content="Printed a benchy.", timestamp="2025-08-03")
+    assert other_day["path"].startswith("agents/inbox/2025-08-03-printed-a-benchy-")
+    for inbox in ("../outside", ".hidden", ""):
+        with pytest.raises(ToolProblem, match="--inbox"):
+            write_memory(tmp_path, inbox, content="x", timestamp="2025-08-03")
+    with pytest.raises(ToolProblem, match="YYYY-MM-DD"):
+        write_memory(tmp_path, "inbox", content="x", timestamp="2025-13-01")
