@@ -70,6 +70,11 @@ def main() -> None:
     default=None,
     help="Let the model file flat tags and judge near-identical names.",
 )
+@click.option(
+    "--max-sensitivity",
+    type=click.Choice(["public", "private", "confidential"]),
+    help="Leave out everything above this level: a vault to share.",
+)
 @_config_option
 @_templates_option
 @click.option(
@@ -97,6 +102,7 @@ def build(
     strict: bool | None,
     max_cost: float | None,
     llm_link: bool | None,
+    max_sensitivity: str | None,
     config: Path | None,
     templates: Path | None,
     force: bool | None,
@@ -140,6 +146,7 @@ def build(
             strict=strict,
             max_cost=max_cost,
             llm_link=llm_link,
+            max_sensitivity=max_sensitivity,
             templates=templates,
             force=force,
             dry_run=dry_run,
@@ -406,3 +413,185 @@ def import_(
             click.echo(f"  {draft}#{row['pointer']}: {row['reason']}", err=True)
     if not dry_run:
         click.echo(f"{vault}: {report.files['written']} written, {report.files['removed']} removed")
+
+
+# -- recall: search, tags, get, mcp ----------------------------------------------------------------
+
+_read_vault_option = click.option(
+    "--vault",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("vault"),
+    show_default=True,
+    help="The built vault to read.",
+)
+
+
+def _recall_error(error: Exception) -> UsageProblem:
+    """A missing or unreadable index, said as what to do."""
+    return UsageProblem(str(error))
+
+
+@main.command()
+@click.argument("query")
+@_read_vault_option
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="How many hits.")
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as a JSON list.")
+def search(query: str, vault: Path, k: int, as_json: bool) -> None:
+    """Search the vault's episodic and semantic nodes for QUERY, best first.
+
+    Ranks by words (stemmed), entities and people named, and time words; each hit
+    cites its source lines (or message pointer).
+
+    \b
+    Examples:
+      kgvault search "when did Caroline go to the support group" --vault ~/notes-vault
+      kgvault search klipper --vault ~/notes-vault -k 5 --json
+    """
+    from kgvault.search import NoIndexError
+    from kgvault.search import search as run_search
+
+    try:
+        hits = run_search(vault, query, k)
+    except NoIndexError as error:
+        raise _recall_error(error) from error
+    if as_json:
+        click.echo(json.dumps([hit.to_json() for hit in hits], ensure_ascii=False, indent=2))
+        return
+    for hit in hits:
+        when = f"{hit.timestamp}  " if hit.timestamp else ""
+        click.echo(f"{hit.score:7.3f}  {when}{hit.title}  ({hit.path})")
+    if not hits:
+        click.echo("no match", err=True)
+
+
+@main.command()
+@_read_vault_option
+@click.option("--json", "as_json", is_flag=True, help="Print the tags as a JSON list of {tag, count}.")
+def tags(vault: Path, as_json: bool) -> None:
+    """Print the vault's tag tree with the number of nodes under each tag.
+
+    \b
+    Examples:
+      kgvault tags --vault ~/notes-vault
+      kgvault tags --vault ~/notes-vault --json
+    """
+    from kgvault.search import NoIndexError, tag_tree
+
+    try:
+        tree = tag_tree(vault)
+    except NoIndexError as error:
+        raise _recall_error(error) from error
+    if as_json:
+        click.echo(
+            json.dumps([{"tag": tag, "count": count} for tag, count in tree], ensure_ascii=False, indent=2)
+        )
+        return
+    for tag, count in tree:
+        depth = tag.count("/")
+        click.echo(f"{'  ' * depth}{tag.rpartition('/')[2]} ({count})")
+
+
+@main.command()
+@_read_vault_option
+@click.option("--tag", help="Every node under this tag (nested tags included), by time.")
+@click.option("--node", "node_id", help="One node, by id.")
+@click.option("--entity", help="One entity, by id, title or alias.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def get(vault: Path, tag: str | None, node_id: str | None, entity: str | None, as_json: bool) -> None:
+    """Get the nodes under a tag, or one node, or one entity.
+
+    \b
+    Examples:
+      kgvault get --tag 3d_printing/firmware --vault ~/notes-vault
+      kgvault get --entity Klipper --vault ~/notes-vault --json
+    """
+    from kgvault.search import NoIndexError, get_entity, get_node, nodes_by_tag
+
+    if sum(x is not None for x in (tag, node_id, entity)) != 1:
+        raise UsageProblem("say what to get: one of --tag TAG, --node ID or --entity NAME")
+    try:
+        if tag is not None:
+            found: object = nodes_by_tag(vault, tag)
+        elif node_id is not None:
+            found = get_node(vault, node_id)
+        else:
+            found = get_entity(vault, str(entity))
+    except NoIndexError as error:
+        raise _recall_error(error) from error
+    if found is None:
+        raise UsageProblem(f"no {'node' if node_id else 'entity'} {node_id or entity!r} in {vault}")
+    if as_json:
+        click.echo(json.dumps(found, ensure_ascii=False, indent=2, default=str))
+        return
+    rows = found if isinstance(found, list) else [found]
+    for row in rows:
+        assert isinstance(row, dict)
+        when = f"{row.get('timestamp')}  " if row.get("timestamp") else ""
+        click.echo(f"{when}{row.get('title')}  ({row.get('path') or row.get('id')})")
+
+
+@main.command()
+@_read_vault_option
+@click.option(
+    "--notes",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The notes folder (default: the one the vault was last built from); add_memory writes there.",
+)
+@click.option(
+    "--inbox", default="inbox", show_default=True, help="Folder of the notes where add_memory writes."
+)
+def mcp(vault: Path, notes: Path | None, inbox: str) -> None:
+    """Serve the vault to agents: a Model Context Protocol server over stdio.
+
+    Tools: search_memory, list_tags, get_nodes_by_tag, get_entity, get_node and
+    add_memory (which writes a draft into NOTES/inbox/ for the next build).
+
+    \b
+    Examples:
+      kgvault mcp --vault ~/notes-vault
+      claude mcp add kgvault -- kgvault mcp --vault ~/notes-vault
+    """
+    from kgvault.mcp_server import serve
+
+    serve(vault, notes, inbox)
+
+
+@main.command()
+@click.argument("vault", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--notes",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The notes folder, to check coverage and evidence (default: the one the vault was built from).",
+)
+@click.option(
+    "--max-sensitivity",
+    type=click.Choice(["public", "private", "confidential"]),
+    help="Also fail on any node more sensitive than this (the proof a vault is safe to share).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the problems as a JSON list.")
+def check(vault: Path, notes: Path | None, max_sensitivity: str | None, as_json: bool) -> None:
+    """Check a vault: the vault contract, Obsidian's rules, the manifest, every evidence line.
+
+    Exits 0 when the vault is sound, 1 with the list of problems otherwise.
+
+    \b
+    Examples:
+      kgvault check ~/notes-vault
+      kgvault check public-vault --max-sensitivity public --json
+    """
+    from kgvault.check import check_vault
+    from kgvault.importer import notes_root
+
+    if not vault.is_dir():
+        raise UsageProblem(f"vault folder {vault} not found")
+    problems = check_vault(vault, notes=notes or notes_root(vault), max_sensitivity=max_sensitivity)
+    if as_json:
+        rows = [{"path": p.path, "line": p.line, "message": p.message} for p in problems]
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        for problem in problems:
+            where = f"{problem.path}:{problem.line}" if problem.line else problem.path
+            click.echo(f"{where}: {problem.message}")
+        click.echo(f"{vault}: {len(problems)} problem(s)" if problems else f"{vault}: no problem", err=True)
+    if problems:
+        raise SystemExit(1)
