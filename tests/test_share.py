@@ -61,6 +61,7 @@ def test_max_sensitivity_public_leaves_out_private_and_confidential_and_what_the
     assert "entities/klipper.md" in pages  # a public fact's entity stays
     relations = (public / "relations.jsonl").read_text("utf-8")
     assert "initech" not in relations and "acme" not in relations
+    assert not (public / ".kgvault" / "cache").exists()  # its drafts would hold what was left out
     summary = pages["sources/diary-summary.md"]
     assert "withheld: above the sharing level" in summary
     result = CliRunner().invoke(

@@ -37,7 +37,7 @@ from kgvault.extract.patterns import (
     match_verb_patterns,
 )
 from kgvault.records import Chunk, Source
-from kgvault.secrets import find_secrets, mask_secrets
+from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
 from kgvault.when import When, dated_title, find_times
 
 EXTRACTOR = "offline@1"
@@ -330,7 +330,7 @@ def extract_chunk(chunk: Chunk, source: Source) -> Extraction:
         return extract_turns(chunk, source)
     reader = _ChunkReader(chunk, source)
     raw = reader.read_frontmatter() if chunk.kind == "frontmatter" else reader.read_section()
-    draft, dropped = validate_items(_mask_draft(raw) if reader.secrets else raw, chunk.text)
+    draft, dropped = validate_items(_mask_draft(raw, reader.values) if reader.secrets else raw, chunk.text)
     return Extraction(chunk=chunk, draft=draft, extractor=EXTRACTOR, dropped=tuple(dropped))
 
 
@@ -346,7 +346,7 @@ def read_turn(
     reader.author = speaker
     reader.said_at = said_at
     raw = reader.read_section()
-    return _mask_draft(raw) if reader.secrets else raw
+    return _mask_draft(raw, reader.values) if reader.secrets else raw
 
 
 @lru_cache(maxsize=4096)
@@ -981,8 +981,12 @@ class _ChunkReader:
         """The times found in the candidate being read, for its title."""
         self.known: frozenset[str] = frozenset()
         self.linked_names: tuple[str, ...] = ()
-        self.secrets = _may_hold_secrets(chunk, source)
+        self.values = _secret_values(chunk, source)
+        """The secrets of the chunk as written: masked wherever they show, even cut from their context."""
+        self.secrets = bool(self.values) or _may_hold_secrets(chunk, source)
         """Whether anything this chunk can put in a draft holds a secret; when not, masking is skipped."""
+        self.heading_secret = self.secrets and bool(find_secrets(" ".join(chunk.heading_path)))
+        """A secret in a heading: no topic tag of it, and every node under it is confidential."""
         self.chunk_tags: list[str] = []
         self.base_tags: frozenset[str] | None = None
         self.sorted_base_tags: list[str] = []
@@ -1371,7 +1375,10 @@ class _ChunkReader:
         else:
             dates = find_dates(inline.title, self.chunk.reference_time, languages=self.date_languages)
         node_date = dates[0][2] if dates else self._chunk_date()
-        secret = self.secrets and bool(find_secrets(candidate.text))
+        secret = self.heading_secret or (
+            self.secrets
+            and (bool(find_secrets(candidate.text)) or any(v in candidate.text for v in self.values))
+        )
 
         relations = self._pattern_relations(inline, candidate, wording, node_date)
         for subject, _predicate, object_name, _functional in relations:
@@ -1575,6 +1582,7 @@ class _ChunkReader:
                 and len(topic.split()) <= 6
                 and topic.casefold() not in GENERIC_EPISODE_NAMES
                 and not find_dates(topic, None)
+                and not self.heading_secret
             ):
                 raw.append(topic)
             self.base_tags = frozenset(tag for tag in map(normalize_tag, raw) if tag)
@@ -1596,7 +1604,7 @@ class _ChunkReader:
         title = inline.title
         if self.said_at is not None and self.times:
             title = dated_title(title, self.times)
-        title = mask_secrets(title)[0] if self.secrets else title
+        title = mask_values(title, self.values)[0] if self.secrets else title
         if (
             candidate.heading_entity
             and candidate.heading_entity in names
@@ -1605,7 +1613,7 @@ class _ChunkReader:
         ):
             title = f"{candidate.heading_entity} — {title}"
         title = _cut_at_word(title, TITLE_MAX, ellipsis=True)
-        body = mask_secrets(inline.body)[0] if self.secrets else inline.body
+        body = mask_values(inline.body, self.values)[0] if self.secrets else inline.body
         if outcome.layer == "episodic" and self.author:
             author = self.entities.add(self.author, "person", None)
             names = [*names, author]
@@ -1817,12 +1825,17 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
-def _mask_draft(raw: dict[str, Any]) -> dict[str, Any]:
+def _secret_values(chunk: Chunk, source: Source) -> SecretValues:
+    pieces = [chunk.text, source.title, *chunk.heading_path, *(str(v) for v in source.meta.values())]
+    return secret_values("\n".join(pieces))
+
+
+def _mask_draft(raw: dict[str, Any], values: SecretValues) -> dict[str, Any]:
     """Mask every secret left in the draft's text fields; a quote holding one is dropped, not masked."""
 
     def mask(value: Any) -> tuple[Any, bool]:
         if isinstance(value, str):
-            masked, kinds = mask_secrets(value)
+            masked, kinds = mask_values(value, values)
             return masked, bool(kinds)
         if isinstance(value, list):
             results = [mask(item) for item in value]
@@ -1836,7 +1849,7 @@ def _mask_draft(raw: dict[str, Any]) -> dict[str, Any]:
             found_any = False
             for key, value in list(item.items()):
                 if key == "supporting_text":
-                    if value is not None and find_secrets(value):
+                    if value is not None and (find_secrets(value) or any(v in value for v in values)):
                         item[key] = None
                         found_any = True
                     continue
