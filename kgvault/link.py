@@ -16,7 +16,7 @@ from kgvault.extract.draft import DraftNode
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PREDICATE_SYNONYMS
 from kgvault.names import assign_unique, node_slug, normalize_name, summary_slug
 from kgvault.node_corrections import correct_nodes
-from kgvault.properties import clean_body, clean_text
+from kgvault.properties import clean_body, plain_text
 from kgvault.provenance import chunk_evidence, item_evidence, turn_of
 from kgvault.records import (
     CoverageRow,
@@ -394,7 +394,7 @@ def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str], tags: tup
         id=node_id,
         memory_layer=first.memory_layer,
         type=first.type,
-        title=clean_text(first.title) or "untitled",
+        title=plain_text(first.title) or "untitled",
         body=clean_body(first.body),
         tags=tags,
         sensitivity=sensitivity,
@@ -438,7 +438,7 @@ def _merge_relations(
             predicate = PREDICATE_SYNONYMS.get(rel.predicate, rel.predicate)
             # A draft may state a relation without a sentence: say it in its own words.
             said = f"{rel.subject} {PREDICATE_LABELS.get(predicate, rel.label)} {rel.object}."
-            statement = clean_text(rel.statement) or said
+            statement = plain_text(rel.statement) or said
             merged[(start, predicate, end)].append(
                 (evidence, rel.confidence, statement, rel.valid_at, rel.invalid_at)
             )

@@ -37,6 +37,15 @@ def clean_text(value: str) -> str:
     return " ".join(_UNPRINTABLE.sub("", " ".join(value.split())).split())
 
 
+def plain_text(value: str) -> str:
+    """A title, name or statement as one plain line: `[[x]]` in it (bash's `[[ -f x ]]`, a draft's
+    words) would be a wikilink to nothing, so its brackets are made single."""
+    text = clean_text(value)
+    if "[[" in text or "]]" in text:
+        text = text.replace("[[", "[").replace("]]", "]")
+    return text
+
+
 # typed: True, 1 and 1.0 are equal keys, but not the same property value.
 @lru_cache(maxsize=1 << 16, typed=True)
 def scalar(value: str | int | float | date) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.names import normalize_name, slugify
-from kgvault.properties import clean_text
+from kgvault.properties import plain_text
 from kgvault.provenance import chunk_evidence, item_evidence
 from kgvault.records import Entity, Evidence, Source
 
@@ -75,8 +75,8 @@ class EntityGroup:
         if self.title_override:
             return self.title_override
         if self.note_title:
-            return clean_text(self.note_title) or self.note_title
-        return clean_text(min(self.spellings.items(), key=lambda item: (-item[1], item[0]))[0])
+            return plain_text(self.note_title) or self.note_title
+        return plain_text(min(self.spellings.items(), key=lambda item: (-item[1], item[0]))[0])
 
     def entity_type(self) -> str:
         """The corrected type, else the most frequent stated type, else `concept`."""
@@ -288,7 +288,7 @@ def _correct_entities(resolution: Resolution, corrections: Corrections, find: _N
             first = find.one(correction.targets[0])
             group = resolution.groups.get(resolution.key_of_normalized(first or "") or "")
             if group is not None and first is not None:
-                group.title_override = clean_text(resolution.spelling_of.get(first, correction.targets[0]))
+                group.title_override = plain_text(resolution.spelling_of.get(first, correction.targets[0]))
     renamed: set[int] = set()
     for correction in (*corrections.of("rename"), *corrections.of("retype")):
         reference = correction.targets[0]
@@ -302,7 +302,7 @@ def _correct_entities(resolution: Resolution, corrections: Corrections, find: _N
                 resolution.outcomes[correction] = "not renamed: an earlier line renames this entity"
                 continue
             renamed.add(id(group))
-            group.title_override = clean_text(correction.value or "") or group.title()
+            group.title_override = plain_text(correction.value or "") or group.title()
             resolution.outcomes[correction] = "renamed"
         else:
             if group.type_override is not None:
@@ -575,9 +575,9 @@ def make_entity(entity_id: str, group: EntityGroup) -> Entity:
     else:
         description = f"{title} ({entity_type.replace('_', ' ')})."
     folded_title = title.casefold()
-    spellings = {clean_text(s) for s in (*group.spellings, *group.note_aliases)}
+    spellings = {plain_text(s) for s in (*group.spellings, *group.note_aliases)}
     if group.title_override and group.note_title:
-        spellings.add(clean_text(group.note_title))
+        spellings.add(plain_text(group.note_title))
     aliases = sorted(
         {s for s in spellings if s and s.casefold() != folded_title}, key=lambda s: (s.casefold(), s)
     )
@@ -585,7 +585,7 @@ def make_entity(entity_id: str, group: EntityGroup) -> Entity:
         id=entity_id,
         title=title,
         entity_type=entity_type,
-        description=clean_text(description),
+        description=plain_text(description),
         aliases=tuple(_dedupe_casefold(aliases)),
         evidence=tuple(sorted(group.evidence, key=lambda e: (e.path, e.line_start, e.line_end))),
     )
