@@ -1341,7 +1341,8 @@ def _is_datetime(value: str) -> bool:
 
 def _is_relative_posix(path: str) -> bool:
     """Tell whether a path is relative, posix, and stays inside its root."""
-    if not path or path.startswith("/") or "\\" in path:
+    # A backslash is a character of a file name on posix systems (`a\\b.md`), not a separator.
+    if not path or path.startswith("/"):
         return False
     return all(part not in ("", ".", "..") for part in path.split("/"))
 

@@ -404,7 +404,7 @@ def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str], tags: tup
         evidence=evidences,
         entities=tuple(entity_ids),
         language=first.language,
-        attributed_to=first.attributed_to,
+        attributed_to=plain_text(first.attributed_to) or None if first.attributed_to else None,
         valid_from=first.valid_from,
         valid_to=first.valid_to,
         occurred_at=first.occurred_at,
@@ -442,7 +442,7 @@ def _merge_relations(
             merged[(start, predicate, end)].append(
                 (evidence, rel.confidence, statement, rel.valid_at, rel.invalid_at)
             )
-            labels[predicate][PREDICATE_LABELS.get(predicate, rel.label)] += 1
+            labels[predicate][plain_text(PREDICATE_LABELS.get(predicate, rel.label)) or predicate] += 1
     relations = []
     for (start, predicate, end), items in sorted(merged.items()):
         best = min(items, key=lambda i: (-i[1], _evidence_key(i[0]), i[2]))

@@ -15,7 +15,7 @@ import jinja2
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
 from kgvault.layout import FOLDERS, MARKER
 from kgvault.names import normalize_name
-from kgvault.properties import PropertyValue, clean_text, render_properties
+from kgvault.properties import PropertyValue, clean_text, plain_text, render_properties
 from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary
 from kgvault.templating import environment
 
@@ -364,7 +364,7 @@ def _summary_properties(summary: SourceSummary) -> dict[str, PropertyValue]:
     return {
         "type": "summary",
         "id": summary.id,
-        "title": summary.source.title,
+        "title": plain_text(summary.source.title) or summary.id,
         "source_document": summary.source.path,
         "reference_time": summary.source.reference_time,
         "tags": ["summary"],

@@ -205,7 +205,8 @@ def _node(insight: _Insight, pointer: str, titles: _Titles) -> DraftNode | str:
                 "body": insight.content,
                 "tags": insight.tags,
                 "timestamp": timestamp,
-                "occurred_at": moment.strftime("%Y-%m-%dT%H:%M:%S") if moment else None,
+                # isoformat pads the year to four digits; strftime('%Y') does not on glibc.
+                "occurred_at": moment.replace(tzinfo=None).isoformat(timespec="seconds") if moment else None,
                 "sensitivity": "private",
                 "confidence": _confidence(insight.importance),
                 "origin": "inferred" if insight.category == "insight" else "stated",
