@@ -26,7 +26,10 @@ def parse_date_value(value: object) -> date | None:
     """
     if isinstance(value, datetime):
         if value.tzinfo is not None:
-            value = value.astimezone(UTC)
+            try:
+                value = value.astimezone(UTC)
+            except OverflowError:  # past the calendar's ends once in UTC: no date
+                return None
         return value.date()
     if isinstance(value, date):
         return value

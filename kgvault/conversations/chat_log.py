@@ -56,7 +56,10 @@ def utc_time(value: object) -> datetime | None:
     except ValueError:
         return None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
+        try:
+            moment = moment.astimezone(UTC).replace(tzinfo=None)
+        except OverflowError:  # past the calendar's ends once in UTC: no time
+            return None
     return moment
 
 

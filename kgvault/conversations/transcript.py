@@ -39,11 +39,14 @@ def session_time(meta: dict[str, Any]) -> datetime | None:
     return None
 
 
-def _utc(moment: datetime) -> datetime:
-    """A zoned time in UTC, naive; a naive one as it is."""
+def _utc(moment: datetime) -> datetime | None:
+    """A zoned time in UTC, naive; a naive one as it is; None past the calendar's ends."""
     if moment.tzinfo is None:
         return moment
-    return moment.astimezone(UTC).replace(tzinfo=None)
+    try:
+        return moment.astimezone(UTC).replace(tzinfo=None)
+    except OverflowError:  # 0001-01-01T00:00+05:00 is before year 1 in UTC
+        return None
 
 
 def read_turns(

@@ -180,9 +180,9 @@ def rfc3339_utc(value: object) -> datetime | None:
             sign = -1 if found["sign"] == "-" else 1
             offset = sign * timedelta(hours=int(found["hours"]), minutes=int(found["minutes"]))
         moment = datetime.fromisoformat(f"{found['date']}T{found['time']}").replace(tzinfo=timezone(offset))
-    except ValueError:
+        return moment.astimezone(UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError):  # no such time, or past the calendar's ends in UTC
         return None
-    return moment.astimezone(UTC).replace(tzinfo=None)
 
 
 def _node(insight: _Insight, pointer: str, titles: _Titles) -> DraftNode | str:
