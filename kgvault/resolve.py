@@ -585,7 +585,8 @@ def make_entity(entity_id: str, group: EntityGroup) -> Entity:
         id=entity_id,
         title=title,
         entity_type=entity_type,
-        description=plain_text(description),
+        # A description of nothing printable says what the entity is, as one with none does.
+        description=plain_text(description) or f"{title} ({entity_type.replace('_', ' ')}).",
         aliases=tuple(_dedupe_casefold(aliases)),
         evidence=tuple(sorted(group.evidence, key=lambda e: (e.path, e.line_start, e.line_end))),
     )
