@@ -251,6 +251,13 @@ def _work_folder(keep: Path | None) -> Path:
     return Path(tempfile.mkdtemp(prefix="kgvault-limits-"))
 
 
+def _remove(work: Path) -> None:
+    """Remove a work folder; say so when something is left (a million pages take a while to delete)."""
+    shutil.rmtree(work, ignore_errors=True)
+    if work.exists():
+        print(f"could not remove all of {work}; delete it by hand", file=sys.stderr)
+
+
 def bench_big_note(megabytes: float, seed: int, timeout: float, keep: Path | None) -> list[Run]:
     """Build one big note with the default limit (skipped) and with a raised one (read)."""
     work = _work_folder(keep)
@@ -275,7 +282,7 @@ def bench_big_note(megabytes: float, seed: int, timeout: float, keep: Path | Non
         return [skipped, read]
     finally:
         if keep is None:
-            shutil.rmtree(work, ignore_errors=True)
+            _remove(work)
 
 
 def bench_many_notes(count: int, seed: int, timeout: float, keep: Path | None) -> list[Run]:
@@ -291,7 +298,7 @@ def bench_many_notes(count: int, seed: int, timeout: float, keep: Path | None) -
         return [run]
     finally:
         if keep is None:
-            shutil.rmtree(work, ignore_errors=True)
+            _remove(work)
 
 
 def _show(run: Run) -> None:
