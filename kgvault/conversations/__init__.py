@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from kgvault.records import Turn
+from kgvault.records import Problem, Turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,3 +24,22 @@ class Conversation:
     """When the conversation started (naive, UTC), when it is known."""
     sha256: str
     """Hex digest of the conversation's own content, so editing one conversation leaves the others cached."""
+
+
+ReadOne = Callable[[object, int, str, str, list[Problem]], "Conversation | None"]
+"""Read the conversation at an index of an export: (item, index, path, user name, problems)."""
+
+
+def read_export(
+    data: object, looks_like: Callable[[object], bool], read_one: ReadOne, *, path: str, user_name: str
+) -> tuple[list[Conversation], list[Problem]] | None:
+    """Read every conversation of an export list; None when no entry looks like one (another reader's)."""
+    if not isinstance(data, list) or not any(looks_like(item) for item in data):
+        return None
+    conversations: list[Conversation] = []
+    problems: list[Problem] = []
+    for index, item in enumerate(data):
+        conversation = read_one(item, index, path, user_name, problems)
+        if conversation is not None:
+            conversations.append(conversation)
+    return conversations, problems

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgvault.conversations import Conversation
+from kgvault.conversations import Conversation, read_export
 from kgvault.conversations.chat_log import (
     clean_text,
     conversation_digest,
@@ -32,15 +32,7 @@ def read_chatgpt(
     Each conversation follows its current branch only (from `current_node` up to the root): the other
     branches are edits the user abandoned. A malformed conversation is a problem and skipped.
     """
-    if not isinstance(data, list) or not any(_is_conversation(item) for item in data):
-        return None
-    conversations: list[Conversation] = []
-    problems: list[Problem] = []
-    for index, item in enumerate(data):
-        conversation = _read_conversation(item, index, path, user_name, problems)
-        if conversation is not None:
-            conversations.append(conversation)
-    return conversations, problems
+    return read_export(data, _is_conversation, _read_conversation, path=path, user_name=user_name)
 
 
 def _is_conversation(item: object) -> bool:
