@@ -24,6 +24,7 @@ import yaml
 
 from kgvault.layout import MANIFEST, MARKER, PENDING_MANIFEST
 from kgvault.records import Problem
+from kgvault.sources import decode_text
 
 """The line that ends the generated part of every page kgvault writes."""
 REQUIRED_FILES = ("index.md", "ontology.md", "relations.jsonl", "kgvault.base")
@@ -49,9 +50,13 @@ _PROPERTY_LINK = re.compile(r"\[\[([^\[\]|#]+)(#[^\[\]|]*)?(\|[^\[\]]*)?\]\]")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 _ALIAS_PIPE = re.compile(r"\\?\|")
 _PIPE = re.compile(r"\|")
-# Source file names may hold `#`: the reference is whatever follows the last `#L` (or the first `#/`).
-_LINE_EVIDENCE = re.compile(r"(?P<path>.+)#L(?P<start>\d+)-L(?P<end>\d+)")
-_POINTER_EVIDENCE = re.compile(r"(?P<path>.+?)#(?P<pointer>/.*)")
+# Source file names may hold `#` and line breaks: the reference is whatever follows the last `#L`, or,
+# after a JSON file's name, a `#/` pointer (a folder `x#` holds `x#/a.md`, a path, not file + pointer).
+_LINE_EVIDENCE = re.compile(r"(?P<path>.+)#L(?P<start>\d+)-L(?P<end>\d+)", re.DOTALL)
+# kgvault writes pointers in their URI fragment form (RFC 6901 section 6): nothing but these characters
+# and %XX escapes, so a `|`, a line break or a backtick in a key never reaches a table, a line or a span.
+_POINTER = re.compile(r"(?:/(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})*)+")
+_POINTER_EVIDENCE = re.compile(rf"(?P<path>.+?\.(?i:jsonl?))#(?P<pointer>{_POINTER.pattern})", re.DOTALL)
 _BLOCK_ID = re.compile(r"(?:^|\s)\^([\w-]+)$")
 _VALID_BLOCK_ID = re.compile(r"[A-Za-z0-9-]+")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -685,7 +690,7 @@ class _VaultChecker:
         if tags and isinstance(tags.node, yaml.SequenceNode) and "summary" not in _item_values(tags.node):
             self.report(path, tags.line, "`tags` of a summary page must contain `summary`")
         document = _text(props, "source_document")
-        if document is not None and not _is_relative_posix(document.partition("#/")[0]):
+        if document is not None and not _is_relative_posix(_split_pointer(document)[0]):
             self.report(
                 path,
                 props["source_document"].line,
@@ -731,6 +736,16 @@ class _VaultChecker:
             where = " or ".join(f"{self.prefix}{folder}/" for folder in folders)
             self.report(path, line, f"`{name}` must link to a page in {where}, not [[{match.group(1)}]]")
 
+    def _export_file(self, document: str | None) -> str | None:
+        """The JSON file a `source_document` points into (`x.json#/3`); None when it names a whole file."""
+        if document is None:
+            return None
+        file, pointer = _split_pointer(document)
+        # A note in a folder named like a JSON file (`x.json#/a.md`) splits the same way: the notes tell.
+        if pointer is None or (self.notes is not None and self._source_path(document).is_file()):
+            return None
+        return file
+
     def _check_coverage(
         self, path: str, lines: list[str], start: int, end: int, document: str | None
     ) -> None:
@@ -742,7 +757,7 @@ class _VaultChecker:
         if header + 1 >= end or not _TABLE_DELIMITER.fullmatch(lines[header + 1]):
             self.report(path, header + 1, "the coverage table has no delimiter row `| --- | --- |`")
             return
-        pointer_source = document is not None and "#/" in document
+        export = self._export_file(document)
         ranges: list[tuple[int, int, int]] = []
         index = header + 2
         while index < end and lines[index].strip().startswith("|"):
@@ -756,8 +771,10 @@ class _VaultChecker:
                 self.report(path, line, "a coverage row must say what its lines produced or why nothing")
             match = _LINE_RANGE.fullmatch(cells[0])
             if match is None:
-                if not (pointer_source and cells[0].startswith("/")):
+                if export is None:
                     self.report(path, line, f"coverage range {cells[0]!r} is not `start-end`")
+                elif not _POINTER.fullmatch(cells[0]):
+                    self.report(path, line, f"coverage row {cells[0]!r} is not a JSON pointer in URI form")
                 continue
             first, last = int(match.group(1)), int(match.group(2))
             if first < 1 or last < first:
@@ -770,8 +787,8 @@ class _VaultChecker:
                 self.report(path, line, f"coverage range {first}-{last} overlaps the range before it")
         if self.notes is None or document is None:
             return
-        if pointer_source:
-            if not self._source_path(document.partition("#/")[0]).is_file():
+        if export is not None:
+            if not self._source_path(export).is_file():
                 self.report(path, header + 1, f"source_document {document} not found under the notes folder")
             return
         source = self._read_source(document)
@@ -1030,14 +1047,15 @@ class _VaultChecker:
         return self.notes / relative
 
     def _read_source(self, relative: str) -> list[str] | None:
-        """Return a source's lines as the sources stage numbers them (BOM dropped, LF), cached."""
+        """Return a source's lines as the sources stage numbers them (same decoding, LF), cached."""
         if relative not in self.source_lines:
             try:
-                text = self._source_path(relative).read_bytes().decode("utf-8", errors="replace")
+                raw = self._source_path(relative).read_bytes()
             except OSError:
                 self.source_lines[relative] = None
             else:
-                text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+                # The build reported what is wrong with the bytes; a binary file gave it no line at all.
+                text = decode_text(relative, raw, []) or ""
                 lines = text.split("\n")
                 if lines[-1] == "":
                     lines.pop()
@@ -1337,6 +1355,12 @@ def _is_datetime(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _split_pointer(document: str) -> tuple[str, str | None]:
+    """Split `file.json#/pointer` into the file and the pointer; any other `#/` belongs to the path."""
+    match = _POINTER_EVIDENCE.fullmatch(document)
+    return (match.group("path"), match.group("pointer")) if match else (document, None)
 
 
 def _is_relative_posix(path: str) -> bool:

@@ -15,10 +15,16 @@ import yaml
 _PLAIN_SAFE = re.compile(r"^[^\s\-?:,\[\]{}#&*!|>'\"%@`=<][^\n:#]*(?<![\s])$")
 # Characters YAML cannot carry even quoted: C0/C1 controls (but tab), surrogates, non-characters.
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# What a JSON string may hold raw but YAML may not: C1 controls and DEL, YAML 1.1's other line breaks
+# (NEL, U+2028, U+2029), a byte-order mark, surrogates and non-characters.
+_UNSAFE_IN_QUOTES = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
 _STR_TAG = "tag:yaml.org,2002:str"
 _RESOLVER = yaml.resolver.Resolver()
 
 PropertyValue = str | int | float | date | Sequence[str] | None
+
+PATH_PROPERTIES = frozenset({"source_document", "sources"})
+"""Properties whose values name files of the notes (`a.md`, `a.md#L3-L5`): written verbatim, never cleaned."""
 
 
 def _stays_text(text: str) -> bool:
@@ -67,6 +73,19 @@ def scalar(value: str | int | float | date) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def path_scalar(path: str) -> str:
+    """Render a path so that YAML reads back exactly it, escaping what `scalar` would clean away."""
+    # Cleaning a path of its tabs, controls or repeated spaces would leave it naming no file.
+    if clean_text(path) == path:
+        return scalar(path)
+    return _UNSAFE_IN_QUOTES.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(path, ensure_ascii=False))
+
+
+def _value(name: str, value: str | int | float | date) -> str:
+    """Render one property value: paths verbatim, anything else through `scalar`."""
+    return path_scalar(value) if name in PATH_PROPERTIES and isinstance(value, str) else scalar(value)
+
+
 def render_properties(properties: Mapping[str, PropertyValue]) -> str:
     """Render a frontmatter block: keys in the given order, None omitted, lists as block lists."""
     lines = ["---"]
@@ -79,9 +98,9 @@ def render_properties(properties: Mapping[str, PropertyValue]) -> str:
                 lines.append(f"{key}: []")
                 continue
             lines.append(f"{key}:")
-            lines.extend(f"  - {scalar(item)}" for item in value)
+            lines.extend(f"  - {_value(name, item)}" for item in value)
         else:
             assert isinstance(value, str | int | float | date)
-            lines.append(f"{key}: {scalar(value)}")
+            lines.append(f"{key}: {_value(name, value)}")
     lines.append("---")
     return "\n".join(lines) + "\n"

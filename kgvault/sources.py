@@ -247,7 +247,7 @@ class _Finder:
                         and _source_kind(name)
                         and not self._ignored(child_rel)
                     ):
-                        self.files[child_rel] = entry.path
+                        self._take(child_rel, entry.path)
                 except OSError as error:
                     self._problem(child_rel, f"cannot inspect ({error.strerror}); skipped")
 
@@ -278,7 +278,19 @@ class _Finder:
             and not self._ignored(rel_path)
             and self._link_target(rel_path, path, "file") is not None
         ):
-            self.files[rel_path] = path
+            self._take(rel_path, path)
+
+    def _take(self, rel_path: str, path: str) -> None:
+        """Take a source file, unless its path could not be written into the vault without breaking it."""
+        if "[[" in rel_path or "]]" in rel_path:
+            # Its summary names it in properties and on pages, where `[[x]]` would be a broken wikilink.
+            self._problem(
+                rel_path,
+                "path holds `[[` or `]]`, which Obsidian reads as a wikilink; skipped "
+                "(rename it to include it)",
+            )
+            return
+        self.files[rel_path] = path
 
     def _link_target(self, rel_path: str, path: str, kind: str) -> str | None:
         """Resolve a link worth following: inside the notes root and not excluded, else None."""
@@ -332,7 +344,7 @@ def _read_source(
     except OSError as error:
         problems.append(Problem(rel_path, None, f"cannot read file ({error.strerror or error}); skipped"))
         return []
-    text = _decode(rel_path, raw, problems)
+    text = decode_text(rel_path, raw, problems)
     if text is None:
         return []
     stem = name[: -len(extension)]
@@ -447,7 +459,7 @@ def read_imported_drafts(vault: Path) -> tuple[list[Source], list[Problem]]:
                 Problem(rel_path, None, f"cannot read imported draft ({error.strerror}); skipped")
             )
             continue
-        text = _decode(rel_path, raw, problems)
+        text = decode_text(rel_path, raw, problems)
         if text is None:
             continue
         try:
@@ -510,8 +522,12 @@ def _chat_log_source(
     return _conversation_source(rel_path, stem, replace(conversation, sha256=hashlib.sha256(raw).hexdigest()))
 
 
-def _decode(rel_path: str, raw: bytes, problems: list[Problem]) -> str | None:
-    """Decode bytes as text with LF line ends; None (with a problem) for a binary file."""
+def decode_text(rel_path: str, raw: bytes, problems: list[Problem]) -> str | None:
+    """Decode bytes as text with LF line ends; None (with a problem) for a binary file.
+
+    The byte-order mark decides the codec (UTF-32, UTF-16, else UTF-8, BOM dropped). The checker
+    decodes with this function too, so it counts a source's lines exactly as the build did.
+    """
     for bom, codec in _WIDE_BOMS:
         if raw.startswith(bom):
             try:

@@ -14,11 +14,9 @@ Hypothesis's function-scoped fixtures do not reset between examples, so each exa
 hunt); the defaults keep this file near 40 seconds.
 
 Every bug these properties found has an explicit test at the end of this file: a regression test
-once fixed, an `xfail(strict=True)` test while open, so the suite stays green until the fix. Meanwhile
-the strategies steer around the open ones (names go through `without_known_bad_names`, ChatGPT node
-ids lose `|`, CR and LF, and `_without_known_bugs` sets aside the checker's false alarms on UTF-16
-notes); when a fix lands, its xfail test starts to pass (strict xfail fails the suite): drop the
-marker and the detour together.
+once fixed, an `xfail(strict=True)` test while open, so the suite stays green until the fix. While a
+bug is open the strategies may steer around it (say so next to the detour); when the fix lands, its
+xfail test starts to pass (strict xfail fails the suite): drop the marker and the detour together.
 """
 
 from __future__ import annotations
@@ -26,20 +24,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kgvault.check import check_vault
 from kgvault.cli import main
-from kgvault.records import Problem
+from kgvault.conversations.chat_log import pointer_tokens
 
 from .conftest import tree_bytes
 
@@ -107,34 +105,6 @@ def _build(notes: Path, vault: Path) -> dict[str, Any]:
     return report
 
 
-# Known bugs, each with an explicit xfail test below: problems they cause are set aside here so the
-# properties keep testing everything else about the same inputs. Delete a filter once its bug is fixed.
-_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
-_LINE_COUNT_MESSAGES = ("are in no coverage range", "ends after the last line")
-
-
-def _without_known_bugs(problems: list[Problem], notes: Path) -> list[Problem]:
-    """Set aside the checker's false alarms on UTF-16/32 notes (test_utf16_note_passes_the_checker).
-
-    The checker counts a source's lines as UTF-8, so for a note with a UTF-16 or UTF-32 byte-order
-    mark it counts other lines than the sources stage did. Delete this filter once that is fixed.
-    """
-    wide = [
-        (Path(folder) / name).relative_to(notes).as_posix()
-        for folder, _, names in os.walk(notes)
-        for name in names
-        if (Path(folder) / name).is_file() and (Path(folder) / name).read_bytes().startswith(_WIDE_BOMS)
-    ]
-    return [
-        problem
-        for problem in problems
-        if not (
-            any(f" of {path} " in problem.message or problem.message.endswith(f" of {path}") for path in wide)
-            and any(m in problem.message for m in _LINE_COUNT_MESSAGES)
-        )
-    ]
-
-
 def _check_layout(vault: Path) -> None:
     """Only the contract's files and folders; no symbolic links; pages one level deep."""
     for entry in vault.iterdir():
@@ -152,7 +122,6 @@ def build_and_check(
     links: dict[bytes, bytes] | None = None,
     outside: Files | None = None,
     rebuild: bool = True,
-    forgive_known_bugs: bool = True,
 ) -> dict[str, Any]:
     """Write `files` (and symbolic `links`) into a fresh notes folder, build, and hold it to issue 9."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -181,8 +150,7 @@ def build_and_check(
         finally:
             os.chdir(previous)
         assert _snapshot(root, {vault, again}) == before, "something outside the vault changed"
-        problems = check_vault(vault, notes=notes)
-        assert (_without_known_bugs(problems, notes) if forgive_known_bugs else problems) == []
+        assert check_vault(vault, notes=notes) == []
         _check_layout(vault)
         if rebuild:
             first, second = tree_bytes(vault), tree_bytes(again)
@@ -225,27 +193,6 @@ def _fits(name: bytes) -> bool:
     return name not in (b".", b"..") and len(name) <= 255
 
 
-def _squeezed(name: str) -> str:
-    """A path as properties.clean_text leaves it: whitespace runs collapsed, control characters gone."""
-    return " ".join(re.sub("[\x00-\x08\x0b-\x1f\x7f-\x9f]", "", " ".join(name.split())).split())
-
-
-def without_known_bad_names(path: bytes) -> bytes:
-    """Change what in a name trips a known bug, until it is fixed (each has an xfail test below):
-
-    leading, repeated or control whitespace (test_whitespace_in_file_names_survives_in_properties),
-    `[[` (test_a_file_name_with_a_wikilink_gives_a_valid_vault), and a folder name ending in `#`
-    (test_a_folder_ending_in_a_hash_passes_the_checker).
-    """
-    parts = []
-    *folders, name = path.decode("utf-8", "surrogateescape").split("/")
-    for part in [*folders, name]:
-        part = _squeezed(part).replace("[[", "((") or "_"
-        parts.append("_" + part if part in (".", "..") else part)
-    parts[:-1] = [part + "_" if part.endswith("#") else part for part in parts[:-1]]
-    return "/".join(parts).encode("utf-8", "surrogateescape")
-
-
 @st.composite
 def file_name(draw: st.DrawFn, extensions: list[str]) -> bytes:
     """A hostile but possible file name with one of the extensions (a folder, sometimes)."""
@@ -261,7 +208,7 @@ def file_name(draw: st.DrawFn, extensions: list[str]) -> bytes:
         folder = draw(name_stem).encode("utf-8")[:200].decode("utf-8", "ignore").encode("utf-8")
         if _fits(folder) and folder:
             name = folder + b"/" + name
-    return without_known_bad_names(name)
+    return name
 
 
 # --------------------------------------------------------------------------------------------
@@ -615,12 +562,7 @@ def chatgpt_export(draw: st.DrawFn) -> Any:
     """A ChatGPT export whose `parent` links may form cycles, dangle, or point at themselves."""
     conversations = []
     for _ in range(draw(st.integers(1, 3))):
-        # A node id with `|`, CR or LF is a known bug (test_a_chatgpt_node_id_keeps_its_coverage_row).
-        ids = draw(
-            st.lists(
-                hostile_text.map(lambda t: re.sub("[|\r\n]", "_", t)), min_size=1, max_size=5, unique=True
-            )
-        )
+        ids = draw(st.lists(hostile_text, min_size=1, max_size=5, unique=True))
         mapping = {
             node_id: {
                 "id": node_id,
@@ -950,11 +892,6 @@ def test_extreme_zoned_times_do_not_crash(case: str, moment: str) -> None:
     build_and_check(EXTREME_CASES[case](moment), rebuild=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: check._read_source decodes every source as UTF-8, so a UTF-16/32 note's coverage looks "
-    "incomplete (sources._decode reads the byte-order mark; the checker must decode the same way)",
-)
 @pytest.mark.parametrize(
     ("encoding", "text"),
     [("utf-16", "hello\nworld\n"), ("utf-16-be", "\ufeff\u0a06 Gurmukhi\n"), ("utf-32", "hello\nworld\n")],
@@ -968,19 +905,24 @@ def test_utf16_note_passes_the_checker(encoding: str, text: str) -> None:
         assert check_vault(Path(tmp, "vault"), notes=notes) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: properties.scalar() runs clean_text() on every string, so the paths in `source_document` "
-    "and in an entity's `sources` lose leading, repeated and control whitespace and name no file",
+def _frontmatter(page: Path) -> Any:
+    """The properties of a page kgvault wrote, read as YAML."""
+    return yaml.safe_load(page.read_text("utf-8").split("---\n")[1])
+
+
+@pytest.mark.parametrize(
+    "name", [" a.md", "a  b.md", "a\tb.md", "a\x01b.md", "sub  /x.md", "a\x85b\u2028.md"]
 )
-@pytest.mark.parametrize("name", [" a.md", "a  b.md", "a\tb.md", "a\x01b.md", "sub  /x.md"])
 def test_whitespace_in_file_names_survives_in_properties(name: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        notes = Path(tmp, "notes")
-        notes.mkdir()
+        notes, vault = Path(tmp, "notes"), Path(tmp, "vault")
+        (notes / name).parent.mkdir(parents=True)
         (notes / name).write_text("---\ndate: 2024-01-01\n---\nToday I met [[Ada]] at Acme.\n", "utf-8")
-        _build(notes, Path(tmp, "vault"))
-        assert check_vault(Path(tmp, "vault"), notes=notes) == []
+        _build(notes, vault)
+        assert check_vault(vault, notes=notes) == []
+        [summary] = (vault / "sources").glob("*.md")
+        assert _frontmatter(summary)["source_document"] == name
+        assert _frontmatter(vault / "entities" / "ada.md")["sources"] == [f"{name}#L4-L4"]
 
 
 def _draft(**items: Any) -> Files:
@@ -1016,21 +958,20 @@ _WIKILINK_TEXTS: dict[str, Files] = {
 
 @pytest.mark.parametrize("case", sorted(_WIKILINK_TEXTS))
 def test_a_wikilink_in_a_draft_text_gives_a_valid_vault(case: str) -> None:
-    build_and_check(_WIKILINK_TEXTS[case], rebuild=False, forgive_known_bugs=False)
+    build_and_check(_WIKILINK_TEXTS[case], rebuild=False)
 
 
 def test_a_backslash_in_a_file_name_passes_the_checker() -> None:
     note = b"---\ndate: 2024-01-01\n---\nToday I met [[Ada]] at Acme.\n"
-    build_and_check({b"a\\b.md": note}, rebuild=False, forgive_known_bugs=False)
+    build_and_check({b"a\\b.md": note}, rebuild=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a source path is written unescaped into its summary page: `[[x]]` in a file name becomes "
-    "a wikilink in `title` and `source_document` (and in the evidence of `sources`) that does not resolve",
-)
-def test_a_file_name_with_a_wikilink_gives_a_valid_vault() -> None:
-    build_and_check({b"[[x]].md": b"Today I met [[Ada]].\n"}, rebuild=False, forgive_known_bugs=False)
+@pytest.mark.parametrize("name", [b"[[x]].md", b"a]]b.md", b"[[x]]/a.md", b"[[x.json"])
+def test_a_file_name_with_a_wikilink_gives_a_valid_vault(name: bytes) -> None:
+    report = build_and_check({name: b"Today I met [[Ada]].\n", b"b.md": b"Bob was here.\n"}, rebuild=False)
+    skipped = [p for p in report["problems"] if p["path"] == name.decode()]
+    assert report["sources"] == 1 and len(skipped) == 1, report["problems"]
+    assert "`[[` or `]]`" in skipped[0]["message"] and "rename it" in skipped[0]["message"]
 
 
 def test_a_line_break_in_a_file_name_stays_out_of_the_page_body() -> None:
@@ -1042,8 +983,13 @@ def test_a_line_break_in_a_file_name_stays_out_of_the_page_body() -> None:
         assert [p for p in check_vault(Path(tmp, "vault")) if "CR line endings" in p.message] == []
 
 
+@pytest.mark.parametrize("name", [b"\n/a.md", b"a\nb.md", b"a\x85b.md"])
+def test_a_line_break_in_a_source_path_passes_the_checker(name: bytes) -> None:
+    build_and_check({name: b"Today I met [[Ada]] at Acme.\n"}, rebuild=False)
+
+
 def test_a_mnemon_time_before_1000_is_padded() -> None:
-    build_and_check({b"m.json": _mnemon_at("0001-01-01T00:00:00Z")}, rebuild=False, forgive_known_bugs=False)
+    build_and_check({b"m.json": _mnemon_at("0001-01-01T00:00:00Z")}, rebuild=False)
 
 
 @pytest.mark.parametrize(
@@ -1055,24 +1001,19 @@ def test_a_mnemon_time_before_1000_is_padded() -> None:
     ],
 )
 def test_a_wikilink_in_inline_code_stays_out_of_titles(note: str) -> None:
-    build_and_check({b"a.md": note.encode()}, rebuild=False, forgive_known_bugs=False)
+    build_and_check({b"a.md": note.encode()}, rebuild=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the checker reads `source_document: x#/a.md` as file `x` with the JSON pointer `/a.md`, "
-    "so a note in a folder whose name ends in `#` has a summary it reports as not found",
-)
 @pytest.mark.parametrize("folder", ["#", "x#"])
 def test_a_folder_ending_in_a_hash_passes_the_checker(folder: str) -> None:
     note = b"Today I met [[Ada]] at Acme.\n"
-    build_and_check({folder.encode() + b"/a.md": note}, rebuild=False, forgive_known_bugs=False)
+    build_and_check({folder.encode() + b"/a.md": note}, rebuild=False)
 
 
 @pytest.mark.parametrize("description", ["\x01", "\x1f", "\x7f"])
 def test_a_description_of_control_characters_is_not_empty(description: str) -> None:
     draft = {"schema_version": "kgvault.draft/1", "entities": [{"name": "Ada", "description": description}]}
-    build_and_check({b"d.json": json.dumps(draft).encode()}, rebuild=False, forgive_known_bugs=False)
+    build_and_check({b"d.json": json.dumps(draft).encode()}, rebuild=False)
 
 
 def _chatgpt_export(node_id: str) -> Files:
@@ -1087,11 +1028,23 @@ def _chatgpt_export(node_id: str) -> Files:
     return {b"g.json": json.dumps(export).encode()}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a JSON pointer is written raw into the coverage table (and page bodies): a ChatGPT node id "
-    "holding `|` splits the row, an LF ends it, a CR is a CR line ending",
-)
-@pytest.mark.parametrize("node_id", ["a|b", "a\nb", "a\rb"])
+@pytest.mark.parametrize("node_id", ["a|b", "a\nb", "a\rb", "`x`", "[[x]]", "a#/b", "50%"])
 def test_a_chatgpt_node_id_keeps_its_coverage_row(node_id: str) -> None:
-    build_and_check(_chatgpt_export(node_id), rebuild=False, forgive_known_bugs=False)
+    build_and_check(_chatgpt_export(node_id), rebuild=False)
+
+
+@pytest.mark.parametrize("node_id", ["a|b", "a\nb", "日本 ~/%"])
+def test_a_pointer_on_a_page_leads_back_to_its_message(node_id: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        notes, vault = Path(tmp, "notes"), Path(tmp, "vault")
+        notes.mkdir()
+        for name, data in _chatgpt_export(node_id).items():
+            (notes / name.decode()).write_bytes(data)
+        _build(notes, vault)
+        [summary] = (vault / "sources").glob("*.md")
+        rows = [line for line in summary.read_text("utf-8").split("\n") if line.startswith("| /")]
+        assert len(rows) == 1, rows
+        pointer = rows[0].split(" | ")[0].removeprefix("| ")
+        assert pointer_tokens(pointer) == ["0", "mapping", node_id]
+        refs = _frontmatter(vault / "entities" / "user.md")["sources"]
+        assert refs == [f"g.json#{pointer}"]

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import quote, unquote
 
 from kgvault.conversations import Conversation
 from kgvault.records import Problem, Role, Turn
@@ -64,8 +65,16 @@ def utc_time(value: object) -> datetime | None:
 
 
 def json_pointer(*tokens: str | int) -> str:
-    """Build an RFC 6901 JSON pointer: `~` becomes `~0` and `/` becomes `~1` in each token."""
-    return "".join("/" + str(token).replace("~", "~0").replace("/", "~1") for token in tokens)
+    """Build an RFC 6901 JSON pointer in its URI fragment form: `~0` and `~1` escapes, then %XX ones."""
+    # Pointers stand in coverage tables, page lines and after the `#` of evidence: a ChatGPT node id
+    # holding `|`, a line break, a backtick or `[[` would break them. So, as RFC 6901 section 6 does for
+    # fragments, all but letters, digits and `-._~` is percent-encoded (as UTF-8); `pointer_tokens` decodes.
+    return "".join("/" + quote(str(token).replace("~", "~0").replace("/", "~1"), safe="") for token in tokens)
+
+
+def pointer_tokens(pointer: str) -> list[str]:
+    """Read a pointer `json_pointer` wrote back into its tokens: `/0/mapping/a%7Cb` gives 0, mapping, a|b."""
+    return [unquote(token).replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
 
 
 def clean_text(text: str) -> str:
