@@ -25,8 +25,8 @@ killed and reported as such.
 
 `profile` runs the pipeline in this process and prints, for each stage, when it started and the
 resident (and, with --frames > 0, traced) memory then; with tracing it also prints the source lines
-holding the most memory when linking starts (every chunk extracted) and when writing starts
-(everything read, linked and rendered is alive then).
+holding the most memory when linking starts (every chunk extracted) and when rendering starts
+(the graph is alive, the drafts are gone).
 Use --frames 0 on the full corpus to see which stage makes the peak, and tracing on a smaller one
 to see which lines hold the memory. Temporary folders are removed unless --keep.
 Nothing touches the network. See docs/performance.md.
@@ -56,8 +56,8 @@ DEFAULT_TIMEOUT = 3600.0
 RAISED_LIMIT = 200_000_000
 """`max_file_bytes` for the build that reads the big note (the default is 20 MB)."""
 NOTES_PER_FOLDER = 1000
-SNAPSHOT_STAGES = ("linking", "writing")
-"""Where `profile` takes a tracemalloc snapshot: after extraction, and once every page is rendered."""
+SNAPSHOT_STAGES = ("linking", "rendering")
+"""Where `profile` takes a tracemalloc snapshot: after extraction, and once pass 2 let the drafts go."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -342,8 +342,9 @@ def profile(corpus: str, megabytes: float, count: int, seed: int, top: int, fram
     """Build a corpus in this process; per stage, print time and memory, then the lines holding the most.
 
     With `frames` > 0, tracemalloc traces allocations (that many frames each; slow) and a snapshot is
-    taken when the pipeline reaches "linking" (every chunk extracted) and "writing" (everything read,
-    linked and rendered is alive then); with 0, only resident memory is sampled, at full speed.
+    taken when the pipeline reaches "linking" (every chunk extracted) and "rendering" (the graph is
+    alive, the drafts are gone; pages are rendered one by one as "writing" writes them); with 0, only
+    resident memory is sampled, at full speed.
     """
     import tracemalloc
 

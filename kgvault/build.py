@@ -15,10 +15,11 @@ from kgvault import snapshot
 from kgvault.config import Settings
 from kgvault.layout import DRAFTS_DIR, STATE_DIR
 from kgvault.lock import vault_lock
-from kgvault.records import Chunk, Problem, Source
+from kgvault.records import Chunk, Graph, Problem, Source
 from kgvault.write import UnsafeVaultError, atomic_write, find_orphans, read_manifest, write_vault
 
 if TYPE_CHECKING:  # the stages' modules load only when a build runs
+    from kgvault.cache import ExtractionCache
     from kgvault.extract import Extraction
     from kgvault.extract.llm import LlmSettings, LlmStats
 
@@ -156,6 +157,22 @@ def _unchanged(recorded: dict[str, Any], seconds: float) -> BuildReport:
     )
 
 
+@dataclass(slots=True)
+class _Linked:
+    """What reading, extracting and linking leave for render and write: the drafts are gone by then."""
+
+    graph: Graph
+    sources: int
+    chunks: int
+    problems: list[Problem]
+    """Everything reading, extracting and linking reported, dropped draft items included."""
+    cache_entries: dict[str, bytes]
+    """Encoded cache entries of the sources extracted in this build, stored once the vault is written."""
+    cache_keys: set[str]
+    """The cache key of every source, so entries of notes changed or gone can be pruned."""
+    stats: LlmStats | None
+
+
 def _run_pipeline(
     settings: Settings, progress: Progress | None, untouched: frozenset[str] = frozenset()
 ) -> BuildReport:
@@ -163,21 +180,108 @@ def _run_pipeline(
     # The stages' modules are imported here: a no-op rebuild never needs them.
     import jinja2
 
-    from kgvault.cache import ExtractionCache, source_key
-    from kgvault.chunks import chunk_sources
-    from kgvault.corrections import load_corrections
-    from kgvault.extract import extract
-    from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
-    from kgvault.link import link
+    from kgvault.cache import ExtractionCache
     from kgvault.render import render
-    from kgvault.sources import read_imported_drafts, read_sources
 
     started = time.perf_counter()
     say = progress or (lambda _stage: None)
     vault = settings.vault
     outer = enclosing_vault(vault)
     prefix = vault.resolve().relative_to(outer).as_posix() + "/" if outer else ""
+    cache = ExtractionCache(vault, enabled=not settings.dry_run)
+    linked = _read_extract_link(settings, cache, outer, say)
+    graph = linked.graph
+    say("rendering")
+    # Pages are rendered as they are written: a template's error surfaces in either stage.
+    try:
+        pages = render(graph, templates=settings.templates, link_prefix=prefix)
+        # The set of pages does not depend on the orphan list, so plan again only when there are orphans.
+        orphaned = find_orphans(vault, set(pages))
+        if orphaned:
+            pages = render(graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned)
+        say("writing")
+        result = write_vault(
+            vault,
+            pages,
+            force=settings.force,
+            dry_run=settings.dry_run,
+            # Inside a vault you already have, only its types.json learns our property types.
+            settings_dir=(outer or vault) / ".obsidian",
+            graph_settings=outer is None,
+            trusted=untouched,
+        )
+    except jinja2.TemplateError as error:
+        where = (
+            f"{error.name}, line {error.lineno}"
+            if isinstance(error, jinja2.TemplateSyntaxError)
+            else "a template"
+        )
+        raise BuildError(f"cannot render {where}: {error.message}; fix the template or remove it") from error
+    if not settings.dry_run:
+        _remember_notes_root(vault, settings.notes)
+        from kgvault.search import update_index
 
+        say("indexing")
+        update_index(vault, graph)
+        # Cached only once the vault is written: a build that fails leaves nothing behind.
+        for key, entry in linked.cache_entries.items():
+            cache.store(key, entry)
+        cache.prune(linked.cache_keys)
+        if settings.max_sensitivity is not None:
+            _drop_caches(vault)
+
+    layers = [n.memory_layer for n in graph.nodes]
+    return BuildReport(
+        sources=linked.sources,
+        chunks=linked.chunks,
+        episodic=layers.count("episodic"),
+        semantic=layers.count("semantic"),
+        entities=len(graph.entities),
+        relations=len(graph.relations),
+        files={
+            "written": len(result.written),
+            "unchanged": len(result.unchanged),
+            "removed": len(result.removed),
+            "kept": len(result.kept),
+            "orphaned": len(result.orphaned),
+        },
+        problems=sorted(
+            [*linked.problems, *(_in_vault(settings.vault, p) for p in result.problems)],
+            key=lambda p: (p.path, p.line or 0, p.message),
+        ),
+        seconds=time.perf_counter() - started,
+        llm=linked.stats.to_json() if linked.stats is not None else dict(_NO_LLM),
+        # The .obsidian files we make count too: deleting them must not pass for "nothing changed".
+        vault_files=sorted(
+            {
+                *read_manifest(vault),
+                *result.kept,
+                *result.orphaned,
+                ".obsidian/types.json",
+                ".obsidian/graph.json",
+            }
+        ),
+    )
+
+
+def _read_extract_link(
+    settings: Settings, cache: ExtractionCache, outer: Path | None, say: Progress
+) -> _Linked:
+    """Read, chunk, extract and link: return the graph, and let every source, chunk and draft go.
+
+    Drafts are the build's largest records; nothing after pass 2 needs them, so they live only
+    as long as this function (the peak memory of a big build is then render's, not theirs).
+    """
+    from kgvault.cache import source_key
+    from kgvault.chunks import chunk_sources
+    from kgvault.corrections import load_corrections
+    from kgvault.extract import extract
+    from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
+    from kgvault.link import link
+    from kgvault.share import apply_floors, restrict
+    from kgvault.sources import read_imported_drafts, read_sources
+
+    vault = settings.vault
     say("reading sources")
     sources, problems = read_sources(
         settings.notes, exclude=[vault], max_bytes=settings.max_file_bytes, user_name=settings.user_name
@@ -188,7 +292,6 @@ def _run_pipeline(
     problems.extend(_in_vault(vault, problem) for problem in import_problems)
     problems.extend(_notes_in_vault(settings))
     say("chunking")
-    cache = ExtractionCache(vault, enabled=not settings.dry_run)
     keys = [source_key(source, settings.max_chunk_chars, settings.user_name) for source in sources]
     # A draft file is not cached: reading it is cheap, and its quotes depend on another note. With a
     # model, answers are cached per chunk instead (an edited paragraph asks about that chunk only).
@@ -208,8 +311,6 @@ def _run_pipeline(
     say("linking")
     corrections, correction_problems = load_corrections(settings.notes)
     problems.extend(correction_problems)
-    from kgvault.share import apply_floors, restrict
-
     extractions = apply_floors(extractions, sources)
     taken = _outer_basenames(outer, vault) if outer else ()
     functional = FUNCTIONAL_PREDICATES.union(settings.functional_predicates)
@@ -234,45 +335,19 @@ def _run_pipeline(
     problems.extend(graph.problems)
     if settings.max_sensitivity is not None:
         graph = restrict(graph, settings.max_sensitivity)
-    say("rendering")
-    try:
-        pages = render(graph, templates=settings.templates, link_prefix=prefix)
-        # The set of pages does not depend on the orphan list, so render again only when there are orphans.
-        orphaned = find_orphans(vault, set(pages))
-        if orphaned:
-            pages = render(graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned)
-    except jinja2.TemplateError as error:
-        where = (
-            f"{error.name}, line {error.lineno}"
-            if isinstance(error, jinja2.TemplateSyntaxError)
-            else "a template"
-        )
-        raise BuildError(f"cannot render {where}: {error.message}; fix the template or remove it") from error
-    say("writing")
-    result = write_vault(
-        vault,
-        pages,
-        force=settings.force,
-        dry_run=settings.dry_run,
-        # Inside a vault you already have, only its types.json learns our property types.
-        settings_dir=(outer or vault) / ".obsidian",
-        graph_settings=outer is None,
-        trusted=untouched,
-    )
-    if not settings.dry_run:
-        _remember_notes_root(vault, settings.notes)
-        from kgvault.search import update_index
-
-        say("indexing")
-        update_index(vault, graph)
-        # Cached only once the vault is written: a build that fails leaves nothing behind.
+    problems.extend(_dropped(vault, extractions))
+    entries = {}
+    if not settings.dry_run and not settings.model:
         for key, (source_chunks, source_extractions) in to_cache.items():
-            if not settings.model and not any(chunk.kind == "draft" for chunk in source_chunks):
-                cache.store(key, source_chunks, source_extractions)
-        cache.prune(set(keys))
-        if settings.max_sensitivity is not None:
-            _drop_caches(vault)
+            if not any(chunk.kind == "draft" for chunk in source_chunks):
+                entry = cache.encode(source_chunks, source_extractions)
+                if entry is not None:
+                    entries[key] = entry
+    return _Linked(graph, len(sources), len(chunks), problems, entries, set(keys), stats)
 
+
+def _dropped(vault: Path, extractions: Sequence[Extraction]) -> list[Problem]:
+    """What extraction left out, and the chunks it failed on: one problem each."""
     dropped = [
         Problem(x.chunk.source_path, x.chunk.line_start, f"dropped: {reason}")
         for x in extractions
@@ -284,38 +359,7 @@ def _run_pipeline(
         for x in extractions
         if x.draft.skip_reason and x.draft.skip_reason.startswith(("failed:", "dry run:"))
     ]
-    layers = [n.memory_layer for n in graph.nodes]
-    return BuildReport(
-        sources=len(sources),
-        chunks=len(chunks),
-        episodic=layers.count("episodic"),
-        semantic=layers.count("semantic"),
-        entities=len(graph.entities),
-        relations=len(graph.relations),
-        files={
-            "written": len(result.written),
-            "unchanged": len(result.unchanged),
-            "removed": len(result.removed),
-            "kept": len(result.kept),
-            "orphaned": len(result.orphaned),
-        },
-        problems=sorted(
-            [*problems, *dropped, *(_in_vault(settings.vault, p) for p in result.problems)],
-            key=lambda p: (p.path, p.line or 0, p.message),
-        ),
-        seconds=time.perf_counter() - started,
-        llm=stats.to_json() if stats is not None else dict(_NO_LLM),
-        # The .obsidian files we make count too: deleting them must not pass for "nothing changed".
-        vault_files=sorted(
-            {
-                *read_manifest(vault),
-                *result.kept,
-                *result.orphaned,
-                ".obsidian/types.json",
-                ".obsidian/graph.json",
-            }
-        ),
-    )
+    return dropped
 
 
 def _extract_with_model(

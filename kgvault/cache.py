@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zlib
 from collections.abc import Sequence
 from datetime import date
 from functools import cache
@@ -73,12 +74,16 @@ class ExtractionCache:
             return None  # not there, or damaged: extract again
         return chunks, extractions
 
-    def store(self, key: str, chunks: Sequence[Chunk], extractions: Sequence[Extraction]) -> None:
-        """Keep a source's chunks and extractions; a cache that cannot be written is only slower."""
+    def encode(self, chunks: Sequence[Chunk], extractions: Sequence[Extraction]) -> bytes | None:
+        """A source's chunks and extractions as an entry's bytes, or None when they must not be kept.
+
+        Encoding is apart from storing so a build can let go of its drafts long before it may
+        write anything (an entry is stored only once the vault is written).
+        """
         # The cache holds drafts, as pages do, but no raw note text (a chunk's text is rebuilt from
         # the note) and no secret: a heading that holds one keeps its source out of the cache.
         if not self.enabled or any(find_secrets(" ".join(chunk.heading_path)) for chunk in chunks):
-            return
+            return None
         data = {
             "chunks": [_chunk_fields(chunk) for chunk in chunks],
             "extractions": [
@@ -90,11 +95,18 @@ class ExtractionCache:
                 for x in extractions
             ],
         }
+        # Compressed while it waits in memory: a build of 100,000 notes holds one per note.
+        return zlib.compress(json.dumps(data, ensure_ascii=False).encode("utf-8"), 1)
+
+    def store(self, key: str, entry: bytes) -> None:
+        """Keep an encoded entry; a cache that cannot be written is only slower."""
+        if not self.enabled:
+            return
         path = self._path(key)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             temporary = path.with_name(f".{path.name}.kgvault-tmp")
-            temporary.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+            temporary.write_bytes(zlib.decompress(entry))
             os.replace(temporary, path)
         except OSError:
             pass

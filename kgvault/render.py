@@ -1,13 +1,13 @@
-"""Render: a pure function from the Graph to pages (vault-relative path → generated text)."""
+"""Render: a pure function from the Graph to pages (vault-relative path → generated text, made on demand)."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 import jinja2
@@ -67,33 +67,55 @@ def valid_tag(tag: str) -> bool:
     return bool(_VALID_TAG.match(tag)) and not tag.replace("/", "").isdigit() and tag[:1] != "_"
 
 
+class Pages(Mapping[str, str]):
+    """Every page of a vault by path, each rendered when it is read (a big vault never holds all at once).
+
+    Reading a page twice renders it twice: write it down if you need it again.
+    """
+
+    def __init__(self, makers: dict[str, Callable[[], str]]) -> None:
+        self._makers = makers
+
+    def __getitem__(self, path: str) -> str:
+        return self._makers[path]()
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._makers
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+
 def render(
     graph: Graph,
     *,
     templates: Path | None = None,
     link_prefix: str = "",
     orphaned: Sequence[str] = (),
-) -> dict[str, str]:
-    """Render every page of the vault; Markdown pages end with the user-region marker line."""
+) -> Pages:
+    """Plan every page of the vault; Markdown pages end with the user-region marker line.
+
+    Which pages there are is known at once; each page's text is rendered only when it is read,
+    so writing a vault of 200,000 pages never holds them all in memory.
+    """
     env = environment(templates)
     linker = Linker(link_prefix)
     ctx = _Context.build(graph, linker)
-    pages: dict[str, str] = {}
     # Each template is looked up once per render: a lookup checks the file's time on disk.
     loaded: dict[str, jinja2.Template] = {}
 
-    def page(
-        path: str, properties: Mapping[str, PropertyValue] | None, template: str, **values: object
-    ) -> None:
+    def page(properties: Mapping[str, PropertyValue] | None, template: str, **values: object) -> str:
         if template not in loaded:
             loaded[template] = env.get_template(template)
         body = loaded[template].render(link=linker.link, **values).strip("\n")
         head = render_properties(properties) if properties is not None else ""
-        pages[path] = f"{head}{_guard_marker(body)}\n\n{MARKER}\n"
+        return f"{head}{_guard_marker(body)}\n\n{MARKER}\n"
 
-    for node in graph.nodes:
-        page(
-            f"{FOLDERS[node.memory_layer]}/{node.id}.md",
+    def node_page(node: Node) -> str:
+        return page(
             _node_properties(node, ctx),
             "node.md.j2",
             node=node,
@@ -103,9 +125,9 @@ def render(
             entity=ctx.entity_by_id,
             sources=ctx.node_sources(node),
         )
-    for entity in graph.entities:
-        page(
-            f"{FOLDERS['entity']}/{entity.id}.md",
+
+    def entity_page(entity: Entity) -> str:
+        return page(
             _entity_properties(entity),
             "entity.md.j2",
             entity=entity,
@@ -116,9 +138,9 @@ def render(
             facts=ctx.facts(entity.id),
             mentioned_in=ctx.mentioned_in(entity),
         )
-    for summary in graph.summaries:
-        page(
-            f"{FOLDERS['summary']}/{summary.id}.md",
+
+    def summary_page(summary: SourceSummary) -> str:
+        return page(
             _summary_properties(summary),
             "summary.md.j2",
             summary=summary,
@@ -129,42 +151,56 @@ def render(
                 (r.pointer or f"{r.line_start}-{r.line_end}", _table_cell(r.result)) for r in summary.coverage
             ],
         )
-    page(
-        "index.md",
-        None,
-        "index.md.j2",
-        graph=graph,
-        counts=ctx.counts(),
-        tag_tree=_tag_tree(graph.tag_counts),
-        top_entities=ctx.top_entities(15),
-        latest=ctx.latest_episodes(15),
-        orphaned=sorted(orphaned),
-        prefix=link_prefix,
-        review=[(ctx.node_by_id[a], ctx.node_by_id[b]) for a, b in graph.conflicts],
-    )
-    page(
-        "ontology.md",
-        None,
-        "ontology.md.j2",
-        entity_types=ctx.entity_types(),
-        predicates=graph.predicates,
-        functional=frozenset(graph.functional) or FUNCTIONAL_PREDICATES,
-        review=[(ctx.node_by_id[a], ctx.node_by_id[b]) for a, b in graph.conflicts],
-        tag_tree=_tag_tree(graph.tag_counts),
-        merges=[
-            (ctx.entity_by_id[e], _table_cell(clean_text(names)), _table_cell(clean_text(why)))
-            for e, names, why in graph.merges
-        ],
-        tag_changes=[(_table_cell(a), _table_cell(b), _table_cell(why)) for a, b, why in graph.tag_changes],
-        split_candidates=graph.split_candidates,
-        corrections=[
-            (_table_cell(clean_text(what)), _table_cell(clean_text(outcome)))
-            for what, outcome in graph.corrections
-        ],
-    )
-    pages["kgvault.base"] = env.get_template("kgvault.base.j2").render(prefix=link_prefix)
-    pages["relations.jsonl"] = render_relations(graph.relations)
-    return pages
+
+    def index_page() -> str:
+        return page(
+            None,
+            "index.md.j2",
+            graph=graph,
+            counts=ctx.counts(),
+            tag_tree=_tag_tree(graph.tag_counts),
+            top_entities=ctx.top_entities(15),
+            latest=ctx.latest_episodes(15),
+            orphaned=sorted(orphaned),
+            prefix=link_prefix,
+            review=[(ctx.node_by_id[a], ctx.node_by_id[b]) for a, b in graph.conflicts],
+        )
+
+    def ontology_page() -> str:
+        return page(
+            None,
+            "ontology.md.j2",
+            entity_types=ctx.entity_types(),
+            predicates=graph.predicates,
+            functional=frozenset(graph.functional) or FUNCTIONAL_PREDICATES,
+            review=[(ctx.node_by_id[a], ctx.node_by_id[b]) for a, b in graph.conflicts],
+            tag_tree=_tag_tree(graph.tag_counts),
+            merges=[
+                (ctx.entity_by_id[e], _table_cell(clean_text(names)), _table_cell(clean_text(why)))
+                for e, names, why in graph.merges
+            ],
+            tag_changes=[
+                (_table_cell(a), _table_cell(b), _table_cell(why)) for a, b, why in graph.tag_changes
+            ],
+            split_candidates=graph.split_candidates,
+            corrections=[
+                (_table_cell(clean_text(what)), _table_cell(clean_text(outcome)))
+                for what, outcome in graph.corrections
+            ],
+        )
+
+    makers: dict[str, Callable[[], str]] = {}
+    for node in graph.nodes:
+        makers[f"{FOLDERS[node.memory_layer]}/{node.id}.md"] = partial(node_page, node)
+    for entity in graph.entities:
+        makers[f"{FOLDERS['entity']}/{entity.id}.md"] = partial(entity_page, entity)
+    for summary in graph.summaries:
+        makers[f"{FOLDERS['summary']}/{summary.id}.md"] = partial(summary_page, summary)
+    makers["index.md"] = index_page
+    makers["ontology.md"] = ontology_page
+    makers["kgvault.base"] = partial(env.get_template("kgvault.base.j2").render, prefix=link_prefix)
+    makers["relations.jsonl"] = partial(render_relations, graph.relations)
+    return Pages(makers)
 
 
 def render_relations(relations: Iterable[Relation]) -> str:

@@ -7,7 +7,8 @@ import json
 import os
 import shutil
 import stat
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -169,6 +170,37 @@ def _encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 
 
+class _PendingWrites:
+    """The pages a build is about to write, in order; past 16 MiB of them, the rest wait compressed.
+
+    Nothing is written until every page is decided (the pending manifest goes first), so on a
+    clean build of 200,000 pages every page's text would wait in memory at once.
+    """
+
+    _PLAIN_BYTES = 16 << 20
+
+    def __init__(self) -> None:
+        self._pages: list[tuple[str, bytes, bool]] = []
+        self._plain = 0
+
+    def add(self, path: str, text: str) -> None:
+        data = _encode(text)
+        squeeze = self._plain + len(data) > self._PLAIN_BYTES
+        if not squeeze:
+            self._plain += len(data)
+        self._pages.append((path, zlib.compress(data, 1) if squeeze else data, squeeze))
+
+    def __bool__(self) -> bool:
+        return bool(self._pages)
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        for path, data, squeezed in self._pages:
+            yield path, zlib.decompress(data) if squeezed else data
+
+    def paths(self) -> list[str]:
+        return [path for path, _, _ in self._pages]
+
+
 def _is_edited(path: str, text: str, recorded: set[str]) -> bool:
     parts = split_page(path, text)
     return parts is None or sha256(parts[0]) not in recorded
@@ -226,7 +258,7 @@ def write_vault(
     linked = _symlinked_paths(vault, set(pages) | set(owned))
     old_manifest = read_manifest(vault)
     new_manifest: dict[str, str] = {}
-    writes: list[tuple[str, str]] = []
+    writes = _PendingWrites()
 
     for path in sorted(pages):
         generated = pages[path]
@@ -248,7 +280,7 @@ def write_vault(
                 result.problems.append(Problem(path, None, "cannot read the existing file; left untouched"))
                 result.kept.append(path)
                 continue
-            writes.append((path, generated))
+            writes.add(path, generated)
             new_manifest[path] = sha256(generated)
             continue
         if path not in owned:
@@ -285,7 +317,7 @@ def write_vault(
         if new_text == existing:
             result.unchanged.append(path)
         else:
-            writes.append((path, new_text))
+            writes.add(path, new_text)
 
     for path in sorted(set(owned) - set(pages)):
         target = vault / path
@@ -300,7 +332,7 @@ def write_vault(
         else:
             result.removed.append(path)
 
-    result.written = [path for path, _ in writes]
+    result.written = writes.paths()
     if dry_run:
         return result
 
@@ -312,9 +344,9 @@ def write_vault(
         pending[path] = sorted({*pending.get(path, []), digest})
     if writes or result.removed:
         atomic_write(vault / PENDING, _json_bytes({"version": 1, "files": dict(sorted(pending.items()))}))
-    for path, text in writes:
+    for path, data in writes:
         try:
-            atomic_write(vault / path, _encode(text))
+            atomic_write(vault / path, data)
         except OSError as error:
             # E.g. a file of the user's where we need a folder: report it, keep going.
             result.problems.append(Problem(path, None, f"cannot write: {error.strerror or error}"))

@@ -355,3 +355,26 @@ def test_the_query_path_imports_nothing_heavy(sample_vault_built: Built) -> None
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+def test_nodes_written_in_batches_index_the_same_rows(
+    sample_vault_built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build writes the index's node rows in batches; batch edges must not shift a rowid or lose a row."""
+    from kgvault.search import index
+
+    monkeypatch.setattr(index, "_BATCH", 7)
+    vault = tmp_path / "vault"
+    run_build(SAMPLE, vault)
+
+    def rows(folder: Path) -> list[tuple[Any, ...]]:
+        with sqlite3.connect(folder / ".kgvault/state/search.sqlite") as db:
+            nodes = db.execute("SELECT rowid, * FROM nodes ORDER BY rowid").fetchall()
+            texts = db.execute("SELECT rowid, * FROM node_text ORDER BY rowid").fetchall()
+            links = db.execute("SELECT * FROM node_entities ORDER BY 1, 2").fetchall()
+            tags = db.execute("SELECT * FROM node_tags ORDER BY 1, 2").fetchall()
+        return [*nodes, *texts, *links, *tags]
+
+    batched, whole = rows(vault), rows(sample_vault_built[0])
+    assert len(batched) > 3 * 7
+    assert batched == whole

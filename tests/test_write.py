@@ -675,3 +675,28 @@ def test_no_pending_manifest_after_a_normal_build(vault: Path, pages: dict[str, 
     assert not (vault / PENDING).exists()
     leftovers = [p for p in vault.rglob("*") if p.name.startswith(".kgvault-") or p.suffix == ".tmp"]
     assert leftovers == []
+
+
+def test_pages_waiting_compressed_are_written_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the plain budget, pending pages wait compressed; every one must still land byte for byte."""
+    pages = {f"episodic/n{i:03d}.md": page(f"body {i} " + "é" * i, f"n{i:03d}") for i in range(60)}
+    monkeypatch.setattr(write_module._PendingWrites, "_PLAIN_BYTES", 500)
+    result = write_vault(tmp_path / "squeezed", pages)
+    monkeypatch.undo()
+    write_vault(tmp_path / "plain", pages)
+
+    assert sorted(result.written) == sorted(pages)
+    for path, text in pages.items():
+        assert (tmp_path / "squeezed" / path).read_bytes() == text.encode("utf-8")
+    assert (tmp_path / "squeezed" / MANIFEST).read_bytes() == (tmp_path / "plain" / MANIFEST).read_bytes()
+
+
+def test_pending_writes_compress_only_past_their_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first pages wait as they are; only what goes past the budget is squeezed."""
+    monkeypatch.setattr(write_module._PendingWrites, "_PLAIN_BYTES", 10)
+    pending = write_module._PendingWrites()
+    pending.add("a.md", "12345")
+    pending.add("b.md", "x" * 100)
+    kept = [(path, squeezed) for path, _, squeezed in pending._pages]
+    assert kept == [("a.md", False), ("b.md", True)]
+    assert list(pending) == [("a.md", b"12345"), ("b.md", b"x" * 100)]

@@ -35,6 +35,10 @@ _INSERT_TEXT = (
 )
 
 
+_BATCH = 5000
+"""Nodes written to the index per batch."""
+
+
 class _Wanted:
     """What the index should hold for a graph: a digest per node and entity, the edges, the tags.
 
@@ -242,20 +246,22 @@ def _drop_nodes(db: sqlite3.Connection, keys: list[str]) -> None:
 def _write_nodes(db: sqlite3.Connection, nodes: list[Node], wanted: _Wanted) -> None:
     """Insert the nodes, their full text under the same rowid, and their entity and tag links."""
     (last,) = db.execute("SELECT coalesce(max(rowid), 0) FROM nodes").fetchone()
-    rows: list[tuple[Any, ...]] = []
-    texts: list[tuple[Any, ...]] = []
-    links: list[tuple[str, str]] = []
-    tags: list[tuple[str, str]] = []
-    for rowid, node in enumerate(nodes, start=last + 1):
-        row, text, entity_ids = _node_row(node, wanted)
-        rows.append((rowid, *row))
-        texts.append((rowid, *text))
-        links.extend((entity_id, node.id) for entity_id in entity_ids)
-        tags.extend((tag, node.id) for tag in node.tags)
-    db.executemany(_INSERT_NODE, rows)
-    db.executemany(_INSERT_TEXT, texts)
-    db.executemany("INSERT OR IGNORE INTO node_entities VALUES (?, ?)", links)
-    db.executemany("INSERT OR IGNORE INTO node_tags VALUES (?, ?)", tags)
+    # In batches: the rows of 100,000 nodes at once would be a build's memory peak.
+    for start in range(0, len(nodes), _BATCH):
+        rows: list[tuple[Any, ...]] = []
+        texts: list[tuple[Any, ...]] = []
+        links: list[tuple[str, str]] = []
+        tags: list[tuple[str, str]] = []
+        for rowid, node in enumerate(nodes[start : start + _BATCH], start=last + 1 + start):
+            row, text, entity_ids = _node_row(node, wanted)
+            rows.append((rowid, *row))
+            texts.append((rowid, *text))
+            links.extend((entity_id, node.id) for entity_id in entity_ids)
+            tags.extend((tag, node.id) for tag in node.tags)
+        db.executemany(_INSERT_NODE, rows)
+        db.executemany(_INSERT_TEXT, texts)
+        db.executemany("INSERT OR IGNORE INTO node_entities VALUES (?, ?)", links)
+        db.executemany("INSERT OR IGNORE INTO node_tags VALUES (?, ?)", tags)
 
 
 def _write_entities(db: sqlite3.Connection, entities: list[Entity], digests: dict[str, str]) -> None:
