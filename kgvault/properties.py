@@ -73,6 +73,7 @@ def scalar(value: str | int | float | date) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+@lru_cache(maxsize=1 << 16)
 def path_scalar(path: str) -> str:
     """Render a path so that YAML reads back exactly it, escaping what `scalar` would clean away."""
     # Cleaning a path of its tabs, controls or repeated spaces would leave it naming no file.
@@ -81,9 +82,9 @@ def path_scalar(path: str) -> str:
     return _UNSAFE_IN_QUOTES.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(path, ensure_ascii=False))
 
 
-def _value(name: str, value: str | int | float | date) -> str:
-    """Render one property value: paths verbatim, anything else through `scalar`."""
-    return path_scalar(value) if name in PATH_PROPERTIES and isinstance(value, str) else scalar(value)
+def _any_scalar(value: str | int | float | date) -> str:
+    """A path property's value: a path verbatim, anything else (never written today) as a scalar."""
+    return path_scalar(value) if isinstance(value, str) else scalar(value)
 
 
 def render_properties(properties: Mapping[str, PropertyValue]) -> str:
@@ -93,14 +94,15 @@ def render_properties(properties: Mapping[str, PropertyValue]) -> str:
         if value is None:
             continue
         key = scalar(name)
+        write = _any_scalar if name in PATH_PROPERTIES else scalar
         if isinstance(value, list | tuple):
             if not value:
                 lines.append(f"{key}: []")
                 continue
             lines.append(f"{key}:")
-            lines.extend(f"  - {_value(name, item)}" for item in value)
+            lines.extend(f"  - {write(item)}" for item in value)
         else:
             assert isinstance(value, str | int | float | date)
-            lines.append(f"{key}: {_value(name, value)}")
+            lines.append(f"{key}: {write(value)}")
     lines.append("---")
     return "\n".join(lines) + "\n"

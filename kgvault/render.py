@@ -6,7 +6,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from kgvault.layout import FOLDERS, MARKER
 from kgvault.names import normalize_name
 from kgvault.properties import PropertyValue, clean_text, plain_text, render_properties
 from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary
-from kgvault.templating import environment
+from kgvault.templating import direct_call, environment
 
 RELATION_KEYS = (
     "from",
@@ -50,6 +50,7 @@ class Linker:
     def target(self, kind: str, page_id: str) -> str:
         return f"{self.prefix}{FOLDERS[kind]}/{page_id}"
 
+    @direct_call
     def link(self, kind: str, page_id: str, title: str, *, in_table: bool = False) -> str:
         pipe = "\\|" if in_table else "|"
         return f"[[{self.target(kind, page_id)}{pipe}{display(title)}]]"
@@ -249,6 +250,7 @@ class _Context:
     outgoing: dict[str, list[Relation]]
     incoming: dict[str, list[Relation]]
     nodes_by_entity: dict[str, list[Node]]
+    summary_links: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def build(cls, graph: Graph, linker: Linker) -> _Context:
@@ -278,8 +280,12 @@ class _Context:
         )
 
     def summary_link(self, path: str) -> str | None:
-        summary = self.summary_by_path.get(path)
-        return self.linker.link("summary", summary.id, summary.source.title) if summary else None
+        # Asked for every piece of evidence of every page: a source's link is made once.
+        if path not in self.summary_links:
+            summary = self.summary_by_path.get(path)
+            link = self.linker.link("summary", summary.id, summary.source.title) if summary else None
+            self.summary_links[path] = link
+        return self.summary_links[path]
 
     def node_sources(self, node: Node) -> list[tuple[str, Evidence]]:
         return [(link, e) for e in node.evidence if (link := self.summary_link(e.path))]
