@@ -392,11 +392,12 @@ def _symlinked_paths(vault: Path, paths: set[str]) -> set[str]:
     """Page paths that are, or lie in a folder that is, a symbolic link: writing there leaves the vault."""
     folders: dict[str, bool] = {}
     linked = set()
+    root = str(vault)  # os.path on strings: pathlib costs more than the check itself, 15,000 times
     for path in paths:
         folder = path.rpartition("/")[0]
         if folder and folder not in folders:
-            folders[folder] = (vault / folder).is_symlink()
-        if (folder and folders[folder]) or (vault / path).is_symlink():
+            folders[folder] = os.path.islink(os.path.join(root, folder))
+        if (folder and folders[folder]) or os.path.islink(os.path.join(root, path)):
             linked.add(path)
     return linked
 

@@ -13,17 +13,21 @@ import re
 import secrets
 import subprocess
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator
+from email.utils import formatdate
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
 from kgvault.check import check_vault
 from kgvault.chunks import chunk_sources
 from kgvault.cli import main
+from kgvault.extract import llm
 from kgvault.sources import read_sources
 
 from .conftest import tree_bytes
@@ -363,6 +367,49 @@ def test_a_rate_limit_is_retried(tmp_path: Path, stub: StubLLM) -> None:
     assert not [p for p in report["problems"] if "failed" in p["message"]]
     assert (vault / KETTLE_PAGE).is_file() and "| 4-4 | 1 node |" in coverage(vault, "kettle")
     assert check_vault(vault, notes=notes) == []
+
+
+def test_a_rate_limit_waits_as_long_as_retry_after_says(tmp_path: Path, stub: StubLLM) -> None:
+    """The backoff is 50 ms, the server asks for 0.8 s: the retry comes no sooner than asked."""
+    times: list[float] = []
+
+    def timed(first: Responder) -> Responder:
+        def respond(body: dict[str, Any]) -> Any:
+            times.append(time.monotonic())
+            return first(body)
+
+        return respond
+
+    _notes, vault, report = _fault_build(tmp_path, stub, timed(first_then(rate_limited(0.8))))
+    assert len(times) == 2 and report["llm"]["failed"] == 0
+    assert times[1] - times[0] >= 0.75
+    assert (vault / KETTLE_PAGE).is_file()
+
+
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"Retry-After": "2"}, 2.0),
+        ({"retry-after-ms": "1500"}, 1.5),
+        ({"Retry-After": "86400"}, llm.MAX_RETRY_AFTER),
+        ({"Retry-After": "-3"}, 0.0),
+        ({"Retry-After": "soon"}, None),
+        ({"Retry-After": "nan"}, None),
+        ({}, None),
+    ],
+)
+def test_retry_after_is_read_in_seconds_and_capped(headers: dict[str, str], seconds: float | None) -> None:
+    error = Exception("429")
+    error.response = httpx.Response(429, headers=headers)  # type: ignore[attr-defined]
+    assert llm._retry_after(error) == seconds
+
+
+def test_retry_after_as_an_http_date() -> None:
+    error = Exception("429")
+    when = formatdate(time.time() + 30, usegmt=True)
+    error.response = httpx.Response(429, headers={"Retry-After": when})  # type: ignore[attr-defined]
+    waited = llm._retry_after(error)
+    assert waited is not None and 27 <= waited <= 30
 
 
 def test_a_server_error_fails_the_chunk_not_the_build(tmp_path: Path, stub: StubLLM) -> None:

@@ -364,7 +364,8 @@ class ModelClient:
             except Exception as error:
                 retried = type(error).__name__ in _RETRIED or _status(error) in (429, 500, 502, 503, 504)
                 if retried and attempt < settings.retries:
-                    time.sleep(settings.backoff * 2**attempt)
+                    # A server that says how long to wait (a rate limit's Retry-After) is believed.
+                    time.sleep(max(settings.backoff * 2**attempt, _retry_after(error) or 0.0))
                     continue
                 raise ModelFailure(_describe(error)) from error
             self._count(response)
@@ -419,6 +420,37 @@ def _response_format(litellm: Any, model: str) -> dict[str, Any] | None:
 def _status(error: Exception) -> int | None:
     status = getattr(error, "status_code", None)
     return status if isinstance(status, int) else None
+
+
+MAX_RETRY_AFTER = 60.0
+"""The longest a server's Retry-After makes us wait before a retry (longer asks wait this long)."""
+
+
+def _retry_after(error: Exception) -> float | None:
+    """Seconds the server asked to wait before the next request, if its error response said."""
+    # litellm keeps the provider's headers apart (its own `response` is rebuilt without them).
+    headers = getattr(error, "litellm_response_headers", None) or getattr(
+        getattr(error, "response", None), "headers", None
+    )
+    if headers is None:
+        return None
+    try:
+        if (millis := headers.get("retry-after-ms")) is not None:
+            return min(max(float(millis) / 1000, 0.0), MAX_RETRY_AFTER)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            seconds = float(value)
+        except ValueError:  # an HTTP date
+            from email.utils import parsedate_to_datetime
+
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        return None  # a header we cannot read: the backoff alone decides
+    if seconds != seconds:  # NaN
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
 def _describe(error: Exception) -> str:
