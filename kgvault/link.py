@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import lru_cache
 
 from kgvault.conversations.small_talk import silence_reason
 from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
@@ -45,12 +46,22 @@ class _NodeGroup:
     items: list[tuple[Evidence, DraftNode]] = field(default_factory=list)
     entity_keys: set[str] = field(default_factory=set)
     _tags: tuple[str, ...] | None = None
+    _first: tuple[Evidence, DraftNode] | None = None
 
     def tags(self) -> tuple[str, ...]:
         """Every tag any of the merged drafts gave, sorted; asked only once the group is complete."""
         if self._tags is None:
-            self._tags = tuple(sorted({tag for _, node in self.items for tag in node.tags}))
+            if len(self.items) == 1:  # most propositions are said once: no union to make
+                self._tags = tuple(sorted(set(self.items[0][1].tags)))
+            else:
+                self._tags = tuple(sorted(set().union(*(node.tags for _, node in self.items))))
         return self._tags
+
+    def first(self) -> tuple[Evidence, DraftNode]:
+        """The earliest item (see `_first`); asked for the id, the node and consolidation, found once."""
+        if self._first is None:
+            self._first = _first(self.items)
+        return self._first
 
     def paths(self) -> tuple[str, ...]:
         """The source files the merged drafts come from, sorted."""
@@ -83,11 +94,13 @@ def link(
     summary_key = {s.path: f"summary:{s.path}" for s in sources}
     wanted: dict[str, str] = {}
     rank: dict[str, int] = {}
+    # An episode said on many dates is one node per date, all with the same title: slug it once.
+    title_slug = lru_cache(maxsize=None)(node_slug)
     for root, group in entity_groups.items():
         wanted[entity_key_by_root[root]] = group.wanted_id()
         rank[entity_key_by_root[root]] = _KIND_RANK["entity"]
     for key, items in node_groups.items():
-        wanted[node_key[key]] = node_slug(_first(items.items)[1].title)
+        wanted[node_key[key]] = title_slug(items.first()[1].title)
         rank[node_key[key]] = _KIND_RANK[key[0]]
     for source in sources:
         page_key = summary_key[source.path]
@@ -97,11 +110,12 @@ def link(
     repeated = _repeated_episodes(node_groups)
     for title_key, keys in repeated.items():
         if ("semantic", title_key, "") not in node_groups:
-            wanted[f"derived:{title_key}"] = node_slug(_first(node_groups[keys[0]].items)[1].title)
+            wanted[f"derived:{title_key}"] = title_slug(node_groups[keys[0]].first()[1].title)
             rank[f"derived:{title_key}"] = _KIND_RANK["semantic"]
     ids = assign_unique(wanted, taken=[*taken, "index", "ontology"], rank=rank)
 
     entity_id = {root: ids[entity_key_by_root[root]] for root in entity_groups}
+    node_id = {key: ids[node_key[key]] for key in node_groups}
     entities = tuple(
         sorted(
             (make_entity(entity_id[root], group) for root, group in entity_groups.items()),
@@ -112,7 +126,7 @@ def link(
     canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
     made = {
         key: _make_node(
-            ids[node_key[key]],
+            node_id[key],
             group,
             sorted({entity_id[k] for k in group.entity_keys}),
             _canonical_tags(group.tags(), tree, canonical),
@@ -127,14 +141,14 @@ def link(
         else:
             derived = _consolidate(ids[f"derived:{title_key}"], episodes)
             made[("derived", title_key, "")] = replace(derived, tags=tree.apply(derived.tags))
-    _add_links(made, extractions, {key: ids[node_key[key]] for key in node_groups})
+    _add_links(made, extractions, node_id)
     relations, assertions = _merge_relations(extractions, resolution, entity_id, readers)
     titles = {e.id: e.title for e in entities}
     timed, relations, conflicts = apply_time(
         list(made.values()), relations, titles, assertions, functional=functional
     )
     summaries = _summaries(
-        sources, extractions, ids, summary_key, chunk_node_keys, node_key, readers, entity_id
+        sources, extractions, ids, summary_key, chunk_node_keys, node_id, readers, entity_id
     )
     corrected = correct_nodes(timed, conflicts, summaries, corrections)
     outcomes = {**resolution.outcomes, **corrected.outcomes}
@@ -212,7 +226,7 @@ def _repeated_episodes(node_groups: dict[NodeKey, _NodeGroup]) -> dict[str, list
         if key[0] == "episodic":
             by_title[key[1]].append(key)
     repeated = {}
-    for title_key, keys in sorted(by_title.items()):
+    for title_key, keys in by_title.items():
         if len(keys) == 1 and len(node_groups[keys[0]].items) == 1:
             continue  # said once: nothing to consolidate
         items = [item for key in keys for item in node_groups[key].items]
@@ -220,7 +234,8 @@ def _repeated_episodes(node_groups: dict[NodeKey, _NodeGroup]) -> dict[str, list
         all_high = all(node.confidence == "high" for _, node in items)
         if len(sources) >= 3 or (len(sources) >= 2 and all_high):
             repeated[title_key] = sorted(keys)
-    return repeated
+    # In title order, whatever order the drafts came in; sorting only the repeated titles is cheaper.
+    return dict(sorted(repeated.items()))
 
 
 def _consolidate(node_id: str, episodes: Sequence[Node]) -> Node:
@@ -252,30 +267,31 @@ def _first(items: list[tuple[Evidence, DraftNode]]) -> tuple[Evidence, DraftNode
     return min(items, key=lambda item: (item[0].path, item[0].line_start, item[1].title))
 
 
-def _evidence(extraction: Extraction) -> Evidence:
-    return chunk_evidence(extraction.chunk)
-
-
 class _Reader:
     """Read a name as a chunk means it: a homonym resolves by the type the chunk gave it."""
 
-    __slots__ = ("named", "resolution")
+    __slots__ = ("named", "own", "resolution", "whole")
 
     def __init__(self, resolution: Resolution, extraction: Extraction) -> None:
         self.resolution = resolution
+        self.whole = chunk_evidence(extraction.chunk)
+        """The whole chunk as evidence, made once for its nodes and relations."""
         self.named = {
             normalize_name(e.name): resolution.key_of(e.name, e.entity_type)
             for e in extraction.draft.entities
         }
         """The entity each of the chunk's own mentions resolved to."""
-
-    def own_reading(self, keys: set[str]) -> set[str]:
-        """Entities found by name in a text, each homonym read as this chunk typed it (if it did)."""
-        own = {
+        # Read once per chunk, not once per node of the chunk.
+        self.own = {
             key.split(HOMONYM_SEPARATOR)[0]: key
             for key in self.named.values()
             if key and HOMONYM_SEPARATOR in key
         }
+        """Per shared name, the homonym this chunk's own mentions typed it as."""
+
+    def own_reading(self, keys: set[str]) -> set[str]:
+        """Entities found by name in a text, each homonym read as this chunk typed it (if it did)."""
+        own = self.own
         if not own:
             return keys
         return {own.get(key.split(HOMONYM_SEPARATOR)[0], key) for key in keys}
@@ -306,7 +322,7 @@ def _collect_nodes(
     per_chunk: dict[tuple[str, int], list[NodeKey]] = {}
     known = _MentionIndex(resolution)
     for extraction, mean in zip(extractions, readers, strict=True):
-        whole = _evidence(extraction)
+        whole = mean.whole
         turns = bool(extraction.chunk.turns)
         keys = []
         for node in extraction.draft.nodes:
@@ -343,7 +359,12 @@ class _MentionIndex:
             if len(key) > 1 and not key.isdigit()
         }
         # Most capitalized words start no known name: checking the first word first skips them cheaply.
-        self.first_words = {key.split(" ", 1)[0] for key in self.roots}
+        # Per first word, the most words a name starting with it has: longer keys would match nothing.
+        self.reach: dict[str, int] = {}
+        for key in self.roots:
+            first, words = key.split(" ", 1)[0], min(key.count(" ") + 1, self.MAX_TOKENS)
+            if words > self.reach.get(first, 0):
+                self.reach[first] = words
         self.seen: dict[str, set[str]] = {}
 
     def mentioned_in(self, text: str) -> set[str]:
@@ -354,19 +375,24 @@ class _MentionIndex:
         # The tokens normalize_name keeps, folded at C speed; most texts share no first word with a name.
         raw = _TOKEN.findall(text if text.isascii() else unicodedata.normalize("NFC", text))
         folded = list(map(str.casefold, raw))
-        hits = self.first_words.intersection(folded)
+        roots, reach = self.roots, self.reach
         found: set[str] = set()
-        if hits:
-            for start in [i for i, token in enumerate(folded) if token in hits]:
-                head = raw[start][0]
-                if not (head.isupper() or head.isdigit()):
-                    continue
-                key = ""
-                for token in folded[start : start + self.MAX_TOKENS]:
-                    key = f"{key} {token}" if key else token
-                    root = self.roots.get(key)
-                    if root is not None:
-                        found.add(root)
+        for start, token in enumerate(folded):
+            words = reach.get(token)
+            if words is None:
+                continue
+            head = raw[start][0]
+            if not (head.isupper() or head.isdigit()):
+                continue
+            key = token
+            root = roots.get(key)
+            if root is not None:
+                found.add(root)
+            for follow in folded[start + 1 : start + words]:
+                key = f"{key} {follow}"
+                root = roots.get(key)
+                if root is not None:
+                    found.add(root)
         # Merged nodes repeat their text: read each text once.
         self.seen[text] = found
         return found
@@ -382,7 +408,7 @@ def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str], tags: tup
         timestamp, importance = first.timestamp, first.importance
         evidences: tuple[Evidence, ...] = (evidence,)
     else:
-        _, first = _first(group.items)
+        _, first = group.first()
         drafts = [node for _, node in group.items]
         confidence = max((d.confidence for d in drafts), key=_CONFIDENCE_RANK.__getitem__)
         sensitivity = max((d.sensitivity for d in drafts), key=_SENSITIVITY_RANK.__getitem__)
@@ -427,9 +453,15 @@ def _merge_relations(
     )
     labels: dict[str, Counter[str]] = defaultdict(Counter)
     for extraction, mean in zip(extractions, readers, strict=True):
-        whole = _evidence(extraction)
+        whole = mean.whole
+        turns = bool(extraction.chunk.turns)
         for rel in extraction.draft.relations:
-            evidence = item_evidence(extraction.chunk, rel.supporting_text, whole, rel.pointer, rel.turn_line)
+            # Only a conversation's turns or a draft file's pointer make an item's evidence narrower.
+            evidence = (
+                item_evidence(extraction.chunk, rel.supporting_text, whole, rel.pointer, rel.turn_line)
+                if turns or rel.pointer is not None
+                else whole
+            )
             start = entity_id.get(mean(rel.subject) or "")
             end = entity_id.get(mean(rel.object) or "")
             if start is None or end is None or start == end:
@@ -474,7 +506,7 @@ def _summaries(
     ids: dict[str, str],
     summary_key: dict[str, str],
     chunk_node_keys: dict[tuple[str, int], list[NodeKey]],
-    node_key: dict[NodeKey, str],
+    node_id: dict[NodeKey, str],
     readers: Sequence[_Reader],
     entity_id: dict[str, str],
 ) -> tuple[SourceSummary, ...]:
@@ -503,7 +535,7 @@ def _summaries(
             chunk = extraction.chunk
             keys = chunk_node_keys.get((chunk.source_path, chunk.index), [])
             for key in keys:
-                node_ids.setdefault(ids[node_key[key]])
+                node_ids.setdefault(node_id[key])
             chunk_entities = {entity_id[k] for k in reader.named.values() if k is not None and k in entity_id}
             entity_ids.update(chunk_entities)
             if chunk.kind == "turns":

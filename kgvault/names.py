@@ -105,16 +105,18 @@ def assign_unique(
     used = {name.casefold() for name in taken}
     ranks = rank or {}
     result: dict[str, str] = {}
-    for key in sorted(wanted, key=lambda k: (wanted[k].casefold(), ranks.get(k, 0), k)):
+    # Sort the keys themselves (no key function): each id is folded once, for the order and the check.
+    for folded, _, key in sorted([(wanted[k].casefold(), ranks.get(k, 0), k) for k in wanted]):
         candidate = wanted[key]
-        if candidate.casefold() in used:
+        if folded in used:
             base = _cut_bytes(candidate, MAX_NAME_BYTES - 20)
             candidate = f"{base}-{short_hash(key, 6)}"
             length = 6
             while candidate.casefold() in used:
                 length += 2
                 candidate = f"{base}-{short_hash(key, length)}"
-        used.add(candidate.casefold())
+            folded = candidate.casefold()
+        used.add(folded)
         result[key] = candidate
     return result
 

@@ -120,7 +120,8 @@ class _UnionFind:
             self.parent[high] = low
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a corpus has one mention per entity a draft names, and a frozen init costs 4x more.
+@dataclass(slots=True)
 class _Mention:
     key: str
     spelling: str
@@ -225,8 +226,9 @@ def resolve_entities(
     for correction, keys in merges:
         joined = len({resolution.names.find(key) for key in keys}) == 1
         _outcome(resolution, correction, "merged" if joined else "not merged: a keep_apart line forbids it")
-    classes = _classes(mentions, resolution.names)
-    cooccur = _cooccurring(mentions, resolution.names)
+    roots = _roots(mentions, resolution.names)
+    classes = _classes(mentions, roots)
+    cooccur = _cooccurring(mentions, roots)
     later = sorted(
         {
             *_suffix_edges(spellings, resolution.names, classes),
@@ -319,11 +321,17 @@ def _mentions(extractions: Sequence[Extraction]) -> tuple[list[_Mention], list[t
     for number, extraction in enumerate(extractions):
         chunk = extraction.chunk
         whole = chunk_evidence(chunk)
+        turns = bool(chunk.turns)
         for entity in extraction.draft.entities:
             key = normalize_name(entity.name)
             if not key:
                 continue
-            evidence = item_evidence(chunk, entity.supporting_text, whole, entity.pointer, entity.turn_line)
+            # Only a conversation's turns or a draft file's pointer make an item's evidence narrower.
+            evidence = (
+                item_evidence(chunk, entity.supporting_text, whole, entity.pointer, entity.turn_line)
+                if turns or entity.pointer is not None
+                else whole
+            )
             mentions.append(
                 _Mention(key, entity.name, entity.entity_type, entity.description, evidence, number)
             )
@@ -396,13 +404,19 @@ def _apply(resolution: Resolution, guard: _Guard, edges: Sequence[tuple[int, str
             resolution.joins[f"edge:{a}"].append(Join(a, b, reason))
 
 
-def _classes(mentions: Sequence[_Mention], names: _UnionFind) -> dict[str, set[str]]:
+def _roots(mentions: Sequence[_Mention], names: _UnionFind) -> dict[str, str]:
+    """The name root of every mentioned name, found once per name (mentions repeat a few names)."""
+    # In mention order, as finding them one mention at a time would add them to the union-find.
+    return {key: names.find(key) for key in dict.fromkeys(mention.key for mention in mentions)}
+
+
+def _classes(mentions: Sequence[_Mention], roots: Mapping[str, str]) -> dict[str, set[str]]:
     """The type classes each name root was mentioned with."""
     classes: dict[str, set[str]] = defaultdict(set)
     for mention in mentions:
         kind = type_class(mention.entity_type)
         if kind:
-            classes[names.find(mention.key)].add(kind)
+            classes[roots[mention.key]].add(kind)
     return classes
 
 
@@ -430,11 +444,11 @@ def _suffix_edges(
     return edges
 
 
-def _cooccurring(mentions: Sequence[_Mention], names: _UnionFind) -> dict[str, set[int]]:
+def _cooccurring(mentions: Sequence[_Mention], roots: Mapping[str, str]) -> dict[str, set[int]]:
     """Per name root, the chunks that mention it: two names met in one chunk are two things."""
     chunks: dict[str, set[int]] = defaultdict(set)
     for mention in mentions:
-        chunks[names.find(mention.key)].add(mention.chunk)
+        chunks[roots[mention.key]].add(mention.chunk)
     return chunks
 
 
@@ -486,10 +500,10 @@ def _fuzzy_edges(
 
 def _group(resolution: Resolution, mentions: Sequence[_Mention], sources: Sequence[Source]) -> None:
     """Gather mentions per name root, one entity per kind when homonyms share the root."""
-    names = resolution.names
+    roots = _roots(mentions, resolution.names)
     by_root: dict[str, list[_Mention]] = defaultdict(list)
     for mention in mentions:
-        by_root[names.find(mention.key)].append(mention)
+        by_root[roots[mention.key]].append(mention)
     for root, found in by_root.items():
         kinds = Counter(kind for m in found if (kind := type_class(m.entity_type)))
         if len(kinds) < 2:
@@ -516,12 +530,11 @@ def _group(resolution: Resolution, mentions: Sequence[_Mention], sources: Sequen
 
 def _add(resolution: Resolution, key: str, mentions: Sequence[_Mention]) -> None:
     group = resolution.groups.setdefault(key, EntityGroup())
-    for mention in mentions:
-        group.spellings[mention.spelling] += 1
-        group.types[mention.entity_type] += 1
-        if mention.description:
-            group.descriptions.append((mention.evidence, mention.description))
-        group.evidence.add(mention.evidence)
+    # Counted at C speed: the same counts, in the same order, as one mention at a time.
+    group.spellings.update(mention.spelling for mention in mentions)
+    group.types.update(mention.entity_type for mention in mentions)
+    group.descriptions.extend((m.evidence, m.description) for m in mentions if m.description)
+    group.evidence.update(mention.evidence for mention in mentions)
 
 
 def _attach_notes(

@@ -183,7 +183,9 @@ def _asserting_nodes(
     # Index nodes by their lines: an assertion only looks at the nodes from its own lines.
     by_evidence: dict[Evidence, list[Node]] = defaultdict(list)
     for node in nodes:
-        if not node.derived_from:  # a consolidated node restates its episodes; they carry the dates
+        # A consolidated node restates its episodes; they carry the dates. A relation joins two
+        # different entities: a node naming fewer can state none (and its lines need no hashing).
+        if not node.derived_from and len(node.entities) > 1:
             for lines in node.evidence:
                 by_evidence[lines].append(node)
     found: dict[tuple[RelationKey, date], set[str]] = defaultdict(set)
