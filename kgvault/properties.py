@@ -40,6 +40,10 @@ def clean_body(value: str) -> str:
 
 def clean_text(value: str) -> str:
     """One line of printable text: whitespace runs collapsed, characters YAML cannot hold removed."""
+    # Most text is clean already (a build asks 100,000 times): printable text holds no whitespace but
+    # the ASCII space and nothing `_UNPRINTABLE` matches, so single inner spaces mean nothing to do.
+    if value.isprintable() and "  " not in value and value[:1] != " " and value[-1:] != " ":
+        return value
     return " ".join(_UNPRINTABLE.sub("", " ".join(value.split())).split())
 
 

@@ -241,3 +241,18 @@ def test_random_lists_roundtrip_with_key_order(props: dict[str, list[str]]) -> N
     loaded = load(block) or {}
     assert list(loaded) == list(props)
     assert loaded == {k: [collapse(v) for v in vs] for k, vs in props.items()}
+
+
+def _clean_the_long_way(value: str) -> str:
+    """clean_text without its shortcut for text that is clean already."""
+    import kgvault.properties as properties
+
+    return " ".join(properties._UNPRINTABLE.sub("", " ".join(value.split())).split())
+
+
+@given(st.text() | st.sampled_from(["a b", " a", "a ", "a  b", "a\u00a0b", "a\u3000b", "a\x85b", "\ufffe"]))
+@settings(max_examples=500)
+def test_clean_text_shortcut_changes_nothing(value: str) -> None:
+    """Text taken as clean already must be exactly what the full cleaning would give."""
+    assert clean_text(value) == _clean_the_long_way(value)
+    assert clean_text(clean_text(value)) == clean_text(value)
