@@ -15,11 +15,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from functools import cache
+from functools import cache, lru_cache
 from itertools import accumulate
 from typing import Any, Literal
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import mdTrim
 from markdown_it.token import Token
 
 from kgvault.dates import parse_date_value
@@ -30,6 +31,17 @@ _BlockKind = Literal["heading", "list", "other"]
 # A superset of the lines that can be a top-level ATX heading or a setext underline:
 # a body with none of them that fits in one chunk needs no parse at all.
 _HEADING_LIKE = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
+# What can make a line that starts with `# ` something other than a top-level heading, hide one or
+# change a heading's title: fences, HTML blocks, indented lines starting with `#`, setext underlines,
+# a `#` line holding `|` (a table's header row), link reference definitions, comments, and the CRs
+# and NULs markdown-it reads its own way. A body with none of them needs no parse to find its
+# headings: an unindented ATX heading ends any paragraph, list, quote or table before it.
+_NOT_HEADINGS_ONLY = ("```", "~~~", "%%", "\r", "\0")
+# Searched in the body after a LF: a pattern opening with a literal is scanned for much faster.
+_NOT_HEADINGS_ONLY_LINE = re.compile(r"\n(?:[ \t]*<|[ \t]+#|[ \t]*(?:=+|-+)[ \t]*$|#.*\|)", re.MULTILINE)
+_REFERENCE_LABEL_END = re.compile(r"(?<!\])\]:|\\\]\]:")
+"""Where a link reference definition's label can end: not in `[[wikilink]]:`, whose label holds a `[`."""
+_ATX_OPENING = re.compile(r"#{1,6}(?=[ \t]|$)")
 _DATED_TITLE = re.compile(r"(\d{4}-\d{2}-\d{2})(?!\d)")
 _WIKILINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 _INLINE_COMMENT = re.compile(r"%%.*?(?:%%|$)")
@@ -240,11 +252,16 @@ def _markdown_cuts(
     """Cut a Markdown body at its top-level headings, then split sections longer than max_chars."""
     sizer = _Sizer(lines, body_start)
     body = "\n".join(lines[body_start:])
-    if sizer.chars(body_start, len(lines)) <= max_chars and not _HEADING_LIKE.search(body):
+    fits = sizer.chars(body_start, len(lines)) <= max_chars
+    if fits and not _HEADING_LIKE.search(body):
         return [_Cut(body_start, (), reference_time)]
-    blocks, code = _top_level_blocks(body, body_start, len(lines))
-    if "%%" in body:
-        blocks = _merge_comments(blocks, _comment_spans(lines, body_start, code))
+    if fits and _headings_only(body):
+        # One chunk's worth is never split, so its headings are all the structure it needs.
+        blocks = _atx_headings(lines, body_start)
+    else:
+        blocks, code = _top_level_blocks(body, body_start, len(lines))
+        if "%%" in body:
+            blocks = _merge_comments(blocks, _comment_spans(lines, body_start, code))
 
     sections: list[tuple[_Cut, list[_Block]]] = [(_Cut(body_start, (), reference_time), [])]
     stack: list[tuple[int, str]] = []
@@ -321,7 +338,7 @@ def _top_level_blocks(body: str, offset: int, line_count: int) -> tuple[list[_Bl
         if token.level != 0:
             continue
         if token.type == "heading_open":
-            title = _heading_title(tokens[position + 1], env)
+            title = _heading_title(tokens[position + 1].content, env)
             blocks.append(_Block(start, end, "heading", level=int(token.tag[1:]), title=title))
         elif token.type in _LIST_TOKENS:
             current_list = _Block(start, end, "list")
@@ -396,11 +413,56 @@ def _merge_comments(blocks: list[_Block], spans: list[tuple[int, int]]) -> list[
     return merged
 
 
-def _heading_title(inline: Token, env: dict[str, Any]) -> str:
+def _headings_only(body: str) -> bool:
+    """Whether the unindented ATX headings of the body are all its top-level headings, titled as parsed."""
+    for marker in _NOT_HEADINGS_ONLY:
+        if marker in body:
+            return False
+    if "]:" in body and _REFERENCE_LABEL_END.search(body):
+        return False
+    return _NOT_HEADINGS_ONLY_LINE.search("\n" + body) is None
+
+
+def _atx_headings(lines: list[str], body_start: int) -> list[_Block]:
+    """Find the headings of a body `_headings_only` accepts, as `_top_level_blocks` would, without a parse."""
+    # Each line opening with 1-6 `#` and a space, a tab or nothing more is then a top-level heading;
+    # its title is read as markdown-it's heading rule reads it, with no reference definitions.
+    env: dict[str, Any] = {}
+    blocks: list[_Block] = []
+    for number in range(body_start, len(lines)):
+        line = lines[number]
+        opening = _ATX_OPENING.match(line) if line.startswith("#") else None
+        if opening is None:
+            continue
+        # The content runs to a closing sequence of `#` that follows a space or a tab, if any.
+        start = opening.end()
+        end = max(len(line.rstrip(" \t")), start)
+        closing = len(line[start:end].rstrip("#")) + start
+        if closing > start and line[closing - 1] in " \t":
+            end = closing
+        title = _heading_title(mdTrim(line[start:end]), env)
+        blocks.append(_Block(number, number + 1, "heading", level=opening.end(), title=title))
+    return blocks
+
+
+def _heading_title(content: str, env: dict[str, Any]) -> str:
     """Render a heading's inline content as plain text: markup dropped, link text kept."""
+    # Inline rules only read the env, and only its link reference definitions: without any,
+    # a title depends on its content alone, and the same headings recur from note to note.
+    return _plain_title(content) if not env.get("references") else _render_title(content, env)
+
+
+@lru_cache(maxsize=4096)
+def _plain_title(content: str) -> str:
+    """`_render_title` of a heading in a body without link reference definitions."""
+    return _render_title(content, {})
+
+
+def _render_title(content: str, env: dict[str, Any]) -> str:
+    """Parse a heading's inline content and keep its text."""
     md = _markdown()
     children: list[Token] = []
-    md.inline.parse(inline.content, md, env, children)
+    md.inline.parse(content, md, env, children)
     parts: list[str] = []
     for child in children:
         if child.type in ("text", "text_special", "code_inline", "image"):

@@ -156,10 +156,9 @@ _ALONE_CHANGES = 0.45
 CamelCase names, paths and slugs: 0.2 to 0.4)."""
 # Cheap screens (plain substring tests, much faster than regexes): most text holds none of them,
 # so most finders never run.
-_TOKEN_HINTS = (
-    *("sk-", "_live_", "_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    *("AKIA", "ASIA", "xox", "AIza", "eyJ"),
-)
+_TOKEN_HINTS = ("sk-", "AKIA", "ASIA", "xox", "AIza", "eyJ")
+_UNDERSCORE_TOKEN_HINTS = ("_live_", "_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+"""The token hints that hold `_`, which prose seldom does: one test for it spares most of these."""
 _PASSWORD_HINTS = ("pass", "pwd", "mdp", "mot de passe", "contraseña")
 _CREDENTIAL_HINTS = ("key", "token", "secret", "bearer")
 
@@ -190,6 +189,11 @@ _NUMBER_TABLE = _byte_classes({b"0123456789": b"0", b" -": b"-"}, b"a")
 _NUMBER_RUN = re.compile(rb"0000-?0000")
 """Every card number and every IBAN kept holds 8 digits in a row or two groups of 4 digits (an
 IBAN's account number is mostly digits; one without is not taken)."""
+# `?` stands for any other character in the shape, a digit of another script among them (`\d`
+# matches those): as a digit here, the shape's run is found wherever `_PHONE_SHAPE` matches.
+_PHONE_TABLE = _byte_classes({b"0123456789?": b"0", b" .()-": b"-"}, b"a")
+_PHONE_RUN = re.compile(rb"0(?:-{0,2}0){8}")
+"""`_PHONE_SHAPE` in the shape: a cheap screen that runs before it (a literal start scans fast)."""
 
 
 def _holds_any(text: str, hints: tuple[str, ...]) -> bool:
@@ -510,7 +514,7 @@ def find_secrets(text: str) -> list[_Span]:
     finders: list[tuple[int, _Finder]] = []
     if "PRIVATE KEY" in text:
         finders.append((0, _private_key_spans))
-    if _holds_any(text, _TOKEN_HINTS):
+    if _holds_any(text, _TOKEN_HINTS) or ("_" in text and _holds_any(text, _UNDERSCORE_TOKEN_HINTS)):
         finders.append((1, _token_spans))
     if _holds_any(lower, _PASSWORD_HINTS):
         finders.append((2, _password_spans))
@@ -529,7 +533,7 @@ def find_secrets(text: str) -> list[_Span]:
             if number_lines:
                 finders.append((6, partial(_iban_spans, lines=number_lines)))
                 finders.append((7, partial(_card_spans, lines=number_lines)))
-            if _PHONE_SHAPE.search(text):
+            if _PHONE_RUN.search(shape.translate(_PHONE_TABLE)) and _PHONE_SHAPE.search(text):
                 finders.append((8, _phone_spans))
         keylike_lines = _lines_holding(text, shape.translate(_KEYLIKE_TABLE), _KEYLIKE_RUN)
         if keylike_lines:

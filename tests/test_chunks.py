@@ -566,3 +566,55 @@ def test_real_vaults_are_fully_covered(vault: str, max_chars: int) -> None:
     assert sources
     for source in sources:
         assert_exact_coverage(source, chunk_source(source, max_chars=max_chars))
+
+
+# A body of these lines may take the shortcut (no parse) or not; when it does, its headings must be
+# exactly those markdown-it finds at the top level.
+_BODY_LINES = st.sampled_from(
+    [
+        "# Title",
+        "## Sub *emph* and `code`",
+        "### [link](http://x) and [[Wiki|shown]] #",
+        "#hashtag not a heading",
+        "####### seven",
+        "#\tTabbed ## closing ##",
+        "#",
+        "# #",
+        "Text paragraph.",
+        "- item",
+        "  - nested # not heading",
+        "1. step",
+        "> # quoted heading",
+        "> quote",
+        "| a | b |",
+        "# a | b",
+        "|---|---|",
+        "    # indented code",
+        "   # three spaces",
+        "===",
+        "---",
+        "```",
+        "<div>",
+        "%% comment %%",
+        "[ref]: http://example.com",
+        "Term: definition",
+        "* star item",
+        "",
+        "Emoji 🙂 and é",
+        "\\# escaped",
+        "# Heading with \\# escape",
+    ]
+)
+
+
+@given(st.lists(_BODY_LINES, max_size=12))
+@settings(max_examples=600, deadline=None)
+def test_headings_found_without_a_parse_are_the_parsed_ones(lines: list[str]) -> None:
+    """The shortcut is taken only where it finds the same top-level headings, titled the same."""
+    body = "\n".join(lines)
+    if not chunks_module._headings_only(body):
+        return
+    parsed, _ = chunks_module._top_level_blocks(body, 0, len(lines))
+    headings = [(b.start, b.end, b.level, b.title) for b in parsed if b.kind == "heading"]
+    fast = [(b.start, b.end, b.level, b.title) for b in chunks_module._atx_headings(lines, 0)]
+    assert fast == headings

@@ -382,7 +382,7 @@ def detect_language(text: str) -> str:
 # -- inline analysis ----------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Ref:
     """A wikilink or code span of a candidate, replaced by a placeholder for pattern matching."""
 
@@ -393,12 +393,12 @@ class _Ref:
     alias: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Inline:
-    """One candidate's text in the forms the rules need."""
+    """One candidate's text in the forms the rules need (shared by every caller: never changed)."""
 
-    refs: list[_Ref]
-    tags: list[str]
+    refs: tuple[_Ref, ...]
+    tags: tuple[str, ...]
     placeholder: str
     """Links and code spans as placeholders, tags, HTML, URLs and embeds removed: for the wording rules."""
     title: str
@@ -433,11 +433,14 @@ def _parse_link(body: str) -> tuple[str | None, str, str | None]:
     return basename, display, alias
 
 
+# Notes repeat themselves (list items, boilerplate sentences, headings read once as blocks and
+# again as titles): a repeated text is analysed once. The result is immutable, so sharing is safe.
+@lru_cache(maxsize=8192)
 def _analyse(text: str) -> _Inline:
     """Split a candidate into its references, tags and the three text forms the rules read."""
     if not _MAYBE_INLINE.search(text):
         plain = " ".join(_strip_emphasis(text).split()).strip(" \t-–—:;,·|")
-        return _Inline([], [], " ".join(text.split()), plain, text.strip(), len(plain.split()))
+        return _Inline((), (), " ".join(text.split()), plain, text.strip(), len(plain.split()))
     refs: list[_Ref] = []
     tags: list[str] = []
     placeholder: list[str] = []
@@ -506,8 +509,8 @@ def _analyse(text: str) -> _Inline:
         plain = _TRAILING_TAGS.sub("", plain).replace(_TAG_MARK, "")
     plain = plain.strip(" \t-–—:;,·|")
     return _Inline(
-        refs=refs,
-        tags=tags,
+        refs=tuple(refs),
+        tags=tuple(tags),
         placeholder=" ".join("".join(placeholder).split()),
         title=plain,
         body="".join(body).strip(),
@@ -845,6 +848,12 @@ class _Wording:
             diary = lead.isalpha() and _is_past_word(lead)
         hits = tuple(match_verb_patterns(text, words))
         return cls(words, first_person, past, diary, _HEDGE.search(text, words), hits)
+
+
+@lru_cache(maxsize=8192)
+def _wording(text: str, french: bool) -> _Wording:
+    """`_Wording.read`, remembered: the same sentence is often read again, in this note or another."""
+    return _Wording.read(text, french)
 
 
 def _is_main_verb(tokens: list[str], folded: list[str], index: int) -> bool:
@@ -1368,7 +1377,7 @@ class _ChunkReader:
             if linked in inline.title and _mentions(inline.title, linked):
                 names.append(self.entities.add(linked, None, candidate.quote))
 
-        wording = _Wording.read(inline.placeholder, self.french)
+        wording = _wording(inline.placeholder, self.french)
         if self.said_at is not None:
             self.times = find_times(inline.title, self.said_at)
             dates = [(time.start, time.end, time.first) for time in self.times]
@@ -1662,7 +1671,7 @@ class _ChunkReader:
                 self._link_entity(ref, quote) for ref in inline.refs if ref.kind == "link" and ref.name
             )
             tags.extend(inline.tags)
-            wording = _Wording.read(inline.placeholder, self.french)
+            wording = _wording(inline.placeholder, self.french)
             relations = (
                 bool(
                     self._pattern_relations(
