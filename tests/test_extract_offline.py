@@ -329,6 +329,31 @@ def test_relative_dates_resolve_against_the_chunk_reference() -> None:
     assert only_node(french).timestamp == date(2025, 3, 11)
 
 
+@pytest.mark.parametrize(
+    ("sentence", "day"),
+    [
+        ("Last Tuesday we decided to move the printer to the garage.", date(2025, 3, 11)),
+        ("Two weeks ago I switched the Ender 3 from Marlin to Klipper.", date(2025, 2, 24)),  # that week
+        ("We printed the first benchy at the makerspace last weekend.", date(2025, 3, 8)),
+        ("Three days ago I replaced the nozzle on the Ender.", date(2025, 3, 9)),
+    ],
+)
+def test_a_notes_relative_days_resolve_as_a_conversations_do(sentence: str, day: date) -> None:
+    """The note is dated Wednesday 12 March 2025: its relative words date the event, not the note."""
+    assert only_node(extract(sentence)).timestamp == day
+
+
+def test_a_notes_months_and_years_do_not_date_its_statements() -> None:
+    """'since 2019' or 'in March' frames a fact; only days, weeks and weekends date an event."""
+    nodes = extract("I have used Vim for all my writing since 2019.").draft.nodes
+    assert all(node.timestamp != date(2019, 1, 1) for node in nodes)
+
+
+def test_relative_days_in_a_dated_section_count_from_its_heading() -> None:
+    node = only_node(extract("Printed a benchy two days ago.", heading=("2025-02-01",)))
+    assert node.timestamp == date(2025, 1, 30)
+
+
 def test_french_note_gives_french_nodes() -> None:
     text = "Nous avons décidé de rester une nuit de plus à Lyon. J'ai visité le Vieux Lyon samedi matin."
     result = extract(text, meta={"lang": "fr"})

@@ -1257,6 +1257,21 @@ class _ChunkReader:
     def _chunk_date(self) -> date | None:
         return self.heading_date or self.chunk.reference_time
 
+    def _relative_days(self, text: str) -> list[tuple[int, int, date]]:
+        """Days a note's relative words mean ("two weeks ago", "last Tuesday"), against its date.
+
+        Read with the conversation resolver; only days, weeks and weekends: "in March" or "in 2019"
+        in a note usually frames a fact rather than dating an event.
+        """
+        today = self._chunk_date()
+        if today is None:
+            return []
+        return [
+            (when.start, when.end, when.first)
+            for when in find_times(text, today)
+            if when.granularity in ("day", "week", "weekend")
+        ]
+
     def _inline_field(self, block: _Block, quote: str) -> None:
         """`uses:: [[Klipper]]`: the note is the subject, the key the predicate."""
         field_match = _FIELD.match(block.text)
@@ -1383,6 +1398,8 @@ class _ChunkReader:
             dates = [(time.start, time.end, time.first) for time in self.times]
         else:
             dates = find_dates(inline.title, self.chunk.reference_time, languages=self.date_languages)
+            if not dates and self.language == "en":
+                dates = self._relative_days(inline.title)
         node_date = dates[0][2] if dates else self._chunk_date()
         secret = self.heading_secret or (
             self.secrets
