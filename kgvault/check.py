@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from kgvault.layout import MANIFEST, MARKER, PENDING_MANIFEST
+from kgvault.layout import MANIFEST, MARKER, PENDING_MANIFEST, TABLE_DELIMITER
 from kgvault.records import Problem
 from kgvault.sources import decode_text
 
@@ -61,7 +61,6 @@ _BLOCK_ID = re.compile(r"(?:^|\s)\^([\w-]+)$")
 _VALID_BLOCK_ID = re.compile(r"[A-Za-z0-9-]+")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _BACKTICKS = re.compile(r"`+")
-_TABLE_DELIMITER = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
 _LINE_RANGE = re.compile(r"(\d+)-(\d+)")
 
 _FORBIDDEN_NAME_CHARS = frozenset('/\\:*?"<>|#^[]%')
@@ -754,7 +753,7 @@ class _VaultChecker:
         if header is None:
             self.report(path, None, "summary page has no coverage table `| lines | result |`")
             return
-        if header + 1 >= end or not _TABLE_DELIMITER.fullmatch(lines[header + 1]):
+        if header + 1 >= end or not TABLE_DELIMITER.fullmatch(lines[header + 1]):
             self.report(path, header + 1, "the coverage table has no delimiter row `| --- | --- |`")
             return
         export = self._export_file(document)
@@ -847,7 +846,7 @@ class _VaultChecker:
                 and "|" in line
                 and index + 1 < end
                 and "|" in lines[index + 1]
-                and _TABLE_DELIMITER.fullmatch(lines[index + 1])
+                and TABLE_DELIMITER.fullmatch(lines[index + 1])
             ):
                 in_table = True
             if "`" in line:

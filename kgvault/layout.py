@@ -1,7 +1,11 @@
 """The vault's fixed names, shared by the stages that write it and the checker that reads it."""
 
+import re
+
 MARKER = "%% kgvault: your notes below this line are kept %%"
 """Last generated line of every Markdown page; what the user writes below it is kept."""
+TABLE_DELIMITER = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
+"""A table's delimiter row (`| --- | :-: |`): the line under a row with a `|` that makes it a table."""
 STATE_DIR = ".kgvault"
 DRAFTS_DIR = f"{STATE_DIR}/drafts"
 """Where `kgvault import` keeps the drafts it took in: part of every later build of the vault."""

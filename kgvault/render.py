@@ -13,7 +13,7 @@ from pathlib import Path
 import jinja2
 
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
-from kgvault.layout import FOLDERS, MARKER
+from kgvault.layout import FOLDERS, MARKER, TABLE_DELIMITER
 from kgvault.names import normalize_name
 from kgvault.properties import PropertyValue, clean_text, plain_text, render_properties
 from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary
@@ -415,6 +415,7 @@ def _summary_properties(summary: SourceSummary) -> dict[str, PropertyValue]:
 
 def _rewrite_links(body: str, entity_by_name: Mapping[str, Entity], linker: Linker) -> str:
     """Point copied wikilinks at the entity they resolved to; anything else becomes plain text."""
+    in_table = False
 
     def replace(match: re.Match[str]) -> str:
         embed, inner = match.group(1), match.group(2)
@@ -424,16 +425,23 @@ def _rewrite_links(body: str, entity_by_name: Mapping[str, Entity], linker: Link
         entity = entity_by_name.get(normalize_name(name))
         if embed or entity is None:
             return shown
-        return linker.link("entity", entity.id, shown)
+        return linker.link("entity", entity.id, shown, in_table=in_table)
 
     lines = []
     in_fence = False
-    for line in body.split("\n"):
+    source = body.split("\n")
+    for index, line in enumerate(source):
         if _FENCE.match(line):
             in_fence = not in_fence
         if in_fence or _FENCE.match(line):
             lines.append(line)
             continue
+        # Text that reads as a table (a row with a delimiter row under it, up to a blank line) needs
+        # its links' pipes escaped, or the table splits them (Obsidian's rule 12).
+        if not line.strip():
+            in_table = False
+        elif not in_table and "|" in line and index + 1 < len(source):
+            in_table = "|" in source[index + 1] and bool(TABLE_DELIMITER.fullmatch(source[index + 1]))
         # Rewrite links outside inline code spans only.
         out = []
         pos = 0
