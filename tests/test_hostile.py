@@ -10,8 +10,9 @@ Each example writes a small notes folder in a fresh temporary folder, builds it 
 * a second build of the same notes into another folder is byte-identical.
 
 Hypothesis's function-scoped fixtures do not reset between examples, so each example makes its own
-`tempfile.TemporaryDirectory()`. KGVAULT_HOSTILE_EXAMPLES=N runs N examples per property (a longer
-hunt); the defaults keep this file near 40 seconds.
+`tempfile.TemporaryDirectory()`. KGVAULT_HOSTILE_EXAMPLES=N runs N examples per property, and
+HYPOTHESIS_PROFILE=explore draws new ones instead of the same every run (a hunt: make each find a test);
+the defaults keep this file near 40 seconds.
 
 Every bug these properties found has an explicit test at the end of this file: a regression test
 once fixed, an `xfail(strict=True)` test while open, so the suite stays green until the fix. While a
@@ -61,9 +62,6 @@ def _examples(default: int) -> int:
 
 SETTINGS = {
     "deadline": None,
-    # The suite (and CI) runs the same examples every time, so it passes or fails the same way; a
-    # hunt (KGVAULT_HOSTILE_EXAMPLES) explores new ones and turns each find into a regression test.
-    "derandomize": not _HUNT,
     "suppress_health_check": [
         HealthCheck.too_slow,
         HealthCheck.data_too_large,
