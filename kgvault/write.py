@@ -11,6 +11,7 @@ import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kgvault.layout import (
     BACKUP_DIR,
@@ -124,8 +125,23 @@ def read_manifest(vault: Path, name: str = MANIFEST) -> dict[str, str]:
 def _read_hashes(vault: Path, name: str) -> dict[str, list[str]]:
     """Read every hash a manifest records per path (a pending manifest may record several)."""
     try:
-        data = json.loads((vault / name).read_text("utf-8"))
-    except (OSError, ValueError):
+        raw = (vault / name).read_bytes()
+    except OSError:
+        return {}
+    # A build reads the manifest up to six times: the same bytes are parsed and checked once.
+    if _last_manifest[0] != raw:
+        _last_manifest[:] = [raw, _parse_hashes(raw)]
+    return {k: list(v) for k, v in _last_manifest[1].items()}
+
+
+_last_manifest: list[Any] = [None, {}]
+"""The bytes of the last manifest read, and what they hold."""
+
+
+def _parse_hashes(raw: bytes) -> dict[str, list[str]]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError:
         return {}
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict):
@@ -262,7 +278,6 @@ def write_vault(
 
     for path in sorted(pages):
         generated = pages[path]
-        target = vault / path
         if path in linked:
             result.problems.append(
                 Problem(path, None, "a symbolic link is on the way; left untouched, not written")
@@ -274,6 +289,7 @@ def write_vault(
             result.unchanged.append(path)
             new_manifest[path] = old_manifest[path]
             continue
+        target = vault / path
         existing = _read_text(target) if target.exists() else None
         if existing is None:
             if target.exists() or target.is_symlink():
