@@ -11,7 +11,6 @@ import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from kgvault.layout import (
     BACKUP_DIR,
@@ -125,23 +124,8 @@ def read_manifest(vault: Path, name: str = MANIFEST) -> dict[str, str]:
 def _read_hashes(vault: Path, name: str) -> dict[str, list[str]]:
     """Read every hash a manifest records per path (a pending manifest may record several)."""
     try:
-        raw = (vault / name).read_bytes()
-    except OSError:
-        return {}
-    # A build reads the manifest up to six times: the same bytes are parsed and checked once.
-    if _last_manifest[0] != raw:
-        _last_manifest[:] = [raw, _parse_hashes(raw)]
-    return {k: list(v) for k, v in _last_manifest[1].items()}
-
-
-_last_manifest: list[Any] = [None, {}]
-"""The bytes of the last manifest read, and what they hold."""
-
-
-def _parse_hashes(raw: bytes) -> dict[str, list[str]]:
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except ValueError:
+        data = json.loads((vault / name).read_text("utf-8"))
+    except (OSError, ValueError):
         return {}
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict):
