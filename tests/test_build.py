@@ -273,3 +273,22 @@ def test_real_vaults_build_and_pass_the_checker(name: str, tmp_path: Path) -> No
             yaml.safe_load(block)
         except yaml.YAMLError:
             assert rel in problem_paths, f"{rel} has broken YAML but is not reported"
+
+
+def test_no_draft_is_alive_while_pages_are_rendered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drafts are a build's largest records: pass 2 is their last user, so render must find none alive."""
+    import gc
+
+    import kgvault.render
+    from kgvault.extract.draft import Draft
+
+    alive: list[int] = []
+    original = kgvault.render.render
+
+    def counting(*args: object, **kwargs: object) -> kgvault.render.Pages:
+        alive.append(sum(isinstance(thing, Draft) for thing in gc.get_objects()))
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kgvault.render, "render", counting)
+    report = run_build(SAMPLE, tmp_path / "vault")
+    assert report["chunks"] and alive and alive[0] == 0
