@@ -8,9 +8,9 @@ entry is only a miss; entries no build uses any more are pruned.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import os
 import zlib
 from collections.abc import Sequence
 from datetime import date
@@ -23,6 +23,7 @@ from kgvault.extract.draft import Draft
 from kgvault.layout import STATE_DIR
 from kgvault.records import Chunk, Source
 from kgvault.secrets import find_secrets
+from kgvault.write import atomic_write
 
 CACHE_DIR = f"{STATE_DIR}/cache"
 _FORMAT = 1
@@ -102,14 +103,8 @@ class ExtractionCache:
         """Keep an encoded entry; a cache that cannot be written is only slower."""
         if not self.enabled:
             return
-        path = self._path(key)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_name(f".{path.name}.kgvault-tmp")
-            temporary.write_bytes(zlib.decompress(entry))
-            os.replace(temporary, path)
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):  # a cache that cannot be written is only slower
+            atomic_write(self._path(key), zlib.decompress(entry))
 
     def prune(self, keep: set[str]) -> None:
         """Remove the entries of sources that changed or went away."""
