@@ -275,7 +275,7 @@ def _read_extract_link(
     from kgvault.cache import source_key
     from kgvault.chunks import chunk_sources
     from kgvault.corrections import load_corrections
-    from kgvault.extract import extract
+    from kgvault.extract.forked import chunk_and_extract
     from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
     from kgvault.link import link
     from kgvault.share import apply_floors, restrict
@@ -300,13 +300,18 @@ def _read_extract_link(
         for key, source in zip(keys, sources, strict=True)
     ]
     fresh = [source for source, hit in zip(sources, cached, strict=True) if hit is None]
-    new_chunks = chunk_sources(fresh, max_chars=settings.max_chunk_chars)
-    say("extracting")
     stats = None
+    shipped: dict[str, bytes] = {}
     if settings.model:
+        new_chunks = chunk_sources(fresh, max_chars=settings.max_chunk_chars)
+        say("extracting")
         new_extractions, stats = _extract_with_model(settings, new_chunks, sources, say)
     else:
-        new_extractions = extract(new_chunks, sources)
+        say("extracting")
+        # Chunked and extracted together, on two cores when there is enough to do.
+        new_chunks, new_extractions, shipped = chunk_and_extract(
+            fresh, sources, max_chars=settings.max_chunk_chars
+        )
     chunks, extractions, to_cache = _in_source_order(sources, keys, cached, new_chunks, new_extractions)
     say("linking")
     corrections, correction_problems = load_corrections(settings.notes)
@@ -338,9 +343,10 @@ def _read_extract_link(
     problems.extend(_dropped(vault, extractions))
     entries = {}
     if not settings.dry_run and not settings.model:
+        path_of = {key: source.path for key, source in zip(keys, sources, strict=True)}
         for key, (source_chunks, source_extractions) in to_cache.items():
             if not any(chunk.kind == "draft" for chunk in source_chunks):
-                entry = cache.encode(source_chunks, source_extractions)
+                entry = cache.encode(source_chunks, source_extractions, shipped.get(path_of[key]))
                 if entry is not None:
                     entries[key] = entry
     return _Linked(graph, len(sources), len(chunks), problems, entries, set(keys), stats)

@@ -62,42 +62,24 @@ class ExtractionCache:
         if not self.enabled:
             return None
         try:
-            data = json.loads(self._path(key).read_text("utf-8"))
-            lines = source.text.split("\n")
-            chunks = [_chunk(fields, lines, source) for fields in data["chunks"]]
-            extractions = [
-                Extraction(
-                    chunk, Draft.model_validate(item["draft"]), item["extractor"], tuple(item["dropped"])
-                )
-                for chunk, item in zip(chunks, data["extractions"], strict=True)
-            ]
+            return decode_entry(self._path(key).read_bytes(), source)
         except (OSError, ValueError, KeyError, TypeError):
             return None  # not there, or damaged: extract again
-        return chunks, extractions
 
-    def encode(self, chunks: Sequence[Chunk], extractions: Sequence[Extraction]) -> bytes | None:
+    def encode(
+        self, chunks: Sequence[Chunk], extractions: Sequence[Extraction], encoded: bytes | None = None
+    ) -> bytes | None:
         """A source's chunks and extractions as an entry's bytes, or None when they must not be kept.
 
         Encoding is apart from storing so a build can let go of its drafts long before it may
-        write anything (an entry is stored only once the vault is written).
+        write anything (an entry is stored only once the vault is written). `encoded` is the
+        same entry already made by `encode_entry` (by the extraction helper), used as it is.
         """
         # The cache holds drafts, as pages do, but no raw note text (a chunk's text is rebuilt from
         # the note) and no secret: a heading that holds one keeps its source out of the cache.
         if not self.enabled or any(find_secrets(" ".join(chunk.heading_path)) for chunk in chunks):
             return None
-        data = {
-            "chunks": [_chunk_fields(chunk) for chunk in chunks],
-            "extractions": [
-                {
-                    "draft": x.draft.model_dump(mode="json", exclude_defaults=True),
-                    "extractor": x.extractor,
-                    "dropped": list(x.dropped),
-                }
-                for x in extractions
-            ],
-        }
-        # Compressed while it waits in memory: a build of 100,000 notes holds one per note.
-        return zlib.compress(json.dumps(data, ensure_ascii=False).encode("utf-8"), 1)
+        return encoded if encoded is not None else encode_entry(chunks, extractions)
 
     def store(self, key: str, entry: bytes) -> None:
         """Keep an encoded entry; a cache that cannot be written is only slower."""
@@ -113,6 +95,43 @@ class ExtractionCache:
         for entry in self.folder.glob("*/*.json"):
             if entry.stem not in keep and not entry.is_symlink():
                 entry.unlink(missing_ok=True)
+
+
+def encode_entry(chunks: Sequence[Chunk], extractions: Sequence[Extraction]) -> bytes:
+    """A source's chunks and extractions as compressed JSON: no note text, which the note gives back."""
+    data = {
+        "chunks": [_chunk_fields(chunk) for chunk in chunks],
+        "extractions": [
+            {
+                "draft": x.draft.model_dump(mode="json", exclude_defaults=True),
+                "extractor": x.extractor,
+                "dropped": list(x.dropped),
+            }
+            for x in extractions
+        ],
+    }
+    # Compressed while it waits in memory: a build of 100,000 notes holds one per note.
+    return zlib.compress(json.dumps(data, ensure_ascii=False).encode("utf-8"), 1)
+
+
+def decode_entry(data: bytes, source: Source) -> tuple[list[Chunk], list[Extraction]]:
+    """The chunks and extractions an entry holds, compressed or not, drafts validated again.
+
+    Raises ValueError (or KeyError, TypeError) when the entry is damaged or not of this note.
+    """
+    if data[:1] != b"{":
+        try:
+            data = zlib.decompress(data)
+        except zlib.error as error:
+            raise ValueError(f"not an entry: {error}") from error
+    fields = json.loads(data.decode("utf-8"))
+    lines = source.text.split("\n")
+    chunks = [_chunk(chunk_fields, lines, source) for chunk_fields in fields["chunks"]]
+    extractions = [
+        Extraction(chunk, Draft.model_validate(item["draft"]), item["extractor"], tuple(item["dropped"]))
+        for chunk, item in zip(chunks, fields["extractions"], strict=True)
+    ]
+    return chunks, extractions
 
 
 def _chunk_fields(chunk: Chunk) -> dict[str, Any]:
