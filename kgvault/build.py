@@ -16,12 +16,20 @@ from kgvault.config import Settings
 from kgvault.layout import DRAFTS_DIR, STATE_DIR
 from kgvault.lock import vault_lock
 from kgvault.records import Chunk, Graph, Problem, Source
-from kgvault.write import UnsafeVaultError, atomic_write, find_orphans, read_manifest, write_vault
+from kgvault.write import (
+    UnsafeVaultError,
+    WriteResult,
+    atomic_write,
+    find_orphans,
+    read_manifest,
+    write_vault,
+)
 
 if TYPE_CHECKING:  # the stages' modules load only when a build runs
     from kgvault.cache import ExtractionCache
     from kgvault.extract import Extraction
     from kgvault.extract.llm import LlmSettings, LlmStats
+    from kgvault.forking import Helper
 
 Progress = Callable[[str], None]
 _OBSIDIAN_FILES = (".obsidian/types.json", ".obsidian/graph.json")
@@ -178,57 +186,39 @@ def _run_pipeline(
 ) -> BuildReport:
     """Run every stage in order; all reading and pass 2 finish before the first write."""
     # The stages' modules are imported here: a no-op rebuild never needs them.
-    import jinja2
-
     from kgvault.cache import ExtractionCache
-    from kgvault.render import render
 
     started = time.perf_counter()
     say = progress or (lambda _stage: None)
     vault = settings.vault
     outer = enclosing_vault(vault)
-    prefix = vault.resolve().relative_to(outer).as_posix() + "/" if outer else ""
     cache = ExtractionCache(vault, enabled=not settings.dry_run)
     linked = _read_extract_link(settings, cache, outer, say)
     graph = linked.graph
-    say("rendering")
-    # Pages are rendered as they are written: a template's error surfaces in either stage.
+    # The search index is prepared by a helper on the other core while pages are written; it
+    # commits only once they are (a build that fails leaves the index as it was).
+    helper = None if settings.dry_run else _start_indexing(vault, graph)
     try:
-        pages = render(graph, templates=settings.templates, link_prefix=prefix)
-        # The set of pages does not depend on the orphan list, so plan again only when there are orphans.
-        orphaned = find_orphans(vault, set(pages))
-        if orphaned:
-            pages = render(graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned)
-        say("writing")
-        result = write_vault(
-            vault,
-            pages,
-            force=settings.force,
-            dry_run=settings.dry_run,
-            # Inside a vault you already have, only its types.json learns our property types.
-            settings_dir=(outer or vault) / ".obsidian",
-            graph_settings=outer is None,
-            trusted=untouched,
-        )
-    except jinja2.TemplateError as error:
-        where = (
-            f"{error.name}, line {error.lineno}"
-            if isinstance(error, jinja2.TemplateSyntaxError)
-            else "a template"
-        )
-        raise BuildError(f"cannot render {where}: {error.message}; fix the template or remove it") from error
-    if not settings.dry_run:
-        _remember_notes_root(vault, settings.notes)
-        from kgvault.search import update_index
+        say("rendering")
+        result = _render_and_write(settings, graph, outer, untouched, say)
+        if not settings.dry_run:
+            _remember_notes_root(vault, settings.notes)
+            say("indexing")
+            indexed = helper is not None and helper.finish(go=True)
+            helper = None
+            if not indexed:
+                from kgvault.search import update_index
 
-        say("indexing")
-        update_index(vault, graph)
-        # Cached only once the vault is written: a build that fails leaves nothing behind.
-        for key, entry in linked.cache_entries.items():
-            cache.store(key, entry)
-        cache.prune(linked.cache_keys)
-        if settings.max_sensitivity is not None:
-            _drop_caches(vault)
+                update_index(vault, graph)
+            # Cached only once the vault is written: a build that fails leaves nothing behind.
+            for key, entry in linked.cache_entries.items():
+                cache.store(key, entry)
+            cache.prune(linked.cache_keys)
+            if settings.max_sensitivity is not None:
+                _drop_caches(vault)
+    finally:
+        if helper is not None:
+            helper.finish(go=False)
 
     layers = [n.memory_layer for n in graph.nodes]
     return BuildReport(
@@ -262,6 +252,56 @@ def _run_pipeline(
             }
         ),
     )
+
+
+INDEX_HELPER_RECORDS = 2_000
+"""A graph with fewer nodes and entities is indexed in this process: a fork would cost more than it saves."""
+
+
+def _start_indexing(vault: Path, graph: Graph) -> Helper | None:
+    """Fork a helper that brings the search index up to date and waits for the word to commit."""
+    from kgvault import forking
+    from kgvault.search import update_index
+
+    if len(graph.nodes) + len(graph.entities) < INDEX_HELPER_RECORDS or not forking.can_fork():
+        return None
+    return forking.Helper.start(lambda go: update_index(vault, graph, go))
+
+
+def _render_and_write(
+    settings: Settings, graph: Graph, outer: Path | None, untouched: frozenset[str], say: Progress
+) -> WriteResult:
+    """Render the pages as they are written; a template's error surfaces in either stage."""
+    import jinja2
+
+    from kgvault.render import render
+
+    vault = settings.vault
+    prefix = vault.resolve().relative_to(outer).as_posix() + "/" if outer else ""
+    try:
+        pages = render(graph, templates=settings.templates, link_prefix=prefix)
+        # The set of pages does not depend on the orphan list, so plan again only when there are orphans.
+        orphaned = find_orphans(vault, set(pages))
+        if orphaned:
+            pages = render(graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned)
+        say("writing")
+        return write_vault(
+            vault,
+            pages,
+            force=settings.force,
+            dry_run=settings.dry_run,
+            # Inside a vault you already have, only its types.json learns our property types.
+            settings_dir=(outer or vault) / ".obsidian",
+            graph_settings=outer is None,
+            trusted=untouched,
+        )
+    except jinja2.TemplateError as error:
+        where = (
+            f"{error.name}, line {error.lineno}"
+            if isinstance(error, jinja2.TemplateSyntaxError)
+            else "a template"
+        )
+        raise BuildError(f"cannot render {where}: {error.message}; fix the template or remove it") from error
 
 
 def _read_extract_link(

@@ -1,17 +1,21 @@
-"""Extraction on two cores: the helper's half comes back exactly as if extracted here."""
+"""Two cores: extraction's helper and the index's helper give exactly what one process gives."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import textwrap
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
+from kgvault import forking
 from kgvault.extract import forked
 from kgvault.records import Source, SourceKind
+from kgvault.search import INDEX_FILE
 
 from .conftest import NOT_COMPARED, ROOT, SAMPLE
 
@@ -114,7 +118,7 @@ def source(path: str, size: int, kind: SourceKind = "markdown") -> Source:
 def test_the_split_deals_notes_out_by_size_and_keeps_drafts_here(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(forked, "_can_fork", lambda: True)
+    monkeypatch.setattr(forking, "can_fork", lambda: True)
     monkeypatch.setattr(forked, "MIN_BYTES", 1000)
     fresh = [source(f"n{i:02}.md", 100 + 10 * i) for i in range(30)]
     fresh.insert(5, source("drafts/d.json", 5000, kind="draft"))
@@ -130,6 +134,77 @@ def test_the_split_deals_notes_out_by_size_and_keeps_drafts_here(
 
 
 def test_too_little_text_is_not_worth_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(forked, "_can_fork", lambda: True)
+    monkeypatch.setattr(forking, "can_fork", lambda: True)
     fresh = [source("a.md", 100), source("b.md", 100)]
     assert forked._split(fresh) == (fresh, [])
+
+
+# The search index, prepared by a helper while the pages are written.
+_INDEX_BUILD = """
+import sys
+import kgvault.build as build
+from kgvault import forking
+build.INDEX_HELPER_RECORDS = int(sys.argv[3])
+finished = []
+real_finish = forking.Helper.finish
+def finish(self, go):
+    done = real_finish(self, go)
+    finished.append(f"{go}:{done}")
+    return done
+forking.Helper.finish = finish
+from kgvault.cli import main
+try:
+    main(["build", sys.argv[1], "-o", sys.argv[2], "-q", *sys.argv[4:]])
+except SystemExit as stop:
+    print(";".join(finished), file=sys.stderr)
+    raise
+"""
+
+
+def index_build(notes: Path, vault: Path, records: int, *extra: str) -> tuple[int, list[str]]:
+    """Build in a fresh interpreter with that helper threshold: the exit code and the helper's ends."""
+    done = subprocess.run(
+        [sys.executable, "-c", _INDEX_BUILD, str(notes), str(vault), str(records), *extra],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    ends = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
+    return done.returncode, [end for end in ends.split(";") if end]
+
+
+def index_rows(vault: Path) -> list[str]:
+    """The index as SQL, but for the counts of the last update (they say what changed, not what is)."""
+    with closing(sqlite3.connect(vault / INDEX_FILE)) as db:
+        return [line for line in db.iterdump() if "last_update" not in line]
+
+
+def test_a_helper_indexes_what_this_process_would(tmp_path: Path) -> None:
+    alone, helped = tmp_path / "alone", tmp_path / "helped"
+    assert index_build(SAMPLE, alone, 10**9) == (0, [])
+    assert index_build(SAMPLE, helped, 0) == (0, ["True:True"])
+    assert index_rows(helped) == index_rows(alone)
+    assert not list(helped.rglob("*.kgvault-tmp"))
+
+
+def test_a_failed_build_leaves_the_index_as_it_was(sample_copy: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "templates"
+    broken.mkdir()
+    (broken / "node.md.j2").write_text("{{ no_such_value }}\n", "utf-8")
+    first = tmp_path / "first"
+    code, ends = index_build(sample_copy, first, 0, "--templates", str(broken))
+    assert code != 0 and ends == ["False:True"]
+    assert not (first / INDEX_FILE).exists() and not list(tmp_path.rglob("*.kgvault-tmp"))
+
+    vault = tmp_path / "vault"
+    assert index_build(sample_copy, vault, 0)[0] == 0
+    before = index_rows(vault)
+    note = sample_copy / "printing" / "Klipper.md"
+    note.write_text(note.read_text("utf-8") + "\nFixed the zq17 extruder today.\n", "utf-8")
+    code, ends = index_build(sample_copy, vault, 0, "--templates", str(broken))
+    assert code != 0 and ends == ["False:True"]
+    assert index_rows(vault) == before
+    # The same change, built: the helper's index now holds it.
+    assert index_build(sample_copy, vault, 0) == (0, ["True:True"])
+    assert any("zq17" in row for row in index_rows(vault))

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import os
 import pickle
-import sys
-import threading
 from collections.abc import Sequence
 
+from kgvault import forking
 from kgvault.cache import decode_entry, encode_entry
 from kgvault.chunks import chunk_sources
 from kgvault.extract import Extraction, extract
@@ -78,7 +77,7 @@ def _split(fresh: Sequence[Source]) -> tuple[list[Source], list[Source]]:
     """This process's sources and the helper's, a like mix on each side (no helper when not worth a fork)."""
     # Draft files are not cached (their quotes depend on other notes), so they stay here.
     shippable = [source for source in fresh if source.kind != "draft"]
-    if sum(len(source.text) for source in shippable) < MIN_BYTES or not _can_fork():
+    if sum(len(source.text) for source in shippable) < MIN_BYTES or not forking.can_fork():
         return list(fresh), []
     given: set[int] = set()
     mine = theirs = 0
@@ -90,15 +89,6 @@ def _split(fresh: Sequence[Source]) -> tuple[list[Source], list[Source]]:
         else:
             mine += len(source.text)
     return [s for s in fresh if id(s) not in given], [s for s in fresh if id(s) in given]
-
-
-def _can_fork() -> bool:
-    """Fork only where it is cheap and safe: Linux, two cores or more, and no other thread running."""
-    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
-        return False
-    if threading.active_count() > 1:  # a forked child gets no copy of them, and maybe a held lock
-        return False
-    return len(os.sched_getaffinity(0)) >= 2
 
 
 def _encoded(

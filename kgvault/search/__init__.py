@@ -15,6 +15,7 @@ an index raises `NoIndexError`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,8 +48,11 @@ __all__ = [
 ]
 
 
-def update_index(vault: Path, graph: Graph) -> None:
-    """Bring the vault's search index up to date with the graph a build just wrote (incrementally)."""
+def update_index(vault: Path, graph: Graph, go: Callable[[], bool] = lambda: True) -> None:
+    """Bring the vault's search index up to date with the graph a build just wrote (incrementally).
+
+    `go` is asked just before the changes are committed: False leaves the index as it was.
+    """
     from kgvault.search.index import update_index as update
 
-    update(vault, graph)
+    update(vault, graph, go)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from datetime import date, datetime
 from hashlib import blake2b
@@ -132,13 +132,14 @@ def _digest(value: object) -> str:
     return blake2b(repr(value).encode("utf-8"), digest_size=16).hexdigest()
 
 
-def update_index(vault: Path, graph: Graph) -> None:
+def update_index(vault: Path, graph: Graph, go: Callable[[], bool] = lambda: True) -> None:
     """Bring `VAULT/.kgvault/state/search.sqlite` up to date with the graph a build just wrote.
 
     Rows whose digest is unchanged are not touched (nothing at all is written when none changed);
     all changes land in one transaction, so a crash leaves the previous index whole. An index of
     another schema version, or an unreadable one, is rebuilt in a temporary file that then
-    replaces it.
+    replaces it. `go` is asked last, when all but the commit is done: False leaves the index as
+    it was (a helper process prepares the index while the build writes pages that may fail).
     """
     target = vault / INDEX_FILE
     wanted = _Wanted(graph)
@@ -146,15 +147,20 @@ def update_index(vault: Path, graph: Graph) -> None:
         try:
             with closing(sqlite3.connect(target, isolation_level=None)) as db:
                 if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
-                    _sync(db, wanted)
+                    _sync(db, wanted, go)
                     return
         except sqlite3.DatabaseError:
             pass  # unreadable, or not ours: start over below
-    _create(target, wanted)
+    _create(target, wanted, go)
 
 
-def _create(target: Path, wanted: _Wanted) -> None:
+def _create(target: Path, wanted: _Wanted, go: Callable[[], bool]) -> None:
     """Write a whole new index beside the target, then put it in place."""
+    missing = []  # the folders made for it: a stopped build leaves none behind (not even the vault)
+    for folder in (target.parent, *target.parent.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.kgvault-tmp")
     tmp.unlink(missing_ok=True)
@@ -163,14 +169,22 @@ def _create(target: Path, wanted: _Wanted) -> None:
             db.execute("PRAGMA journal_mode = OFF")  # a temporary file: a crash just leaves it behind
             db.executescript(SCHEMA)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
-            _sync(db, wanted)
-        os.replace(tmp, target)
+            _sync(db, wanted, lambda: True)
+        if go():
+            os.replace(tmp, target)
+        else:
+            tmp.unlink(missing_ok=True)
+            for folder in missing:
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break  # the build wrote something there after all
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
-def _sync(db: sqlite3.Connection, wanted: _Wanted) -> None:
+def _sync(db: sqlite3.Connection, wanted: _Wanted, go: Callable[[], bool]) -> None:
     """Write what differs from the stored index, in one transaction; nothing when nothing differs."""
     stored_nodes: dict[str, str] = dict(db.execute("SELECT id, hash FROM nodes").fetchall())
     stored_entities: dict[str, str] = dict(db.execute("SELECT id, hash FROM entities").fetchall())
@@ -211,7 +225,7 @@ def _sync(db: sqlite3.Connection, wanted: _Wanted) -> None:
             db.execute("DELETE FROM tags")
             db.executemany("INSERT INTO tags VALUES (?, ?)", wanted.tags)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('last_update', ?)", (json.dumps(counts),))
-        db.execute("COMMIT")
+        db.execute("COMMIT" if go() else "ROLLBACK")
     except BaseException:
         db.execute("ROLLBACK")
         raise

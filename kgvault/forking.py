@@ -1,0 +1,65 @@
+"""A second core for a build: a forked helper that works while this process goes on.
+
+A forked child starts with a copy of everything this process holds (the graph, the drafts), so
+nothing has to be sent to it. Fork is used only where it is cheap and safe; callers always
+have a way to do the work in this process instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+
+
+def can_fork() -> bool:
+    """Whether a helper may be forked: Linux, two cores or more, and no other thread running."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return False
+    if threading.active_count() > 1:  # a forked child gets no copy of them, and maybe a lock they held
+        return False
+    return len(os.sched_getaffinity(0)) >= 2
+
+
+class Helper:
+    """A forked child running `work(go)`, where `go()` waits for this process to say go (True) or stop."""
+
+    def __init__(self, pid: int, verdict: int) -> None:
+        self._pid = pid
+        self._verdict: int | None = verdict
+        self._status: int | None = None
+
+    @classmethod
+    def start(cls, work: Callable[[Callable[[], bool]], None]) -> Helper:
+        """Fork and run `work` in the child; the child never returns from here, and runs no clean-up."""
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            status = 1
+            try:
+                os.close(write)
+                work(lambda: os.read(read, 1) == b"1")
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(read)
+        return cls(pid, write)
+
+    def finish(self, go: bool) -> bool:
+        """Tell the helper to go on or stop, wait for it to end, and say whether it did its work.
+
+        Only the first word counts: a second call (after an interrupted first) just waits.
+        """
+        if self._verdict is not None:
+            verdict, self._verdict = self._verdict, None
+            try:
+                os.write(verdict, b"1" if go else b"0")
+            except BrokenPipeError:
+                pass  # it had nothing to wait for, and is gone
+            finally:
+                os.close(verdict)
+        if self._status is None:
+            _, status = os.waitpid(self._pid, 0)
+            self._status = os.waitstatus_to_exitcode(status)
+        return self._status == 0
