@@ -275,6 +275,7 @@ def _render_and_write(
     import jinja2
 
     from kgvault.render import render
+    from kgvault.render_forked import SharedPages
 
     vault = settings.vault
     prefix = vault.resolve().relative_to(outer).as_posix() + "/" if outer else ""
@@ -285,16 +286,21 @@ def _render_and_write(
         if orphaned:
             pages = render(graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned)
         say("writing")
-        return write_vault(
-            vault,
-            pages,
-            force=settings.force,
-            dry_run=settings.dry_run,
-            # Inside a vault you already have, only its types.json learns our property types.
-            settings_dir=(outer or vault) / ".obsidian",
-            graph_settings=outer is None,
-            trusted=untouched,
-        )
+        shared = SharedPages.of(pages)  # the last pages rendered on the other core meanwhile
+        try:
+            return write_vault(
+                vault,
+                shared,
+                force=settings.force,
+                dry_run=settings.dry_run,
+                # Inside a vault you already have, only its types.json learns our property types.
+                settings_dir=(outer or vault) / ".obsidian",
+                graph_settings=outer is None,
+                trusted=untouched,
+            )
+        finally:
+            if isinstance(shared, SharedPages):
+                shared.close()
     except jinja2.TemplateError as error:
         where = (
             f"{error.name}, line {error.lineno}"

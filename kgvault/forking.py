@@ -8,6 +8,7 @@ have a way to do the work in this process instead.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -63,3 +64,49 @@ class Helper:
             _, status = os.waitpid(self._pid, 0)
             self._status = os.waitstatus_to_exitcode(status)
         return self._status == 0
+
+
+class Answer:
+    """What a helper will hand back: `get()` waits for it."""
+
+    def __init__(self, pid: int, answer: int) -> None:
+        self._pid = pid
+        self._answer: int | None = answer
+
+    def get(self) -> bytes | None:
+        """The helper's bytes, once it has ended; None when it failed (do its work here instead)."""
+        if self._answer is None:
+            return None
+        answer, self._answer = self._answer, None
+        try:
+            with os.fdopen(answer, "rb") as stream:
+                data = stream.read()
+        finally:
+            _, status = os.waitpid(self._pid, 0)
+        return data if os.waitstatus_to_exitcode(status) == 0 else None
+
+    def drop(self) -> None:
+        """Stop waiting: the helper is told to stop (its writes fail) and is reaped."""
+        if self._answer is not None:
+            os.close(self._answer)
+            self._answer = None
+            os.kill(self._pid, signal.SIGKILL)
+            os.waitpid(self._pid, 0)
+
+
+def ask(work: Callable[[], bytes]) -> Answer:
+    """Fork a helper that runs `work` and hands back its bytes; the child never returns from here."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            os.close(read)
+            data = work()
+            with os.fdopen(write, "wb") as stream:
+                stream.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    return Answer(pid, read)

@@ -1,4 +1,4 @@
-"""Two cores: extraction's helper and the index's helper give exactly what one process gives."""
+"""Two cores: what the extraction, render and index helpers give is exactly what one process gives."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kgvault import forking
+from kgvault import forking, render_forked
 from kgvault.extract import forked
 from kgvault.records import Source, SourceKind
 from kgvault.search import INDEX_FILE
@@ -20,11 +20,19 @@ from kgvault.search import INDEX_FILE
 from .conftest import NOT_COMPARED, ROOT, SAMPLE
 
 # Each build runs in a fresh interpreter: a thread some other test left running would rightly
-# keep this one from forking, and the test would then prove nothing.
+# keep this one from forking, and the test would then prove nothing. The script sets each
+# helper's threshold (0: always, None: never) and reports what the helpers did on stderr.
 _BUILD = """
-import os, sys
+import json, os, sys
+import kgvault.build as build
 import kgvault.extract.forked as forked
-forked.MIN_BYTES = int(sys.argv[3])
+import kgvault.render_forked as render_forked
+from kgvault import forking
+never = 10**12
+limits = json.loads(sys.argv[3])
+forked.MIN_BYTES = never if limits["extract"] is None else limits["extract"]
+render_forked.MIN_PAGES = never if limits["render"] is None else limits["render"]
+build.INDEX_HELPER_RECORDS = never if limits["index"] is None else limits["index"]
 used = []
 real_decoded, real_here = forked._decoded, forked._here
 def decoded(sources, entries):
@@ -35,37 +43,73 @@ def here(fresh, sources, max_chars):
     used.append(f"here:{len(fresh)}:{os.getpid()}")
     return real_here(fresh, sources, max_chars)
 forked._decoded, forked._here = decoded, here
+real_unpickled = render_forked._unpickled
+def unpickled(payload):
+    got = real_unpickled(payload)
+    used.append(f"pages:{len(got) if got is not None else None}")
+    return got
+render_forked._unpickled = unpickled
+real_finish = forking.Helper.finish
+def finish(self, go):
+    done = real_finish(self, go)
+    used.append(f"index:{go}:{done}")
+    return done
+forking.Helper.finish = finish
 {patch}
 from kgvault.cli import main
 try:
-    main(["build", sys.argv[1], "-o", sys.argv[2], "--json"])
+    main(["build", sys.argv[1], "-o", sys.argv[2], "--json", *sys.argv[4:]])
 finally:
     print(";".join(used), file=sys.stderr)
 """
-# The helper dies after extracting its part, before it can hand anything back.
-_HELPER_FAILS = """
+# A helper dies when its work is done, before it can hand anything back.
+_HELPERS_FAIL = """
 parent = os.getpid()
-real_encode = forked.encode_entry
-def encode_entry(chunks, extractions):
-    if os.getpid() != parent:
-        raise RuntimeError("the helper fails")
-    return real_encode(chunks, extractions)
-forked.encode_entry = encode_entry
+def failing(real):
+    def fails(*args):
+        if os.getpid() != parent:
+            raise RuntimeError("the helper fails")
+        return real(*args)
+    return fails
+forked.encode_entry = failing(forked.encode_entry)
+render_forked._rendered = failing(render_forked._rendered)
 """
 
 
-def build(notes: Path, vault: Path, min_bytes: int, patch: str = "") -> tuple[list[str], int]:
-    """Build in a fresh interpreter with that fork threshold: what extraction did, and how many sources."""
+class Built:
+    """What a build in a fresh interpreter did: its exit code, report and the helpers' steps."""
+
+    def __init__(self, done: subprocess.CompletedProcess[str]) -> None:
+        self.code = done.returncode
+        self.report = json.loads(done.stdout) if done.returncode == 0 else {}
+        lines = done.stderr.strip().splitlines()
+        self.used = [step for step in (lines[-1] if lines else "").split(";") if step]
+        self.stderr = done.stderr
+
+    def steps(self, kind: str) -> list[list[str]]:
+        return [step.split(":")[1:] for step in self.used if step.startswith(kind + ":")]
+
+
+def build(
+    notes: Path,
+    vault: Path,
+    *extra: str,
+    extract: int | None = None,
+    render: int | None = None,
+    index: int | None = None,
+    patch: str = "",
+) -> Built:
+    """Build in a fresh interpreter with the helpers' thresholds given (None: no helper)."""
     script = textwrap.dedent(_BUILD).replace("{patch}", textwrap.dedent(patch))
+    limits = json.dumps({"extract": extract, "render": render, "index": index})
     done = subprocess.run(
-        [sys.executable, "-c", script, str(notes), str(vault), str(min_bytes)],
+        [sys.executable, "-c", script, str(notes), str(vault), limits, *extra],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert done.returncode == 0, done.stderr
-    return done.stderr.strip().splitlines()[-1].split(";"), json.loads(done.stdout)["sources"]
+    return Built(done)
 
 
 def vault_files(vault: Path) -> dict[str, bytes]:
@@ -81,30 +125,43 @@ def vault_files(vault: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def one_process(tmp_path_factory: pytest.TempPathFactory) -> Path:
     vault = tmp_path_factory.mktemp("one") / "vault"
-    used, _ = build(SAMPLE, vault, min_bytes=10**12)
-    assert not any(step.startswith("helper") for step in used)
+    built = build(SAMPLE, vault)
+    assert built.code == 0, built.stderr
+    assert built.steps("helper") == built.steps("pages") == built.steps("index") == []
     return vault
 
 
-def test_two_processes_build_the_vault_one_process_builds(tmp_path: Path, one_process: Path) -> None:
+def test_two_processes_extract_what_one_process_extracts(tmp_path: Path, one_process: Path) -> None:
     vault = tmp_path / "vault"
-    used, sources = build(SAMPLE, vault, min_bytes=0)
-    helper = [step for step in used if step.startswith("helper")]
-    assert len(helper) == 1 and helper[0].endswith(":True"), used
+    built = build(SAMPLE, vault, extract=0)
+    assert built.code == 0, built.stderr
+    [(theirs, decoded)] = built.steps("helper")
+    assert decoded == "True", built.used
     # This process extracted its part; the helper's part came back whole, decoded here.
-    here = [step for step in used if step.startswith("here")]
-    assert len(here) == 1 and int(here[0].split(":")[1]) + int(helper[0].split(":")[1]) == sources, used
+    [(mine, _)] = built.steps("here")
+    assert int(mine) + int(theirs) == built.report["sources"], built.used
     assert vault_files(vault) == vault_files(one_process)
     assert any(path.startswith(".kgvault/cache/") for path in vault_files(vault))
 
 
-def test_a_failing_helper_leaves_its_part_to_this_process(tmp_path: Path, one_process: Path) -> None:
+def test_two_processes_render_what_one_process_renders(tmp_path: Path, one_process: Path) -> None:
     vault = tmp_path / "vault"
-    used, sources = build(SAMPLE, vault, min_bytes=0, patch=_HELPER_FAILS)
-    assert not any(step.startswith("helper") for step in used), used
-    here = [step for step in used if step.startswith("here")]
-    # The helper failed, and this process then did the helper's part as well.
-    assert len(here) == 2 and sum(int(step.split(":")[1]) for step in here) == sources, used
+    built = build(SAMPLE, vault, render=0)
+    assert built.code == 0, built.stderr
+    [(pages,)] = built.steps("pages")
+    files = built.report["files"]
+    assert int(pages) == round((files["written"] + files["unchanged"]) * render_forked.HELPER_SHARE)
+    assert vault_files(vault) == vault_files(one_process)
+
+
+def test_failing_helpers_leave_their_part_to_this_process(tmp_path: Path, one_process: Path) -> None:
+    vault = tmp_path / "vault"
+    built = build(SAMPLE, vault, extract=0, render=0, patch=_HELPERS_FAIL)
+    assert built.code == 0, built.stderr
+    assert built.steps("helper") == built.steps("pages") == [], built.used
+    # The extraction helper failed, and this process then did its part as well.
+    here = built.steps("here")
+    assert len(here) == 2 and sum(int(count) for count, _ in here) == built.report["sources"], built.used
     assert vault_files(vault) == vault_files(one_process)
 
 
@@ -139,53 +196,18 @@ def test_too_little_text_is_not_worth_a_fork(monkeypatch: pytest.MonkeyPatch) ->
     assert forked._split(fresh) == (fresh, [])
 
 
-# The search index, prepared by a helper while the pages are written.
-_INDEX_BUILD = """
-import sys
-import kgvault.build as build
-from kgvault import forking
-build.INDEX_HELPER_RECORDS = int(sys.argv[3])
-finished = []
-real_finish = forking.Helper.finish
-def finish(self, go):
-    done = real_finish(self, go)
-    finished.append(f"{go}:{done}")
-    return done
-forking.Helper.finish = finish
-from kgvault.cli import main
-try:
-    main(["build", sys.argv[1], "-o", sys.argv[2], "-q", *sys.argv[4:]])
-except SystemExit as stop:
-    print(";".join(finished), file=sys.stderr)
-    raise
-"""
-
-
-def index_build(notes: Path, vault: Path, records: int, *extra: str) -> tuple[int, list[str]]:
-    """Build in a fresh interpreter with that helper threshold: the exit code and the helper's ends."""
-    done = subprocess.run(
-        [sys.executable, "-c", _INDEX_BUILD, str(notes), str(vault), str(records), *extra],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    ends = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
-    return done.returncode, [end for end in ends.split(";") if end]
-
-
 def index_rows(vault: Path) -> list[str]:
     """The index as SQL, but for the counts of the last update (they say what changed, not what is)."""
     with closing(sqlite3.connect(vault / INDEX_FILE)) as db:
         return [line for line in db.iterdump() if "last_update" not in line]
 
 
-def test_a_helper_indexes_what_this_process_would(tmp_path: Path) -> None:
-    alone, helped = tmp_path / "alone", tmp_path / "helped"
-    assert index_build(SAMPLE, alone, 10**9) == (0, [])
-    assert index_build(SAMPLE, helped, 0) == (0, ["True:True"])
-    assert index_rows(helped) == index_rows(alone)
-    assert not list(helped.rglob("*.kgvault-tmp"))
+def test_a_helper_indexes_what_this_process_would(tmp_path: Path, one_process: Path) -> None:
+    vault = tmp_path / "vault"
+    built = build(SAMPLE, vault, index=0)
+    assert built.code == 0 and built.steps("index") == [["True", "True"]], built.stderr
+    assert index_rows(vault) == index_rows(one_process)
+    assert not list(vault.rglob("*.kgvault-tmp"))
 
 
 def test_a_failed_build_leaves_the_index_as_it_was(sample_copy: Path, tmp_path: Path) -> None:
@@ -193,18 +215,19 @@ def test_a_failed_build_leaves_the_index_as_it_was(sample_copy: Path, tmp_path: 
     broken.mkdir()
     (broken / "node.md.j2").write_text("{{ no_such_value }}\n", "utf-8")
     first = tmp_path / "first"
-    code, ends = index_build(sample_copy, first, 0, "--templates", str(broken))
-    assert code != 0 and ends == ["False:True"]
+    built = build(sample_copy, first, "--templates", str(broken), index=0, render=0)
+    assert built.code != 0 and built.steps("index") == [["False", "True"]], built.stderr
     assert not (first / INDEX_FILE).exists() and not list(tmp_path.rglob("*.kgvault-tmp"))
 
     vault = tmp_path / "vault"
-    assert index_build(sample_copy, vault, 0)[0] == 0
+    assert build(sample_copy, vault, index=0).code == 0
     before = index_rows(vault)
     note = sample_copy / "printing" / "Klipper.md"
     note.write_text(note.read_text("utf-8") + "\nFixed the zq17 extruder today.\n", "utf-8")
-    code, ends = index_build(sample_copy, vault, 0, "--templates", str(broken))
-    assert code != 0 and ends == ["False:True"]
+    built = build(sample_copy, vault, "--templates", str(broken), index=0, render=0)
+    assert built.code != 0 and built.steps("index") == [["False", "True"]], built.stderr
     assert index_rows(vault) == before
     # The same change, built: the helper's index now holds it.
-    assert index_build(sample_copy, vault, 0) == (0, ["True:True"])
+    built = build(sample_copy, vault, index=0, render=0)
+    assert built.code == 0 and built.steps("index") == [["True", "True"]], built.stderr
     assert any("zq17" in row for row in index_rows(vault))

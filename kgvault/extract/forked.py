@@ -9,7 +9,6 @@ is done in this process.
 
 from __future__ import annotations
 
-import os
 import pickle
 from collections.abc import Sequence
 
@@ -37,27 +36,14 @@ def chunk_and_extract(
     if not theirs:
         chunks, extractions = _here(fresh, sources, max_chars)
         return chunks, extractions, {}
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the helper: never returns, never runs the parent's clean-up
-        status = 1
-        try:
-            os.close(read)
-            chunks, extractions = _here(theirs, sources, max_chars)
-            payload = pickle.dumps(_encoded(theirs, chunks, extractions), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write, "wb") as out:
-                out.write(payload)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write)
+    answer = forking.ask(lambda: _encoded(theirs, *_here(theirs, sources, max_chars)))
     try:
         chunks, extractions = _here(mine, sources, max_chars)
-        with os.fdopen(read, "rb") as answer:
-            payload = answer.read()
-    finally:
-        _, status = os.waitpid(pid, 0)
-    entries = _entries(payload) if status == 0 else None
+    except BaseException:
+        answer.drop()
+        raise
+    payload = answer.get()
+    entries = _entries(payload) if payload is not None else None
     taken = _decoded(theirs, entries) if entries is not None else None
     if taken is None:  # the helper failed: do its part here, as if it had never been asked
         their_chunks, their_extractions = _here(theirs, sources, max_chars)
@@ -91,15 +77,14 @@ def _split(fresh: Sequence[Source]) -> tuple[list[Source], list[Source]]:
     return [s for s in fresh if id(s) not in given], [s for s in fresh if id(s) in given]
 
 
-def _encoded(
-    sources: Sequence[Source], chunks: Sequence[Chunk], extractions: Sequence[Extraction]
-) -> dict[str, bytes]:
-    """Each source's chunks and extractions as a cache entry, by path."""
+def _encoded(sources: Sequence[Source], chunks: Sequence[Chunk], extractions: Sequence[Extraction]) -> bytes:
+    """Each source's chunks and extractions as a cache entry, by path, pickled to be handed back."""
     made: dict[str, tuple[list[Chunk], list[Extraction]]] = {source.path: ([], []) for source in sources}
     for chunk, extraction in zip(chunks, extractions, strict=True):
         made[chunk.source_path][0].append(chunk)
         made[chunk.source_path][1].append(extraction)
-    return {path: encode_entry(*parts) for path, parts in made.items()}
+    entries = {path: encode_entry(*parts) for path, parts in made.items()}
+    return pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _entries(payload: bytes) -> dict[str, bytes] | None:
