@@ -60,6 +60,8 @@ class BuildReport:
     """The model's calls, cache hits, failures, tokens and cost (all 0 offline)."""
     vault_files: list[str] = field(default_factory=list, repr=False)
     """Every file the build left in the vault as its own (not part of the JSON report)."""
+    changed_files: frozenset[str] = field(default=frozenset(), repr=False)
+    """The pages this build wrote or removed (not part of the JSON report)."""
 
     def to_json(self) -> dict[str, Any]:
         """The report with exactly the keys scripts rely on."""
@@ -139,7 +141,10 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
     report = _run_pipeline(settings, progress, untouched)
     # A chunk the model failed on is retried by the next build, so this one is not "the last word".
     if taken is not None and not report.llm["failed"]:
-        snapshot.remember(settings, taken, racy, report.to_json(), report.vault_files)
+        seen = previous.seen if previous else None
+        snapshot.remember(
+            settings, taken, racy, report.to_json(), report.vault_files, seen, report.changed_files
+        )
     return report
 
 
@@ -241,6 +246,7 @@ def _run_pipeline(
         ),
         seconds=time.perf_counter() - started,
         llm=linked.stats.to_json() if linked.stats is not None else dict(_NO_LLM),
+        changed_files=frozenset([*result.written, *result.removed]),
         # The .obsidian files we make count too: deleting them must not pass for "nothing changed".
         vault_files=sorted(
             {

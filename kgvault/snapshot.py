@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from kgvault.config import Settings
 from kgvault.corrections import CORRECTIONS_FILE
 from kgvault.layout import DRAFTS_DIR, MANIFEST, STATE_DIR
 from kgvault.sources import find_sources, imported_draft_files
+from kgvault.write import is_page_path
 
 SNAPSHOT = f"{STATE_DIR}/state/snapshot.json"
 """Machine-local: stats change with every checkout, so the snapshot is never shared or compared."""
@@ -78,6 +79,8 @@ class Previous:
     """Every vault file the last build recorded is as it left it (or still missing)."""
     untouched: frozenset[str]
     """Vault files whose stats are as the last build left them: their bytes are what it wrote."""
+    seen: dict[str, list[int] | None] = field(default_factory=dict)
+    """The stats of the untouched files as found, for `remember` (a build rewrites few of them)."""
 
 
 def recall(settings: Settings) -> Previous:
@@ -91,11 +94,13 @@ def recall(settings: Settings) -> Previous:
     files = recorded.get("vault")
     if not isinstance(files, dict):
         return Previous({}, False, frozenset())
-    same = {rel: _stat(settings.vault / rel) == stat for rel, stat in files.items()}
+    now = {rel: _stat(settings.vault / rel) for rel in files}
+    untouched = {rel: stat for rel, stat in files.items() if stat and now[rel] == stat}
     return Previous(
         recorded,
-        vault_as_left=all(same.values()),
-        untouched=frozenset(rel for rel, stat in files.items() if stat and same[rel]),
+        vault_as_left=all(now[rel] == stat for rel, stat in files.items()),
+        untouched=frozenset(untouched),
+        seen=untouched,
     )
 
 
@@ -139,19 +144,30 @@ def remember(
     racy: dict[str, str],
     report: dict[str, Any],
     vault_files: Iterable[str],
+    seen: Mapping[str, list[int] | None] | None = None,
+    changed: Collection[str] = (),
 ) -> None:
     """Record the stats a finished build leaves, with its report, for the next build to compare.
 
     `taken` is the fingerprint from before the build read its inputs, and `racy` the hashes of
     the inputs saved just before it: a note saved while the build ran then differs from them,
-    and the next build reads it.
+    and the next build reads it. `seen` are pages' stats found before the build (`Previous.seen`)
+    and `changed` the pages it wrote or removed: the others keep their stats as seen. Should one
+    have been changed by hand meanwhile, its stats now differ from the recorded ones, and the
+    next build reads it, as for any touched page.
     """
     paths = sorted({*vault_files, MANIFEST})
+    seen = seen or {}
     data = {
         "format": _FORMAT,
         "racy": racy,
         "fingerprint": taken,
-        "vault": {rel: _stat(settings.vault / rel) for rel in paths},
+        "vault": {
+            rel: seen[rel]
+            if rel in seen and rel not in changed and is_page_path(rel)
+            else _stat(settings.vault / rel)
+            for rel in paths
+        },
         "report": report,
     }
     target = settings.vault / SNAPSHOT

@@ -129,3 +129,31 @@ def test_different_templates_rebuild(built: tuple[Path, Path, BuildReport], tmp_
     _, stages = run(notes, vault, templates=templates)
     assert "extracting" in stages
     assert "My footer." in (vault / "index.md").read_text("utf-8")
+
+
+def test_a_page_edited_by_hand_while_a_build_runs_is_seen_by_the_next(
+    built: tuple[Path, Path, BuildReport], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes, vault, _ = built
+    note = notes / "printing" / "Klipper.md"
+    note.write_text(note.read_text("utf-8") + "\nKlipper supports input shaping.\n", "utf-8")
+    page = vault / "sources" / "voyages-lyon-summary.md"
+    assert page.is_file()
+    real = build_module.write_vault
+
+    def then_edit(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        result = real(*args, **kwargs)  # type: ignore[arg-type]
+        assert "sources/voyages-lyon-summary.md" not in result.written
+        text = page.read_text("utf-8")
+        page.write_text(text.replace("Summary of", "Edited summary of", 1), "utf-8")  # after the build wrote
+        return result
+
+    monkeypatch.setattr(build_module, "write_vault", then_edit)
+    run(notes, vault)
+    monkeypatch.undo()
+    # Nothing changed since that build but the page: the next build must look at it, and keep it.
+    again, stages = run(notes, vault)
+    assert stages != ["unchanged"]
+    assert again.files["kept"] == 1
+    assert any("edited by hand" in p.message for p in again.problems if p.path.endswith("lyon-summary.md"))
+    assert "Edited summary of" in page.read_text("utf-8")
