@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import json
+import os
+import queue
+import select
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from kgvault.config import Settings
-from kgvault.layout import STATE_DIR
+from kgvault.watch_events import READY
 
 Say = Callable[[str], None]
-# Reading a note opens and closes it: only events that change something start a rebuild.
-_CHANGES = frozenset({"created", "deleted", "modified", "moved", "closed"})
 WAIT_FOR_OTHERS = 600.0
 """Seconds a rebuild waits for another kgvault writing the vault before it reports a failure."""
-_NEVER_INPUT = frozenset({STATE_DIR, ".git", ".obsidian", "node_modules", "__pycache__"})
+READY_WAIT = 60.0
+"""Seconds the watcher process may take to start watching."""
 
 
 @dataclass(slots=True)
@@ -45,33 +51,82 @@ class Rebuild:
         )
 
 
-class _Changes:
-    """Paths changed since the last rebuild, and when the last one arrived."""
+class _Events:
+    """The changes `kgvault.watch_events` reports, read from its output: no thread in this process.
 
-    def __init__(self) -> None:
-        self.condition = threading.Condition()
+    A build that forks helpers must run in a process with no other thread, so watchdog's
+    threads live in that small process instead.
+    """
+
+    def __init__(self, notes: Path, vault: Path, also: Sequence[Path]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "kgvault.watch_events", str(notes), str(vault), *map(str, also)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        assert self.process.stdout is not None
+        self._stream = self.process.stdout.fileno()
+        self._buffer = b""
         self.paths: set[str] = set()
-        self.last = 0.0
+        self._lines: queue.Queue[bytes] | None = None
+        if os.name == "nt":  # select() takes no pipe there: a thread reads them (and nothing forks)
+            self._lines = queue.Queue()
+            threading.Thread(target=self._read_all, args=(self.process.stdout,), daemon=True).start()
+        first = self._line(READY_WAIT)
+        if first != READY:
+            self.close()
+            raise OSError(f"could not start watching {notes}: the watcher said {first!r}")
 
-    def add(self, path: str) -> None:
-        with self.condition:
-            self.paths.add(path)
-            self.last = time.monotonic()
-            self.condition.notify_all()
+    def _read_all(self, stream: IO[bytes]) -> None:
+        assert self._lines is not None
+        for line in stream:
+            self._lines.put(line)
+        self._lines.put(b"")
+
+    def _line(self, timeout: float) -> str | None:
+        """The next line, waiting at most `timeout` seconds; None when none came."""
+        if self._lines is not None:
+            try:
+                data = self._lines.get(timeout=timeout)
+            except queue.Empty:
+                return None
+            if not data:
+                raise OSError("the watcher stopped")
+            return data.rstrip(b"\n").decode("utf-8", "surrogateescape")
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._stream], [], [], left)[0]:
+                return None
+            data = os.read(self._stream, 65536)
+            if not data:
+                raise OSError("the watcher stopped")
+            self._buffer += data
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line.decode("utf-8", "surrogateescape")
 
     def settled(self, debounce: float, stop: threading.Event) -> list[str]:
         """Wait until changes came and then none for `debounce` seconds; return and forget them."""
-        with self.condition:
-            while not stop.is_set():
-                if self.paths:
-                    quiet = time.monotonic() - self.last
-                    if quiet >= debounce:
-                        paths, self.paths = sorted(self.paths), set()
-                        return paths
-                    self.condition.wait(debounce - quiet)
-                else:
-                    self.condition.wait(0.25)
+        while not stop.is_set():
+            line = self._line(debounce if self.paths else 0.25)
+            if line is not None:
+                self.paths.add(json.loads(line))
+            elif self.paths:
+                paths, self.paths = sorted(self.paths), set()
+                return paths
         return []
+
+    def close(self) -> None:
+        """Let the watcher go: it ends when its input closes."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 def watch(
@@ -89,57 +144,18 @@ def watch(
     folders are ignored, so writing the vault never triggers another rebuild. `also` names
     files and folders outside the notes that a build reads too (`--config`, `--templates`).
     """
-    from watchdog.events import FileSystemEvent, FileSystemEventHandler
-    from watchdog.observers import Observer
-
     stop = stop or threading.Event()
     settings = load()
-    notes, vault = settings.notes.resolve(), settings.vault.resolve()
-    changes = _Changes()
-
-    class Handler(FileSystemEventHandler):
-        def on_any_event(self, event: FileSystemEvent) -> None:
-            if event.event_type not in _CHANGES:
-                return
-            if event.is_directory and event.event_type == "modified":
-                return  # a folder is "modified" whenever a file in it is: the file's event says it
-            for raw in (event.src_path, getattr(event, "dest_path", "")):
-                path = Path(raw if isinstance(raw, str) else raw.decode(errors="replace"))
-                if raw and _is_input(path, notes, vault):
-                    changes.add(path.relative_to(notes).as_posix())
-                elif raw and any(path == extra or extra in path.parents for extra in extras):
-                    changes.add(str(path))
-
     # Watching starts before the first build, so a change made while it runs is not missed.
-    observer = Observer()
-    observer.schedule(Handler(), str(notes), recursive=True)
-    extras = [Path(p).resolve() for p in also]
-    for extra in extras:
-        if extra.is_dir():
-            observer.schedule(Handler(), str(extra), recursive=True)
-        elif extra.parent.is_dir() and notes not in (extra.parent, *extra.parent.parents):
-            observer.schedule(Handler(), str(extra.parent), recursive=False)
-    observer.start()
+    events = _Events(settings.notes.resolve(), settings.vault.resolve(), [Path(p).resolve() for p in also])
     try:
         say(_rebuild(load, []).line())
         while not stop.is_set():
-            changed = changes.settled(debounce, stop)
+            changed = events.settled(debounce, stop)
             if changed:
                 say(_rebuild(load, changed).line())
     finally:
-        observer.stop()
-        observer.join()
-
-
-def _is_input(path: Path, notes: Path, vault: Path) -> bool:
-    """Whether a changed path can change the vault: under the notes, outside the vault and our folders."""
-    if path == vault or vault in path.parents:
-        return False
-    try:
-        parts = path.relative_to(notes).parts
-    except ValueError:
-        return False
-    return bool(parts) and not _NEVER_INPUT.intersection(parts)
+        events.close()
 
 
 def _rebuild(load: Callable[[], Settings], changed: list[str]) -> Rebuild:

@@ -171,3 +171,16 @@ def test_a_template_folder_outside_the_notes_is_watched_too(tmp_path: Path) -> N
         assert "My own footer." in (tmp_path / "vault" / "index.md").read_text("utf-8")
     finally:
         watcher.stop()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads the thread count from /proc")
+def test_the_building_process_runs_no_thread_of_the_watchers(watching: tuple[Path, Path, Watcher]) -> None:
+    # watchdog's threads live in a process of their own: the one that builds may fork helpers.
+    notes, vault, watcher = watching
+    status = Path(f"/proc/{watcher.process.pid}/status").read_text("utf-8")
+    assert "Threads:\t1\n" in status
+    (notes / "daily" / "2025-07-04.md").write_text("Fixed the [[Voron 2.4]] door hinge today.\n", "utf-8")
+    assert " written" in watcher.next_line()
+    assert (vault / "sources" / "daily-2025-07-04-summary.md").exists()
+    code, err = watcher.stop()
+    assert code == 0 and "stopped" in err
