@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the stages' modules load only when a build runs
     from kgvault.extract import Extraction
     from kgvault.extract.llm import LlmSettings, LlmStats
     from kgvault.forking import Helper
+    from kgvault.render import PageMemory
 
 Progress = Callable[[str], None]
 _OBSIDIAN_FILES = (".obsidian/types.json", ".obsidian/graph.json")
@@ -96,12 +97,14 @@ def build(
     *,
     wait: float = 0.0,
     on_wait: Callable[[str], None] | None = None,
+    memory: PageMemory | None = None,
 ) -> BuildReport:
     """Compile the notes folder into the vault; gather everything before the first write.
 
     One build writes a vault at a time: another one holding the vault is waited for up to
     `wait` seconds (`on_wait` hears about it), then `VaultBusyError` names it. A dry run writes
-    nothing and takes no lock.
+    nothing and takes no lock. `memory` is what a long-lived caller (watch) keeps of the pages
+    between builds: a page made from the same plan as last time is not rendered again.
     """
     # A build makes hundreds of thousands of long-lived records and frees almost none of them;
     # the cyclic garbage collector would rescan them over and over (a fifth of the build at
@@ -112,13 +115,15 @@ def build(
         if settings.dry_run:
             return _run_pipeline(settings, progress)
         with vault_lock(settings.vault, wait=wait, on_wait=on_wait):
-            return _build_unless_unchanged(settings, progress)
+            return _build_unless_unchanged(settings, progress, memory)
     finally:
         if collecting:
             gc.enable()
 
 
-def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> BuildReport:
+def _build_unless_unchanged(
+    settings: Settings, progress: Progress | None, memory: PageMemory | None = None
+) -> BuildReport:
     """Skip the build when nothing it depends on changed since the last one; otherwise build and remember."""
     started = time.perf_counter()
     # Inside a vault you already have, your notes there decide our ids: always build.
@@ -138,7 +143,7 @@ def _build_unless_unchanged(settings: Settings, progress: Progress | None) -> Bu
         return _unchanged(recorded, time.perf_counter() - started)
     untouched = previous.untouched if previous else frozenset()
     snapshot.forget(settings)
-    report = _run_pipeline(settings, progress, untouched)
+    report = _run_pipeline(settings, progress, untouched, memory)
     # A chunk the model failed on is retried by the next build, so this one is not "the last word".
     if taken is not None and not report.llm["failed"]:
         seen = previous.seen if previous else None
@@ -187,7 +192,10 @@ class _Linked:
 
 
 def _run_pipeline(
-    settings: Settings, progress: Progress | None, untouched: frozenset[str] = frozenset()
+    settings: Settings,
+    progress: Progress | None,
+    untouched: frozenset[str] = frozenset(),
+    memory: PageMemory | None = None,
 ) -> BuildReport:
     """Run every stage in order; all reading and pass 2 finish before the first write."""
     # The stages' modules are imported here: a no-op rebuild never needs them.
@@ -205,7 +213,7 @@ def _run_pipeline(
     helper = None if settings.dry_run else _start_indexing(vault, graph)
     try:
         say("rendering")
-        result = _render_and_write(settings, graph, outer, untouched, say)
+        result = _render_and_write(settings, graph, outer, untouched, say, memory)
         if not settings.dry_run:
             _remember_notes_root(vault, settings.notes)
             say("indexing")
@@ -275,7 +283,12 @@ def _start_indexing(vault: Path, graph: Graph) -> Helper | None:
 
 
 def _render_and_write(
-    settings: Settings, graph: Graph, outer: Path | None, untouched: frozenset[str], say: Progress
+    settings: Settings,
+    graph: Graph,
+    outer: Path | None,
+    untouched: frozenset[str],
+    say: Progress,
+    memory: PageMemory | None,
 ) -> WriteResult:
     """Render the pages as they are written; a template's error surfaces in either stage."""
     import jinja2
@@ -286,13 +299,16 @@ def _render_and_write(
     vault = settings.vault
     prefix = vault.resolve().relative_to(outer).as_posix() + "/" if outer else ""
     try:
-        pages = render(graph, templates=settings.templates, link_prefix=prefix)
+        pages = render(graph, templates=settings.templates, link_prefix=prefix, memory=memory)
         # The set of pages does not depend on the orphan list, so plan again only when there are orphans.
         orphaned = find_orphans(vault, set(pages))
         if orphaned:
-            pages = render(graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned)
+            pages = render(
+                graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned, memory=memory
+            )
         say("writing")
-        shared = SharedPages.of(pages)  # the last pages rendered on the other core meanwhile
+        # The last pages rendered on the other core meanwhile; with a page memory few are rendered.
+        shared = SharedPages.of(pages) if pages.memory is None else pages
         try:
             return write_vault(
                 vault,
@@ -307,6 +323,8 @@ def _render_and_write(
         finally:
             if isinstance(shared, SharedPages):
                 shared.close()
+            if pages.memory is not None:
+                pages.memory.keep_only(pages)
     except jinja2.TemplateError as error:
         where = (
             f"{error.name}, line {error.lineno}"

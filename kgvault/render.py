@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from functools import lru_cache, partial
 from pathlib import Path
 
@@ -17,7 +19,8 @@ from kgvault.layout import FOLDERS, MARKER, TABLE_DELIMITER
 from kgvault.names import normalize_name
 from kgvault.properties import PropertyValue, clean_text, plain_text, render_properties
 from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary
-from kgvault.templating import direct_call, environment
+from kgvault.templating import direct_call, environment, packaged_templates
+from kgvault.write import sha256
 
 RELATION_KEYS = (
     "from",
@@ -38,6 +41,39 @@ _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _VALID_TAG = re.compile(r"^[^\W\d_][\w\-]*(?:/[\w\-]+)*$|^\w[\w\-]*(?:/[\w\-]+)*$")
 
 _LINK_LABELS = {"causes": "causes", "precedes": "precedes", "related_to": "is related to"}
+
+
+@dataclass(frozen=True, slots=True)
+class EntityName:
+    """An entity as a page that links to it sees it: the `entity`/`entities` of node and entity templates."""
+
+    id: str
+    title: str
+    entity_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class NodeName:
+    """A node as a page listing it sees it: the `timeline`, `facts`, `nodes`, `key_claims` of templates."""
+
+    id: str
+    title: str
+    memory_layer: str
+    timestamp: date | None
+    superseded_by: tuple[str, ...]
+
+    @classmethod
+    def of(cls, node: Node) -> NodeName:
+        return cls(node.id, node.title, node.memory_layer, node.timestamp, node.superseded_by)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What one page is made from: its template, its properties and every value the template reads."""
+
+    template: str
+    properties: Mapping[str, PropertyValue] | None
+    values: dict[str, object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,17 +104,75 @@ def valid_tag(tag: str) -> bool:
     return bool(_VALID_TAG.match(tag)) and not tag.replace("/", "").isdigit() and tag[:1] != "_"
 
 
+class PageMemory:
+    """What each page was made from last time and the hash of its text, kept by a long-lived process.
+
+    `kgvault watch` keeps one between rebuilds: a page whose plan equals the one that gave a text
+    last time gives that text again, so it need not be rendered to be found unchanged.
+    """
+
+    MAX_PAGES = 50_000
+    """A bigger vault keeps no plans: they hold the whole graph between builds."""
+
+    def __init__(self) -> None:
+        self.salt = ""
+        self.pages: dict[str, tuple[Plan, str]] = {}
+
+    def start(self, salt: str) -> None:
+        """Begin a build: what was made with other templates or another link prefix is forgotten."""
+        if salt != self.salt:
+            self.salt, self.pages = salt, {}
+
+    def keep_only(self, paths: Iterable[str]) -> None:
+        """Forget the pages a build no longer makes."""
+        wanted = set(paths)
+        self.pages = {path: kept for path, kept in self.pages.items() if path in wanted}
+
+
 class Pages(Mapping[str, str]):
     """Every page of a vault by path, each rendered when it is read (a big vault never holds all at once).
 
     Reading a page twice renders it twice: write it down if you need it again.
     """
 
-    def __init__(self, makers: dict[str, Callable[[], str]]) -> None:
+    def __init__(
+        self,
+        makers: dict[str, Callable[[], str | Plan]],
+        write: Callable[[Plan], str],
+        memory: PageMemory | None = None,
+    ) -> None:
         self._makers = makers
+        self._write = write
+        self._memory = memory
+        self._planned: tuple[str, str | Plan] | None = None
+        """The page `known_digest` looked at: it is usually read next."""
 
     def __getitem__(self, path: str) -> str:
-        return self._makers[path]()
+        planned, self._planned = self._planned, None
+        made = planned[1] if planned is not None and planned[0] == path else self._makers[path]()
+        if isinstance(made, str):
+            return made
+        text = self._write(made)
+        if self._memory is not None:
+            self._memory.pages[path] = (made, sha256(text))
+        return text
+
+    def known_digest(self, path: str) -> str | None:
+        """The sha256 of the page's text when the page memory holds an equal plan, else None."""
+        if self._memory is None:
+            return None
+        made = self._makers[path]()
+        self._planned = (path, made)
+        kept = self._memory.pages.get(path)
+        if isinstance(made, str) or kept is None or kept[0] != made:
+            return None
+        # The new plan is kept, so the last build's records can go.
+        self._memory.pages[path] = (made, kept[1])
+        return kept[1]
+
+    @property
+    def memory(self) -> PageMemory | None:
+        return self._memory
 
     def __contains__(self, path: object) -> bool:
         return path in self._makers
@@ -96,6 +190,7 @@ def render(
     templates: Path | None = None,
     link_prefix: str = "",
     orphaned: Sequence[str] = (),
+    memory: PageMemory | None = None,
 ) -> Pages:
     """Plan every page of the vault; Markdown pages end with the user-region marker line.
 
@@ -108,49 +203,65 @@ def render(
     # Each template is looked up once per render: a lookup checks the file's time on disk.
     loaded: dict[str, jinja2.Template] = {}
 
-    def page(properties: Mapping[str, PropertyValue] | None, template: str, **values: object) -> str:
+    def write(plan: Plan) -> str:
+        template = plan.template
         if template not in loaded:
             loaded[template] = env.get_template(template)
-        body = loaded[template].render(link=linker.link, **values).strip("\n")
-        head = render_properties(properties) if properties is not None else ""
+        body = loaded[template].render(link=linker.link, **plan.values).strip("\n")
+        head = render_properties(plan.properties) if plan.properties is not None else ""
         return f"{head}{_guard_marker(body)}\n\n{MARKER}\n"
 
-    def node_page(node: Node) -> str:
-        return page(
-            _node_properties(node, ctx),
+    def page(properties: Mapping[str, PropertyValue] | None, template: str, **values: object) -> str:
+        return write(Plan(template, properties, values))
+
+    # A page's plan holds every value its template may read, and nothing more: two equal plans
+    # give the same text (a page that names an entity sees its name, not all of it).
+    def node_page(node: Node) -> Plan:
+        relations = ctx.node_relations(node)
+        return Plan(
             "node.md.j2",
-            node=node,
-            body=_rewrite_links(node.body, ctx.entity_by_name, linker),
-            relations=ctx.node_relations(node),
-            links=ctx.node_links(node),
-            entity=ctx.entity_by_id,
-            sources=ctx.node_sources(node),
+            _node_properties(node, ctx),
+            {
+                "node": node,
+                "body": _rewrite_links(node.body, ctx.entity_by_name, linker),
+                "relations": relations,
+                "links": ctx.node_links(node),
+                "entity": ctx.entities_of(relations),
+                "sources": ctx.node_sources(node),
+            },
         )
 
-    def entity_page(entity: Entity) -> str:
-        return page(
-            _entity_properties(entity),
+    def entity_page(entity: Entity) -> Plan:
+        outgoing = ctx.outgoing.get(entity.id, [])
+        incoming = ctx.incoming.get(entity.id, [])
+        return Plan(
             "entity.md.j2",
-            entity=entity,
-            outgoing=ctx.outgoing.get(entity.id, []),
-            incoming=ctx.incoming.get(entity.id, []),
-            entities=ctx.entity_by_id,
-            timeline=ctx.timeline(entity.id),
-            facts=ctx.facts(entity.id),
-            mentioned_in=ctx.mentioned_in(entity),
+            _entity_properties(entity),
+            {
+                "entity": entity,
+                "outgoing": outgoing,
+                "incoming": incoming,
+                "entities": ctx.entities_of(outgoing, incoming),
+                "timeline": list(map(NodeName.of, ctx.timeline(entity.id))),
+                "facts": list(map(NodeName.of, ctx.facts(entity.id))),
+                "mentioned_in": ctx.mentioned_in(entity),
+            },
         )
 
-    def summary_page(summary: SourceSummary) -> str:
-        return page(
-            _summary_properties(summary),
+    def summary_page(summary: SourceSummary) -> Plan:
+        return Plan(
             "summary.md.j2",
-            summary=summary,
-            nodes=[ctx.node_by_id[n] for n in summary.node_ids],
-            key_claims=ctx.key_claims(summary),
-            entities=[ctx.entity_by_id[e] for e in summary.entity_ids],
-            coverage=[
-                (r.pointer or f"{r.line_start}-{r.line_end}", _table_cell(r.result)) for r in summary.coverage
-            ],
+            _summary_properties(summary),
+            {
+                "summary": summary,
+                "nodes": [NodeName.of(ctx.node_by_id[n]) for n in summary.node_ids],
+                "key_claims": list(map(NodeName.of, ctx.key_claims(summary))),
+                "entities": [ctx.entity_names[e] for e in summary.entity_ids],
+                "coverage": [
+                    (r.pointer or f"{r.line_start}-{r.line_end}", _table_cell(r.result))
+                    for r in summary.coverage
+                ],
+            },
         )
 
     def index_page() -> str:
@@ -190,7 +301,7 @@ def render(
             ],
         )
 
-    makers: dict[str, Callable[[], str]] = {}
+    makers: dict[str, Callable[[], str | Plan]] = {}
     for node in graph.nodes:
         makers[f"{FOLDERS[node.memory_layer]}/{node.id}.md"] = partial(node_page, node)
     for entity in graph.entities:
@@ -201,7 +312,24 @@ def render(
     makers["ontology.md"] = ontology_page
     makers["kgvault.base"] = partial(env.get_template("kgvault.base.j2").render, prefix=link_prefix)
     makers["relations.jsonl"] = partial(render_relations, graph.relations)
-    return Pages(makers)
+    if memory is not None and len(makers) > PageMemory.MAX_PAGES:
+        memory.start("")  # too many plans to hold between builds: every page is rendered
+        memory = None
+    if memory is not None:
+        memory.start(_salt(templates, link_prefix))
+    return Pages(makers, write, memory)
+
+
+def _salt(templates: Path | None, link_prefix: str) -> str:
+    """What every page's text depends on besides its plan: the templates' bytes and the link prefix."""
+    digest = hashlib.sha256(link_prefix.encode("utf-8"))
+    for folder in (templates, packaged_templates()):
+        if folder is not None and folder.is_dir():
+            for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+                digest.update(
+                    str(path).encode("utf-8", "surrogateescape") + b"\0" + path.read_bytes() + b"\0"
+                )
+    return digest.hexdigest()
 
 
 def render_relations(relations: Iterable[Relation]) -> str:
@@ -250,6 +378,7 @@ class _Context:
     outgoing: dict[str, list[Relation]]
     incoming: dict[str, list[Relation]]
     nodes_by_entity: dict[str, list[Node]]
+    entity_names: dict[str, EntityName]
     summary_links: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
@@ -272,6 +401,7 @@ class _Context:
             linker=linker,
             node_by_id={n.id: n for n in graph.nodes},
             entity_by_id={e.id: e for e in graph.entities},
+            entity_names={e.id: EntityName(e.id, e.title, e.entity_type) for e in graph.entities},
             entity_by_name=entity_by_name,
             summary_by_path={s.source.path: s for s in graph.summaries},
             outgoing=dict(outgoing),
@@ -299,6 +429,13 @@ class _Context:
                 wikilink = self.linker.link(target.memory_layer, target.id, target.title)
                 found.append((_LINK_LABELS[link.kind], wikilink, link.weight, link.reason))
         return found
+
+    def entities_of(self, *relation_lists: list[Relation]) -> dict[str, EntityName]:
+        """The names of the entities at either end of the relations, by id: what relation lines show."""
+        names = self.entity_names
+        return {
+            end: names[end] for rels in relation_lists for rel in rels for end in (rel.from_id, rel.to_id)
+        }
 
     def node_relations(self, node: Node) -> list[Relation]:
         """Relations between this node's entities that come from the same lines."""

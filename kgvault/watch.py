@@ -13,10 +13,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from kgvault.config import Settings
 from kgvault.watch_events import READY
+
+if TYPE_CHECKING:  # the pipeline's modules load with the first build
+    from kgvault.render import PageMemory
 
 Say = Callable[[str], None]
 WAIT_FOR_OTHERS = 600.0
@@ -144,21 +147,24 @@ def watch(
     folders are ignored, so writing the vault never triggers another rebuild. `also` names
     files and folders outside the notes that a build reads too (`--config`, `--templates`).
     """
+    from kgvault.render import PageMemory
+
     stop = stop or threading.Event()
+    memory = PageMemory()  # what each page was made from: an unchanged one is not rendered again
     settings = load()
     # Watching starts before the first build, so a change made while it runs is not missed.
     events = _Events(settings.notes.resolve(), settings.vault.resolve(), [Path(p).resolve() for p in also])
     try:
-        say(_rebuild(load, []).line())
+        say(_rebuild(load, [], memory).line())
         while not stop.is_set():
             changed = events.settled(debounce, stop)
             if changed:
-                say(_rebuild(load, changed).line())
+                say(_rebuild(load, changed, memory).line())
     finally:
         events.close()
 
 
-def _rebuild(load: Callable[[], Settings], changed: list[str]) -> Rebuild:
+def _rebuild(load: Callable[[], Settings], changed: list[str], memory: PageMemory | None = None) -> Rebuild:
     """Run one build and say what it did; any error is reported, never raised."""
     from kgvault.build import BuildError, build
     from kgvault.config import ConfigError
@@ -169,7 +175,7 @@ def _rebuild(load: Callable[[], Settings], changed: list[str]) -> Rebuild:
     rebuild = Rebuild(changed)
     try:
         # A `kgvault build` of the same vault may be running: let it finish first.
-        report = build(load(), wait=WAIT_FOR_OTHERS)
+        report = build(load(), wait=WAIT_FOR_OTHERS, memory=memory)
     except (BuildError, ConfigError, SourceError, VaultBusyError, OSError) as error:
         rebuild.error = str(error)
         return rebuild

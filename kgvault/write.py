@@ -254,7 +254,8 @@ def write_vault(
     """Bring the vault to `pages`: write what changed, remove what is stale, keep every word the user wrote.
 
     `trusted` pages are known unchanged since the last build wrote them (by their file stats):
-    when their generated part is the same again, they are not even read.
+    when their generated part is the same again, they are not even read, and when `pages` knows
+    that digest without rendering (`render.Pages.known_digest`), not even rendered.
     With `obsidian`, the `.obsidian/` folder (`settings_dir`, by default the vault's own) gets a
     `types.json` with our property types (created when absent, otherwise only missing keys are
     added) and, with `graph_settings`, a `graph.json` when absent.
@@ -268,15 +269,24 @@ def write_vault(
     new_manifest: dict[str, str] = {}
     writes = _PendingWrites()
 
+    known_digest = getattr(pages, "known_digest", None)
     for path in sorted(pages):
-        generated = pages[path]
         if path in linked:
             result.problems.append(
                 Problem(path, None, "a symbolic link is on the way; left untouched, not written")
             )
             result.kept.append(path)
             continue
-        if path in trusted and path in owned and old_manifest.get(path) == sha256(generated):
+        if known_digest is not None and path in trusted and path in owned:
+            known = known_digest(path)
+            if known is not None and old_manifest.get(path) == known:
+                # Untouched since the last build wrote it, and made from the same plan: not even rendered.
+                result.unchanged.append(path)
+                new_manifest[path] = known
+                continue
+        generated = pages[path]
+        digest = sha256(generated)
+        if path in trusted and path in owned and old_manifest.get(path) == digest:
             # Untouched since the last build wrote it (its stats say so), and we would write the same.
             result.unchanged.append(path)
             new_manifest[path] = old_manifest[path]
@@ -289,7 +299,7 @@ def write_vault(
                 result.kept.append(path)
                 continue
             writes.add(path, generated)
-            new_manifest[path] = sha256(generated)
+            new_manifest[path] = digest
             continue
         if path not in owned:
             result.problems.append(
@@ -321,7 +331,7 @@ def write_vault(
             # Without a marker the user's words cannot be told apart: keep all of them below it.
             user_part = parts[1] if parts else existing
         new_text = generated + user_part
-        new_manifest[path] = sha256(generated)
+        new_manifest[path] = digest
         if new_text == existing:
             result.unchanged.append(path)
         else:
