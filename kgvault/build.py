@@ -79,6 +79,22 @@ class BuildReport:
         }
 
 
+class BuildMemory:
+    """What a long-lived caller (watch) keeps between builds of one vault, so a rebuild redoes less.
+
+    Every note's chunks and extractions as the cache holds them, decoded, and each page's plan
+    (`render.PageMemory`). A folder of more than `MAX_SOURCES` notes keeps no extractions.
+    """
+
+    MAX_SOURCES = 10_000
+
+    def __init__(self) -> None:
+        from kgvault.render import PageMemory
+
+        self.pages = PageMemory()
+        self.extractions: dict[str, tuple[list[Chunk], list[Extraction]]] = {}
+
+
 class BuildError(Exception):
     """A build that cannot go on, with a message saying what to fix."""
 
@@ -97,14 +113,14 @@ def build(
     *,
     wait: float = 0.0,
     on_wait: Callable[[str], None] | None = None,
-    memory: PageMemory | None = None,
+    memory: BuildMemory | None = None,
 ) -> BuildReport:
     """Compile the notes folder into the vault; gather everything before the first write.
 
     One build writes a vault at a time: another one holding the vault is waited for up to
     `wait` seconds (`on_wait` hears about it), then `VaultBusyError` names it. A dry run writes
-    nothing and takes no lock. `memory` is what a long-lived caller (watch) keeps of the pages
-    between builds: a page made from the same plan as last time is not rendered again.
+    nothing and takes no lock. `memory` is what a long-lived caller (watch) keeps between builds:
+    the decoded extraction cache, and each page's plan (one made as last time is not rendered).
     """
     # A build makes hundreds of thousands of long-lived records and frees almost none of them;
     # the cyclic garbage collector would rescan them over and over (a fifth of the build at
@@ -122,7 +138,7 @@ def build(
 
 
 def _build_unless_unchanged(
-    settings: Settings, progress: Progress | None, memory: PageMemory | None = None
+    settings: Settings, progress: Progress | None, memory: BuildMemory | None = None
 ) -> BuildReport:
     """Skip the build when nothing it depends on changed since the last one; otherwise build and remember."""
     started = time.perf_counter()
@@ -195,7 +211,7 @@ def _run_pipeline(
     settings: Settings,
     progress: Progress | None,
     untouched: frozenset[str] = frozenset(),
-    memory: PageMemory | None = None,
+    memory: BuildMemory | None = None,
 ) -> BuildReport:
     """Run every stage in order; all reading and pass 2 finish before the first write."""
     # The stages' modules are imported here: a no-op rebuild never needs them.
@@ -205,7 +221,7 @@ def _run_pipeline(
     say = progress or (lambda _stage: None)
     vault = settings.vault
     outer = enclosing_vault(vault)
-    cache = ExtractionCache(vault, enabled=not settings.dry_run)
+    cache = ExtractionCache(vault, enabled=not settings.dry_run, kept=memory.extractions if memory else None)
     linked = _read_extract_link(settings, cache, outer, say)
     graph = linked.graph
     # The search index is prepared by a helper on the other core while pages are written; it
@@ -213,7 +229,8 @@ def _run_pipeline(
     helper = None if settings.dry_run else _start_indexing(vault, graph)
     try:
         say("rendering")
-        result = _render_and_write(settings, graph, outer, untouched, say, memory)
+        pages_memory = memory.pages if memory is not None else None
+        result = _render_and_write(settings, graph, outer, untouched, say, pages_memory)
         if not settings.dry_run:
             _remember_notes_root(vault, settings.notes)
             say("indexing")
@@ -383,6 +400,13 @@ def _read_extract_link(
             fresh, sources, max_chars=settings.max_chunk_chars
         )
     chunks, extractions, to_cache = _in_source_order(sources, keys, cached, new_chunks, new_extractions)
+    if cache.kept is not None and not settings.model:  # a model's drafts are cached per chunk, elsewhere
+        if len(sources) > BuildMemory.MAX_SOURCES:
+            cache.kept.clear()  # too many drafts to hold between builds: they are read from disk
+        else:
+            cache.kept.update(
+                (key, made) for key, made in to_cache.items() if not any(c.kind == "draft" for c in made[0])
+            )
     say("linking")
     corrections, correction_problems = load_corrections(settings.notes)
     problems.extend(correction_problems)

@@ -26,6 +26,8 @@ from kgvault.secrets import find_secrets
 from kgvault.write import atomic_write
 
 CACHE_DIR = f"{STATE_DIR}/cache"
+Entry = tuple[list[Chunk], list[Extraction]]
+"""A source's chunks and their extractions, in order."""
 _FORMAT = 1
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -50,9 +52,17 @@ def source_key(source: Source, max_chars: int, user_name: str = "") -> str:
 class ExtractionCache:
     """Chunks and drafts per source key, in the vault's `.kgvault/cache/` (or nowhere when disabled)."""
 
-    def __init__(self, vault: Path, *, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        vault: Path,
+        *,
+        enabled: bool = True,
+        kept: dict[str, tuple[list[Chunk], list[Extraction]]] | None = None,
+    ) -> None:
         self.folder = vault / CACHE_DIR
         self.enabled = enabled and not (vault / STATE_DIR).is_symlink() and not self.folder.is_symlink()
+        self.kept = kept if self.enabled else None
+        """Entries already decoded, by key, that a long-lived process (watch) keeps between builds."""
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
@@ -61,10 +71,15 @@ class ExtractionCache:
         """The cached chunks and extractions of a source, or None on any miss."""
         if not self.enabled:
             return None
+        if self.kept is not None and key in self.kept:
+            return self.kept[key]
         try:
-            return decode_entry(self._path(key).read_bytes(), source)
+            entry = decode_entry(self._path(key).read_bytes(), source)
         except (OSError, ValueError, KeyError, TypeError):
             return None  # not there, or damaged: extract again
+        if self.kept is not None:
+            self.kept[key] = entry
+        return entry
 
     def encode(
         self, chunks: Sequence[Chunk], extractions: Sequence[Extraction], encoded: bytes | None = None
@@ -90,6 +105,9 @@ class ExtractionCache:
 
     def prune(self, keep: set[str]) -> None:
         """Remove the entries of sources that changed or went away."""
+        if self.kept is not None:
+            for key in set(self.kept) - keep:
+                del self.kept[key]
         if not self.enabled or not self.folder.is_dir():
             return
         for entry in self.folder.glob("*/*.json"):

@@ -19,7 +19,7 @@ from kgvault.config import Settings
 from kgvault.watch_events import READY
 
 if TYPE_CHECKING:  # the pipeline's modules load with the first build
-    from kgvault.render import PageMemory
+    from kgvault.build import BuildMemory
 
 Say = Callable[[str], None]
 WAIT_FOR_OTHERS = 600.0
@@ -147,10 +147,10 @@ def watch(
     folders are ignored, so writing the vault never triggers another rebuild. `also` names
     files and folders outside the notes that a build reads too (`--config`, `--templates`).
     """
-    from kgvault.render import PageMemory
+    from kgvault.build import BuildMemory
 
     stop = stop or threading.Event()
-    memory = PageMemory()  # what each page was made from: an unchanged one is not rendered again
+    memory = BuildMemory()  # drafts and page plans: an unchanged note or page is not made again
     settings = load()
     # Watching starts before the first build, so a change made while it runs is not missed.
     events = _Events(settings.notes.resolve(), settings.vault.resolve(), [Path(p).resolve() for p in also])
@@ -164,7 +164,7 @@ def watch(
         events.close()
 
 
-def _rebuild(load: Callable[[], Settings], changed: list[str], memory: PageMemory | None = None) -> Rebuild:
+def _rebuild(load: Callable[[], Settings], changed: list[str], memory: BuildMemory | None = None) -> Rebuild:
     """Run one build and say what it did; any error is reported, never raised."""
     from kgvault.build import BuildError, build
     from kgvault.config import ConfigError

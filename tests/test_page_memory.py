@@ -1,4 +1,4 @@
-"""The page memory watch keeps: a page made from the same plan is not rendered again, and nothing differs."""
+"""What watch keeps between builds: drafts and page plans; less is redone, and nothing differs."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from kgvault import cache as cache_module
 from kgvault import render as render_module
-from kgvault.build import build
+from kgvault.build import BuildMemory, build
 from kgvault.config import load_settings
+from kgvault.extract import offline
 from kgvault.render import PageMemory
 
 from .conftest import run_build, tree_bytes
@@ -28,7 +30,7 @@ def count_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return rendered
 
 
-def rebuild(notes: Path, vault: Path, memory: PageMemory, templates: Path | None = None) -> None:
+def rebuild(notes: Path, vault: Path, memory: BuildMemory, templates: Path | None = None) -> None:
     build(load_settings(notes, vault=vault, templates=templates), memory=memory)
 
 
@@ -42,11 +44,11 @@ def same_as_clean_build(notes: Path, vault: Path, clean: Path, *extra: str) -> N
 def test_an_edit_renders_only_the_pages_it_changes(
     sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    vault, memory = tmp_path / "vault", PageMemory()
+    vault, memory = tmp_path / "vault", BuildMemory()
     rendered = count_renders(monkeypatch)
     rebuild(sample_copy, vault, memory)
     everything = len(rendered)
-    assert everything > 100 and len(memory.pages) == everything
+    assert everything > 100 and len(memory.pages.pages) == everything
 
     rendered.clear()
     note = sample_copy / "printing" / "Klipper.md"
@@ -60,14 +62,14 @@ def test_an_edit_renders_only_the_pages_it_changes(
     rendered.clear()
     (sample_copy / "glossary.md").unlink()
     rebuild(sample_copy, vault, memory)
-    assert not any(path.startswith("sources/glossary") for path in memory.pages)
+    assert not any(path.startswith("sources/glossary") for path in memory.pages.pages)
     same_as_clean_build(sample_copy, vault, tmp_path / "clean")
 
 
 def test_a_changed_template_renders_every_page_again(
     sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    templates, vault, memory = tmp_path / "templates", tmp_path / "vault", PageMemory()
+    templates, vault, memory = tmp_path / "templates", tmp_path / "vault", BuildMemory()
     templates.mkdir()
     shipped = Path(render_module.__file__).resolve().parent.parent / "templates" / "node.md.j2"
     shutil.copy(shipped, templates / "node.md.j2")
@@ -83,7 +85,7 @@ def test_a_changed_template_renders_every_page_again(
 
 
 def test_a_page_edited_by_hand_is_read_not_taken_from_memory(sample_copy: Path, tmp_path: Path) -> None:
-    vault, memory = tmp_path / "vault", PageMemory()
+    vault, memory = tmp_path / "vault", BuildMemory()
     rebuild(sample_copy, vault, memory)
     # A page the next edit leaves as it is: its plan will be the same, but the file is not.
     page = vault / "sources" / "voyages-lyon-summary.md"
@@ -100,6 +102,48 @@ def test_too_many_pages_keep_no_plans(
     sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(PageMemory, "MAX_PAGES", 10)
-    memory = PageMemory()
+    memory = BuildMemory()
     rebuild(sample_copy, tmp_path / "vault", memory)
-    assert memory.pages == {}
+    assert memory.pages.pages == {}
+
+
+def test_unchanged_notes_are_neither_extracted_nor_read_from_the_cache_again(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, memory = tmp_path / "vault", BuildMemory()
+    rebuild(sample_copy, vault, memory)
+    kept = dict(memory.extractions)
+    assert kept
+    extracted: list[str] = []
+    decoded: list[str] = []
+    real_extract, real_decode = offline.extract_chunk, cache_module.decode_entry
+
+    def extracting(chunk, source):  # type: ignore[no-untyped-def]
+        extracted.append(chunk.source_path)
+        return real_extract(chunk, source)
+
+    def decoding(data, source):  # type: ignore[no-untyped-def]
+        decoded.append(source.path)
+        return real_decode(data, source)
+
+    monkeypatch.setattr(offline, "extract_chunk", extracting)
+    monkeypatch.setattr(cache_module, "decode_entry", decoding)
+    note = sample_copy / "printing" / "Klipper.md"
+    note.write_text(note.read_text("utf-8") + "\nKlipper supports input shaping.\n", "utf-8")
+    rebuild(sample_copy, vault, memory)
+    assert set(extracted) == {"printing/Klipper.md"} and decoded == []
+    # The edited note's old entry is gone, its new one kept; the others are the same objects.
+    assert len(memory.extractions) == len(kept)
+    assert sum(
+        memory.extractions[key] is entry for key, entry in kept.items() if key in memory.extractions
+    ) == (len(kept) - 1)
+    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+
+
+def test_too_many_notes_keep_no_drafts(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(BuildMemory, "MAX_SOURCES", 3)
+    memory = BuildMemory()
+    rebuild(sample_copy, tmp_path / "vault", memory)
+    assert memory.extractions == {}
