@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -231,3 +234,41 @@ def test_a_failed_build_leaves_the_index_as_it_was(sample_copy: Path, tmp_path: 
     built = build(sample_copy, vault, index=0, render=0)
     assert built.code == 0 and built.steps("index") == [["True", "True"]], built.stderr
     assert any("zq17" in row for row in index_rows(vault))
+
+
+def test_a_helper_hands_back_its_bytes_and_is_reaped() -> None:
+    answer = forking.ask(lambda: b"x" * 300_000)  # more than a pipe holds at once
+    assert answer.get() == b"x" * 300_000
+    assert answer.get() is None  # asked once only
+
+
+def test_a_dropped_helper_is_stopped_and_reaped() -> None:
+    def forever() -> bytes:
+        while True:
+            time.sleep(1)
+
+    answer = forking.ask(forever)
+    pid = answer._pid
+    answer.drop()
+    with pytest.raises(ChildProcessError):  # reaped: no zombie is left
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_helper_that_raises_hands_back_nothing() -> None:
+    def fails() -> bytes:
+        raise RuntimeError("the helper fails")
+
+    assert forking.ask(fails).get() is None
+
+
+def test_a_helper_waits_for_the_word_to_go_on(tmp_path: Path) -> None:
+    said = tmp_path / "said"
+
+    def work(go: Callable[[], bool]) -> None:
+        said.write_text("go" if go() else "stop", "utf-8")
+
+    assert forking.Helper.start(work).finish(go=False)
+    assert said.read_text("utf-8") == "stop"
+    helper = forking.Helper.start(work)
+    assert helper.finish(go=True) and helper.finish(go=False)  # only the first word counts
+    assert said.read_text("utf-8") == "go"
