@@ -143,12 +143,15 @@ def is_page_path(path: str) -> bool:
     A manifest can be edited or shared through git: an entry like `../x` or `/etc/x` must never
     make a build delete or overwrite anything.
     """
-    parts = path.split("/")
-    if "\\" in path or any(part in ("", ".", "..") for part in parts):
-        return False
-    if len(parts) == 1:
+    # Asked for every entry of every manifest read (15,000 a read at 2,000 notes): no split.
+    folder, slash, name = path.partition("/")
+    if not slash:
         return path in TOP_LEVEL_FILES
-    return len(parts) == 2 and parts[0] in FOLDERS.values() and path.endswith(".md")
+    # A page's name ends in .md, so it is never "", "." or "..".
+    return folder in _PAGE_FOLDERS and name.endswith(".md") and "/" not in name and "\\" not in path
+
+
+_PAGE_FOLDERS = frozenset(FOLDERS.values())
 
 
 def manifest_text(files: Mapping[str, str]) -> str:

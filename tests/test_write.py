@@ -10,9 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import kgvault.write as write_module
-from kgvault.layout import MARKER, PROPERTY_TYPES
+from kgvault.layout import FOLDERS, MARKER, PROPERTY_TYPES, TOP_LEVEL_FILES
 from kgvault.write import (
     BACKUP_DIR,
     MANIFEST,
@@ -700,3 +702,26 @@ def test_pending_writes_compress_only_past_their_budget(monkeypatch: pytest.Monk
     kept = [(path, squeezed) for path, _, squeezed in pending._pages]
     assert kept == [("a.md", False), ("b.md", True)]
     assert list(pending) == [("a.md", b"12345"), ("b.md", b"x" * 100)]
+
+
+def _page_path_as_specified(path: str) -> bool:
+    """is_page_path's rule, spelled out: a top-level file, or one .md file directly in a page folder."""
+    parts = path.split("/")
+    if "\\" in path or any(part in ("", ".", "..") for part in parts):
+        return False
+    if len(parts) == 1:
+        return path in TOP_LEVEL_FILES
+    return len(parts) == 2 and parts[0] in FOLDERS.values() and path.endswith(".md")
+
+
+_TRICKY_PATHS = [
+    "index.md", "ontology.md", "relations.jsonl", "kgvault.base", "episodic/a.md", "entities/.md",
+    "sources/x.md", "semantic/a/b.md", "../x", "/etc/passwd", "episodic/../x.md", "episodic//x.md",
+    "episodic/", "episodic", "episodic/x.txt", "episodic\\x.md", "notes/x.md", "./index.md", "",
+    ".", "..", "entities/..md", "entities/x.md/", "x/index.md", ".kgvault/manifest.json",
+]  # fmt: skip
+
+
+@given(st.one_of(st.sampled_from(_TRICKY_PATHS), st.text(alphabet="/\\.mdeiorstx", max_size=16)))
+def test_page_paths_are_exactly_the_files_kgvault_may_own(path: str) -> None:
+    assert write_module.is_page_path(path) == _page_path_as_specified(path)
