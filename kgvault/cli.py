@@ -243,6 +243,8 @@ def watch(
         run_watch(load, debounce=debounce / 1000, say=click.echo, also=also)
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
+    except OSError as error:  # e.g. the folder cannot be watched (too many inotify watches)
+        raise click.ClickException(f"watching stopped: {error}") from error
 
 
 class _StageBar:

@@ -152,12 +152,19 @@ def watch(
     stop = stop or threading.Event()
     memory = BuildMemory()  # drafts and page plans: an unchanged note or page is not made again
     settings = load()
+    watched = (settings.notes.resolve(), settings.vault.resolve(), [Path(p).resolve() for p in also])
     # Watching starts before the first build, so a change made while it runs is not missed.
-    events = _Events(settings.notes.resolve(), settings.vault.resolve(), [Path(p).resolve() for p in also])
+    events = _Events(*watched)
     try:
         say(_rebuild(load, [], memory).line())
         while not stop.is_set():
-            changed = events.settled(debounce, stop)
+            try:
+                changed = events.settled(debounce, stop)
+            except OSError as error:  # the watcher process went away: start another, and catch up
+                events.close()
+                say(f"{time.strftime('%H:%M:%S')} watching stopped ({error}); watching again")
+                events = _Events(*watched)
+                changed = ["anything changed meanwhile"]
             if changed:
                 say(_rebuild(load, changed, memory).line())
     finally:

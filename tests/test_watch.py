@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import queue
 import shutil
 import signal
@@ -182,5 +183,20 @@ def test_the_building_process_runs_no_thread_of_the_watchers(watching: tuple[Pat
     (notes / "daily" / "2025-07-04.md").write_text("Fixed the [[Voron 2.4]] door hinge today.\n", "utf-8")
     assert " written" in watcher.next_line()
     assert (vault / "sources" / "daily-2025-07-04-summary.md").exists()
+    code, err = watcher.stop()
+    assert code == 0 and "stopped" in err
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="finds the watcher process through /proc")
+def test_a_watcher_that_dies_is_started_again(watching: tuple[Path, Path, Watcher]) -> None:
+    notes, vault, watcher = watching
+    pid = watcher.process.pid
+    [child] = Path(f"/proc/{pid}/task/{pid}/children").read_text("utf-8").split()
+    os.kill(int(child), signal.SIGKILL)
+    assert "watching again" in watcher.next_line()
+    assert " written" in watcher.next_line()  # it catches up on anything it missed
+    (notes / "daily" / "2025-07-05.md").write_text("Fixed the [[Voron 2.4]] fan shroud today.\n", "utf-8")
+    assert "daily/2025-07-05.md" in watcher.next_line()
+    assert (vault / "sources" / "daily-2025-07-05-summary.md").exists()
     code, err = watcher.stop()
     assert code == 0 and "stopped" in err
