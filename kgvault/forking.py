@@ -35,15 +35,12 @@ class Helper:
     def start(cls, work: Callable[[Callable[[], bool]], None]) -> Helper:
         """Fork and run `work` in the child; the child never returns from here, and runs no clean-up."""
         read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            status = 1
-            try:
-                os.close(write)
-                work(lambda: os.read(read, 1) == b"1")
-                status = 0
-            finally:
-                os._exit(status)
+
+        def child() -> None:
+            os.close(write)
+            work(lambda: os.read(read, 1) == b"1")
+
+        pid = _forked(child)
         os.close(read)
         return cls(pid, write)
 
@@ -97,16 +94,29 @@ class Answer:
 def ask(work: Callable[[], bytes]) -> Answer:
     """Fork a helper that runs `work` and hands back its bytes; the child never returns from here."""
     read, write = os.pipe()
+
+    def child() -> None:
+        os.close(read)
+        data = work()
+        with os.fdopen(write, "wb") as stream:
+            stream.write(data)
+
+    pid = _forked(child)
+    os.close(write)
+    return Answer(pid, read)
+
+
+def _forked(child: Callable[[], None]) -> int:
+    """Fork, run `child` in the child process and end it there (status 1 if it raised); return its pid.
+
+    The child never returns to the caller's code and runs none of its clean-up (`os._exit`).
+    """
     pid = os.fork()
     if pid == 0:
         status = 1
         try:
-            os.close(read)
-            data = work()
-            with os.fdopen(write, "wb") as stream:
-                stream.write(data)
+            child()
             status = 0
         finally:
             os._exit(status)
-    os.close(write)
-    return Answer(pid, read)
+    return pid
