@@ -13,6 +13,8 @@ import sys
 import threading
 from collections.abc import Callable
 
+from kgvault.lock import held_descriptors
+
 
 def can_fork() -> bool:
     """Whether a helper may be forked: Linux, two cores or more, and no other thread running."""
@@ -42,6 +44,7 @@ class Helper:
 
         pid = _forked(child)
         os.close(read)
+        _parent_ends.add(write)
         return cls(pid, write)
 
     def finish(self, go: bool) -> bool:
@@ -56,6 +59,7 @@ class Helper:
             except BrokenPipeError:
                 pass  # it had nothing to wait for, and is gone
             finally:
+                _parent_ends.discard(verdict)
                 os.close(verdict)
         if self._status is None:
             _, status = os.waitpid(self._pid, 0)
@@ -75,6 +79,7 @@ class Answer:
         if self._answer is None:
             return None
         answer, self._answer = self._answer, None
+        _parent_ends.discard(answer)
         try:
             with os.fdopen(answer, "rb") as stream:
                 data = stream.read()
@@ -85,6 +90,7 @@ class Answer:
     def drop(self) -> None:
         """Stop waiting: the helper is told to stop (its writes fail) and is reaped."""
         if self._answer is not None:
+            _parent_ends.discard(self._answer)
             os.close(self._answer)
             self._answer = None
             os.kill(self._pid, signal.SIGKILL)
@@ -103,6 +109,7 @@ def ask(work: Callable[[], bytes]) -> Answer:
 
     pid = _forked(child)
     os.close(write)
+    _parent_ends.add(read)
     return Answer(pid, read)
 
 
@@ -115,8 +122,16 @@ def _forked(child: Callable[[], None]) -> int:
     if pid == 0:
         status = 1
         try:
+            # Copies this helper has no use for: should this process die, the vault's lock and
+            # other helpers' pipes must close with it, not stay open in a helper still at work.
+            for descriptor in (*held_descriptors(), *_parent_ends):
+                os.close(descriptor)
             child()
             status = 0
         finally:
             os._exit(status)
     return pid
+
+
+_parent_ends: set[int] = set()
+"""This process's ends of its helpers' pipes, open now."""

@@ -61,14 +61,29 @@ def vault_lock(
                 if not _is_current(handle, path):
                     continue
                 _describe(handle)
+                _HELD.add(handle.fileno())
                 try:
                     yield
                 finally:
+                    _HELD.discard(handle.fileno())
                     if fresh:
                         _remove_if_only_the_lock(vault)
                 return
             finally:
                 _unlock(handle)
+
+
+_HELD: set[int] = set()
+"""Descriptors of the locks this process holds now."""
+
+
+def held_descriptors() -> frozenset[int]:
+    """The descriptors of the locks this process holds: a forked helper closes its copies.
+
+    Closing a copy leaves the lock with this process; a helper that kept one would keep the vault
+    busy after this process died, until it ended too.
+    """
+    return frozenset(_HELD)
 
 
 def _is_current(handle: IO[str], path: Path) -> bool:

@@ -88,3 +88,59 @@ def test_sigkill_at_twenty_moments_never_leaves_a_partial_page(tmp_path: Path) -
         run_build(notes[target], vault)
         assert files(vault) == clean[target], f"kill {kill}: the next build is not a clean build"
         assert not list(vault.rglob("*.kgvault-tmp")), f"kill {kill}: a half-written temporary was left"
+
+
+# The same build with every two-core helper forced on (they fork at any size with these limits),
+# each helper taking a second longer, so that a kill finds helpers at work.
+_WITH_HELPERS = """
+import sys, time
+import kgvault.build, kgvault.extract.forked, kgvault.forking, kgvault.render_forked
+kgvault.extract.forked.MIN_BYTES = 0
+kgvault.render_forked.MIN_PAGES = 0
+kgvault.build.INDEX_HELPER_RECORDS = 0
+real_forked = kgvault.forking._forked
+def slow_forked(child):
+    def slow():
+        time.sleep(1)
+        child()
+    return real_forked(slow)
+kgvault.forking._forked = slow_forked
+from kgvault.cli import main
+main(["build", sys.argv[1], "-o", sys.argv[2], "-q"])
+"""
+
+
+def test_sigkill_of_a_build_with_helpers_leaves_no_partial_page_and_no_busy_vault(tmp_path: Path) -> None:
+    notes = {False: corpus(tmp_path / "a", False), True: corpus(tmp_path / "b", True)}
+    clean = {}
+    for edited, folder in notes.items():
+        run_build(folder, tmp_path / f"clean-{edited}")
+        clean[edited] = files(tmp_path / f"clean-{edited}")
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", _WITH_HELPERS, str(notes[False]), str(tmp_path / "timing")], check=True
+    )
+    duration = time.perf_counter() - started
+
+    vault = tmp_path / "vault"
+    run_build(notes[False], vault)
+    rng = random.Random(20261201)
+    for kill in range(KILLS // 2):
+        target = kill % 2 == 0
+        before = files(vault)
+        build = subprocess.Popen(
+            [sys.executable, "-c", _WITH_HELPERS, str(notes[target]), str(vault)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(rng.uniform(0.0, duration))
+        build.kill()  # the build alone: its helpers are left to notice
+        build.wait()
+        after = files(vault)
+        for path, data in after.items():
+            assert data in (before.get(path), clean[target].get(path)), f"kill {kill}: {path} is partial"
+        manifest_holds(vault)
+        # At once, without waiting: a helper of the killed build must not keep the vault busy.
+        run_build(notes[target], vault)
+        assert files(vault) == clean[target], f"kill {kill}: the next build is not a clean build"
+        assert not list(vault.rglob("*.kgvault-tmp")), f"kill {kill}: a half-written temporary was left"
