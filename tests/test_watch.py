@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -21,12 +21,13 @@ from .conftest import SAMPLE, run_build, tree_bytes
 class Watcher:
     """`kgvault watch` in a subprocess, its output lines collected as they come."""
 
-    def __init__(self, notes: Path, vault: Path, *extra: str) -> None:
+    def __init__(
+        self, notes: Path, vault: Path, *extra: str, launcher: Sequence[str] = ("-m", "kgvault")
+    ) -> None:
         self.process = subprocess.Popen(
             [
                 sys.executable,
-                "-m",
-                "kgvault",
+                *launcher,
                 "watch",
                 str(notes),
                 "-o",
@@ -199,4 +200,35 @@ def test_a_watcher_that_dies_is_started_again(watching: tuple[Path, Path, Watche
     assert "daily/2025-07-05.md" in watcher.next_line()
     assert (vault / "sources" / "daily-2025-07-05-summary.md").exists()
     code, err = watcher.stop()
+    assert code == 0 and "stopped" in err
+
+
+# kgvault watch with every two-core helper forced on, whatever the size of the notes.
+_WATCH_WITH_HELPERS = """
+import sys
+import kgvault.build, kgvault.extract.forked, kgvault.render_forked
+kgvault.extract.forked.MIN_BYTES = 0
+kgvault.render_forked.MIN_PAGES = 0
+kgvault.build.INDEX_HELPER_RECORDS = 0
+from kgvault.cli import main
+sys.argv[0] = "kgvault"
+main()
+"""
+
+
+def test_watch_with_its_helpers_and_memory_equals_a_clean_build(tmp_path: Path) -> None:
+    notes, vault, clean = tmp_path / "notes", tmp_path / "vault", tmp_path / "clean"
+    shutil.copytree(SAMPLE, notes)
+    watcher = Watcher(notes, vault, launcher=("-c", _WATCH_WITH_HELPERS))
+    try:
+        assert " start: " in watcher.next_line()
+        with (notes / "daily" / "2025-06-24.md").open("a", encoding="utf-8") as note:
+            note.write("\nSwitched the [[Ender 3]] from Klipper to Marlin today.\n")
+        same_as_clean_build(notes, vault, clean, watcher)
+        (notes / "people" / "Dana Kim.md").rename(notes / "people" / "Dana K.md")
+        same_as_clean_build(notes, vault, clean, watcher)
+        (notes / "glossary.md").unlink()
+        same_as_clean_build(notes, vault, clean, watcher)
+    finally:
+        code, err = watcher.stop()
     assert code == 0 and "stopped" in err
