@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from kgvault.layout import MANIFEST, PENDING_MANIFEST
@@ -51,35 +52,39 @@ def manifest_holds(vault: Path) -> None:
             assert hashlib.sha256(parts[0].encode("utf-8")).hexdigest() in hashes, path
 
 
-def _build_seconds(notes: Path, vault: Path) -> float:
+def _seconds(command: list[str]) -> float:
     """Wall time of a whole build in a fresh process, start-up included."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "kgvault", "build", str(notes), "-o", str(vault), "-q"], check=True)
+    subprocess.run(command, check=True)
     return time.perf_counter() - started
 
 
-def test_sigkill_at_twenty_moments_never_leaves_a_partial_page(tmp_path: Path) -> None:
+def two_corpora(tmp_path: Path) -> tuple[dict[bool, Path], dict[bool, dict[str, bytes]]]:
+    """The notes, plain and edited, and the files a clean build of each gives."""
     notes = {False: corpus(tmp_path / "a", False), True: corpus(tmp_path / "b", True)}
     clean = {}
     for edited, folder in notes.items():
         run_build(folder, tmp_path / f"clean-{edited}")
         clean[edited] = files(tmp_path / f"clean-{edited}")
-    duration = _build_seconds(notes[False], tmp_path / "timing")
+    return notes, clean
 
-    vault = tmp_path / "vault"
+
+def kill_builds(
+    notes: dict[bool, Path],
+    clean: dict[bool, dict[str, bytes]],
+    vault: Path,
+    command: Callable[[Path], list[str]],
+    moments: list[float],
+) -> None:
+    """SIGKILL a build at each moment, of each notes folder in turn; after each, nothing is partial
+    and a build started at once (without waiting) equals a clean build."""
     run_build(notes[False], vault)
-    rng = random.Random(20261130)
-    for kill in range(KILLS):
+    for kill, moment in enumerate(moments):
         target = kill % 2 == 0  # alternate, so every build has old pages to replace
         before = files(vault)
-        build = subprocess.Popen(
-            [sys.executable, "-m", "kgvault", "build", str(notes[target]), "-o", str(vault), "-q"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        # Anywhere in its life, and every other time in its last quarter, where the writing is.
-        time.sleep(rng.uniform(0.0, duration) if kill % 4 < 2 else rng.uniform(0.75 * duration, duration))
-        build.kill()
+        build = subprocess.Popen(command(notes[target]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(moment)
+        build.kill()  # the build alone: helpers it forked are left to notice
         build.wait()
         after = files(vault)
         for path, data in after.items():
@@ -88,6 +93,25 @@ def test_sigkill_at_twenty_moments_never_leaves_a_partial_page(tmp_path: Path) -
         run_build(notes[target], vault)
         assert files(vault) == clean[target], f"kill {kill}: the next build is not a clean build"
         assert not list(vault.rglob("*.kgvault-tmp")), f"kill {kill}: a half-written temporary was left"
+
+
+def test_sigkill_at_twenty_moments_never_leaves_a_partial_page(tmp_path: Path) -> None:
+    notes, clean = two_corpora(tmp_path)
+    vault = tmp_path / "vault"
+
+    def command(folder: Path) -> list[str]:
+        return [sys.executable, "-m", "kgvault", "build", str(folder), "-o", str(vault), "-q"]
+
+    duration = _seconds(
+        [sys.executable, "-m", "kgvault", "build", str(notes[False]), "-o", str(tmp_path / "timing")]
+    )
+    rng = random.Random(20261130)
+    # Anywhere in its life, and every other time in its last quarter, where the writing is.
+    moments = [
+        rng.uniform(0.0, duration) if kill % 4 < 2 else rng.uniform(0.75 * duration, duration)
+        for kill in range(KILLS)
+    ]
+    kill_builds(notes, clean, vault, command, moments)
 
 
 # The same build with every two-core helper forced on (they fork at any size with these limits),
@@ -111,36 +135,13 @@ main(["build", sys.argv[1], "-o", sys.argv[2], "-q"])
 
 
 def test_sigkill_of_a_build_with_helpers_leaves_no_partial_page_and_no_busy_vault(tmp_path: Path) -> None:
-    notes = {False: corpus(tmp_path / "a", False), True: corpus(tmp_path / "b", True)}
-    clean = {}
-    for edited, folder in notes.items():
-        run_build(folder, tmp_path / f"clean-{edited}")
-        clean[edited] = files(tmp_path / f"clean-{edited}")
-    started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-c", _WITH_HELPERS, str(notes[False]), str(tmp_path / "timing")], check=True
-    )
-    duration = time.perf_counter() - started
-
+    notes, clean = two_corpora(tmp_path)
     vault = tmp_path / "vault"
-    run_build(notes[False], vault)
+
+    def command(folder: Path) -> list[str]:
+        return [sys.executable, "-c", _WITH_HELPERS, str(folder), str(vault)]
+
+    duration = _seconds([sys.executable, "-c", _WITH_HELPERS, str(notes[False]), str(tmp_path / "timing")])
     rng = random.Random(20261201)
-    for kill in range(KILLS // 2):
-        target = kill % 2 == 0
-        before = files(vault)
-        build = subprocess.Popen(
-            [sys.executable, "-c", _WITH_HELPERS, str(notes[target]), str(vault)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(rng.uniform(0.0, duration))
-        build.kill()  # the build alone: its helpers are left to notice
-        build.wait()
-        after = files(vault)
-        for path, data in after.items():
-            assert data in (before.get(path), clean[target].get(path)), f"kill {kill}: {path} is partial"
-        manifest_holds(vault)
-        # At once, without waiting: a helper of the killed build must not keep the vault busy.
-        run_build(notes[target], vault)
-        assert files(vault) == clean[target], f"kill {kill}: the next build is not a clean build"
-        assert not list(vault.rglob("*.kgvault-tmp")), f"kill {kill}: a half-written temporary was left"
+    # The next build starts at once: a helper of the killed build must not keep the vault busy.
+    kill_builds(notes, clean, vault, command, [rng.uniform(0.0, duration) for _ in range(KILLS // 2)])
