@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the stages' modules load only when a build runs
     from kgvault.extract import Extraction
     from kgvault.extract.llm import LlmSettings, LlmStats
     from kgvault.forking import Helper
+    from kgvault.link_memory import LinkMemory
     from kgvault.render import PageMemory
 
 Progress = Callable[[str], None]
@@ -82,17 +83,20 @@ class BuildReport:
 class BuildMemory:
     """What a long-lived caller (watch) keeps between builds of one vault, so a rebuild redoes less.
 
-    Every note's chunks and extractions as the cache holds them, decoded, and each page's plan
-    (`render.PageMemory`). A folder of more than `MAX_SOURCES` notes keeps no extractions.
+    Every note's chunks and extractions as the cache holds them, decoded, what pass 2 made of each
+    (`link_memory.LinkMemory`), and each page's plan (`render.PageMemory`). A folder of more than
+    `MAX_SOURCES` notes keeps neither extractions nor pass 2's share.
     """
 
     MAX_SOURCES = 10_000
 
     def __init__(self) -> None:
+        from kgvault.link_memory import LinkMemory
         from kgvault.render import PageMemory
 
         self.pages = PageMemory()
         self.extractions: dict[str, tuple[list[Chunk], list[Extraction]]] = {}
+        self.link = LinkMemory()
 
 
 class BuildError(Exception):
@@ -222,7 +226,7 @@ def _run_pipeline(
     vault = settings.vault
     outer = enclosing_vault(vault)
     cache = ExtractionCache(vault, enabled=not settings.dry_run, kept=memory.extractions if memory else None)
-    linked = _read_extract_link(settings, cache, outer, say)
+    linked = _read_extract_link(settings, cache, outer, say, memory.link if memory else None)
     graph = linked.graph
     # The search index is prepared by a helper on the other core while pages are written; it
     # commits only once they are (a build that fails leaves the index as it was).
@@ -352,12 +356,17 @@ def _render_and_write(
 
 
 def _read_extract_link(
-    settings: Settings, cache: ExtractionCache, outer: Path | None, say: Progress
+    settings: Settings,
+    cache: ExtractionCache,
+    outer: Path | None,
+    say: Progress,
+    link_memory: LinkMemory | None = None,
 ) -> _Linked:
     """Read, chunk, extract and link: return the graph, and let every source, chunk and draft go.
 
     Drafts are the build's largest records; nothing after pass 2 needs them, so they live only
-    as long as this function (the peak memory of a big build is then render's, not theirs).
+    as long as this function (the peak memory of a big build is then render's, not theirs), unless
+    a watch keeps them (`cache.kept`) with pass 2's share of each (`link_memory`).
     """
     from kgvault.cache import source_key
     from kgvault.chunks import chunk_sources
@@ -413,7 +422,12 @@ def _read_extract_link(
     extractions = apply_floors(extractions, sources)
     taken = _outer_basenames(outer, vault) if outer else ()
     functional = FUNCTIONAL_PREDICATES.union(settings.functional_predicates)
-    graph = link(sources, extractions, taken=taken, corrections=corrections, functional=functional)
+    if link_memory is not None and (settings.model or len(sources) > BuildMemory.MAX_SOURCES):
+        link_memory.forget()  # drafts not kept between builds: nothing pass 2 made of them would be reused
+        link_memory = None
+    graph = link(
+        sources, extractions, taken=taken, corrections=corrections, functional=functional, memory=link_memory
+    )
     if stats is not None and settings.llm_link:
         from kgvault.corrections import Corrections
         from kgvault.link_model import advise

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
@@ -15,6 +15,7 @@ from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.extract.draft import DraftNode
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PREDICATE_SYNONYMS
+from kgvault.link_memory import LinkMemory
 from kgvault.names import assign_unique, node_slug, normalize_name, summary_slug
 from kgvault.node_corrections import correct_nodes
 from kgvault.properties import clean_body, plain_text
@@ -78,16 +79,19 @@ def link(
     corrections: Corrections = _NO_CORRECTIONS,
     functional: frozenset[str] = FUNCTIONAL_PREDICATES,
     tag_hints: Mapping[str, str] | None = None,
+    memory: LinkMemory | None = None,
 ) -> Graph:
     """Build the corpus-wide graph from every chunk's draft; `taken` are basenames already in use.
 
     `functional` are the predicates with one current value (the built-in ones and the config's);
-    `tag_hints` a model's parent paths for tags the rules leave flat (`--llm-link`).
+    `tag_hints` a model's parent paths for tags the rules leave flat (`--llm-link`); `memory` what
+    the last pass over the same vault kept (a rebuild then reads only the changed drafts anew).
     """
-    resolution = resolve_entities(sources, extractions, corrections)
+    resolution = resolve_entities(sources, extractions, corrections, memory.mentions if memory else None)
     entity_groups = resolution.groups
-    readers = [_Reader(resolution, extraction) for extraction in extractions]
-    node_groups, chunk_node_keys = _collect_nodes(extractions, resolution, readers)
+    readings = _readings(extractions, resolution, memory)
+    readers = [reading.reader for reading in readings]
+    node_groups, chunk_node_keys = _collect_nodes(extractions, readings)
 
     entity_key_by_root = {root: f"entity:{root}" for root in entity_groups}
     node_key = {key: f"{key[0]}:{key[1]}:{key[2]}" for key in node_groups}
@@ -122,17 +126,11 @@ def link(
             key=lambda e: e.id,
         )
     )
-    tree = _tag_tree(node_groups, repeated, tag_hints or {})
+    tree = _tag_tree(node_groups, repeated, tag_hints or {}, memory)
     canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
-    made = {
-        key: _make_node(
-            node_id[key],
-            group,
-            sorted({entity_id[k] for k in group.entity_keys}),
-            _canonical_tags(group.tags(), tree, canonical),
-        )
-        for key, group in node_groups.items()
-    }
+    made = _make_nodes(
+        node_groups, node_id, entity_id, lambda tags: _canonical_tags(tags, tree, canonical), memory
+    )
     for title_key, keys in repeated.items():
         episodes = [made[k] for k in keys]
         existing = ("semantic", title_key, "")
@@ -142,7 +140,7 @@ def link(
             derived = _consolidate(ids[f"derived:{title_key}"], episodes)
             made[("derived", title_key, "")] = replace(derived, tags=tree.apply(derived.tags))
     _add_links(made, extractions, node_id)
-    relations, assertions = _merge_relations(extractions, resolution, entity_id, readers)
+    relations, assertions = _merge_relations(readings, entity_id)
     titles = {e.id: e.title for e in entities}
     timed, relations, conflicts = apply_time(
         list(made.values()), relations, titles, assertions, functional=functional
@@ -152,6 +150,8 @@ def link(
     )
     corrected = correct_nodes(timed, conflicts, summaries, corrections)
     outcomes = {**resolution.outcomes, **corrected.outcomes}
+    if memory is not None:
+        memory.settle()
     return Graph(
         nodes=corrected.nodes,
         entities=entities,
@@ -314,33 +314,120 @@ def _node_identity(node: DraftNode) -> NodeKey:
     return (node.memory_layer, normalize_name(node.title), when)
 
 
+@dataclass(slots=True)
+class _Reading:
+    """One draft read with the corpus's entities: what its nodes and relations are, before merging."""
+
+    reader: _Reader
+    nodes: list[tuple[NodeKey, Evidence, DraftNode, set[str]]]
+    """Each node's identity, evidence, draft and the entity keys it names or mentions."""
+    relations: list[_RelationItem]
+    names: frozenset[str]
+    """Every normalized name the reading looked up or found in a text: it holds while they mean the same."""
+    heads: frozenset[str]
+    """The folded capitalized words of its texts: where a name new to the corpus could be found."""
+
+
+# (from key, predicate, to key, evidence, confidence, statement, valid_at, invalid_at, label)
+_RelationItem = tuple[str | None, str, str | None, Evidence, float, str, date | None, date | None, str]
+
+
+def _readings(
+    extractions: Sequence[Extraction], resolution: Resolution, memory: LinkMemory | None
+) -> list[_Reading]:
+    """Every draft read with the corpus's entities; a kept reading is reused while names resolve alike."""
+    known = resolution.known_names()
+    index: list[_MentionIndex] = []  # made once, and only when a draft is read anew
+
+    def read(extraction: Extraction) -> _Reading:
+        if not index:
+            index.append(_MentionIndex(known))
+        return _read(extraction, resolution, index[0])
+
+    if memory is None:
+        return [read(extraction) for extraction in extractions]
+    memory.resolving_as(known, resolution.split, _stale_reading)
+    readings = []
+    for extraction in extractions:
+        reading = memory.readings.get(extraction, read)
+        reading.reader.resolution = resolution  # answers as the last one did (same names, same keys)
+        readings.append(reading)
+    return readings
+
+
+def _stale_reading(reading: _Reading, changed: frozenset[str], new_heads: frozenset[str]) -> bool:
+    """Whether a kept reading may read differently now: a name it used means another entity, or a
+    name new to the corpus starts with a capitalized word of its texts."""
+    return not (changed.isdisjoint(reading.names) and new_heads.isdisjoint(reading.heads))
+
+
+def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) -> _Reading:
+    """One draft's nodes with their evidence and entity keys, and its relations between entity keys."""
+    mean = _Reader(resolution, extraction)
+    chunk = extraction.chunk
+    whole = mean.whole
+    turns = bool(chunk.turns)
+    names: set[str] = set(mean.named)
+    heads: set[str] = set()
+    nodes = []
+    for node in extraction.draft.nodes:
+        key = _node_identity(node)
+        if not key[1]:
+            continue
+        evidence = (
+            item_evidence(chunk, node.supporting_text, whole, node.pointer, node.turn_line)
+            if turns or node.pointer
+            else whole
+        )
+        entity_keys = {entity_key for name in node.entities if (entity_key := mean(name)) is not None}
+        names.update(map(normalize_name, node.entities))
+        found, capitals = known.mentioned_in(f"{node.title}\n{node.body}")
+        entity_keys.update(mean.own_reading({known.roots[name] for name in found}))
+        names.update(found)
+        heads.update(capitals)
+        nodes.append((key, evidence, node, entity_keys))
+    relations: list[_RelationItem] = []
+    for rel in extraction.draft.relations:
+        # Only a conversation's turns or a draft file's pointer make an item's evidence narrower.
+        evidence = (
+            item_evidence(chunk, rel.supporting_text, whole, rel.pointer, rel.turn_line)
+            if turns or rel.pointer is not None
+            else whole
+        )
+        # `works_at:: [[X]]` and "X works for Y" are one predicate: the table's name and label win.
+        predicate = PREDICATE_SYNONYMS.get(rel.predicate, rel.predicate)
+        label = PREDICATE_LABELS.get(predicate, rel.label)
+        # A draft may state a relation without a sentence: say it in its own words.
+        statement = plain_text(rel.statement) or f"{rel.subject} {label} {rel.object}."
+        names.update((normalize_name(rel.subject), normalize_name(rel.object)))
+        relations.append(
+            (
+                mean(rel.subject),
+                predicate,
+                mean(rel.object),
+                evidence,
+                rel.confidence,
+                statement,
+                rel.valid_at,
+                rel.invalid_at,
+                plain_text(label) or predicate,
+            )
+        )
+    return _Reading(mean, nodes, relations, frozenset(names), frozenset(heads))
+
+
 def _collect_nodes(
-    extractions: Sequence[Extraction], resolution: Resolution, readers: Sequence[_Reader]
+    extractions: Sequence[Extraction], readings: Sequence[_Reading]
 ) -> tuple[dict[NodeKey, _NodeGroup], dict[tuple[str, int], list[NodeKey]]]:
     """Merge duplicate nodes across chunks, keeping every piece of provenance."""
     groups: dict[NodeKey, _NodeGroup] = defaultdict(_NodeGroup)
     per_chunk: dict[tuple[str, int], list[NodeKey]] = {}
-    known = _MentionIndex(resolution)
-    for extraction, mean in zip(extractions, readers, strict=True):
-        whole = mean.whole
-        turns = bool(extraction.chunk.turns)
+    for extraction, reading in zip(extractions, readings, strict=True):
         keys = []
-        for node in extraction.draft.nodes:
-            key = _node_identity(node)
-            if not key[1]:
-                continue
+        for key, evidence, node, entity_keys in reading.nodes:
             group = groups[key]
-            evidence = (
-                item_evidence(extraction.chunk, node.supporting_text, whole, node.pointer, node.turn_line)
-                if turns or node.pointer
-                else whole
-            )
             group.items.append((evidence, node))
-            for name in node.entities:
-                entity_key = mean(name)
-                if entity_key is not None:
-                    group.entity_keys.add(entity_key)
-            group.entity_keys.update(mean.own_reading(known.mentioned_in(f"{node.title}\n{node.body}")))
+            group.entity_keys.update(entity_keys)
             keys.append(key)
         per_chunk[(extraction.chunk.source_path, extraction.chunk.index)] = keys
     return dict(groups), per_chunk
@@ -351,10 +438,10 @@ class _MentionIndex:
 
     MAX_TOKENS = 6
 
-    def __init__(self, resolution: Resolution) -> None:
+    def __init__(self, known: Mapping[str, str]) -> None:
         self.roots: dict[str, str] = {
             key: entity_key
-            for key, entity_key in resolution.known_names().items()
+            for key, entity_key in known.items()
             # One-letter names and bare numbers would match everywhere.
             if len(key) > 1 and not key.isdigit()
         }
@@ -365,10 +452,11 @@ class _MentionIndex:
             first, words = key.split(" ", 1)[0], min(key.count(" ") + 1, self.MAX_TOKENS)
             if words > self.reach.get(first, 0):
                 self.reach[first] = words
-        self.seen: dict[str, set[str]] = {}
+        self.seen: dict[str, tuple[set[str], set[str]]] = {}
 
-    def mentioned_in(self, text: str) -> set[str]:
-        """Roots of entities whose name appears in the text as a proper noun (capitalized or with a digit)."""
+    def mentioned_in(self, text: str) -> tuple[set[str], set[str]]:
+        """Known names found in the text as proper nouns (capitalized or with a digit), and its folded
+        capitalized words (where a name could start)."""
         cached = self.seen.get(text)
         if cached is not None:
             return cached
@@ -377,28 +465,67 @@ class _MentionIndex:
         folded = list(map(str.casefold, raw))
         roots, reach = self.roots, self.reach
         found: set[str] = set()
+        capitals: set[str] = set()
         for start, token in enumerate(folded):
-            words = reach.get(token)
-            if words is None:
-                continue
             head = raw[start][0]
             if not (head.isupper() or head.isdigit()):
                 continue
+            capitals.add(token)
+            words = reach.get(token)
+            if words is None:
+                continue
             key = token
-            root = roots.get(key)
-            if root is not None:
-                found.add(root)
+            if key in roots:
+                found.add(key)
             for follow in folded[start + 1 : start + words]:
                 key = f"{key} {follow}"
-                root = roots.get(key)
-                if root is not None:
-                    found.add(root)
+                if key in roots:
+                    found.add(key)
         # Merged nodes repeat their text: read each text once.
-        self.seen[text] = found
-        return found
+        self.seen[text] = found, capitals
+        return found, capitals
 
 
 _TOKEN = re.compile(r"[^\W_]+")
+
+
+def _make_nodes(
+    node_groups: Mapping[NodeKey, _NodeGroup],
+    node_id: Mapping[NodeKey, str],
+    entity_id: Mapping[str, str],
+    canonical: Callable[[tuple[str, ...]], tuple[str, ...]],
+    memory: LinkMemory | None,
+) -> dict[NodeKey, Node]:
+    """Every merged node; with a memory, a node made from the same drafts under the same ids is reused."""
+    if memory is None:
+        return {
+            key: _make_node(
+                node_id[key],
+                group,
+                sorted({entity_id[k] for k in group.entity_keys}),
+                canonical(group.tags()),
+            )
+            for key, group in node_groups.items()
+        }
+    kept = memory.nodes
+    made = {}
+    now = {}
+    for key, group in node_groups.items():
+        inputs = (
+            node_id[key],
+            tuple(sorted({entity_id[k] for k in group.entity_keys})),
+            canonical(group.tags()),
+        )
+        last = kept.get(key)
+        # The drafts compare by identity first: a kept draft is the very object it was last time.
+        if last is not None and last[0] == inputs and last[1] == group.items:
+            node = last[2]
+        else:
+            node = _make_node(inputs[0], group, list(inputs[1]), inputs[2])
+        now[key] = (inputs, group.items, node)
+        made[key] = node
+    memory.nodes = now
+    return made
 
 
 def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str], tags: tuple[str, ...]) -> Node:
@@ -439,10 +566,7 @@ def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str], tags: tup
 
 
 def _merge_relations(
-    extractions: Sequence[Extraction],
-    resolution: Resolution,
-    entity_id: dict[str, str],
-    readers: Sequence[_Reader],
+    readings: Sequence[_Reading], entity_id: dict[str, str]
 ) -> tuple[tuple[Relation, ...], list[Assertion]]:
     """Merge duplicate triples: evidence unioned, the highest confidence kept, one label per predicate.
 
@@ -452,29 +576,24 @@ def _merge_relations(
         defaultdict(list)
     )
     labels: dict[str, Counter[str]] = defaultdict(Counter)
-    for extraction, mean in zip(extractions, readers, strict=True):
-        whole = mean.whole
-        turns = bool(extraction.chunk.turns)
-        for rel in extraction.draft.relations:
-            # Only a conversation's turns or a draft file's pointer make an item's evidence narrower.
-            evidence = (
-                item_evidence(extraction.chunk, rel.supporting_text, whole, rel.pointer, rel.turn_line)
-                if turns or rel.pointer is not None
-                else whole
-            )
-            start = entity_id.get(mean(rel.subject) or "")
-            end = entity_id.get(mean(rel.object) or "")
+    for reading in readings:
+        for (
+            subject,
+            predicate,
+            obj,
+            evidence,
+            confidence,
+            statement,
+            valid_at,
+            invalid_at,
+            label,
+        ) in reading.relations:
+            start = entity_id.get(subject or "")
+            end = entity_id.get(obj or "")
             if start is None or end is None or start == end:
                 continue
-            # `works_at:: [[X]]` and "X works for Y" are one predicate: the table's name and label win.
-            predicate = PREDICATE_SYNONYMS.get(rel.predicate, rel.predicate)
-            # A draft may state a relation without a sentence: say it in its own words.
-            said = f"{rel.subject} {PREDICATE_LABELS.get(predicate, rel.label)} {rel.object}."
-            statement = plain_text(rel.statement) or said
-            merged[(start, predicate, end)].append(
-                (evidence, rel.confidence, statement, rel.valid_at, rel.invalid_at)
-            )
-            labels[predicate][plain_text(PREDICATE_LABELS.get(predicate, rel.label)) or predicate] += 1
+            merged[(start, predicate, end)].append((evidence, confidence, statement, valid_at, invalid_at))
+            labels[predicate][label] += 1
     relations = []
     for (start, predicate, end), items in sorted(merged.items()):
         best = min(items, key=lambda i: (-i[1], _evidence_key(i[0]), i[2]))
@@ -651,9 +770,16 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
 
 
 def _tag_tree(
-    node_groups: dict[NodeKey, _NodeGroup], repeated: dict[str, list[NodeKey]], hints: Mapping[str, str]
+    node_groups: dict[NodeKey, _NodeGroup],
+    repeated: dict[str, list[NodeKey]],
+    hints: Mapping[str, str],
+    memory: LinkMemory | None = None,
 ) -> TagTree:
-    """The corpus's tag tree, from every node to be made (consolidated ones included) before any is made."""
+    """The corpus's tag tree, from every node to be made (consolidated ones included) before any is made.
+
+    Only how many nodes carry which tags from which files decides the tree: with a memory, the same
+    count of each gives last pass's tree.
+    """
     tagged = [TaggedNode(group.paths(), group.tags()) for group in node_groups.values()]
     for title_key, keys in repeated.items():
         if ("semantic", title_key, "") not in node_groups:
@@ -664,7 +790,12 @@ def _tag_tree(
                     tuple(sorted({t for g in episodes for t in g.tags()})),
                 )
             )
-    return build_tag_tree(tagged, hints)
+    if memory is None:
+        return build_tag_tree(tagged, hints)
+    inputs = (Counter(tagged), dict(hints))
+    if memory.tag_tree is None or memory.tag_tree[0] != inputs:
+        memory.tag_tree = (inputs, build_tag_tree(tagged, hints))
+    return memory.tag_tree[1]
 
 
 def _canonical_tags(
@@ -692,3 +823,59 @@ def tag_counts(nodes: Sequence[Node]) -> tuple[tuple[str, int], ...]:
 def _predicates(relations: Sequence[Relation]) -> tuple[tuple[str, str, int], ...]:
     counts: Counter[tuple[str, str]] = Counter((r.relation, r.label) for r in relations)
     return tuple(sorted((p, label, n) for (p, label), n in counts.items()))
+
+
+class LinkState:
+    """Pass 2 over a corpus that changes a source at a time: the inputs, the graph, and what to reuse."""
+
+    def __init__(
+        self,
+        sources: Iterable[Source],
+        extractions: Iterable[Extraction],
+        options: Mapping[str, object],
+    ) -> None:
+        self.sources = {source.path: source for source in sources}
+        self.extractions: dict[str, list[Extraction]] = defaultdict(list)
+        for extraction in extractions:
+            self.extractions[extraction.chunk.source_path].append(extraction)
+        self.options = dict(options)
+        self.memory = LinkMemory()
+        self.graph = self._link()
+
+    @classmethod
+    def build(
+        cls,
+        sources: Sequence[Source],
+        extractions: Sequence[Extraction],
+        *,
+        taken: Iterable[str] = (),
+        corrections: Corrections = _NO_CORRECTIONS,
+        functional: frozenset[str] = FUNCTIONAL_PREDICATES,
+        tag_hints: Mapping[str, str] | None = None,
+    ) -> LinkState:
+        """Link a corpus from scratch, keeping what a later `update` can reuse (options as `link`'s)."""
+        options = {"taken": tuple(taken), "corrections": corrections, "functional": functional}
+        return cls(sources, extractions, {**options, "tag_hints": tag_hints})
+
+    def update(
+        self,
+        changed_sources: Iterable[Source],
+        changed_extractions: Iterable[Extraction],
+        removed_paths: Iterable[str] = (),
+    ) -> Graph:
+        """The graph after sources changed (each with all its extractions) or went; also kept as `graph`."""
+        for path in removed_paths:
+            self.sources.pop(path, None)
+            self.extractions.pop(path, None)
+        changed = list(changed_sources)
+        for source in changed:
+            self.sources[source.path] = source
+            self.extractions[source.path] = []
+        for extraction in changed_extractions:
+            self.extractions[extraction.chunk.source_path].append(extraction)
+        self.graph = self._link()
+        return self.graph
+
+    def _link(self) -> Graph:
+        extractions = [x for path in self.sources for x in self.extractions.get(path, ())]
+        return link(list(self.sources.values()), extractions, memory=self.memory, **self.options)  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
@@ -44,6 +45,9 @@ _TYPE_CLASSES = {
 _UNTYPED = "concept"
 HOMONYM_SEPARATOR = "\x1f"
 """Between a shared name and a kind in the key of one of several entities of that name."""
+if TYPE_CHECKING:
+    from kgvault.link_memory import PerDraft
+
 _NO_CORRECTIONS = Corrections()
 _DIGITS = re.compile(r"\d+")
 
@@ -131,6 +135,12 @@ class _Mention:
     chunk: int
 
 
+Edge = tuple[int, str, str, str]
+"""(precedence, name, other name, reason): a join to make, in the order of the tuple."""
+DraftMentions = tuple[list[_Mention], list[Edge]]
+"""One draft's entity mentions and the aliases it states."""
+
+
 class Resolution:
     """The entities of a corpus and how to find the one a mention means."""
 
@@ -189,15 +199,19 @@ class Resolution:
 
 
 def resolve_entities(
-    sources: Sequence[Source], extractions: Sequence[Extraction], corrections: Corrections = _NO_CORRECTIONS
+    sources: Sequence[Source],
+    extractions: Sequence[Extraction],
+    corrections: Corrections = _NO_CORRECTIONS,
+    kept: PerDraft[DraftMentions] | None = None,
 ) -> Resolution:
     """Resolve every entity mention: exact names, aliases, kind suffixes, fuzzy spellings, then types.
 
     The user's corrections outrank every rule: merges join first, kept-apart names never join,
-    renames and retypes apply to the entity a name resolves to.
+    renames and retypes apply to the entity a name resolves to. `kept` holds each draft's mentions
+    from the last pass (a rebuild reads only the changed drafts' anew).
     """
     resolution = Resolution()
-    mentions, alias_edges = _mentions(extractions)
+    mentions, alias_edges = _mentions(extractions, kept)
     spellings: dict[str, Counter[str]] = defaultdict(Counter)
     for mention in mentions:
         spellings[mention.key][mention.spelling] += 1
@@ -206,7 +220,7 @@ def resolve_entities(
         key: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] for key, counts in spellings.items()
     }
     find = _NameFinder(spellings)
-    edges: list[tuple[int, str, str, str]] = []
+    edges: list[Edge] = []
     apart = []
     merges: list[tuple[Correction, list[str]]] = []
     for correction in (*corrections.of("merge"), *corrections.of("keep_apart")):
@@ -314,37 +328,47 @@ def _correct_entities(resolution: Resolution, corrections: Corrections, find: _N
             resolution.outcomes[correction] = "retyped"
 
 
-def _mentions(extractions: Sequence[Extraction]) -> tuple[list[_Mention], list[tuple[int, str, str, str]]]:
+def _mentions(
+    extractions: Sequence[Extraction], kept: PerDraft[DraftMentions] | None = None
+) -> tuple[list[_Mention], list[Edge]]:
     """Every entity mention, numbered by chunk, and the aliases the drafts state (one pass over them)."""
     mentions = []
     edges = []
     for number, extraction in enumerate(extractions):
-        chunk = extraction.chunk
-        whole = chunk_evidence(chunk)
-        turns = bool(chunk.turns)
-        for entity in extraction.draft.entities:
-            key = normalize_name(entity.name)
-            if not key:
-                continue
-            # Only a conversation's turns or a draft file's pointer make an item's evidence narrower.
-            evidence = (
-                item_evidence(chunk, entity.supporting_text, whole, entity.pointer, entity.turn_line)
-                if turns or entity.pointer is not None
-                else whole
-            )
-            mentions.append(
-                _Mention(key, entity.name, entity.entity_type, entity.description, evidence, number)
-            )
-            for alias in entity.aliases:
-                alias_key = normalize_name(alias)
-                if alias_key and alias_key != key:
-                    edges.append((2, key, alias_key, f"alias stated in {chunk.source_path}"))
+        own, stated = _draft_mentions(extraction) if kept is None else kept.get(extraction, _draft_mentions)
+        for mention in own:
+            mention.chunk = number  # a chunk's place in this pass (kept mentions were numbered before)
+        mentions.extend(own)
+        edges.extend(stated)
     return mentions, edges
 
 
-def _note_edges(
-    sources: Sequence[Source], spellings: dict[str, Counter[str]]
-) -> list[tuple[int, str, str, str]]:
+def _draft_mentions(extraction: Extraction) -> DraftMentions:
+    """One draft's entity mentions and the aliases it states."""
+    chunk = extraction.chunk
+    whole = chunk_evidence(chunk)
+    turns = bool(chunk.turns)
+    mentions = []
+    edges = []
+    for entity in extraction.draft.entities:
+        key = normalize_name(entity.name)
+        if not key:
+            continue
+        # Only a conversation's turns or a draft file's pointer make an item's evidence narrower.
+        evidence = (
+            item_evidence(chunk, entity.supporting_text, whole, entity.pointer, entity.turn_line)
+            if turns or entity.pointer is not None
+            else whole
+        )
+        mentions.append(_Mention(key, entity.name, entity.entity_type, entity.description, evidence, 0))
+        for alias in entity.aliases:
+            alias_key = normalize_name(alias)
+            if alias_key and alias_key != key:
+                edges.append((2, key, alias_key, f"alias stated in {chunk.source_path}"))
+    return mentions, edges
+
+
+def _note_edges(sources: Sequence[Source], spellings: dict[str, Counter[str]]) -> list[Edge]:
     """A note's title, file name and frontmatter aliases all mean the note: a wikilink to any is the note."""
     edges = []
     for source in sources:
@@ -390,7 +414,7 @@ class _Guard:
         return True
 
 
-def _apply(resolution: Resolution, guard: _Guard, edges: Sequence[tuple[int, str, str, str]]) -> None:
+def _apply(resolution: Resolution, guard: _Guard, edges: Sequence[Edge]) -> None:
     """Join names edge by edge, in a fixed order, and remember why."""
     names = resolution.names
     for _, a, b, reason in edges:
@@ -428,7 +452,7 @@ def _compatible(names: _UnionFind, classes: Mapping[str, set[str]], a: str, b: s
 
 def _suffix_edges(
     spellings: Mapping[str, Counter[str]], names: _UnionFind, classes: Mapping[str, set[str]]
-) -> list[tuple[int, str, str, str]]:
+) -> list[Edge]:
     """ "Marlin firmware" is Marlin when Marlin is known: the last word only said what kind it is."""
     edges = []
     for key in spellings:
@@ -457,7 +481,7 @@ def _fuzzy_edges(
     names: _UnionFind,
     classes: Mapping[str, set[str]],
     cooccur: Mapping[str, set[int]],
-) -> list[tuple[int, str, str, str]]:
+) -> list[Edge]:
     """Near-identical long names of compatible types, one of them rare; never people or different numbers."""
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.fuzz import ratio

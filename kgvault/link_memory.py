@@ -1,0 +1,99 @@
+"""What pass 2 keeps between rebuilds of one vault: each draft's share of the work, reused while unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+from kgvault.extract import Extraction
+from kgvault.resolve import HOMONYM_SEPARATOR
+
+T = TypeVar("T")
+
+
+class PerDraft(Generic[T]):
+    """Results made from one draft alone, kept for the next pass 2 while the draft is the very same object.
+
+    A rebuild hands pass 2 the same `Extraction` objects for every unchanged note (watch keeps them
+    decoded), so identity says "unchanged" for free; a draft no pass asked for is forgotten.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[int, tuple[Extraction, T]] = {}
+        self._now: dict[int, tuple[Extraction, T]] = {}
+
+    def get(self, extraction: Extraction, make: Callable[[Extraction], T]) -> T:
+        """The result for this draft: last pass's when the draft is the same object, else `make`'s."""
+        key = id(extraction)
+        # The entry holds the draft itself, so its id cannot be reused by another object meanwhile.
+        found = self._last.get(key)
+        value = found[1] if found is not None and found[0] is extraction else make(extraction)
+        self._now[key] = (extraction, value)
+        return value
+
+    def settle(self) -> None:
+        """End a pass: keep what it used, forget the rest."""
+        self._last, self._now = self._now, {}
+
+    def drop(self, stale: Callable[[T], bool]) -> None:
+        """Forget the kept results that no longer hold."""
+        self._last = {key: entry for key, entry in self._last.items() if not stale(entry[1])}
+
+
+class LinkMemory:
+    """Pass 2's memory between rebuilds: each draft's mentions, and its reading while its names hold.
+
+    A reading (a draft's nodes, entity keys and relations once its names are resolved) depends on the
+    rest of the corpus only through which entity each name it uses means, and through names new to
+    the corpus that its texts might contain. Each pass compares every known name's entity key (and
+    the homonym splits) with the last pass's and drops only the readings those changes touch.
+    """
+
+    def __init__(self) -> None:
+        self.mentions: PerDraft[Any] = PerDraft()
+        self.readings: PerDraft[Any] = PerDraft()
+        self.known: Mapping[str, str] = {}
+        self.split: Mapping[str, object] = {}
+        self.nodes: dict[Any, tuple[Any, Any, Any]] = {}
+        """Per node key: what its node was made from (ids, tags, drafts) and the node."""
+        self.tag_tree: tuple[Any, Any] | None = None
+        """What the tag tree was built from (count of each node's files and tags, hints) and the tree."""
+
+    def resolving_as(
+        self,
+        known: Mapping[str, str],
+        split: Mapping[str, object],
+        stale: Callable[[Any, frozenset[str], frozenset[str]], bool],
+    ) -> None:
+        """Start a pass whose names mean `known` (name → entity key) with homonyms `split` (root → kinds).
+
+        `stale(reading, changed names, first words of new names)` says whether a kept reading must go.
+        """
+        before, split_before = self.known, self.split
+        self.known, self.split = known, split
+        if known == before and split == split_before:
+            return
+        roots = {root for root in {*split, *split_before} if split.get(root) != split_before.get(root)}
+        changed = frozenset(
+            name
+            for name in {*known, *before}
+            if known.get(name) != before.get(name)
+            or _root(known.get(name)) in roots
+            or _root(before.get(name)) in roots
+        )
+        new_heads = frozenset(name.split(" ", 1)[0] for name in known.keys() - before.keys())
+        self.readings.drop(lambda reading: stale(reading, changed, new_heads))
+
+    def forget(self) -> None:
+        """Drop everything kept: the next pass starts from scratch."""
+        self.__init__()  # type: ignore[misc]
+
+    def settle(self) -> None:
+        """End a pass: keep what it used."""
+        self.mentions.settle()
+        self.readings.settle()
+
+
+def _root(entity_key: str | None) -> str | None:
+    """The name root of an entity key (a homonym's key is its root, a separator and its kind)."""
+    return entity_key.split(HOMONYM_SEPARATOR, 1)[0] if entity_key else None

@@ -1,0 +1,170 @@
+"""Pass 2 kept between rebuilds (`LinkState`): every update equals linking from scratch, and reuses."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+import kgvault.link
+from kgvault.chunks import chunk_sources
+from kgvault.extract import Extraction, extract
+from kgvault.link import LinkState, link
+from kgvault.records import Graph, Source
+from kgvault.sources import read_sources
+from tests.conftest import SAMPLE
+from tests.test_link import extraction, fact, source
+
+
+def relinked(state: LinkState) -> Graph:
+    """The graph a from-scratch pass 2 gives for the state's current inputs."""
+    extractions = [x for path in state.sources for x in state.extractions.get(path, ())]
+    return link(list(state.sources.values()), extractions, **state.options)  # type: ignore[arg-type]
+
+
+def node_entities(graph: Graph, title: str) -> tuple[str, ...]:
+    (node,) = [node for node in graph.nodes if node.title == title]
+    return node.entities
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The chunk paths pass 2 reads anew (a kept reading is not read again)."""
+    read_paths: list[str] = []
+    original = kgvault.link._read
+
+    def counting(extraction: Extraction, *args: object) -> object:
+        read_paths.append(extraction.chunk.source_path)
+        return original(extraction, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kgvault.link, "_read", counting)
+    return read_paths
+
+
+def test_an_update_reads_only_the_changed_source_and_equals_a_relink(reads: list[str]) -> None:
+    sources = [source("a.md"), source("b.md"), source("c.md")]
+    state = LinkState.build(
+        sources,
+        [
+            extraction(
+                "a.md",
+                0,
+                (1, 2),
+                nodes=[fact("Flashed Marlin on the Ender.")],
+                entities=[{"name": "Marlin", "entity_type": "software"}],
+            ),
+            extraction("b.md", 0, (1, 2), nodes=[fact("Marlin runs the printer.")]),
+            extraction("c.md", 0, (1, 2), nodes=[fact("Tomatoes need sun.")]),
+        ],
+    )
+    reads.clear()
+    changed = extraction("c.md", 0, (1, 3), nodes=[fact("Tomatoes need sun and water.")])
+    graph = state.update([source("c.md")], [changed])
+    assert reads == ["c.md"]
+    assert graph == relinked(state) == state.graph
+    assert {node.title for node in graph.nodes} >= {
+        "Tomatoes need sun and water.",
+        "Marlin runs the printer.",
+    }
+
+
+def test_a_name_new_to_the_corpus_is_found_in_texts_kept_from_before(reads: list[str]) -> None:
+    state = LinkState.build(
+        [source("a.md"), source("b.md")],
+        [
+            extraction("a.md", 0, (1, 2), nodes=[fact("Flashed Marlin on the Ender.")]),
+            extraction("b.md", 0, (1, 2), nodes=[fact("Tomatoes need sun.")]),
+        ],
+    )
+    assert node_entities(state.graph, "Flashed Marlin on the Ender.") == ()
+    reads.clear()
+    named = extraction("c.md", 0, (1, 2), entities=[{"name": "Ender", "entity_type": "device"}])
+    graph = state.update([source("c.md")], [named])
+    assert node_entities(graph, "Flashed Marlin on the Ender.") == ("ender",)
+    assert sorted(reads) == ["a.md", "c.md"]  # b.md's text holds no word the new name starts with
+    assert graph == relinked(state)
+
+
+def test_homonyms_split_by_a_change_are_read_again_and_joined_when_it_goes() -> None:
+    apple_inc = extraction(
+        "a.md",
+        0,
+        (1, 2),
+        nodes=[fact("Apple ships phones.")],
+        entities=[{"name": "Apple", "entity_type": "company"}],
+    )
+    elsewhere = extraction("b.md", 0, (1, 2), nodes=[fact("Bought an Apple watch.")])
+    state = LinkState.build([source("a.md"), source("b.md")], [apple_inc, elsewhere])
+    assert node_entities(state.graph, "Bought an Apple watch.") == ("apple",)
+    fruit = extraction(
+        "c.md", 0, (1, 2), nodes=[fact("Ate an apple.")], entities=[{"name": "apple", "entity_type": "food"}]
+    )
+    for _ in range(2):
+        split = state.update([source("c.md")], [fruit])
+        assert {e.id for e in split.entities} == {"apple-company", "apple-food"}
+        # An untyped mention means the kind mentioned most: the kept reading had to be read again.
+        assert node_entities(split, "Bought an Apple watch.") == ("apple-food",)
+        assert split == relinked(state)
+        joined = state.update([], [], ["c.md"])
+        assert [e.id for e in joined.entities] == ["apple"]
+        assert node_entities(joined, "Bought an Apple watch.") == ("apple",)
+        assert joined == relinked(state)
+
+
+def _notes(tmp_path: Path) -> Path:
+    notes = tmp_path / "notes"
+    for path in SAMPLE.rglob("*"):
+        if path.is_file() and ".kgvault" not in path.parts:
+            target = notes / path.relative_to(SAMPLE)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    return notes
+
+
+def _extract(notes: Path) -> tuple[list[Source], dict[str, list[Extraction]]]:
+    sources, _ = read_sources(notes)
+    by_path: dict[str, list[Extraction]] = {source.path: [] for source in sources}
+    for made in extract(chunk_sources(sources), sources):
+        by_path[made.chunk.source_path].append(made)
+    return sources, by_path
+
+
+def test_random_edits_of_sample_vault_give_what_a_full_relink_gives(tmp_path: Path) -> None:
+    """Seeded edits as people make them: a name swapped for another, a sentence added, a note gone or back."""
+    notes = _notes(tmp_path)
+    sources, by_path = _extract(notes)
+    state = LinkState.build(sources, [x for s in sources for x in by_path[s.path]])
+    rng = random.Random(7)
+    names = sorted({e.title for e in state.graph.entities if " " not in e.title and e.title.isalpha()})
+    removed: dict[str, bytes] = {}
+    for step in range(24):
+        files = sorted(p for p in notes.rglob("*.md") if p.is_file())
+        path = rng.choice(files)
+        text = path.read_text("utf-8")
+        kind = step % 4
+        if kind == 0:  # one name becomes another, wherever the note says it
+            words = [w for w in names if re.search(rf"\b{re.escape(w)}\b", text)]
+            if words:
+                text = re.sub(rf"\b{re.escape(rng.choice(words))}\b", rng.choice(names), text)
+        elif kind == 1:
+            tag = rng.choice(["ops", "garden", "Printing"])
+            text += f"\n\nToday I switched the {rng.choice(names)} setup to {rng.choice(names)}. #{tag}\n"
+        elif kind == 2 and path.name not in removed:
+            removed[path.relative_to(notes).as_posix()] = path.read_bytes()
+            path.unlink()
+            text = None
+        else:
+            for relative, data in removed.items():
+                (notes / relative).write_bytes(data)
+            removed.clear()
+            text = text.replace(".", ". I still prefer Obsidian.", 1)
+        if text is not None:
+            path.write_text(text, "utf-8")
+        now, now_by_path = _extract(notes)
+        changed = [s for s in now if state.sources.get(s.path) != s]
+        gone = [p for p in state.sources if p not in now_by_path]
+        state.update(changed, [x for s in changed for x in now_by_path[s.path]], gone)
+        assert state.graph == relinked(state), f"step {step}: {path.name}"
+        assert state.graph == link(now, [x for s in now for x in now_by_path[s.path]])
