@@ -36,6 +36,7 @@ from kgvault.tags import TaggedNode, TagTree, build_tag_tree
 from kgvault.temporal import Assertion, apply_time
 
 _NO_CORRECTIONS = Corrections()
+_NOTHING: frozenset[str] = frozenset()
 _CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 _SENSITIVITY_RANK = {"public": 0, "private": 1, "confidential": 2}
 # Entities win a basename collision over summaries and nodes: users type [[Marlin]] for the entity.
@@ -341,7 +342,7 @@ def _readings(
 
     def read(extraction: Extraction) -> _Reading:
         if not index:
-            index.append(_MentionIndex(known))
+            index.append(_MentionIndex(known, capitals=memory is not None))
         return _read(extraction, resolution, index[0])
 
     if memory is None:
@@ -367,7 +368,9 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
     chunk = extraction.chunk
     whole = mean.whole
     turns = bool(chunk.turns)
-    names: set[str] = set(mean.named)
+    # What a kept reading depends on, gathered only when it may be kept (a one-off pass skips it).
+    track = known.capitals
+    names: set[str] = set(mean.named) if track else set()
     heads: set[str] = set()
     nodes = []
     for node in extraction.draft.nodes:
@@ -380,11 +383,12 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
             else whole
         )
         entity_keys = {entity_key for name in node.entities if (entity_key := mean(name)) is not None}
-        names.update(map(normalize_name, node.entities))
         found, capitals = known.mentioned_in(f"{node.title}\n{node.body}")
         entity_keys.update(mean.own_reading({known.roots[name] for name in found}))
-        names.update(found)
-        heads.update(capitals)
+        if track:
+            names.update(map(normalize_name, node.entities))
+            names.update(found)
+            heads.update(capitals)
         nodes.append((key, evidence, node, entity_keys))
     relations: list[_RelationItem] = []
     for rel in extraction.draft.relations:
@@ -399,7 +403,8 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
         label = PREDICATE_LABELS.get(predicate, rel.label)
         # A draft may state a relation without a sentence: say it in its own words.
         statement = plain_text(rel.statement) or f"{rel.subject} {label} {rel.object}."
-        names.update((normalize_name(rel.subject), normalize_name(rel.object)))
+        if track:
+            names.update((normalize_name(rel.subject), normalize_name(rel.object)))
         relations.append(
             (
                 mean(rel.subject),
@@ -413,6 +418,8 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
                 plain_text(label) or predicate,
             )
         )
+    if not track:
+        return _Reading(mean, nodes, relations, _NOTHING, _NOTHING)
     return _Reading(mean, nodes, relations, frozenset(names), frozenset(heads))
 
 
@@ -438,7 +445,9 @@ class _MentionIndex:
 
     MAX_TOKENS = 6
 
-    def __init__(self, known: Mapping[str, str]) -> None:
+    def __init__(self, known: Mapping[str, str], *, capitals: bool = False) -> None:
+        self.capitals = capitals
+        """Whether `mentioned_in` also gathers each text's capitalized words (empty otherwise)."""
         self.roots: dict[str, str] = {
             key: entity_key
             for key, entity_key in known.items()
@@ -455,23 +464,26 @@ class _MentionIndex:
         self.seen: dict[str, tuple[set[str], set[str]]] = {}
 
     def mentioned_in(self, text: str) -> tuple[set[str], set[str]]:
-        """Known names found in the text as proper nouns (capitalized or with a digit), and its folded
-        capitalized words (where a name could start)."""
+        """Known names found in the text as proper nouns (capitalized or with a digit), and (when asked
+        for) its folded capitalized words: where a name could start."""
         cached = self.seen.get(text)
         if cached is not None:
             return cached
         # The tokens normalize_name keeps, folded at C speed; most texts share no first word with a name.
         raw = _TOKEN.findall(text if text.isascii() else unicodedata.normalize("NFC", text))
         folded = list(map(str.casefold, raw))
-        roots, reach = self.roots, self.reach
+        roots, reach, gather = self.roots, self.reach, self.capitals
         found: set[str] = set()
         capitals: set[str] = set()
         for start, token in enumerate(folded):
+            words = reach.get(token)
+            if words is None and not gather:
+                continue
             head = raw[start][0]
             if not (head.isupper() or head.isdigit()):
                 continue
-            capitals.add(token)
-            words = reach.get(token)
+            if gather:
+                capitals.add(token)
             if words is None:
                 continue
             key = token

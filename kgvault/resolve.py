@@ -335,16 +335,19 @@ def _mentions(
     mentions = []
     edges = []
     for number, extraction in enumerate(extractions):
-        own, stated = _draft_mentions(extraction) if kept is None else kept.get(extraction, _draft_mentions)
-        for mention in own:
-            mention.chunk = number  # a chunk's place in this pass (kept mentions were numbered before)
+        if kept is None:
+            own, stated = _draft_mentions(extraction, number)
+        else:
+            own, stated = kept.get(extraction, _draft_mentions)
+            for mention in own:
+                mention.chunk = number  # its chunk's place in this pass (a kept mention's was another)
         mentions.extend(own)
         edges.extend(stated)
     return mentions, edges
 
 
-def _draft_mentions(extraction: Extraction) -> DraftMentions:
-    """One draft's entity mentions and the aliases it states."""
+def _draft_mentions(extraction: Extraction, number: int = 0) -> DraftMentions:
+    """One draft's entity mentions (of chunk `number`) and the aliases it states."""
     chunk = extraction.chunk
     whole = chunk_evidence(chunk)
     turns = bool(chunk.turns)
@@ -360,7 +363,7 @@ def _draft_mentions(extraction: Extraction) -> DraftMentions:
             if turns or entity.pointer is not None
             else whole
         )
-        mentions.append(_Mention(key, entity.name, entity.entity_type, entity.description, evidence, 0))
+        mentions.append(_Mention(key, entity.name, entity.entity_type, entity.description, evidence, number))
         for alias in entity.aliases:
             alias_key = normalize_name(alias)
             if alias_key and alias_key != key:
