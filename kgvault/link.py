@@ -100,7 +100,7 @@ def link(
     wanted: dict[str, str] = {}
     rank: dict[str, int] = {}
     # An episode said on many dates is one node per date, all with the same title: slug it once.
-    title_slug = lru_cache(maxsize=None)(node_slug)
+    title_slug = memory.title_slugs.slug if memory is not None else lru_cache(maxsize=None)(node_slug)
     for root, group in entity_groups.items():
         wanted[entity_key_by_root[root]] = group.wanted_id()
         rank[entity_key_by_root[root]] = _KIND_RANK["entity"]

@@ -6,21 +6,32 @@ from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 from kgvault.extract import Extraction
+from kgvault.names import node_slug
 from kgvault.resolve import HOMONYM_SEPARATOR
 
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-class PerDraft(Generic[T]):
+class _Kept(Generic[K, V]):
+    """Values a pass made, kept for the next one; what a pass does not ask for is then forgotten."""
+
+    def __init__(self) -> None:
+        self._last: dict[K, V] = {}
+        self._now: dict[K, V] = {}
+
+    def settle(self) -> None:
+        """End a pass: keep what it used."""
+        self._last, self._now = self._now, {}
+
+
+class PerDraft(_Kept[int, tuple[Extraction, T]]):
     """Results made from one draft alone, kept for the next pass 2 while the draft is the very same object.
 
     A rebuild hands pass 2 the same `Extraction` objects for every unchanged note (watch keeps them
-    decoded), so identity says "unchanged" for free; a draft no pass asked for is forgotten.
+    decoded), so identity says "unchanged" for free.
     """
-
-    def __init__(self) -> None:
-        self._last: dict[int, tuple[Extraction, T]] = {}
-        self._now: dict[int, tuple[Extraction, T]] = {}
 
     def get(self, extraction: Extraction, make: Callable[[Extraction], T]) -> T:
         """The result for this draft: last pass's when the draft is the same object, else `make`'s."""
@@ -31,22 +42,32 @@ class PerDraft(Generic[T]):
         self._now[key] = (extraction, value)
         return value
 
-    def settle(self) -> None:
-        """End a pass: keep what it used, forget the rest."""
-        self._last, self._now = self._now, {}
-
     def drop(self, stale: Callable[[T], bool]) -> None:
         """Forget the kept results that no longer hold."""
         self._last = {key: entry for key, entry in self._last.items() if not stale(entry[1])}
 
 
+class TitleSlugs(_Kept[str, str]):
+    """Node titles' slugs, each made once and kept while passes still ask for it."""
+
+    def slug(self, title: str) -> str:
+        """The node id a title asks for (`names.node_slug`)."""
+        slug = self._now.get(title)
+        if slug is None:
+            slug = self._last.get(title) or node_slug(title)
+            self._now[title] = slug
+        return slug
+
+
 class LinkMemory:
-    """Pass 2's memory between rebuilds: each draft's mentions, and its reading while its names hold.
+    """Pass 2's memory between rebuilds: drafts' mentions and readings, merged nodes, tag tree, slugs.
 
     A reading (a draft's nodes, entity keys and relations once its names are resolved) depends on the
     rest of the corpus only through which entity each name it uses means, and through names new to
     the corpus that its texts might contain. Each pass compares every known name's entity key (and
-    the homonym splits) with the last pass's and drops only the readings those changes touch.
+    the homonym splits) with the last pass's and drops only the readings those changes touch. A
+    merged node, and the tag tree, are reused when made from equal inputs; everything else of pass 2
+    is done again each time.
     """
 
     def __init__(self) -> None:
@@ -58,6 +79,7 @@ class LinkMemory:
         """Per node key: what its node was made from (ids, tags, drafts) and the node."""
         self.tag_tree: tuple[Any, Any] | None = None
         """What the tag tree was built from (count of each node's files and tags, hints) and the tree."""
+        self.title_slugs = TitleSlugs()
 
     def resolving_as(
         self,
@@ -92,6 +114,7 @@ class LinkMemory:
         """End a pass: keep what it used."""
         self.mentions.settle()
         self.readings.settle()
+        self.title_slugs.settle()
 
 
 def _root(entity_key: str | None) -> str | None:
