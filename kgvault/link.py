@@ -127,7 +127,7 @@ def link(
             key=lambda e: e.id,
         )
     )
-    tree = _tag_tree(node_groups, repeated, tag_hints or {}, memory)
+    tree = _tag_tree(node_groups, repeated, tag_hints or {})
     canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
     made = _make_nodes(
         node_groups, node_id, entity_id, lambda tags: _canonical_tags(tags, tree, canonical), memory
@@ -782,16 +782,9 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
 
 
 def _tag_tree(
-    node_groups: dict[NodeKey, _NodeGroup],
-    repeated: dict[str, list[NodeKey]],
-    hints: Mapping[str, str],
-    memory: LinkMemory | None = None,
+    node_groups: dict[NodeKey, _NodeGroup], repeated: dict[str, list[NodeKey]], hints: Mapping[str, str]
 ) -> TagTree:
-    """The corpus's tag tree, from every node to be made (consolidated ones included) before any is made.
-
-    Only how many nodes carry which tags from which files decides the tree: with a memory, the same
-    count of each gives last pass's tree.
-    """
+    """The corpus's tag tree, from every node to be made (consolidated ones included) before any is made."""
     tagged = [TaggedNode(group.paths(), group.tags()) for group in node_groups.values()]
     for title_key, keys in repeated.items():
         if ("semantic", title_key, "") not in node_groups:
@@ -802,12 +795,7 @@ def _tag_tree(
                     tuple(sorted({t for g in episodes for t in g.tags()})),
                 )
             )
-    if memory is None:
-        return build_tag_tree(tagged, hints)
-    inputs = (Counter(tagged), dict(hints))
-    if memory.tag_tree is None or memory.tag_tree[0] != inputs:
-        memory.tag_tree = (inputs, build_tag_tree(tagged, hints))
-    return memory.tag_tree[1]
+    return build_tag_tree(tagged, hints)
 
 
 def _canonical_tags(

@@ -60,14 +60,13 @@ class TitleSlugs(_Kept[str, str]):
 
 
 class LinkMemory:
-    """Pass 2's memory between rebuilds: drafts' mentions and readings, merged nodes, tag tree, slugs.
+    """Pass 2's memory between rebuilds: drafts' mentions and readings, merged nodes, title slugs.
 
     A reading (a draft's nodes, entity keys and relations once its names are resolved) depends on the
     rest of the corpus only through which entity each name it uses means, and through names new to
     the corpus that its texts might contain. Each pass compares every known name's entity key (and
     the homonym splits) with the last pass's and drops only the readings those changes touch. A
-    merged node, and the tag tree, are reused when made from equal inputs; everything else of pass 2
-    is done again each time.
+    merged node is reused when made from equal inputs; everything else of pass 2 is done again.
     """
 
     def __init__(self) -> None:
@@ -77,8 +76,6 @@ class LinkMemory:
         self.split: Mapping[str, object] = {}
         self.nodes: dict[Any, tuple[Any, Any, Any]] = {}
         """Per node key: what its node was made from (ids, tags, drafts) and the node."""
-        self.tag_tree: tuple[Any, Any] | None = None
-        """What the tag tree was built from (count of each node's files and tags, hints) and the tree."""
         self.title_slugs = TitleSlugs()
 
     def resolving_as(
