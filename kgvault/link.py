@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
+from typing import Any
 
 from kgvault.conversations.small_talk import silence_reason
 from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
@@ -832,7 +833,7 @@ class LinkState:
         self,
         sources: Iterable[Source],
         extractions: Iterable[Extraction],
-        options: Mapping[str, object],
+        options: Mapping[str, Any],
     ) -> None:
         self.sources = {source.path: source for source in sources}
         self.extractions: dict[str, list[Extraction]] = defaultdict(list)
@@ -843,19 +844,11 @@ class LinkState:
         self.graph = self._link()
 
     @classmethod
-    def build(
-        cls,
-        sources: Sequence[Source],
-        extractions: Sequence[Extraction],
-        *,
-        taken: Iterable[str] = (),
-        corrections: Corrections = _NO_CORRECTIONS,
-        functional: frozenset[str] = FUNCTIONAL_PREDICATES,
-        tag_hints: Mapping[str, str] | None = None,
-    ) -> LinkState:
-        """Link a corpus from scratch, keeping what a later `update` can reuse (options as `link`'s)."""
-        options = {"taken": tuple(taken), "corrections": corrections, "functional": functional}
-        return cls(sources, extractions, {**options, "tag_hints": tag_hints})
+    def build(cls, sources: Sequence[Source], extractions: Sequence[Extraction], **options: Any) -> LinkState:
+        """Link a corpus from scratch, keeping what a later `update` can reuse; `options` are `link`'s."""
+        if "taken" in options:
+            options["taken"] = tuple(options["taken"])  # read at every update, not only once
+        return cls(sources, extractions, options)
 
     def update(
         self,
@@ -878,4 +871,4 @@ class LinkState:
 
     def _link(self) -> Graph:
         extractions = [x for path in self.sources for x in self.extractions.get(path, ())]
-        return link(list(self.sources.values()), extractions, memory=self.memory, **self.options)  # type: ignore[arg-type]
+        return link(list(self.sources.values()), extractions, memory=self.memory, **self.options)

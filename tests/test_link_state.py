@@ -21,7 +21,7 @@ from tests.test_link import extraction, fact, source
 def relinked(state: LinkState) -> Graph:
     """The graph a from-scratch pass 2 gives for the state's current inputs."""
     extractions = [x for path in state.sources for x in state.extractions.get(path, ())]
-    return link(list(state.sources.values()), extractions, **state.options)  # type: ignore[arg-type]
+    return link(list(state.sources.values()), extractions, **state.options)
 
 
 def node_entities(graph: Graph, title: str) -> tuple[str, ...]:
