@@ -330,8 +330,9 @@ def _render_and_write(
         say("writing")
         # The last pages rendered on the other core meanwhile; with a page memory few are rendered.
         shared = SharedPages.of(pages) if pages.memory is None else pages
+        complete = False
         try:
-            return write_vault(
+            written = write_vault(
                 vault,
                 shared,
                 force=settings.force,
@@ -341,11 +342,13 @@ def _render_and_write(
                 graph_settings=outer is None,
                 trusted=untouched,
             )
+            complete = True
+            return written
         finally:
             if isinstance(shared, SharedPages):
                 shared.close()
             if pages.memory is not None:
-                pages.memory.keep_only(pages)
+                pages.memory.keep_only(pages, complete=complete)
     except jinja2.TemplateError as error:
         where = (
             f"{error.name}, line {error.lineno}"

@@ -152,13 +152,19 @@ def link(
     )
     corrected = correct_nodes(timed, conflicts, summaries, corrections)
     outcomes = {**resolution.outcomes, **corrected.outcomes}
+    nodes, summaries = corrected.nodes, corrected.summaries
     if memory is not None:
+        # A record equal to last pass's is last pass's object: a page made from it can be reused.
+        nodes = memory.as_before("node", nodes, lambda node: node.id)
+        entities = memory.as_before("entity", entities, lambda entity: entity.id)
+        relations = memory.as_before("relation", relations, lambda r: (r.from_id, r.relation, r.to_id))
+        summaries = memory.as_before("summary", summaries, lambda summary: summary.id)
         memory.settle()
     return Graph(
-        nodes=corrected.nodes,
+        nodes=nodes,
         entities=entities,
         relations=relations,
-        summaries=corrected.summaries,
+        summaries=summaries,
         # Hidden nodes leave the counts; without them the tree's own counts are exact.
         tag_counts=tag_counts(corrected.nodes) if len(corrected.nodes) < len(timed) else tree.counts,
         tag_changes=tree.changes,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from kgvault.extract import Extraction
@@ -12,6 +12,7 @@ from kgvault.resolve import HOMONYM_SEPARATOR
 T = TypeVar("T")
 K = TypeVar("K")
 V = TypeVar("V")
+R = TypeVar("R")
 
 
 class _Kept(Generic[K, V]):
@@ -77,6 +78,18 @@ class LinkMemory:
         self.nodes: dict[Any, tuple[Any, Any, Any]] = {}
         """Per node key: what its node was made from (ids, tags, drafts) and the node."""
         self.title_slugs = TitleSlugs()
+        self.records: dict[str, dict[Hashable, Any]] = {}
+        """Per kind, last pass's records by key (see `as_before`)."""
+
+    def as_before(self, kind: str, records: Sequence[R], key: Callable[[R], Hashable]) -> tuple[R, ...]:
+        """The records, each equal to last pass's replaced by it: what did not change keeps its identity."""
+        last = self.records.get(kind, {})
+        kept = tuple(
+            old if (old := last.get(key(record))) is not None and old == record else record
+            for record in records
+        )
+        self.records[kind] = {key(record): record for record in kept}
+        return kept
 
     def resolving_as(
         self,

@@ -117,16 +117,99 @@ class PageMemory:
     def __init__(self) -> None:
         self.salt = ""
         self.pages: dict[str, tuple[Plan, str]] = {}
+        self.around: _Around | None = None
+        """What node pages read of the rest of the graph, as of the last build that wrote every page."""
+        self._pending: _Around | None = None
 
     def start(self, salt: str) -> None:
         """Begin a build: what was made with other templates or another link prefix is forgotten."""
         if salt != self.salt:
-            self.salt, self.pages = salt, {}
+            self.salt, self.pages, self.around = salt, {}, None
 
-    def keep_only(self, paths: Iterable[str]) -> None:
-        """Forget the pages a build no longer makes."""
+    def changed_since(self, around: _Around) -> _Changed | None:
+        """What changed around node pages since the last complete build; None when there is none."""
+        self._pending = around
+        return None if self.around is None else _Changed.between(self.around, around)
+
+    def keep_only(self, paths: Iterable[str], *, complete: bool = True) -> None:
+        """Forget the pages a build no longer makes; after an incomplete one, reuse no plan unchecked."""
         wanted = set(paths)
         self.pages = {path: kept for path, kept in self.pages.items() if path in wanted}
+        self.around = self._pending if complete else None
+        self._pending = None
+
+    def reusable(self, path: str, node: Node, changed: _Changed) -> Plan | None:
+        """Last build's plan of a node's page, when made from this very node and nothing it shows changed."""
+        kept = self.pages.get(path)
+        if kept is None or kept[0].values.get("node") is not node or changed.touches(node):
+            return None
+        return kept[0]
+
+
+@dataclass(frozen=True, slots=True)
+class _Around:
+    """What a node's page reads of the rest of the graph, per id (see `render`'s `node_page`)."""
+
+    nodes: dict[str, tuple[str, str]]
+    """Node id -> (memory layer, title): the links to superseding, conflicting and linked nodes."""
+    entities: dict[str, tuple[EntityName, list[Relation]]]
+    """Entity id -> its name and its outgoing relations: the node's entities and relation lines."""
+    summaries: dict[str, tuple[str, str]]
+    """Source path -> (summary id, source title): links to the node's sources."""
+    names: dict[str, str]
+    """Normalized name -> entity id: where a wikilink in a node's text points."""
+
+    @classmethod
+    def of(cls, ctx: _Context) -> _Around:
+        return cls(
+            nodes={node.id: (node.memory_layer, node.title) for node in ctx.graph.nodes},
+            entities={
+                entity_id: (name, ctx.outgoing.get(entity_id, []))
+                for entity_id, name in ctx.entity_names.items()
+            },
+            summaries={path: (s.id, s.source.title) for path, s in ctx.summary_by_path.items()},
+            names={name: entity.id for name, entity in ctx.entity_by_name.items()},
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Changed:
+    """The ids, paths and names whose part in a node's page differs from the last complete build."""
+
+    nodes: frozenset[str]
+    entities: frozenset[str]
+    paths: frozenset[str]
+    names: bool
+
+    @classmethod
+    def between(cls, before: _Around, after: _Around) -> _Changed:
+        return cls(
+            nodes=_changed_keys(before.nodes, after.nodes),
+            entities=_changed_keys(before.entities, after.entities),
+            paths=_changed_keys(before.summaries, after.summaries),
+            names=before.names != after.names,
+        )
+
+    def touches(self, node: Node) -> bool:
+        """Whether the node's page may read differently now (its node itself being the same)."""
+        if self.names and "[[" in node.body:
+            return True
+        if not self.entities.isdisjoint(node.entities):
+            return True
+        if self.paths and any(evidence.path in self.paths for evidence in node.evidence):
+            return True
+        if self.nodes:
+            linked = (
+                node.superseded_by, node.conflicts_with, node.derived_from, node.causes, node.precedes,
+                node.related_to, [link.to_id for link in node.links],
+            )  # fmt: skip
+            return any(not self.nodes.isdisjoint(ids) for ids in linked)
+        return False
+
+
+def _changed_keys(before: Mapping[str, object], after: Mapping[str, object]) -> frozenset[str]:
+    """The keys present in one mapping only, or with different values."""
+    return frozenset(key for key in before.keys() | after.keys() if before.get(key) != after.get(key))
 
 
 class Pages(Mapping[str, str]):
@@ -214,9 +297,16 @@ def render(
     def page(properties: Mapping[str, PropertyValue] | None, template: str, **values: object) -> str:
         return write(Plan(template, properties, values))
 
+    changed: _Changed | None = None  # set below, before any page is made
+
     # A page's plan holds every value its template may read, and nothing more: two equal plans
     # give the same text (a page that names an entity sees its name, not all of it).
-    def node_page(node: Node) -> Plan:
+    def node_page(path: str, node: Node) -> Plan:
+        if changed is not None and memory is not None:
+            # The same node object as last build, and nothing it shows changed: the same plan.
+            kept = memory.reusable(path, node, changed)
+            if kept is not None:
+                return kept
         relations = ctx.node_relations(node)
         return Plan(
             "node.md.j2",
@@ -303,7 +393,8 @@ def render(
 
     makers: dict[str, Callable[[], str | Plan]] = {}
     for node in graph.nodes:
-        makers[f"{FOLDERS[node.memory_layer]}/{node.id}.md"] = partial(node_page, node)
+        path = f"{FOLDERS[node.memory_layer]}/{node.id}.md"
+        makers[path] = partial(node_page, path, node)
     for entity in graph.entities:
         makers[f"{FOLDERS['entity']}/{entity.id}.md"] = partial(entity_page, entity)
     for summary in graph.summaries:
@@ -317,6 +408,7 @@ def render(
         memory = None
     if memory is not None:
         memory.start(_salt(templates, link_prefix))
+        changed = memory.changed_since(_Around.of(ctx))
     return Pages(makers, write, memory)
 
 

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import random
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from kgvault import build as build_module
 from kgvault import cache as cache_module
 from kgvault import render as render_module
 from kgvault.build import BuildMemory, build
 from kgvault.config import load_settings
 from kgvault.extract import offline
-from kgvault.render import PageMemory
+from kgvault.records import Graph
+from kgvault.render import PageMemory, Pages, render
 
 from .conftest import run_build, tree_bytes
+from .test_render import graph as render_graph
 
 
 def count_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -147,3 +152,176 @@ def test_too_many_notes_keep_no_drafts(
     memory = BuildMemory()
     rebuild(sample_copy, tmp_path / "vault", memory)
     assert memory.extractions == {}
+
+
+def count_node_plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the id of every node page planned (a reused plan is not planned again)."""
+    planned: list[str] = []
+    real = render_module._node_properties
+
+    def counting(node, ctx):  # type: ignore[no-untyped-def]
+        planned.append(node.id)
+        return real(node, ctx)
+
+    monkeypatch.setattr(render_module, "_node_properties", counting)
+    return planned
+
+
+def node_pages_showing(vault: Path, text: str) -> set[str]:
+    return {
+        path.stem
+        for folder in ("episodic", "semantic")
+        for path in (vault / folder).glob("*.md")
+        if text in path.read_text("utf-8")
+    }
+
+
+def test_an_edit_plans_again_only_the_node_pages_it_touches(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, memory = tmp_path / "vault", BuildMemory()
+    planned = count_node_plans(monkeypatch)
+    rebuild(sample_copy, vault, memory)
+    everything = len(set(planned))
+    assert everything > 50
+
+    planned.clear()
+    note = sample_copy / "printing" / "Klipper.md"
+    note.write_text(note.read_text("utf-8") + "\nFixed the zq-nozzle clog on the Voron today.\n", "utf-8")
+    rebuild(sample_copy, vault, memory)
+    assert 0 < len(planned) < everything / 4, planned
+    assert any("zq-nozzle" in node_id for node_id in planned)
+    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+
+    # A person's new title shows on every page that names them: each of those is planned again.
+    planned.clear()
+    person = sample_copy / "people" / "Sam Ortiz.md"
+    person.write_text(person.read_text("utf-8").replace("title: Sam Ortiz", "title: Samuel Ortiz"), "utf-8")
+    rebuild(sample_copy, vault, memory)
+    showing = node_pages_showing(vault, "Samuel Ortiz")
+    assert showing and showing <= set(planned) and len(planned) < everything
+    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+
+
+def test_after_a_failed_write_no_plan_is_reused_unchecked(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, memory = tmp_path / "vault", BuildMemory()
+    rebuild(sample_copy, vault, memory)
+    planned = count_node_plans(monkeypatch)
+    real_write = build_module.write_vault
+
+    def failing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OSError("disk full")
+
+    monkeypatch.setattr(build_module, "write_vault", failing)
+    person = sample_copy / "people" / "Sam Ortiz.md"
+    person.write_text(person.read_text("utf-8").replace("title: Sam Ortiz", "title: Samuel Ortiz"), "utf-8")
+    with pytest.raises(OSError):
+        rebuild(sample_copy, vault, memory)
+    monkeypatch.setattr(build_module, "write_vault", real_write)
+    planned.clear()
+    rebuild(sample_copy, vault, memory)
+    assert len(set(planned)) == len(node_pages_showing(vault, "---"))  # every node page planned anew
+    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+
+
+def test_seeded_edits_under_watch_memory_equal_clean_builds(sample_copy: Path, tmp_path: Path) -> None:
+    """Names swapped, sentences added, a title changed, a note deleted and back: each equals a clean build."""
+    vault, memory = tmp_path / "vault", BuildMemory()
+    rebuild(sample_copy, vault, memory)
+    rng = random.Random(11)
+    notes = sorted(p for p in sample_copy.rglob("*.md") if ".kgvault" not in p.parts)
+    names = ["Klipper", "Marlin", "Voron", "Dana", "Sam", "Atlas", "Lyon", "Dagster"]
+    gone: tuple[Path, bytes] | None = None
+    for step in range(6):
+        note = rng.choice([n for n in notes if n.exists()])
+        text = note.read_text("utf-8")
+        if step == 3:
+            gone = (note, note.read_bytes())
+            note.unlink()
+        elif step == 5 and gone is not None:
+            gone[0].write_bytes(gone[1])
+        elif step % 2:
+            note.write_text(text.replace(rng.choice(names), rng.choice(names)), "utf-8")
+        else:
+            note.write_text(text + f"\nMet {rng.choice(names)} about {rng.choice(names)} today.\n", "utf-8")
+        rebuild(sample_copy, vault, memory)
+        same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+
+
+def _linked_graph() -> Graph:
+    """test_render's graph, its node superseded by a second node."""
+    base = render_graph()
+    later = replace(base.nodes[0], id="switched-back", title="Switched back to Marlin", body="Back.")
+    first = replace(base.nodes[0], superseded_by=("switched-back",))
+    return replace(base, nodes=(first, later))
+
+
+def _written(pages: Pages) -> None:
+    """Look at every page as a build writes it: its known digest, else its text."""
+    for path in pages:
+        if pages.known_digest(path) is None:
+            pages[path]
+    assert pages.memory is not None
+    pages.memory.keep_only(pages)
+
+
+def _entity_title(g: Graph) -> Graph:
+    return replace(g, entities=(replace(g.entities[0], title="Ender 3 Pro"), *g.entities[1:]))
+
+
+def _relation_label(g: Graph) -> Graph:
+    return replace(g, relations=(replace(g.relations[0], label="ran"),))
+
+
+def _source_title(g: Graph) -> Graph:
+    summary = g.summaries[0]
+    return replace(g, summaries=(replace(summary, source=replace(summary.source, title="March the 22nd")),))
+
+
+def _superseding_title(g: Graph) -> Graph:
+    return replace(g, nodes=(g.nodes[0], replace(g.nodes[1], title="Back to Marlin")))
+
+
+def _wikilink_target(g: Graph) -> Graph:
+    return replace(g, entities=(g.entities[0], replace(g.entities[1], aliases=())))
+
+
+AROUND_A_NODE = {
+    "an entity's title": _entity_title,
+    "a relation's label": _relation_label,
+    "a source's title": _source_title,
+    "a superseding node's title": _superseding_title,
+    "where a wikilink points": _wikilink_target,
+}
+
+
+@pytest.mark.parametrize("change", AROUND_A_NODE)
+def test_a_kept_node_page_is_planned_again_when_what_it_shows_changes(
+    change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory, before = PageMemory(), _linked_graph()
+    _written(render(before, memory=memory))
+    page = "episodic/switched.md"
+    after = AROUND_A_NODE[change](before)
+    assert after.nodes[0] is before.nodes[0]
+    assert render(after)[page] != render(before)[page]  # the change shows on the page
+    planned = count_node_plans(monkeypatch)
+    assert render(after, memory=memory)[page] == render(after)[page]
+    assert "switched" in planned
+
+
+def test_a_kept_node_page_is_not_planned_again_when_nothing_it_shows_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    memory, before = PageMemory(), _linked_graph()
+    _written(render(before, memory=memory))
+    # Another node's text changed: nothing the first node's page shows.
+    after = replace(before, nodes=(before.nodes[0], replace(before.nodes[1], body="Back, for good.")))
+    planned = count_node_plans(monkeypatch)
+    pages = render(after, memory=memory)
+    assert pages.known_digest("episodic/switched.md") is not None
+    assert pages["episodic/switched.md"] == render(after)["episodic/switched.md"]
+    assert planned.count("switched") == 1  # the fresh render's; the memory's render planned nothing
+    assert pages.known_digest("episodic/switched-back.md") is None
