@@ -11,6 +11,7 @@ import pytest
 import kgvault.link
 from kgvault.chunks import chunk_sources
 from kgvault.extract import Extraction, extract
+from kgvault.extract.draft import DraftLink
 from kgvault.link import LinkState, link
 from kgvault.records import Graph, Source
 from kgvault.sources import read_sources
@@ -168,3 +169,9 @@ def test_random_edits_of_sample_vault_give_what_a_full_relink_gives(tmp_path: Pa
         state.update(changed, [x for s in changed for x in now_by_path[s.path]], gone)
         assert state.graph == relinked(state), f"step {step}: {path.name}"
         assert state.graph == link(now, [x for s in now for x in now_by_path[s.path]])
+
+
+def test_a_link_weight_of_minus_zero_is_zero_so_an_equal_node_is_written_alike() -> None:
+    """Nodes equal to last pass's are handed back as last pass's objects: equal must mean the same text."""
+    weights = {DraftLink(source="a", target="b", kind="causes", weight=w).weight for w in (0.0, -0.0)}
+    assert [repr(w) for w in weights] == ["0.0"]

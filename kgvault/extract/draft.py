@@ -128,6 +128,12 @@ class DraftLink(_Item):
     weight: float | None = Field(default=None, ge=0.0, le=1.0)
     reason: str | None = None
 
+    @field_validator("weight")
+    @classmethod
+    def _no_negative_zero(cls, value: float | None) -> float | None:
+        # -0.0 equals 0.0 but is written "-0.0": one weight, one spelling.
+        return None if value is None else value + 0.0
+
     @model_validator(mode="after")
     def _two_ends(self) -> DraftLink:
         if self.source.casefold() == self.target.casefold():
