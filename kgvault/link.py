@@ -142,13 +142,13 @@ def link(
             derived = _consolidate(ids[f"derived:{title_key}"], episodes)
             made[("derived", title_key, "")] = replace(derived, tags=tree.apply(derived.tags))
     _add_links(made, extractions, node_id)
-    relations, assertions = _merge_relations(readings, entity_id)
+    relations, assertions = _merge_relations(readings, entity_id, memory)
     titles = {e.id: e.title for e in entities}
     timed, relations, conflicts = apply_time(
         list(made.values()), relations, titles, assertions, functional=functional
     )
     summaries = _summaries(
-        sources, extractions, ids, summary_key, chunk_node_keys, node_id, readers, entity_id
+        sources, extractions, ids, summary_key, chunk_node_keys, node_id, readers, entity_id, memory
     )
     corrected = correct_nodes(timed, conflicts, summaries, corrections)
     outcomes = {**resolution.outcomes, **corrected.outcomes}
@@ -585,11 +585,12 @@ def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str], tags: tup
 
 
 def _merge_relations(
-    readings: Sequence[_Reading], entity_id: dict[str, str]
+    readings: Sequence[_Reading], entity_id: dict[str, str], memory: LinkMemory | None = None
 ) -> tuple[tuple[Relation, ...], list[Assertion]]:
     """Merge duplicate triples: evidence unioned, the highest confidence kept, one label per predicate.
 
     Also returns each chunk's dated statement of a triple, which time reads (a value can come back).
+    With a memory, a triple stated by the same items under the same label is last pass's relation.
     """
     merged: dict[tuple[str, str, str], list[tuple[Evidence, float, str, date | None, date | None]]] = (
         defaultdict(list)
@@ -614,28 +615,47 @@ def _merge_relations(
             merged[(start, predicate, end)].append((evidence, confidence, statement, valid_at, invalid_at))
             labels[predicate][label] += 1
     relations = []
+    kept = memory.relations if memory is not None else {}
+    now = {}
     for (start, predicate, end), items in sorted(merged.items()):
-        best = min(items, key=lambda i: (-i[1], _evidence_key(i[0]), i[2]))
-        valid_ats = [i[3] for i in items if i[3]]
-        invalid_ats = [i[4] for i in items if i[4]]  # stated ends ("switched from A") win
         label = min(labels[predicate].items(), key=lambda item: (-item[1], item[0]))[0]
-        relations.append(
-            Relation(
-                from_id=start,
-                relation=predicate,
-                label=label,
-                to_id=end,
-                statement=best[2],
-                confidence=max(i[1] for i in items),
-                valid_at=min(valid_ats) if valid_ats else None,
-                invalid_at=min(invalid_ats) if invalid_ats else None,
-                evidence=tuple(sorted({i[0] for i in items}, key=_evidence_key)),
-            )
-        )
+        last = kept.get((start, predicate, end))
+        if last is not None and last[0] == label and last[1] == items:
+            relation = last[2]
+        else:
+            relation = _merged_relation(start, predicate, end, items, label)
+        now[(start, predicate, end)] = (label, items, relation)
+        relations.append(relation)
+    if memory is not None:
+        memory.relations = now
     assertions = [
         Assertion(key, item[0], item[3], item[4]) for key, items in sorted(merged.items()) for item in items
     ]
     return tuple(relations), assertions
+
+
+def _merged_relation(
+    start: str,
+    predicate: str,
+    end: str,
+    items: list[tuple[Evidence, float, str, date | None, date | None]],
+    label: str,
+) -> Relation:
+    """One relation from every statement of a triple."""
+    best = min(items, key=lambda i: (-i[1], _evidence_key(i[0]), i[2]))
+    valid_ats = [i[3] for i in items if i[3]]
+    invalid_ats = [i[4] for i in items if i[4]]  # stated ends ("switched from A") win
+    return Relation(
+        from_id=start,
+        relation=predicate,
+        label=label,
+        to_id=end,
+        statement=best[2],
+        confidence=max(i[1] for i in items),
+        valid_at=min(valid_ats) if valid_ats else None,
+        invalid_at=min(invalid_ats) if invalid_ats else None,
+        evidence=tuple(sorted({i[0] for i in items}, key=_evidence_key)),
+    )
 
 
 def _summaries(
@@ -647,8 +667,9 @@ def _summaries(
     node_id: dict[NodeKey, str],
     readers: Sequence[_Reader],
     entity_id: dict[str, str],
+    memory: LinkMemory | None = None,
 ) -> tuple[SourceSummary, ...]:
-    """One summary per source with a coverage row for every chunk."""
+    """One summary per source with a coverage row for every chunk (kept rows reused, see `_row`)."""
     by_source: dict[str, list[tuple[Extraction, _Reader]]] = defaultdict(list)
     for extraction, reader in zip(extractions, readers, strict=True):
         by_source[extraction.chunk.source_path].append((extraction, reader))
@@ -658,6 +679,8 @@ def _summaries(
             owner.setdefault(key, chunk_ref)
     summaries = []
     split: dict[str, list[str]] = {}
+    kept = memory.rows if memory is not None else {}
+    now: dict[int, tuple[Extraction, tuple[int, int, int], CoverageRow]] = {}
 
     def lines(source: Source) -> list[str]:
         """A conversation's lines, split once for all its chunks."""
@@ -679,13 +702,9 @@ def _summaries(
             if chunk.kind == "turns":
                 rows.extend(_turn_rows(lines(source), extraction, owner))
                 continue
-            rows.append(
-                CoverageRow(
-                    chunk.line_start,
-                    chunk.line_end,
-                    _coverage_result(extraction, keys, owner, len(chunk_entities)),
-                )
-            )
+            here = (chunk.source_path, chunk.index)
+            fresh = sum(1 for key in keys if owner.get(key) == here)
+            rows.append(_row(extraction, (fresh, len(keys) - fresh, len(chunk_entities)), kept, now))
         summaries.append(
             SourceSummary(
                 id=ids[summary_key[source.path]],
@@ -695,6 +714,8 @@ def _summaries(
                 coverage=tuple(rows),
             )
         )
+    if memory is not None:
+        memory.rows = now
     return tuple(summaries)
 
 
@@ -757,18 +778,31 @@ def _gap_rows(lines: list[str], first: int, last: int) -> list[CoverageRow]:
     return rows
 
 
-def _coverage_result(
-    extraction: Extraction, keys: list[NodeKey], owner: dict[NodeKey, tuple[str, int]], entity_count: int
-) -> str:
-    """Say what a chunk produced, or why it produced nothing."""
+def _row(
+    extraction: Extraction,
+    counts: tuple[int, int, int],
+    kept: Mapping[int, tuple[Extraction, tuple[int, int, int], CoverageRow]],
+    now: dict[int, tuple[Extraction, tuple[int, int, int], CoverageRow]],
+) -> CoverageRow:
+    """A chunk's coverage row; last pass's when made from the same draft with the same counts."""
+    last = kept.get(id(extraction))
+    if last is not None and last[0] is extraction and last[1] == counts:
+        row = last[2]
+    else:
+        chunk = extraction.chunk
+        row = CoverageRow(chunk.line_start, chunk.line_end, _coverage_result(extraction, *counts))
+    now[id(extraction)] = (extraction, counts, row)
+    return row
+
+
+def _coverage_result(extraction: Extraction, fresh: int, merged: int, entity_count: int) -> str:
+    """Say what a chunk produced (new nodes, nodes merged into others', entities), or why nothing."""
     chunk = extraction.chunk
-    here = (chunk.source_path, chunk.index)
-    fresh = sum(1 for key in keys if owner.get(key) == here)
     parts = []
     if fresh:
         parts.append(_plural(fresh, "node"))
-    if len(keys) > fresh:
-        parts.append(f"{_plural(len(keys) - fresh, 'duplicate node')} merged")
+    if merged:
+        parts.append(f"{_plural(merged, 'duplicate node')} merged")
     if entity_count:
         parts.append(_plural(entity_count, "entity", "entities"))
     if extraction.draft.relations:

@@ -78,6 +78,10 @@ class LinkMemory:
         self.nodes: dict[Any, tuple[Any, Any, Any]] = {}
         """Per node key: what its node was made from (ids, tags, drafts) and the node."""
         self.title_slugs = TitleSlugs()
+        self.relations: dict[Any, tuple[Any, Any, Any]] = {}
+        """Per triple: the label and statements its relation was merged from, and the relation."""
+        self.rows: dict[int, tuple[Extraction, Any, Any]] = {}
+        """Per draft (by identity): the counts its coverage row was made from, and the row."""
         self.records: dict[str, dict[Hashable, Any]] = {}
         """Per kind, last pass's records by key (see `as_before`)."""
 

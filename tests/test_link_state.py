@@ -175,3 +175,37 @@ def test_a_link_weight_of_minus_zero_is_zero_so_an_equal_node_is_written_alike()
     """Nodes equal to last pass's are handed back as last pass's objects: equal must mean the same text."""
     weights = {DraftLink(source="a", target="b", kind="causes", weight=w).weight for w in (0.0, -0.0)}
     assert [repr(w) for w in weights] == ["0.0"]
+
+
+def _stating(path: str, subject: str, obj: str, label: str) -> Extraction:
+    entities = [{"name": subject, "entity_type": "person"}, {"name": obj, "entity_type": "person"}]
+    relation = {"subject": subject, "predicate": "mentors", "label": label, "object": obj, "confidence": 0.9}
+    return extraction(path, 0, (1, 2), entities=entities, relations=[relation])
+
+
+def test_a_relation_no_draft_of_which_changed_takes_the_label_its_predicate_now_has_most() -> None:
+    state = LinkState.build(
+        [source("a.md"), source("b.md")],
+        [_stating("a.md", "Ada", "Bob", "coaches"), _stating("b.md", "Cy", "Dee", "mentors")],
+    )
+    assert {r.label for r in state.graph.relations} == {"coaches"}  # a tie: the first label in order
+    graph = state.update([source("c.md")], [_stating("c.md", "Eve", "Fay", "mentors")])
+    assert {r.label for r in graph.relations} == {"mentors"}
+    assert graph == relinked(state)
+
+
+def test_a_kept_chunk_says_so_when_it_now_holds_the_first_statement_of_a_node() -> None:
+    said_twice = [
+        extraction("a.md", 0, (1, 2), nodes=[fact("Tomatoes need sun.")]),
+        extraction("b.md", 0, (1, 2), nodes=[fact("Tomatoes need sun.")]),
+    ]
+    state = LinkState.build([source("a.md"), source("b.md")], said_twice)
+
+    def coverage(graph: Graph) -> list[str]:
+        (summary,) = [s for s in graph.summaries if s.source.path == "b.md"]
+        return [row.result for row in summary.coverage]
+
+    assert coverage(state.graph) == ["1 duplicate node merged"]
+    graph = state.update([], [], ["a.md"])
+    assert coverage(graph) == ["1 node"]
+    assert graph == relinked(state)
