@@ -89,6 +89,8 @@ def link(
     `tag_hints` a model's parent paths for tags the rules leave flat (`--llm-link`); `memory` what
     the last pass over the same vault kept (a rebuild then reads only the changed drafts anew).
     """
+    if memory is not None:
+        memory.begin()
     resolution = resolve_entities(sources, extractions, corrections, memory.mentions if memory else None)
     entity_groups = resolution.groups
     readings = _readings(extractions, resolution, memory)
@@ -183,10 +185,12 @@ def _add_links(
 ) -> None:
     """Give nodes the links their drafts state between them (by title), each kept once, in id order."""
     found: dict[NodeKey, dict[tuple[str, str], NodeLink]] = defaultdict(dict)
-    for extraction in extractions:
+    # In the notes' order, whatever order the drafts came in: the first statement of a link wins.
+    stating = sorted(
+        (x for x in extractions if x.draft.links), key=lambda x: (x.chunk.source_path, x.chunk.index)
+    )
+    for extraction in stating:
         draft = extraction.draft
-        if not draft.links:
-            continue
         by_title = {node.title.casefold(): _node_identity(node) for node in draft.nodes}
         for link in draft.links:
             start, end = by_title.get(link.source.casefold()), by_title.get(link.target.casefold())
@@ -881,7 +885,7 @@ class LinkState:
             self.extractions[extraction.chunk.source_path].append(extraction)
         self.options = dict(options)
         self.memory = LinkMemory()
-        self.graph = self._link()
+        self.graph = self._link(self.sources, self.extractions)
 
     @classmethod
     def build(cls, sources: Sequence[Source], extractions: Sequence[Extraction], **options: Any) -> LinkState:
@@ -896,19 +900,31 @@ class LinkState:
         changed_extractions: Iterable[Extraction],
         removed_paths: Iterable[str] = (),
     ) -> Graph:
-        """The graph after sources changed (each with all its extractions) or went; also kept as `graph`."""
+        """The graph after sources changed (each with all its extractions) or went; also kept as `graph`.
+
+        When pass 2 fails, the state is left as it was.
+        """
+        sources, extractions = dict(self.sources), dict(self.extractions)
         for path in removed_paths:
-            self.sources.pop(path, None)
-            self.extractions.pop(path, None)
-        changed = list(changed_sources)
-        for source in changed:
-            self.sources[source.path] = source
-            self.extractions[source.path] = []
+            sources.pop(path, None)
+            extractions.pop(path, None)
+        changed: set[str] = set()
+        for source in changed_sources:
+            sources[source.path] = source
+            extractions[source.path] = []
+            changed.add(source.path)
         for extraction in changed_extractions:
-            self.extractions[extraction.chunk.source_path].append(extraction)
-        self.graph = self._link()
+            if extraction.chunk.source_path not in changed:
+                raise ValueError(
+                    f"{extraction.chunk.source_path}: an extraction of a source not among the changed"
+                )
+            extractions[extraction.chunk.source_path].append(extraction)
+        self.graph = self._link(sources, extractions)
+        self.sources, self.extractions = sources, extractions
         return self.graph
 
-    def _link(self) -> Graph:
-        extractions = [x for path in self.sources for x in self.extractions.get(path, ())]
-        return link(list(self.sources.values()), extractions, memory=self.memory, **self.options)
+    def _link(self, sources: Mapping[str, Source], extractions: Mapping[str, list[Extraction]]) -> Graph:
+        # In path order, as a build hands them over (pass 2's result does not depend on it).
+        paths = sorted(sources)
+        drafts = [x for path in paths for x in extractions.get(path, ())]
+        return link([sources[path] for path in paths], drafts, memory=self.memory, **self.options)

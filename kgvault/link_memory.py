@@ -22,6 +22,10 @@ class _Kept(Generic[K, V]):
         self._last: dict[K, V] = {}
         self._now: dict[K, V] = {}
 
+    def begin(self) -> None:
+        """Start a pass: what a pass that failed made is not kept (it was checked against nothing since)."""
+        self._now = {}
+
     def settle(self) -> None:
         """End a pass: keep what it used."""
         self._last, self._now = self._now, {}
@@ -123,6 +127,11 @@ class LinkMemory:
     def forget(self) -> None:
         """Drop everything kept: the next pass starts from scratch."""
         self.__init__()  # type: ignore[misc]
+
+    def begin(self) -> None:
+        """Start a pass."""
+        for kept in (self.mentions, self.readings, self.title_slugs):
+            kept.begin()
 
     def settle(self) -> None:
         """End a pass: keep what it used."""

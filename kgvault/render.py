@@ -120,9 +120,12 @@ class PageMemory:
         self.around: _Around | None = None
         """What node pages read of the rest of the graph, as of the last build that wrote every page."""
         self._pending: _Around | None = None
+        self.seen: set[str] = set()
+        """The pages this build has planned (a page the writer skips keeps no plan of an older build)."""
 
     def start(self, salt: str) -> None:
         """Begin a build: what was made with other templates or another link prefix is forgotten."""
+        self.seen = set()
         if salt != self.salt:
             self.salt, self.pages, self.around = salt, {}, None
 
@@ -132,9 +135,11 @@ class PageMemory:
         return None if self.around is None else _Changed.between(self.around, around)
 
     def keep_only(self, paths: Iterable[str], *, complete: bool = True) -> None:
-        """Forget the pages a build no longer makes; after an incomplete one, reuse no plan unchecked."""
+        """Forget the pages a build no longer makes, or did not plan; after an incomplete build, reuse
+        no plan unchecked."""
         wanted = set(paths)
-        self.pages = {path: kept for path, kept in self.pages.items() if path in wanted}
+        seen = self.seen
+        self.pages = {path: kept for path, kept in self.pages.items() if path in wanted and path in seen}
         self.around = self._pending if complete else None
         self._pending = None
 
@@ -238,6 +243,7 @@ class Pages(Mapping[str, str]):
         text = self._write(made)
         if self._memory is not None:
             self._memory.pages[path] = (made, sha256(text))
+            self._memory.seen.add(path)
         return text
 
     def known_digest(self, path: str) -> str | None:
@@ -251,6 +257,7 @@ class Pages(Mapping[str, str]):
             return None
         # The new plan is kept, so the last build's records can go.
         self._memory.pages[path] = (made, kept[1])
+        self._memory.seen.add(path)
         return kept[1]
 
     @property

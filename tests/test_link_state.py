@@ -209,3 +209,41 @@ def test_a_kept_chunk_says_so_when_it_now_holds_the_first_statement_of_a_node() 
     graph = state.update([], [], ["a.md"])
     assert coverage(graph) == ["1 node"]
     assert graph == relinked(state)
+
+
+def test_a_pass_that_failed_leaves_nothing_unchecked_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    marlin = extraction("v.md", 0, (1, 2), entities=[{"name": "Marlin", "entity_type": "software"}])
+    amarlin = extraction("w.md", 0, (1, 2), entities=[{"name": "Amarlin", "entity_type": "software"}])
+    joined = extraction(
+        "y.md", 0, (1, 2), entities=[{"name": "Marlin", "entity_type": "software", "aliases": ["Amarlin"]}]
+    )
+    flashed = extraction("x.md", 0, (1, 2), nodes=[fact("Flashed Marlin today.")])
+    state = LinkState.build([source("v.md"), source("w.md")], [marlin, amarlin])
+    before = state.graph
+
+    def failing(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("failed after the drafts were read")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kgvault.link, "apply_time", failing)
+        with pytest.raises(RuntimeError):
+            state.update([source("y.md"), source("x.md")], [joined, flashed])  # Marlin is Amarlin
+    assert state.graph is before and set(state.sources) == {"v.md", "w.md"}  # the state is as it was
+    state.update([], [], ["y.md"])
+    graph = state.update([source("x.md")], [flashed])  # read while Marlin was Amarlin, in the failed pass
+    assert node_entities(graph, "Flashed Marlin today.") == ("marlin",)
+    assert graph == relinked(state)
+
+
+def test_links_stated_twice_take_the_first_statement_in_the_notes_order_whatever_the_drafts_order() -> None:
+    def stating(path: str, weight: float) -> Extraction:
+        link = {"source": "Rain came.", "target": "Roads got wet.", "kind": "causes", "weight": weight}
+        return extraction(path, 0, (1, 2), nodes=[fact("Rain came."), fact("Roads got wet.")], links=[link])
+
+    sources, drafts = [source("a.md"), source("b.md")], [stating("a.md", 0.3), stating("b.md", 0.9)]
+    graph = link(sources, drafts)
+    assert [link.weight for node in graph.nodes for link in node.links] == [0.3]
+    assert link(sources[::-1], drafts[::-1]) == graph
+    state = LinkState.build(sources, drafts)
+    state.update([], [], ["a.md"])
+    assert state.update([sources[0]], [drafts[0]]) == graph  # a.md back, now last in the state's dict

@@ -325,3 +325,17 @@ def test_a_kept_node_page_is_not_planned_again_when_nothing_it_shows_changed(
     assert pages["episodic/switched.md"] == render(after)["episodic/switched.md"]
     assert planned.count("switched") == 1  # the fresh render's; the memory's render planned nothing
     assert pages.known_digest("episodic/switched-back.md") is None
+
+
+def test_a_page_the_writer_skipped_keeps_no_plan_of_an_older_build() -> None:
+    memory, first = PageMemory(), _linked_graph()
+    _written(render(first, memory=memory))
+    second = _entity_title(first)
+    pages = render(second, memory=memory)
+    skipped = "episodic/switched.md"  # a symbolic link stood there: the writer left the page alone
+    for path in pages:
+        if path != skipped and pages.known_digest(path) is None:
+            pages[path]
+    memory.keep_only(pages)
+    assert skipped not in memory.pages
+    assert render(second, memory=memory)[skipped] == render(second)[skipped]
