@@ -341,7 +341,7 @@ class _Reading:
 
 
 # (from key, predicate, to key, evidence, confidence, statement, valid_at, invalid_at, label)
-_RelationItem = tuple[str | None, str, str | None, Evidence, float, str, date | None, date | None, str]
+_RelationItem = tuple[str, str, str, Evidence, float, str, date | None, date | None, str]
 
 
 def _readings(
@@ -403,6 +403,11 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
         nodes.append((key, evidence, node, entity_keys))
     relations: list[_RelationItem] = []
     for rel in extraction.draft.relations:
+        if track:
+            names.update((normalize_name(rel.subject), normalize_name(rel.object)))
+        subject, obj = mean(rel.subject), mean(rel.object)
+        if subject is None or obj is None:
+            continue  # an end that is no entity: nothing to relate (read again when it becomes one)
         # Only a conversation's turns or a draft file's pointer make an item's evidence narrower.
         evidence = (
             item_evidence(chunk, rel.supporting_text, whole, rel.pointer, rel.turn_line)
@@ -414,13 +419,11 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
         label = PREDICATE_LABELS.get(predicate, rel.label)
         # A draft may state a relation without a sentence: say it in its own words.
         statement = plain_text(rel.statement) or f"{rel.subject} {label} {rel.object}."
-        if track:
-            names.update((normalize_name(rel.subject), normalize_name(rel.object)))
         relations.append(
             (
-                mean(rel.subject),
+                subject,
                 predicate,
-                mean(rel.object),
+                obj,
                 evidence,
                 rel.confidence,
                 statement,
@@ -612,8 +615,8 @@ def _merge_relations(
             invalid_at,
             label,
         ) in reading.relations:
-            start = entity_id.get(subject or "")
-            end = entity_id.get(obj or "")
+            start = entity_id.get(subject)
+            end = entity_id.get(obj)
             if start is None or end is None or start == end:
                 continue
             merged[(start, predicate, end)].append((evidence, confidence, statement, valid_at, invalid_at))
