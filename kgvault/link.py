@@ -276,7 +276,17 @@ def _first(items: list[tuple[Evidence, DraftNode]]) -> tuple[Evidence, DraftNode
     """The earliest item by provenance: what a merged node shows as its title and body."""
     if len(items) == 1:
         return items[0]
-    return min(items, key=lambda item: (item[0].path, item[0].line_start, item[1].title))
+    # Path, line and title decide; the rest only breaks what would otherwise be a tie.
+    return min(
+        items,
+        key=lambda item: (
+            item[0].path,
+            item[0].line_start,
+            item[1].title,
+            _evidence_key(item[0]),
+            item[1].body,
+        ),
+    )
 
 
 class _Reader:
@@ -313,8 +323,9 @@ class _Reader:
         return self.named[key] if key in self.named else self.resolution.key_of(name)
 
 
-def _evidence_key(evidence: Evidence) -> tuple[str, int, int]:
-    return (evidence.path, evidence.line_start, evidence.line_end)
+def _evidence_key(evidence: Evidence) -> tuple[str, int, int, str]:
+    """Evidence in source order; a draft file's items share their chunk's lines, and differ by pointer."""
+    return (evidence.path, evidence.line_start, evidence.line_end, evidence.pointer or "")
 
 
 NodeKey = tuple[str, str, str]

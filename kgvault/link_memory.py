@@ -110,9 +110,9 @@ class LinkMemory:
         `stale(reading, changed names, first words of new names)` says whether a kept reading must go.
         """
         before, split_before = self.known, self.split
-        self.known, self.split = known, split
         if known == before and split == split_before:
             return
+        # The readings go before the names change: an interrupted pass leaves nothing unchecked.
         roots = {root for root in {*split, *split_before} if split.get(root) != split_before.get(root)}
         changed = frozenset(
             name
@@ -123,6 +123,7 @@ class LinkMemory:
         )
         new_heads = frozenset(name.split(" ", 1)[0] for name in known.keys() - before.keys())
         self.readings.drop(lambda reading: stale(reading, changed, new_heads))
+        self.known, self.split = known, split
 
     def forget(self) -> None:
         """Drop everything kept: the next pass starts from scratch."""

@@ -611,7 +611,9 @@ def make_entity(entity_id: str, group: EntityGroup) -> Entity:
     title = group.title()
     entity_type = group.entity_type()
     if group.descriptions:
-        description = min(group.descriptions, key=lambda d: (d[0].path, d[0].line_start, d[1]))[1]
+        description = min(
+            group.descriptions, key=lambda d: (d[0].path, d[0].line_start, d[0].pointer or "", d[1])
+        )[1]
     else:
         description = f"{title} ({entity_type.replace('_', ' ')})."
     folded_title = title.casefold()
@@ -628,7 +630,9 @@ def make_entity(entity_id: str, group: EntityGroup) -> Entity:
         # A description of nothing printable says what the entity is, as one with none does.
         description=plain_text(description) or f"{title} ({entity_type.replace('_', ' ')}).",
         aliases=tuple(_dedupe_casefold(aliases)),
-        evidence=tuple(sorted(group.evidence, key=lambda e: (e.path, e.line_start, e.line_end))),
+        evidence=tuple(
+            sorted(group.evidence, key=lambda e: (e.path, e.line_start, e.line_end, e.pointer or ""))
+        ),
     )
 
 

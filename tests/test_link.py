@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import random
 import re
+import subprocess
+import sys
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from kgvault.extract import Extraction
@@ -251,3 +256,46 @@ def test_node_tags_are_filed_under_the_canonical_tree() -> None:
         ("printers", "printer"),
         ("klipper", "printing/klipper"),
     }
+
+
+_POINTER_TIES = """
+import json
+from datetime import date
+from kgvault.link import link
+from tests.test_link import extraction, source
+
+rel = {"subject": "Ada", "predicate": "mentors", "label": "mentors", "object": "Bob", "confidence": 0.9}
+fact = {"memory_layer": "semantic", "type": "fact", "title": "Ada mentors Bob."}
+made = extraction(
+    "d.md", 0, (1, 20),
+    entities=[{"name": "Ada", "entity_type": "person", "pointer": "/entities/0"},
+              {"name": "Bob", "entity_type": "person", "pointer": "/entities/1"},
+              {"name": "Ada", "entity_type": "person", "pointer": "/entities/2"}],
+    relations=[{**rel, "pointer": f"/relations/{i}"} for i in range(6)],
+    nodes=[{**fact, "pointer": f"/nodes/{i}"} for i in range(6)],
+)
+graph = link([source("d.md")], [made])
+records = (*graph.relations, *graph.nodes, *graph.entities)
+print(json.dumps([[e.pointer for e in r.evidence] for r in records]))
+"""
+
+
+def test_evidence_that_differs_only_by_pointer_is_in_pointer_order_whatever_the_hash_seed() -> None:
+    """A draft file's items all cite their chunk's lines: the pointer orders them, not a set's iteration."""
+    root = Path(__file__).resolve().parent.parent
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", _POINTER_TIES],
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": str(root)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in range(5)
+    }
+    assert len(outputs) == 1
+    (printed,) = outputs
+    cited = json.loads(printed)
+    assert all(pointers == sorted(pointers) for pointers in cited)
+    assert sorted(map(len, cited)) == [1, 2, 6, 6]  # Bob, Ada, the relation, the node
