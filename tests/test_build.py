@@ -101,8 +101,13 @@ def _build_in_subprocess(notes: Path, vault: Path, seed: str) -> None:
 def test_builds_are_byte_identical_across_paths_and_hash_seeds(tmp_path: Path) -> None:
     first_notes = tmp_path / "a" / "notes"
     second_notes = tmp_path / "elsewhere" / "deeper" / "my notes"
-    shutil.copytree(SAMPLE, first_notes)
-    shutil.copytree(SAMPLE, second_notes)
+    for notes in (first_notes, second_notes):
+        shutil.copytree(SAMPLE, notes)
+        # Draft files too: their items cite JSON pointers, which order what the lines leave tied.
+        drafts = Path(__file__).parent / "fixtures" / "drafts"
+        shutil.copytree(drafts / "notes", notes / "notes")
+        for name in ("memory_draft.json", "mini_graph.json", "agent_draft.json"):
+            shutil.copy(drafts / name, notes / "notes" / name)
     _build_in_subprocess(first_notes, tmp_path / "v1", "0")
     _build_in_subprocess(second_notes, tmp_path / "v2", "1")
     first, second = tree_bytes(tmp_path / "v1"), tree_bytes(tmp_path / "v2")
