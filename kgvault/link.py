@@ -405,8 +405,8 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
             else whole
         )
         entity_keys = {entity_key for name in node.entities if (entity_key := mean(name)) is not None}
-        found, capitals = known.mentioned_in(f"{node.title}\n{node.body}")
-        entity_keys.update(mean.own_reading({known.roots[name] for name in found}))
+        found, roots, capitals = known.mentioned_in(f"{node.title}\n{node.body}")
+        entity_keys.update(mean.own_reading(roots))
         if track:
             names.update(map(normalize_name, node.entities))
             names.update(found)
@@ -486,11 +486,11 @@ class _MentionIndex:
             first, words = key.split(" ", 1)[0], min(key.count(" ") + 1, self.MAX_TOKENS)
             if words > self.reach.get(first, 0):
                 self.reach[first] = words
-        self.seen: dict[str, tuple[set[str], set[str]]] = {}
+        self.seen: dict[str, tuple[set[str], set[str], set[str]]] = {}
 
-    def mentioned_in(self, text: str) -> tuple[set[str], set[str]]:
-        """Known names found in the text as proper nouns (capitalized or with a digit), and (when asked
-        for) its folded capitalized words: where a name could start."""
+    def mentioned_in(self, text: str) -> tuple[set[str], set[str], set[str]]:
+        """Known names found in the text as proper nouns (capitalized or with a digit), the entity keys
+        they mean, and (when asked for) its folded capitalized words: where a name could start."""
         cached = self.seen.get(text)
         if cached is not None:
             return cached
@@ -519,8 +519,8 @@ class _MentionIndex:
                 if key in roots:
                     found.add(key)
         # Merged nodes repeat their text: read each text once.
-        self.seen[text] = found, capitals
-        return found, capitals
+        seen = self.seen[text] = found, {roots[name] for name in found}, capitals
+        return seen
 
 
 _TOKEN = re.compile(r"[^\W_]+")
