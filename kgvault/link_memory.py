@@ -65,13 +65,15 @@ class TitleSlugs(_Kept[str, str]):
 
 
 class LinkMemory:
-    """Pass 2's memory between rebuilds: drafts' mentions and readings, merged nodes, title slugs.
+    """Pass 2's memory between rebuilds: drafts' mentions and readings, and what was made from equal inputs.
 
     A reading (a draft's nodes, entity keys and relations once its names are resolved) depends on the
     rest of the corpus only through which entity each name it uses means, and through names new to
     the corpus that its texts might contain. Each pass compares every known name's entity key (and
-    the homonym splits) with the last pass's and drops only the readings those changes touch. A
-    merged node is reused when made from equal inputs; everything else of pass 2 is done again.
+    the homonym splits) with the last pass's and drops only the readings those changes touch. Merged
+    nodes, merged relations, coverage rows and title slugs are reused when made from equal inputs,
+    and records equal to last pass's are handed back as last pass's objects (`as_before`); the rest
+    of pass 2 is done again each time.
     """
 
     def __init__(self) -> None:

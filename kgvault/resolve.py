@@ -16,6 +16,9 @@ from kgvault.properties import plain_text
 from kgvault.provenance import chunk_evidence, item_evidence
 from kgvault.records import Entity, Evidence, Source
 
+if TYPE_CHECKING:
+    from kgvault.link_memory import PerDraft
+
 NOTE_KINDS = frozenset({"markdown", "text"})
 """Sources that can be an entity's own note; a conversation or a draft file is about many things."""
 FUZZY_MIN_SCORE = 92.0
@@ -45,9 +48,6 @@ _TYPE_CLASSES = {
 _UNTYPED = "concept"
 HOMONYM_SEPARATOR = "\x1f"
 """Between a shared name and a kind in the key of one of several entities of that name."""
-if TYPE_CHECKING:
-    from kgvault.link_memory import PerDraft
-
 _NO_CORRECTIONS = Corrections()
 _DIGITS = re.compile(r"\d+")
 
