@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -122,6 +123,7 @@ class PageMemory:
         self._pending: _Around | None = None
         self.seen: set[str] = set()
         """The pages this build has planned (a page the writer skips keeps no plan of an older build)."""
+        self._relations: tuple[Sequence[Relation], str] = ((), render_relations(()))
 
     def start(self, salt: str) -> None:
         """Begin a build: what was made with other templates or another link prefix is forgotten."""
@@ -142,6 +144,14 @@ class PageMemory:
         self.pages = {path: kept for path, kept in self.pages.items() if path in wanted and path in seen}
         self.around = self._pending if complete else None
         self._pending = None
+
+    def relations_text(self, relations: Sequence[Relation]) -> str:
+        """`relations.jsonl`: last build's text when made from the very same relations."""
+        last, text = self._relations
+        if len(last) != len(relations) or not all(map(operator.is_, last, relations)):
+            text = render_relations(relations)
+            self._relations = (relations, text)
+        return text
 
     def reusable(self, path: str, node: Node, changed: _Changed) -> Plan | None:
         """Last build's plan of a node's page, when made from this very node and nothing it shows changed."""
@@ -409,7 +419,9 @@ def render(
     makers["index.md"] = index_page
     makers["ontology.md"] = ontology_page
     makers["kgvault.base"] = partial(env.get_template("kgvault.base.j2").render, prefix=link_prefix)
-    makers["relations.jsonl"] = partial(render_relations, graph.relations)
+    makers["relations.jsonl"] = partial(
+        render_relations if memory is None else memory.relations_text, graph.relations
+    )
     if memory is not None and len(makers) > PageMemory.MAX_PAGES:
         memory.start("")  # too many plans to hold between builds: every page is rendered
         memory = None

@@ -339,3 +339,11 @@ def test_a_page_the_writer_skipped_keeps_no_plan_of_an_older_build() -> None:
     memory.keep_only(pages)
     assert skipped not in memory.pages
     assert render(second, memory=memory)[skipped] == render(second)[skipped]
+
+
+def test_relations_jsonl_is_written_again_only_from_other_relations() -> None:
+    memory, before = PageMemory(), _linked_graph()
+    first = render(before, memory=memory)["relations.jsonl"]
+    assert render(replace(before), memory=memory)["relations.jsonl"] is first  # the very same relations
+    after = _relation_label(before)
+    assert render(after, memory=memory)["relations.jsonl"] == render(after)["relations.jsonl"] != first
