@@ -6,7 +6,9 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -67,3 +69,18 @@ def sample_vault_built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, 
     """sample_vault built once for the read-only tests."""
     vault = tmp_path_factory.mktemp("sample") / "vault"
     return vault, run_build(SAMPLE, vault)
+
+
+def record_calls(
+    monkeypatch: pytest.MonkeyPatch, owner: object, name: str, note: Callable[..., str]
+) -> list[str]:
+    """Spy on `owner.name`: each call is recorded as `note(*its arguments)`, then made as usual."""
+    calls: list[str] = []
+    real = getattr(owner, name)
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        calls.append(note(*args, **kwargs))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recording)
+    return calls

@@ -10,20 +10,12 @@ from kgvault.cache import CACHE_DIR
 from kgvault.extract import offline
 from kgvault.snapshot import SNAPSHOT
 
-from .conftest import run_build, tree_bytes
+from .conftest import record_calls, run_build, tree_bytes
 
 
 def count_extractions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record the source path of every chunk the offline extractor reads."""
-    seen: list[str] = []
-    real = offline.extract_chunk
-
-    def counting(chunk, source):  # type: ignore[no-untyped-def]
-        seen.append(chunk.source_path)
-        return real(chunk, source)
-
-    monkeypatch.setattr(offline, "extract_chunk", counting)
-    return seen
+    return record_calls(monkeypatch, offline, "extract_chunk", lambda chunk, source: chunk.source_path)
 
 
 def without_state(vault: Path) -> dict[str, bytes]:

@@ -15,7 +15,7 @@ from kgvault.extract.draft import DraftLink
 from kgvault.link import LinkState, link
 from kgvault.records import Graph, Source
 from kgvault.sources import read_sources
-from tests.conftest import SAMPLE
+from tests.conftest import SAMPLE, record_calls
 from tests.test_link import extraction, fact, source
 
 
@@ -33,15 +33,9 @@ def node_entities(graph: Graph, title: str) -> tuple[str, ...]:
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The chunk paths pass 2 reads anew (a kept reading is not read again)."""
-    read_paths: list[str] = []
-    original = kgvault.link._read
-
-    def counting(extraction: Extraction, *args: object) -> object:
-        read_paths.append(extraction.chunk.source_path)
-        return original(extraction, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(kgvault.link, "_read", counting)
-    return read_paths
+    return record_calls(
+        monkeypatch, kgvault.link, "_read", lambda extraction, *_: extraction.chunk.source_path
+    )
 
 
 def test_an_update_reads_only_the_changed_source_and_equals_a_relink(reads: list[str]) -> None:

@@ -18,21 +18,13 @@ from kgvault.extract import offline
 from kgvault.records import Graph
 from kgvault.render import PageMemory, Pages, render
 
-from .conftest import run_build, tree_bytes
+from .conftest import record_calls, run_build, tree_bytes
 from .test_render import graph as render_graph
 
 
 def count_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record the id of every page rendered from a plan (each renders its properties once)."""
-    rendered: list[str] = []
-    real = render_module.render_properties
-
-    def counting(properties):  # type: ignore[no-untyped-def]
-        rendered.append(str(properties.get("id")))
-        return real(properties)
-
-    monkeypatch.setattr(render_module, "render_properties", counting)
-    return rendered
+    return record_calls(monkeypatch, render_module, "render_properties", lambda props: str(props.get("id")))
 
 
 def rebuild(notes: Path, vault: Path, memory: BuildMemory, templates: Path | None = None) -> None:
@@ -119,20 +111,8 @@ def test_unchanged_notes_are_neither_extracted_nor_read_from_the_cache_again(
     rebuild(sample_copy, vault, memory)
     kept = dict(memory.extractions)
     assert kept
-    extracted: list[str] = []
-    decoded: list[str] = []
-    real_extract, real_decode = offline.extract_chunk, cache_module.decode_entry
-
-    def extracting(chunk, source):  # type: ignore[no-untyped-def]
-        extracted.append(chunk.source_path)
-        return real_extract(chunk, source)
-
-    def decoding(data, source):  # type: ignore[no-untyped-def]
-        decoded.append(source.path)
-        return real_decode(data, source)
-
-    monkeypatch.setattr(offline, "extract_chunk", extracting)
-    monkeypatch.setattr(cache_module, "decode_entry", decoding)
+    extracted = record_calls(monkeypatch, offline, "extract_chunk", lambda chunk, source: chunk.source_path)
+    decoded = record_calls(monkeypatch, cache_module, "decode_entry", lambda data, source: source.path)
     note = sample_copy / "printing" / "Klipper.md"
     note.write_text(note.read_text("utf-8") + "\nKlipper supports input shaping.\n", "utf-8")
     rebuild(sample_copy, vault, memory)
@@ -156,15 +136,7 @@ def test_too_many_notes_keep_no_drafts(
 
 def count_node_plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record the id of every node page planned (a reused plan is not planned again)."""
-    planned: list[str] = []
-    real = render_module._node_properties
-
-    def counting(node, ctx):  # type: ignore[no-untyped-def]
-        planned.append(node.id)
-        return real(node, ctx)
-
-    monkeypatch.setattr(render_module, "_node_properties", counting)
-    return planned
+    return record_calls(monkeypatch, render_module, "_node_properties", lambda node, ctx: node.id)
 
 
 def node_pages_showing(vault: Path, text: str) -> set[str]:
