@@ -360,15 +360,16 @@ def _readings(
 ) -> list[_Reading]:
     """Every draft read with the corpus's entities; a kept reading is reused while names resolve alike."""
     known = resolution.known_names()
+    if memory is None:
+        everything = _MentionIndex(known)
+        return [_read(extraction, resolution, everything) for extraction in extractions]
     index: list[_MentionIndex] = []  # made once, and only when a draft is read anew
 
     def read(extraction: Extraction) -> _Reading:
         if not index:
-            index.append(_MentionIndex(known, capitals=memory is not None))
+            index.append(_MentionIndex(known, capitals=True))
         return _read(extraction, resolution, index[0])
 
-    if memory is None:
-        return [read(extraction) for extraction in extractions]
     memory.resolving_as(known, resolution.split, _stale_reading)
     readings = []
     for extraction in extractions:
