@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
@@ -487,9 +487,9 @@ class _MentionIndex:
             first, words = key.split(" ", 1)[0], min(key.count(" ") + 1, self.MAX_TOKENS)
             if words > self.reach.get(first, 0):
                 self.reach[first] = words
-        self.seen: dict[str, tuple[set[str], set[str], set[str]]] = {}
+        self.seen: dict[str, tuple[set[str], set[str], Set[str]]] = {}
 
-    def mentioned_in(self, text: str) -> tuple[set[str], set[str], set[str]]:
+    def mentioned_in(self, text: str) -> tuple[set[str], set[str], Set[str]]:
         """Known names found in the text as proper nouns (capitalized or with a digit), the entity keys
         they mean, and (when asked for) its folded capitalized words: where a name could start."""
         cached = self.seen.get(text)
@@ -498,19 +498,14 @@ class _MentionIndex:
         # The tokens normalize_name keeps, folded at C speed; most texts share no first word with a name.
         raw = _TOKEN.findall(text if text.isascii() else unicodedata.normalize("NFC", text))
         folded = list(map(str.casefold, raw))
-        roots, reach, gather = self.roots, self.reach, self.capitals
+        roots, reach = self.roots, self.reach
         found: set[str] = set()
-        capitals: set[str] = set()
         for start, token in enumerate(folded):
             words = reach.get(token)
-            if words is None and not gather:
+            if words is None:
                 continue
             head = raw[start][0]
             if not (head.isupper() or head.isdigit()):
-                continue
-            if gather:
-                capitals.add(token)
-            if words is None:
                 continue
             key = token
             if key in roots:
@@ -519,6 +514,11 @@ class _MentionIndex:
                 key = f"{key} {follow}"
                 if key in roots:
                     found.add(key)
+        capitals = (
+            {token for token, word in zip(folded, raw, strict=True) if word[0].isupper() or word[0].isdigit()}
+            if self.capitals
+            else _NOTHING
+        )
         # Merged nodes repeat their text: read each text once.
         seen = self.seen[text] = found, {roots[name] for name in found}, capitals
         return seen
