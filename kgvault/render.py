@@ -123,13 +123,13 @@ class PageMemory:
         self._pending: _Around | None = None
         self.seen: set[str] = set()
         """The pages this build has planned (a page the writer skips keeps no plan of an older build)."""
-        self._relations: tuple[Sequence[Relation], str] = ((), render_relations(()))
+        self._relations: tuple[Sequence[Relation], str] = ((), "")
 
     def start(self, salt: str) -> None:
         """Begin a build: what was made with other templates or another link prefix is forgotten."""
         self.seen = set()
         if salt != self.salt:
-            self.salt, self.pages, self.around = salt, {}, None
+            self.salt, self.pages, self.around, self._relations = salt, {}, None, ((), "")
 
     def changed_since(self, around: _Around) -> _Changed | None:
         """What changed around node pages since the last complete build; None when there is none."""
@@ -148,7 +148,7 @@ class PageMemory:
     def relations_text(self, relations: Sequence[Relation]) -> str:
         """`relations.jsonl`: last build's text when made from the very same relations."""
         last, text = self._relations
-        if len(last) != len(relations) or not all(map(operator.is_, last, relations)):
+        if not text or len(last) != len(relations) or not all(map(operator.is_, last, relations)):
             text = render_relations(relations)
             self._relations = (relations, text)
         return text
@@ -419,15 +419,15 @@ def render(
     makers["index.md"] = index_page
     makers["ontology.md"] = ontology_page
     makers["kgvault.base"] = partial(env.get_template("kgvault.base.j2").render, prefix=link_prefix)
-    makers["relations.jsonl"] = partial(
-        render_relations if memory is None else memory.relations_text, graph.relations
-    )
-    if memory is not None and len(makers) > PageMemory.MAX_PAGES:
+    if memory is not None and len(makers) + 1 > PageMemory.MAX_PAGES:
         memory.start("")  # too many plans to hold between builds: every page is rendered
         memory = None
     if memory is not None:
         memory.start(_salt(templates, link_prefix))
         changed = memory.changed_since(_Around.of(ctx))
+    makers["relations.jsonl"] = partial(
+        render_relations if memory is None else memory.relations_text, graph.relations
+    )
     return Pages(makers, write, memory)
 
 
