@@ -22,6 +22,7 @@ from kgvault.write import (
     atomic_write,
     find_orphans,
     read_manifest,
+    read_owned,
     write_vault,
 )
 
@@ -321,8 +322,11 @@ def _render_and_write(
     prefix = vault.resolve().relative_to(outer).as_posix() + "/" if outer else ""
     try:
         pages = render(graph, templates=settings.templates, link_prefix=prefix, memory=memory)
+        # What kgvault owns is read once for finding orphans and for writing: nothing writes the
+        # vault in between, and the lock is held.
+        owned = read_owned(vault)
         # The set of pages does not depend on the orphan list, so plan again only when there are orphans.
-        orphaned = find_orphans(vault, set(pages))
+        orphaned = find_orphans(vault, set(pages), owned)
         if orphaned:
             pages = render(
                 graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned, memory=memory
@@ -341,6 +345,7 @@ def _render_and_write(
                 settings_dir=(outer or vault) / ".obsidian",
                 graph_settings=outer is None,
                 trusted=untouched,
+                owned_pages=owned,
             )
             complete = True
             return written

@@ -209,9 +209,12 @@ def _is_edited(path: str, text: str, recorded: Collection[str]) -> bool:
     return parts is None or sha256(parts[0]) not in recorded
 
 
-def find_orphans(vault: Path, page_paths: set[str]) -> list[str]:
-    """Stale owned pages that the user wrote in: they will be kept and handed over to the user."""
-    owned, _ = _owned(vault)
+def find_orphans(vault: Path, page_paths: set[str], owned_pages: OwnedPages | None = None) -> list[str]:
+    """Stale owned pages that the user wrote in: they will be kept and handed over to the user.
+
+    `owned_pages` is `read_owned(vault)` when the caller read it already (and wrote nothing since).
+    """
+    owned, _ = owned_pages or read_owned(vault)
     orphans = []
     for path in sorted(set(owned) - page_paths):
         text = _read_text(vault / path)
@@ -220,7 +223,11 @@ def find_orphans(vault: Path, page_paths: set[str]) -> list[str]:
     return orphans
 
 
-def _owned(vault: Path) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+OwnedPages = tuple[dict[str, tuple[str, ...]], dict[str, str]]
+"""Every path kgvault owns with the hashes its generated part may have, and the manifest's hashes."""
+
+
+def read_owned(vault: Path) -> OwnedPages:
     """Every path kgvault owns with the hashes its generated part may have (a killed build adds some),
     and the manifest's own hash of each path.
 
@@ -253,6 +260,7 @@ def write_vault(
     settings_dir: Path | None = None,
     graph_settings: bool = True,
     trusted: frozenset[str] = frozenset(),
+    owned_pages: OwnedPages | None = None,
 ) -> WriteResult:
     """Bring the vault to `pages`: write what changed, remove what is stale, keep every word the user wrote.
 
@@ -261,13 +269,14 @@ def write_vault(
     that digest without rendering (`render.Pages.known_digest`), not even rendered.
     With `obsidian`, the `.obsidian/` folder (`settings_dir`, by default the vault's own) gets a
     `types.json` with our property types (created when absent, otherwise only missing keys are
-    added) and, with `graph_settings`, a `graph.json` when absent.
+    added) and, with `graph_settings`, a `graph.json` when absent. `owned_pages` is
+    `read_owned(vault)` when the caller read it already, and nothing wrote the vault since.
     """
     result = WriteResult()
     for folder in (STATE_DIR, BACKUP_DIR, ".obsidian"):
         if (vault / folder).is_symlink():
             raise UnsafeVaultError(f"{folder} in the vault is a symbolic link; kgvault writes through none")
-    owned, old_manifest = _owned(vault)
+    owned, old_manifest = owned_pages or read_owned(vault)
     linked = _symlinked_paths(vault, set(pages) | set(owned))
     new_manifest: dict[str, str] = {}
     writes = _PendingWrites()
