@@ -94,7 +94,9 @@ def recall(settings: Settings) -> Previous:
     files = recorded.get("vault")
     if not isinstance(files, dict):
         return Previous({}, False, frozenset())
-    now = {rel: _stat(settings.vault / rel) for rel in files}
+    # Joined as strings: a Path per file costs as much again as its stat (14,000 pages at 2,000 notes).
+    base = os.path.join(settings.vault, "")
+    now = {rel: _stat(base + rel) for rel in files}
     untouched = {rel: stat for rel, stat in files.items() if stat and now[rel] == stat}
     return Previous(
         recorded,
@@ -165,7 +167,7 @@ def remember(
         "vault": {
             rel: seen[rel]
             if rel in seen and rel not in changed and is_page_path(rel)
-            else _stat(settings.vault / rel)
+            else _stat(os.path.join(settings.vault, rel))
             for rel in paths
         },
         "report": report,
