@@ -94,7 +94,6 @@ def link(
     resolution = resolve_entities(sources, extractions, corrections, memory.mentions if memory else None)
     entity_groups = resolution.groups
     readings = _readings(extractions, resolution, memory)
-    readers = [reading.reader for reading in readings]
     node_groups, chunk_node_keys = _collect_nodes(extractions, readings)
 
     entity_key_by_root = {root: f"entity:{root}" for root in entity_groups}
@@ -150,7 +149,7 @@ def link(
         list(made.values()), relations, titles, assertions, functional=functional
     )
     summaries = _summaries(
-        sources, extractions, ids, summary_key, chunk_node_keys, node_id, readers, entity_id, memory
+        sources, extractions, ids, summary_key, chunk_node_keys, node_id, readings, entity_id, memory
     )
     corrected = correct_nodes(timed, conflicts, summaries, corrections)
     outcomes = {**resolution.outcomes, **corrected.outcomes}
@@ -341,7 +340,8 @@ def _node_identity(node: DraftNode) -> NodeKey:
 class _Reading:
     """One draft read with the corpus's entities: what its nodes and relations are, before merging."""
 
-    reader: _Reader
+    named: dict[str, str | None]
+    """The entity key each of the draft's own mentions resolved to (see `_Reader.named`)."""
     nodes: list[tuple[NodeKey, Evidence, DraftNode, set[str]]]
     """Each node's identity, evidence, draft and the entity keys it names or mentions."""
     relations: list[_RelationItem]
@@ -374,7 +374,6 @@ def _readings(
     readings = []
     for extraction in extractions:
         reading = memory.readings.get(extraction, read)
-        reading.reader.resolution = resolution  # answers as the last one did (same names, same keys)
         readings.append(reading)
     return readings
 
@@ -445,8 +444,8 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
             )
         )
     if not track:
-        return _Reading(mean, nodes, relations, _NOTHING, _NOTHING)
-    return _Reading(mean, nodes, relations, frozenset(names), frozenset(heads))
+        return _Reading(mean.named, nodes, relations, _NOTHING, _NOTHING)
+    return _Reading(mean.named, nodes, relations, frozenset(names), frozenset(heads))
 
 
 def _collect_nodes(
@@ -684,14 +683,14 @@ def _summaries(
     summary_key: dict[str, str],
     chunk_node_keys: dict[tuple[str, int], list[NodeKey]],
     node_id: dict[NodeKey, str],
-    readers: Sequence[_Reader],
+    readings: Sequence[_Reading],
     entity_id: dict[str, str],
     memory: LinkMemory | None = None,
 ) -> tuple[SourceSummary, ...]:
     """One summary per source with a coverage row for every chunk (kept rows reused, see `_row`)."""
-    by_source: dict[str, list[tuple[Extraction, _Reader]]] = defaultdict(list)
-    for extraction, reader in zip(extractions, readers, strict=True):
-        by_source[extraction.chunk.source_path].append((extraction, reader))
+    by_source: dict[str, list[tuple[Extraction, dict[str, str | None]]]] = defaultdict(list)
+    for extraction, reading in zip(extractions, readings, strict=True):
+        by_source[extraction.chunk.source_path].append((extraction, reading.named))
     owner: dict[NodeKey, tuple[str, int]] = {}
     for chunk_ref in sorted(chunk_node_keys):
         for key in chunk_node_keys[chunk_ref]:
@@ -711,12 +710,12 @@ def _summaries(
         node_ids: dict[str, None] = {}  # ordered, without repeats
         entity_ids: set[str] = set()
         rows = []
-        for extraction, reader in sorted(by_source.get(source.path, []), key=lambda x: x[0].chunk.index):
+        for extraction, named in sorted(by_source.get(source.path, []), key=lambda x: x[0].chunk.index):
             chunk = extraction.chunk
             keys = chunk_node_keys.get((chunk.source_path, chunk.index), [])
             for key in keys:
                 node_ids.setdefault(node_id[key])
-            chunk_entities = {entity_id[k] for k in reader.named.values() if k is not None and k in entity_id}
+            chunk_entities = {entity_id[k] for k in named.values() if k is not None and k in entity_id}
             entity_ids.update(chunk_entities)
             if chunk.kind == "turns":
                 rows.extend(_turn_rows(lines(source), extraction, owner))
