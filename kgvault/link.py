@@ -632,23 +632,26 @@ def _merge_relations(
                 continue
             merged[(start, predicate, end)].append((evidence, confidence, statement, valid_at, invalid_at))
             labels[predicate][label] += 1
-    relations = []
-    kept = memory.relations if memory is not None else {}
-    now = {}
-    for (start, predicate, end), items in sorted(merged.items()):
-        label = min(labels[predicate].items(), key=lambda item: (-item[1], item[0]))[0]
-        last = kept.get((start, predicate, end))
-        if last is not None and last[0] == label and last[1] == items:
-            relation = last[2]
-        else:
-            relation = _merged_relation(start, predicate, end, items, label)
-        now[(start, predicate, end)] = (label, items, relation)
-        relations.append(relation)
-    if memory is not None:
+    ordered = sorted(merged.items())
+    # One label per predicate: the one its statements use most.
+    label_of = {
+        p: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] for p, counts in labels.items()
+    }
+    if memory is None:
+        relations = [_merged_relation(*key, items, label_of[key[1]]) for key, items in ordered]
+    else:
+        relations = []
+        kept, now = memory.relations, {}
+        for key, items in ordered:
+            last = kept.get(key)
+            if last is not None and last[0] == label_of[key[1]] and last[1] == items:
+                relation = last[2]
+            else:
+                relation = _merged_relation(*key, items, label_of[key[1]])
+            now[key] = (label_of[key[1]], items, relation)
+            relations.append(relation)
         memory.relations = now
-    assertions = [
-        Assertion(key, item[0], item[3], item[4]) for key, items in sorted(merged.items()) for item in items
-    ]
+    assertions = [Assertion(key, item[0], item[3], item[4]) for key, items in ordered for item in items]
     return tuple(relations), assertions
 
 
@@ -698,7 +701,7 @@ def _summaries(
     summaries = []
     split: dict[str, list[str]] = {}
     kept = memory.rows if memory is not None else {}
-    now: dict[int, tuple[Extraction, tuple[int, int, int], CoverageRow]] = {}
+    now: dict[int, tuple[Extraction, tuple[int, int, int], CoverageRow]] | None = {} if memory else None
 
     def lines(source: Source) -> list[str]:
         """A conversation's lines, split once for all its chunks."""
@@ -732,7 +735,7 @@ def _summaries(
                 coverage=tuple(rows),
             )
         )
-    if memory is not None:
+    if memory is not None and now is not None:
         memory.rows = now
     return tuple(summaries)
 
@@ -800,16 +803,19 @@ def _row(
     extraction: Extraction,
     counts: tuple[int, int, int],
     kept: Mapping[int, tuple[Extraction, tuple[int, int, int], CoverageRow]],
-    now: dict[int, tuple[Extraction, tuple[int, int, int], CoverageRow]],
+    now: dict[int, tuple[Extraction, tuple[int, int, int], CoverageRow]] | None,
 ) -> CoverageRow:
-    """A chunk's coverage row; last pass's when made from the same draft with the same counts."""
+    """A chunk's coverage row; last pass's when made from the same draft with the same counts.
+
+    `now` collects the rows made in this pass, when a memory keeps them."""
     last = kept.get(id(extraction))
     if last is not None and last[0] is extraction and last[1] == counts:
         row = last[2]
     else:
         chunk = extraction.chunk
         row = CoverageRow(chunk.line_start, chunk.line_end, _coverage_result(extraction, *counts))
-    now[id(extraction)] = (extraction, counts, row)
+    if now is not None:
+        now[id(extraction)] = (extraction, counts, row)
     return row
 
 
