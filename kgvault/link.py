@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from datetime import date
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from kgvault.conversations.small_talk import silence_reason
@@ -534,34 +534,12 @@ def _make_nodes(
     memory: LinkMemory | None,
 ) -> dict[NodeKey, Node]:
     """Every merged node; with a memory, a node made from the same drafts under the same ids is reused."""
-    if memory is None:
-        return {
-            key: _make_node(
-                node_id[key],
-                group,
-                sorted({entity_id[k] for k in group.entity_keys}),
-                canonical(group.tags()),
-            )
-            for key, group in node_groups.items()
-        }
-    kept = memory.nodes
     made = {}
-    now = {}
     for key, group in node_groups.items():
-        inputs = (
-            node_id[key],
-            tuple(sorted({entity_id[k] for k in group.entity_keys})),
-            canonical(group.tags()),
-        )
-        last = kept.get(key)
-        # The drafts compare by identity first: a kept draft is the very object it was last time.
-        if last is not None and last[0] == inputs and last[1] == group.items:
-            node = last[2]
-        else:
-            node = _make_node(inputs[0], group, list(inputs[1]), inputs[2])
-        now[key] = (inputs, group.items, node)
-        made[key] = node
-    memory.nodes = now
+        entity_ids, tags = sorted({entity_id[k] for k in group.entity_keys}), canonical(group.tags())
+        make = partial(_make_node, node_id[key], group, entity_ids, tags)
+        inputs = (node_id[key], entity_ids, tags, group.items)
+        made[key] = make() if memory is None else memory.nodes.get(key, inputs, make)
     return made
 
 
@@ -637,20 +615,11 @@ def _merge_relations(
     label_of = {
         p: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] for p, counts in labels.items()
     }
-    if memory is None:
-        relations = [_merged_relation(*key, items, label_of[key[1]]) for key, items in ordered]
-    else:
-        relations = []
-        kept, now = memory.relations, {}
-        for key, items in ordered:
-            last = kept.get(key)
-            if last is not None and last[0] == label_of[key[1]] and last[1] == items:
-                relation = last[2]
-            else:
-                relation = _merged_relation(*key, items, label_of[key[1]])
-            now[key] = (label_of[key[1]], items, relation)
-            relations.append(relation)
-        memory.relations = now
+    relations = []
+    for key, items in ordered:
+        label = label_of[key[1]]
+        make = partial(_merged_relation, *key, items, label)
+        relations.append(make() if memory is None else memory.relations.get(key, (label, items), make))
     assertions = [Assertion(key, item[0], item[3], item[4]) for key, items in ordered for item in items]
     return tuple(relations), assertions
 
@@ -690,7 +659,7 @@ def _summaries(
     entity_id: dict[str, str],
     memory: LinkMemory | None = None,
 ) -> tuple[SourceSummary, ...]:
-    """One summary per source with a coverage row for every chunk (kept rows reused, see `_row`)."""
+    """One summary per source with a coverage row for every chunk (a memory keeps rows made alike)."""
     by_source: dict[str, list[tuple[Extraction, dict[str, str | None]]]] = defaultdict(list)
     for extraction, reading in zip(extractions, readings, strict=True):
         by_source[extraction.chunk.source_path].append((extraction, reading.named))
@@ -700,8 +669,6 @@ def _summaries(
             owner.setdefault(key, chunk_ref)
     summaries = []
     split: dict[str, list[str]] = {}
-    kept = memory.rows if memory is not None else {}
-    now: dict[int, tuple[Extraction, tuple[int, int, int], CoverageRow]] | None = {} if memory else None
 
     def lines(source: Source) -> list[str]:
         """A conversation's lines, split once for all its chunks."""
@@ -725,7 +692,9 @@ def _summaries(
                 continue
             here = (chunk.source_path, chunk.index)
             fresh = sum(1 for key in keys if owner.get(key) == here)
-            rows.append(_row(extraction, (fresh, len(keys) - fresh, len(chunk_entities)), kept, now))
+            counts = (fresh, len(keys) - fresh, len(chunk_entities))
+            make = partial(_row, extraction, *counts)
+            rows.append(make() if memory is None else memory.rows.get(here, (extraction, counts), make))
         summaries.append(
             SourceSummary(
                 id=ids[summary_key[source.path]],
@@ -735,8 +704,6 @@ def _summaries(
                 coverage=tuple(rows),
             )
         )
-    if memory is not None and now is not None:
-        memory.rows = now
     return tuple(summaries)
 
 
@@ -799,24 +766,12 @@ def _gap_rows(lines: list[str], first: int, last: int) -> list[CoverageRow]:
     return rows
 
 
-def _row(
-    extraction: Extraction,
-    counts: tuple[int, int, int],
-    kept: Mapping[int, tuple[Extraction, tuple[int, int, int], CoverageRow]],
-    now: dict[int, tuple[Extraction, tuple[int, int, int], CoverageRow]] | None,
-) -> CoverageRow:
-    """A chunk's coverage row; last pass's when made from the same draft with the same counts.
-
-    `now` collects the rows made in this pass, when a memory keeps them."""
-    last = kept.get(id(extraction))
-    if last is not None and last[0] is extraction and last[1] == counts:
-        row = last[2]
-    else:
-        chunk = extraction.chunk
-        row = CoverageRow(chunk.line_start, chunk.line_end, _coverage_result(extraction, *counts))
-    if now is not None:
-        now[id(extraction)] = (extraction, counts, row)
-    return row
+def _row(extraction: Extraction, fresh: int, merged: int, entity_count: int) -> CoverageRow:
+    """A chunk's coverage row (see `_coverage_result`)."""
+    chunk = extraction.chunk
+    return CoverageRow(
+        chunk.line_start, chunk.line_end, _coverage_result(extraction, fresh, merged, entity_count)
+    )
 
 
 def _coverage_result(extraction: Extraction, fresh: int, merged: int, entity_count: int) -> str:

@@ -52,6 +52,18 @@ class PerDraft(_Kept[int, tuple[Extraction, T]]):
         self._last = {key: entry for key, entry in self._last.items() if not stale(entry[1])}
 
 
+class ByInputs(_Kept[Hashable, tuple[object, V]]):
+    """Values made from inputs, kept for the next pass: equal inputs under the same key give last pass's."""
+
+    def get(self, key: Hashable, inputs: object, make: Callable[[], V]) -> V:
+        """Last pass's value for `key` when it was made from inputs equal to these, else `make()`."""
+        last = self._last.get(key)
+        # Kept records and drafts are the very objects of last pass: equal inputs compare by identity first.
+        value = last[1] if last is not None and last[0] == inputs else make()
+        self._now[key] = (inputs, value)
+        return value
+
+
 class TitleSlugs(_Kept[str, str]):
     """Node titles' slugs, each made once and kept while passes still ask for it."""
 
@@ -81,13 +93,13 @@ class LinkMemory:
         self.readings: PerDraft[Any] = PerDraft()
         self.known: Mapping[str, str] = {}
         self.split: Mapping[str, object] = {}
-        self.nodes: dict[Any, tuple[Any, Any, Any]] = {}
-        """Per node key: what its node was made from (ids, tags, drafts) and the node."""
+        self.nodes: ByInputs[Any] = ByInputs()
+        """Merged nodes, per node key, from their id, entities, tags and drafts."""
+        self.relations: ByInputs[Any] = ByInputs()
+        """Merged relations, per triple, from their label and statements."""
+        self.rows: ByInputs[Any] = ByInputs()
+        """Coverage rows, per chunk, from its draft and counts."""
         self.title_slugs = TitleSlugs()
-        self.relations: dict[Any, tuple[Any, Any, Any]] = {}
-        """Per triple: the label and statements its relation was merged from, and the relation."""
-        self.rows: dict[int, tuple[Extraction, Any, Any]] = {}
-        """Per draft (by identity): the counts its coverage row was made from, and the row."""
         self.records: dict[str, dict[Hashable, Any]] = {}
         """Per kind, last pass's records by key (see `as_before`)."""
 
@@ -133,14 +145,16 @@ class LinkMemory:
 
     def begin(self) -> None:
         """Start a pass."""
-        for kept in (self.mentions, self.readings, self.title_slugs):
+        for kept in self._kept():
             kept.begin()
 
     def settle(self) -> None:
         """End a pass: keep what it used."""
-        self.mentions.settle()
-        self.readings.settle()
-        self.title_slugs.settle()
+        for kept in self._kept():
+            kept.settle()
+
+    def _kept(self) -> tuple[_Kept[Any, Any], ...]:
+        return (self.mentions, self.readings, self.nodes, self.relations, self.rows, self.title_slugs)
 
 
 def _root(entity_key: str | None) -> str | None:
