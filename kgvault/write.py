@@ -7,7 +7,9 @@ import json
 import os
 import shutil
 import stat
+import unicodedata
 import zlib
+from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -420,16 +422,39 @@ class UnsafeVaultError(OSError):
 
 def _symlinked_paths(vault: Path, paths: set[str]) -> set[str]:
     """Page paths that are, or lie in a folder that is, a symbolic link: writing there leaves the vault."""
-    folders: dict[str, bool] = {}
+    by_folder: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        by_folder[path.rpartition("/")[0]].append(path)
     linked = set()
     root = str(vault)  # os.path on strings: pathlib costs more than the check itself, 15,000 times
-    for path in paths:
-        folder = path.rpartition("/")[0]
-        if folder and folder not in folders:
-            folders[folder] = os.path.islink(os.path.join(root, folder))
-        if (folder and folders[folder]) or os.path.islink(os.path.join(root, path)):
-            linked.add(path)
+    for folder, inside in by_folder.items():
+        where = os.path.join(root, folder) if folder else root
+        if folder and os.path.islink(where):
+            linked.update(inside)
+            continue
+        # One listing per folder finds its links (no system call per page); a page whose name may
+        # be one of them, on a file system that folds case or normalization, is asked about itself.
+        links = _links_in(where)
+        if links:
+            linked.update(
+                path
+                for path in inside
+                if _folded(path.rpartition("/")[2]) in links and os.path.islink(os.path.join(root, path))
+            )
     return linked
+
+
+def _links_in(folder: str) -> set[str]:
+    """The folded names of a folder's symbolic links; none when it cannot be listed (or is missing)."""
+    try:
+        with os.scandir(folder) as entries:
+            return {_folded(entry.name) for entry in entries if entry.is_symlink()}
+    except OSError:
+        return set()
+
+
+def _folded(name: str) -> str:
+    return unicodedata.normalize("NFC", name).casefold()
 
 
 def _remove_empty_parents(vault: Path, folder: Path) -> None:

@@ -55,6 +55,26 @@ def test_a_symlinked_folder_in_the_vault_is_never_written_through(sample_copy: P
     assert (vault / "index.md").is_file()
 
 
+def test_a_page_turned_symbolic_link_is_never_written_through(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    outside = tmp_path / "outside.md"
+    outside.write_text("mine\n", encoding="utf-8")
+    entity = sorted((vault / "entities").glob("*.md"))[0]
+    redirected = [entity, vault / "index.md"]
+    for page in redirected:
+        page.unlink()
+        page.symlink_to(outside)
+    (sample_copy / "daily").mkdir(exist_ok=True)
+    (sample_copy / "daily" / "late.md").write_text("Met Dana Kim about the printer.\n", encoding="utf-8")
+    report = run_build(sample_copy, vault)
+    assert outside.read_text(encoding="utf-8") == "mine\n"
+    assert all(page.is_symlink() for page in redirected)
+    reported = {p["path"] for p in report["problems"] if "symbolic link" in p["message"]}  # type: ignore[attr-defined,index]
+    assert {page.as_posix() for page in redirected} <= reported
+    assert (vault / "sources" / "daily-late-summary.md").is_file()  # the rest is written
+
+
 def test_a_symlinked_state_folder_stops_the_build(sample_copy: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
