@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # the stages' modules load only when a build runs
     from kgvault.extract import Extraction
     from kgvault.extract.llm import LlmSettings, LlmStats
     from kgvault.forking import Helper
-    from kgvault.link_memory import LinkMemory
     from kgvault.render import PageMemory
 
 Progress = Callable[[str], None]
@@ -84,9 +83,10 @@ class BuildReport:
 class BuildMemory:
     """What a long-lived caller (watch) keeps between builds of one vault, so a rebuild redoes less.
 
-    Every note's chunks and extractions as the cache holds them, decoded, what pass 2 made of each
-    (`link_memory.LinkMemory`), and each page's plan (`render.PageMemory`). A folder of more than
-    `MAX_SOURCES` notes keeps neither extractions nor pass 2's share.
+    Every note as read (`sources.SourceMemory`), its chunks and extractions as the cache holds
+    them, decoded, what pass 2 made of each (`link_memory.LinkMemory`), and each page's plan
+    (`render.PageMemory`). A folder of more than `MAX_SOURCES` notes keeps neither notes,
+    extractions nor pass 2's share.
     """
 
     MAX_SOURCES = 10_000
@@ -94,7 +94,9 @@ class BuildMemory:
     def __init__(self) -> None:
         from kgvault.link_memory import LinkMemory
         from kgvault.render import PageMemory
+        from kgvault.sources import SourceMemory
 
+        self.sources = SourceMemory()
         self.pages = PageMemory()
         self.extractions: dict[str, tuple[list[Chunk], list[Extraction]]] = {}
         self.link = LinkMemory()
@@ -227,7 +229,7 @@ def _run_pipeline(
     vault = settings.vault
     outer = enclosing_vault(vault)
     cache = ExtractionCache(vault, enabled=not settings.dry_run, kept=memory.extractions if memory else None)
-    linked = _read_extract_link(settings, cache, outer, say, memory.link if memory else None)
+    linked = _read_extract_link(settings, cache, outer, say, memory)
     graph = linked.graph
     # The search index is prepared by a helper on the other core while pages are written; it
     # commits only once they are (a build that fails leaves the index as it was).
@@ -368,13 +370,13 @@ def _read_extract_link(
     cache: ExtractionCache,
     outer: Path | None,
     say: Progress,
-    link_memory: LinkMemory | None = None,
+    memory: BuildMemory | None = None,
 ) -> _Linked:
     """Read, chunk, extract and link: return the graph, and let every source, chunk and draft go.
 
     Drafts are the build's largest records; nothing after pass 2 needs them, so they live only
     as long as this function (the peak memory of a big build is then render's, not theirs), unless
-    a watch keeps them (`cache.kept`) with pass 2's share of each (`link_memory`).
+    a watch keeps them (`memory`: the notes as read, the drafts and pass 2's share of each).
     """
     from kgvault.cache import source_key
     from kgvault.chunks import chunk_sources
@@ -387,9 +389,16 @@ def _read_extract_link(
 
     vault = settings.vault
     say("reading sources")
+    kept = memory.sources if memory is not None else None
     sources, problems = read_sources(
-        settings.notes, exclude=[vault], max_bytes=settings.max_file_bytes, user_name=settings.user_name
+        settings.notes,
+        exclude=[vault],
+        max_bytes=settings.max_file_bytes,
+        user_name=settings.user_name,
+        kept=kept,
     )
+    if kept is not None and len(sources) > BuildMemory.MAX_SOURCES:
+        kept.files.clear()  # too many notes to hold between builds: they are read from disk
     imported, import_problems = read_imported_drafts(vault)
     if imported:
         sources = sorted([*sources, *imported], key=lambda source: source.path)
@@ -430,6 +439,7 @@ def _read_extract_link(
     extractions = apply_floors(extractions, sources)
     taken = _outer_basenames(outer, vault) if outer else ()
     functional = FUNCTIONAL_PREDICATES.union(settings.functional_predicates)
+    link_memory = memory.link if memory is not None else None
     if link_memory is not None and (settings.model or len(sources) > BuildMemory.MAX_SOURCES):
         link_memory.forget()  # drafts not kept between builds: nothing pass 2 made of them would be reused
         link_memory = None

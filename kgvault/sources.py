@@ -14,7 +14,8 @@ import json
 import os
 import re
 import stat
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -79,6 +80,7 @@ def read_sources(
     exclude: Sequence[Path] = (),
     max_bytes: int = MAX_BYTES,
     user_name: str = DEFAULT_USER_NAME,
+    kept: SourceMemory | None = None,
 ) -> tuple[list[Source], list[Problem]]:
     """Find and read every source under the notes root, sorted by path; report problems, never raise on input.
 
@@ -86,16 +88,72 @@ def read_sources(
     folders that are not strictly inside the root are disregarded.
     Symbolic links are followed only when their target lies inside the notes root; a folder
     reached through a link is read once, under its real path when it has one. Each conversation
-    of a chat export is a source of its own.
+    of a chat export is a source of its own. `kept` is what a long-lived caller (watch) read
+    last time: a file unchanged since is not read again.
     """
     found, problems = find_sources(root, exclude=exclude)
-    sources = [
-        source
-        for rel_path in sorted(found)
-        for source in _read_source(rel_path, found[rel_path], max_bytes, user_name, problems)
-    ]
+    if kept is None:
+        sources = [
+            source
+            for rel_path in sorted(found)
+            for source in _read_source(rel_path, found[rel_path], max_bytes, user_name, problems)
+        ]
+    else:
+        kept.start((max_bytes, user_name), found)
+        sources = [
+            source
+            for rel_path in sorted(found)
+            for source in kept.read(rel_path, found[rel_path], max_bytes, user_name, problems)
+        ]
     problems.sort(key=lambda problem: (problem.path, problem.line or 0, problem.message))
     return sources, problems
+
+
+class SourceMemory:
+    """Each file's sources and problems as last read, kept by a long-lived caller (watch) between reads.
+
+    A file whose stats (size, times, inode) are those it had when it was read has the same bytes,
+    unless it was saved just before that read: such a file could be saved again within the
+    clock's resolution unseen (as git's racy index entries), so it is read again.
+    """
+
+    RACY_NS = 2_000_000_000
+
+    def __init__(self) -> None:
+        self.settings: object = None
+        self.files: dict[str, tuple[tuple[int, ...], list[Source], list[Problem]]] = {}
+
+    def start(self, settings: object, found: Mapping[str, str]) -> None:
+        """Begin a read: forget files gone, and everything when the reading settings changed."""
+        if settings != self.settings:
+            self.settings, self.files = settings, {}
+        self.files = {path: entry for path, entry in self.files.items() if path in found}
+
+    def read(
+        self, rel_path: str, path: str, max_bytes: int, user_name: str, problems: list[Problem]
+    ) -> list[Source]:
+        """The file's sources: as kept when its stats are unchanged, else read (see `_read_source`)."""
+        try:
+            info = os.stat(path)  # before reading: a save during the read shows as changed next time
+            stats: tuple[int, ...] | None = (
+                info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+            )  # fmt: skip
+        except OSError:
+            stats = None
+        entry = self.files.get(rel_path)
+        if entry is not None and entry[0] == stats:
+            problems.extend(entry[2])
+            return entry[1]
+        read_at = time.time_ns()
+        own: list[Problem] = []
+        sources = _read_source(rel_path, path, max_bytes, user_name, own)
+        problems.extend(own)
+        settled = read_at - self.RACY_NS
+        if stats is not None and stats[1] < settled and stats[2] < settled:
+            self.files[rel_path] = (stats, sources, own)
+        else:
+            self.files.pop(rel_path, None)
+        return sources
 
 
 # --- discovery -------------------------------------------------------------------------------

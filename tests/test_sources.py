@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import operator
 import os
 import re
 import threading
@@ -16,7 +17,9 @@ import yaml
 
 from kgvault import sources as sources_module
 from kgvault.records import Problem, Source
-from kgvault.sources import SourceError, read_sources
+from kgvault.sources import SourceError, SourceMemory, read_sources
+
+from .conftest import record_calls
 
 REAL_VAULTS = Path("/work/shared/data/real-vaults")
 
@@ -802,3 +805,64 @@ def test_real_vaults_read_without_crashing(vault: str) -> None:
         }
         assert templated
         assert templated <= yaml_problems
+
+
+# --- a watch's kept notes ------------------------------------------------------------------------
+
+
+def settled_memory() -> SourceMemory:
+    """A source memory that takes every file as saved long ago (none is racy)."""
+    kept = SourceMemory()
+    kept.RACY_NS = -(10**18)  # "read long after its last save", whatever the file's times
+    return kept
+
+
+def spy_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    return record_calls(monkeypatch, sources_module, "_read_source", lambda rel_path, *_: rel_path)
+
+
+def test_a_kept_note_is_read_again_only_when_its_stats_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "a.md", "# A\nAlpha.\n")
+    write(tmp_path, "b.md", "# B\nBeta.\n")
+    reads = spy_reads(monkeypatch)
+    kept = settled_memory()
+    first, _ = read_sources(tmp_path, kept=kept)
+    again, _ = read_sources(tmp_path, kept=kept)
+    assert reads == ["a.md", "b.md"]  # the second read opened no file
+    assert again == first and all(map(operator.is_, again, first))
+    write(tmp_path, "b.md", "# B\nBeta, and then some.\n")
+    third, problems = read_sources(tmp_path, kept=kept)
+    assert reads[2:] == ["b.md"]
+    assert (third, problems) == read_sources(tmp_path)
+    assert "then some" in by_path(third)["b.md"].text
+
+
+def test_a_note_saved_just_before_it_was_read_is_read_every_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "a.md", "# A\nAlpha.\n")
+    reads = spy_reads(monkeypatch)
+    kept = SourceMemory()  # the file was just saved: the same stats may hide a second save
+    read_sources(tmp_path, kept=kept)
+    read_sources(tmp_path, kept=kept)
+    assert reads == ["a.md", "a.md"]
+
+
+def test_kept_problems_are_reported_again_and_gone_files_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "big.md", "x" * 100)
+    write(tmp_path, "small.md", "# Small\n")
+    kept = settled_memory()
+    _, problems = read_sources(tmp_path, max_bytes=50, kept=kept)
+    reads = spy_reads(monkeypatch)
+    sources, again = read_sources(tmp_path, max_bytes=50, kept=kept)
+    assert reads == [] and again == problems and problems_for(again, "big.md")
+    (tmp_path / "small.md").unlink()
+    sources, _ = read_sources(tmp_path, max_bytes=50, kept=kept)
+    assert sources == [] and set(kept.files) == {"big.md"}
+    # Other reading settings read every file anew.
+    sources, problems = read_sources(tmp_path, max_bytes=500, kept=kept)
+    assert reads == ["big.md"] and paths(sources) == ["big.md"] and problems == []
