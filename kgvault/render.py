@@ -124,12 +124,15 @@ class PageMemory:
         self.seen: set[str] = set()
         """The pages this build has planned (a page the writer skips keeps no plan of an older build)."""
         self._relations: tuple[Sequence[Relation], str] = ((), "")
+        self._relation_lines: dict[int, tuple[Relation, str]] = {}
+        """Each relation's line of `relations.jsonl` by the relation's identity (it holds the relation)."""
 
     def start(self, salt: str) -> None:
         """Begin a build: what was made with other templates or another link prefix is forgotten."""
         self.seen = set()
         if salt != self.salt:
             self.salt, self.pages, self.around, self._relations = salt, {}, None, ((), "")
+            self._relation_lines = {}
 
     def changed_since(self, around: _Around) -> _Changed | None:
         """What changed around node pages since the last complete build; None when there is none."""
@@ -149,7 +152,15 @@ class PageMemory:
         """`relations.jsonl`: last build's text when made from the very same relations."""
         last, text = self._relations
         if not text or len(last) != len(relations) or not all(map(operator.is_, last, relations)):
-            text = render_relations(relations)
+            # An edit changes a few relations: the others' lines are last build's.
+            kept, lines = self._relation_lines, {}
+            for relation in relations:
+                line = kept.get(id(relation))
+                lines[id(relation)] = line if line is not None and line[0] is relation else (
+                    relation, _relation_line(relation)
+                )  # fmt: skip
+            self._relation_lines = lines
+            text = "".join(lines[id(r)][1] for r in sorted(relations, key=_relation_order))
             self._relations = (relations, text)
         return text
 
@@ -263,7 +274,7 @@ class Pages(Mapping[str, str]):
         made = self._makers[path]()
         self._planned = (path, made)
         kept = self._memory.pages.get(path)
-        if isinstance(made, str) or kept is None or kept[0] != made:
+        if isinstance(made, str) or kept is None or (kept[0] is not made and kept[0] != made):
             return None
         # The new plan is kept, so the last build's records can go.
         self._memory.pages[path] = (made, kept[1])
@@ -445,25 +456,28 @@ def _salt(templates: Path | None, link_prefix: str) -> str:
 
 def render_relations(relations: Iterable[Relation]) -> str:
     """One compact JSON object a line, keys in contract order, sorted by from, relation, to."""
-    lines = []
-    for rel in sorted(relations, key=lambda r: (r.from_id, r.relation, r.to_id)):
-        values = (
-            rel.from_id,
-            rel.relation,
-            rel.label,
-            rel.to_id,
-            rel.statement,
-            rel.confidence,
-            rel.valid_at.isoformat() if rel.valid_at else None,
-            rel.invalid_at.isoformat() if rel.invalid_at else None,
-            [e.ref() for e in rel.evidence],
-        )
-        lines.append(
-            json.dumps(
-                dict(zip(RELATION_KEYS, values, strict=True)), ensure_ascii=False, separators=(",", ":")
-            )
-        )
-    return "".join(line + "\n" for line in lines)
+    return "".join(map(_relation_line, sorted(relations, key=_relation_order)))
+
+
+def _relation_order(relation: Relation) -> tuple[str, str, str]:
+    return relation.from_id, relation.relation, relation.to_id
+
+
+def _relation_line(rel: Relation) -> str:
+    """A relation's line of `relations.jsonl`, its newline included."""
+    values = (
+        rel.from_id,
+        rel.relation,
+        rel.label,
+        rel.to_id,
+        rel.statement,
+        rel.confidence,
+        rel.valid_at.isoformat() if rel.valid_at else None,
+        rel.invalid_at.isoformat() if rel.invalid_at else None,
+        [e.ref() for e in rel.evidence],
+    )
+    data = dict(zip(RELATION_KEYS, values, strict=True))
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def _guard_marker(text: str) -> str:

@@ -319,3 +319,19 @@ def test_relations_jsonl_is_written_again_only_from_other_relations() -> None:
     assert render(replace(before), memory=memory)["relations.jsonl"] is first  # the very same relations
     after = _relation_label(before)
     assert render(after, memory=memory)["relations.jsonl"] == render(after)["relations.jsonl"] != first
+
+
+def test_relations_jsonl_renders_again_only_the_lines_of_changed_relations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    base = _linked_graph()
+    template = base.relations[0]
+    relations = tuple(replace(template, to_id=f"{template.to_id}-{n}") for n in range(5))
+    memory, before = PageMemory(), replace(base, relations=relations)
+    render(before, memory=memory)["relations.jsonl"]
+    lines = record_calls(monkeypatch, render_module, "_relation_line", lambda relation: relation.to_id)
+    changed = replace(relations[3], label="ran")
+    after = replace(before, relations=(*relations[:3], changed, relations[4]))
+    text = render(after, memory=memory)["relations.jsonl"]
+    assert lines == [changed.to_id]
+    assert text == render(after)["relations.jsonl"] and '"label":"ran"' in text.splitlines()[3]
