@@ -282,7 +282,7 @@ def _run_pipeline(
         # The .obsidian files we make count too: deleting them must not pass for "nothing changed".
         vault_files=sorted(
             {
-                *read_manifest(vault),
+                *(read_manifest(vault) if settings.dry_run else result.owned),
                 *result.kept,
                 *result.orphaned,
                 ".obsidian/types.json",

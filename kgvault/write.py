@@ -47,6 +47,8 @@ class WriteResult:
     kept: list[str] = field(default_factory=list)
     orphaned: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    owned: list[str] = field(default_factory=list)
+    """The pages the manifest records once written: what `read_manifest` reads back (none in a dry run)."""
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -397,6 +399,7 @@ def write_vault(
             continue
         _remove_empty_parents(vault, (vault / path).parent)
     manifest_bytes = manifest_text(new_manifest).encode("utf-8")
+    result.owned = [path for path in new_manifest if is_page_path(path)]
     manifest_path = vault / MANIFEST
     if not manifest_path.is_file() or manifest_path.read_bytes() != manifest_bytes:
         atomic_write(manifest_path, manifest_bytes)
@@ -409,11 +412,24 @@ def write_vault(
 
 def _sweep_temporaries(vault: Path) -> None:
     """Remove what a killed build left half-written: only our own fixed temporary names, never a page."""
+    suffix = ".kgvault-tmp"  # atomic_write's temporary: `.{name}.kgvault-tmp`
     for folder in (vault, vault / STATE_DIR, *(vault / f for f in FOLDERS.values())):
-        if folder.is_dir() and not folder.is_symlink():
-            for leftover in folder.glob(".*.kgvault-tmp"):
-                if leftover.is_file() and not leftover.is_symlink():
-                    leftover.unlink(missing_ok=True)
+        if folder.is_symlink():
+            continue
+        try:
+            with os.scandir(folder) as entries:  # a listing, not a pattern match per page
+                leftovers = [
+                    entry.path
+                    for entry in entries
+                    if entry.name.endswith(suffix)
+                    and entry.name.startswith(".")
+                    and len(entry.name) > len(suffix)
+                    and entry.is_file(follow_symlinks=False)
+                ]
+        except OSError:  # no such folder (yet), or not one
+            continue
+        for leftover in leftovers:
+            Path(leftover).unlink(missing_ok=True)
 
 
 class UnsafeVaultError(OSError):

@@ -679,6 +679,25 @@ def test_no_pending_manifest_after_a_normal_build(vault: Path, pages: dict[str, 
     assert leftovers == []
 
 
+def test_temporaries_a_killed_build_left_are_swept_and_nothing_else(
+    vault: Path, pages: dict[str, str]
+) -> None:
+    write_vault(vault, pages)
+    leftover = vault / "entities" / ".gone.md.kgvault-tmp"
+    leftover.write_text("half a page", encoding="utf-8")
+    elsewhere = vault.parent / "elsewhere.md"
+    elsewhere.write_text("mine", encoding="utf-8")
+    linked = vault / "entities" / ".linked.md.kgvault-tmp"
+    linked.symlink_to(elsewhere)
+    user_files = [vault / "entities" / "draft.kgvault-tmp", vault / "entities" / ".kgvault-tmp"]
+    for path in user_files:
+        path.write_text("my own file", encoding="utf-8")
+    write_vault(vault, pages)
+    assert not leftover.exists()
+    assert linked.is_symlink() and elsewhere.read_text(encoding="utf-8") == "mine"
+    assert all(path.read_text(encoding="utf-8") == "my own file" for path in user_files)
+
+
 def test_pages_waiting_compressed_are_written_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the plain budget, pending pages wait compressed; every one must still land byte for byte."""
     pages = {f"episodic/n{i:03d}.md": page(f"body {i} " + "é" * i, f"n{i:03d}") for i in range(60)}
