@@ -107,7 +107,7 @@ class LinkMemory:
         """The records, each equal to last pass's replaced by it: what did not change keeps its identity."""
         last = self.records.get(kind, {})
         kept = tuple(
-            old if (old := last.get(key(record))) is not None and old == record else record
+            old if (old := last.get(key(record))) is not None and (old is record or old == record) else record
             for record in records
         )
         self.records[kind] = {key(record): record for record in kept}
