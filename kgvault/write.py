@@ -373,11 +373,15 @@ def write_vault(
     # Record what we are about to write first, so a build killed half-way is finished by the next one.
     # Every hash any earlier (possibly interrupted) build recorded stays known, so none of our own
     # files is ever mistaken for a hand edit.
-    pending: dict[str, list[str]] = {path: sorted(hashes) for path, hashes in owned.items()}
-    for path, digest in new_manifest.items():
-        pending[path] = sorted({*pending.get(path, []), digest})
     if writes or result.removed:
-        atomic_write(vault / PENDING, _json_bytes({"version": 1, "files": dict(sorted(pending.items()))}))
+        pending: dict[str, Collection[str]] = dict(owned)  # each path's hashes, sorted (`read_owned`)
+        for path, digest in new_manifest.items():
+            hashes = pending.get(path, ())
+            if digest not in hashes:
+                pending[path] = sorted({*hashes, digest})
+        # Compact: read back by the next build only, and written before every rebuild's pages.
+        recorded = {"version": 1, "files": dict(sorted(pending.items()))}
+        atomic_write(vault / PENDING, json.dumps(recorded, separators=(",", ":")).encode("utf-8"))
     for path, data in writes:
         try:
             atomic_write(vault / path, data)
