@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import stat
-import unicodedata
 import zlib
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping
@@ -451,30 +450,21 @@ def _symlinked_paths(vault: Path, paths: set[str]) -> set[str]:
         where = os.path.join(root, folder) if folder else root
         if folder and os.path.islink(where):
             linked.update(inside)
-            continue
-        # One listing per folder finds its links (no system call per page); a page whose name may
-        # be one of them, on a file system that folds case or normalization, is asked about itself.
-        links = _links_in(where)
-        if links:
-            linked.update(
-                path
-                for path in inside
-                if _folded(path.rpartition("/")[2]) in links and os.path.islink(os.path.join(root, path))
-            )
+        elif not _holds_no_link(where):
+            # A folder with a link in it (or one we cannot list): each page is asked about itself.
+            linked.update(path for path in inside if os.path.islink(os.path.join(root, path)))
     return linked
 
 
-def _links_in(folder: str) -> set[str]:
-    """The folded names of a folder's symbolic links; none when it cannot be listed (or is missing)."""
+def _holds_no_link(folder: str) -> bool:
+    """Whether the folder is missing, or lists no symbolic link (one listing, not a call per page)."""
     try:
         with os.scandir(folder) as entries:
-            return {_folded(entry.name) for entry in entries if entry.is_symlink()}
-    except OSError:
-        return set()
-
-
-def _folded(name: str) -> str:
-    return unicodedata.normalize("NFC", name).casefold()
+            return not any(entry.is_symlink() for entry in entries)
+    except FileNotFoundError:
+        return True
+    except OSError:  # not listable (permissions, too many open files, not a folder): fail closed
+        return False
 
 
 def _remove_empty_parents(vault: Path, folder: Path) -> None:

@@ -679,6 +679,26 @@ def test_no_pending_manifest_after_a_normal_build(vault: Path, pages: dict[str, 
     assert leftovers == []
 
 
+def test_a_linked_page_in_a_folder_that_cannot_be_listed_is_still_not_written(
+    vault: Path, pages: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_vault(vault, pages)
+    outside = vault.parent / "outside.md"
+    (vault / "index.md").rename(outside)  # the page moved out, and linked back in
+    (vault / "index.md").symlink_to(outside)
+    listing = os.scandir
+
+    def unlistable(folder: str) -> object:  # as for a folder of mode 0300, or too many open files
+        if Path(folder) == vault:
+            raise PermissionError(13, "Permission denied", folder)
+        return listing(folder)
+
+    monkeypatch.setattr(os, "scandir", unlistable)
+    result = write_vault(vault, {**pages, "index.md": page("changed")}, obsidian=False)
+    assert "index.md" in result.kept and "index.md" not in result.written
+    assert (vault / "index.md").is_symlink() and outside.read_text(encoding="utf-8") == pages["index.md"]
+
+
 def test_temporaries_a_killed_build_left_are_swept_and_nothing_else(
     vault: Path, pages: dict[str, str]
 ) -> None:
