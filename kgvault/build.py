@@ -397,11 +397,11 @@ def _read_extract_link(
         user_name=settings.user_name,
         kept=kept,
     )
-    if kept is not None and len(sources) > BuildMemory.MAX_SOURCES:
-        kept.files.clear()  # too many notes to hold between builds: they are read from disk
     imported, import_problems = read_imported_drafts(vault)
     if imported:
         sources = sorted([*sources, *imported], key=lambda source: source.path)
+    if kept is not None and len(sources) > BuildMemory.MAX_SOURCES:
+        kept.files.clear()  # too many sources to hold between builds: they are read from disk
     problems.extend(_in_vault(vault, problem) for problem in import_problems)
     problems.extend(_notes_in_vault(settings))
     say("chunking")

@@ -133,27 +133,33 @@ class SourceMemory:
         self, rel_path: str, path: str, max_bytes: int, user_name: str, problems: list[Problem]
     ) -> list[Source]:
         """The file's sources: as kept when its stats are unchanged, else read (see `_read_source`)."""
-        try:
-            info = os.stat(path)  # before reading: a save during the read shows as changed next time
-            stats: tuple[int, ...] | None = (
-                info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
-            )  # fmt: skip
-        except OSError:
-            stats = None
         entry = self.files.get(rel_path)
-        if entry is not None and entry[0] == stats:
-            problems.extend(entry[2])
-            return entry[1]
+        if entry is not None:
+            try:
+                unchanged = _stats(os.stat(path)) == entry[0]
+            except OSError:
+                unchanged = False
+            if unchanged:
+                problems.extend(entry[2])
+                return entry[1]
         read_at = time.time_ns()
         own: list[Problem] = []
-        sources = _read_source(rel_path, path, max_bytes, user_name, own)
+        opened: list[os.stat_result] = []  # the stats of the very file read (a link may be repointed)
+        sources = _read_source(rel_path, path, max_bytes, user_name, own, opened)
         problems.extend(own)
+        # Taken before the read: a save during the read shows as changed next time.
+        stats = _stats(opened[0]) if opened else None
         settled = read_at - self.RACY_NS
         if stats is not None and stats[1] < settled and stats[2] < settled:
             self.files[rel_path] = (stats, sources, own)
         else:
             self.files.pop(rel_path, None)
         return sources
+
+
+def _stats(info: os.stat_result) -> tuple[int, ...]:
+    """What tells a changed file from an unchanged one without reading it."""
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
 
 # --- discovery -------------------------------------------------------------------------------
@@ -383,16 +389,27 @@ def _is_utf8(name: str) -> bool:
 
 
 def _read_source(
-    rel_path: str, path: str, max_bytes: int, user_name: str, problems: list[Problem]
+    rel_path: str,
+    path: str,
+    max_bytes: int,
+    user_name: str,
+    problems: list[Problem],
+    opened: list[os.stat_result] | None = None,
 ) -> list[Source]:
-    """Read one file's bytes once and parse them into its sources; none (with a problem) on failure."""
+    """Read one file's bytes once and parse them into its sources; none (with a problem) on failure.
+
+    `opened`, when given, receives the stats of the file as opened (the very file read).
+    """
     name = rel_path.rsplit("/", 1)[-1]
     extension = os.path.splitext(name)[1].lower()
     if extension == ".json" and max_bytes == MAX_BYTES:
         max_bytes = MAX_EXPORT_BYTES  # unless the settings chose a limit of their own
     try:
         with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
+            info = os.fstat(handle.fileno())
+            if opened is not None:
+                opened.append(info)
+            size = info.st_size
             if size > max_bytes:
                 problems.append(
                     Problem(rel_path, None, f"file is larger than {max_bytes:,} bytes ({size:,}); skipped")

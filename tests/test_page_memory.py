@@ -12,6 +12,7 @@ import pytest
 from kgvault import build as build_module
 from kgvault import cache as cache_module
 from kgvault import render as render_module
+from kgvault import sources as sources_module
 from kgvault.build import BuildMemory, build
 from kgvault.config import load_settings
 from kgvault.extract import offline
@@ -61,6 +62,30 @@ def test_an_edit_renders_only_the_pages_it_changes(
     rebuild(sample_copy, vault, memory)
     assert not any(path.startswith("sources/glossary") for path in memory.pages.pages)
     same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+
+
+def test_a_rebuild_reads_again_only_the_notes_that_changed(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, memory = tmp_path / "vault", BuildMemory()
+    memory.sources.RACY_NS = -(10**18)  # every note counts as saved long before it was read
+    rebuild(sample_copy, vault, memory)
+    reads = record_calls(monkeypatch, sources_module, "_read_source", lambda rel_path, *_: rel_path)
+    note = sample_copy / "printing" / "Klipper.md"
+    note.write_text(note.read_text("utf-8") + "\nFixed the zq-belt on the Voron today.\n", "utf-8")
+    rebuild(sample_copy, vault, memory)
+    assert reads == ["printing/Klipper.md"]
+    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+
+
+def test_too_many_sources_are_not_kept_between_builds(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = BuildMemory()
+    memory.sources.RACY_NS = -(10**18)
+    monkeypatch.setattr(BuildMemory, "MAX_SOURCES", 3)
+    rebuild(sample_copy, tmp_path / "vault", memory)
+    assert memory.sources.files == {}
 
 
 def test_a_changed_template_renders_every_page_again(
