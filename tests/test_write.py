@@ -622,8 +622,8 @@ def test_build_interrupted_mid_write_is_completed_by_the_next(
     write_vault(vault, pages)
     real = write_module.atomic_write
 
-    def dies_on(path: Path, data: bytes) -> None:
-        if path.name == "switched-to-marlin.md":
+    def dies_on(path: Path | str, data: bytes) -> None:
+        if Path(path).name == "switched-to-marlin.md":
             raise KeyboardInterrupt
         real(path, data)
 
@@ -649,9 +649,9 @@ def test_two_interrupted_builds_in_a_row_are_completed_by_the_next(
     write_vault(vault, {"entities/a.md": page("A0"), "entities/b.md": page("B0")}, obsidian=False)
     real = write_module.atomic_write
 
-    def dies_on(name: str) -> Callable[[Path, bytes], None]:
-        def write(path: Path, data: bytes) -> None:
-            if path.name == name:
+    def dies_on(name: str) -> Callable[[Path | str, bytes], None]:
+        def write(path: Path | str, data: bytes) -> None:
+            if Path(path).name == name:
                 raise KeyboardInterrupt
             real(path, data)
 
