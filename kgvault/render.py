@@ -477,7 +477,11 @@ def _relation_line(rel: Relation) -> str:
         [e.ref() for e in rel.evidence],
     )
     data = dict(zip(RELATION_KEYS, values, strict=True))
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return _compact_json(data) + "\n"
+
+
+_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""`json.dumps(value, ensure_ascii=False, separators=(",", ":"))`, without an encoder made per line."""
 
 
 def _guard_marker(text: str) -> str:
