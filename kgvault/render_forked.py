@@ -18,8 +18,11 @@ MIN_PAGES = 2_000
 """Below this many pages, forking costs more than it saves."""
 MAX_PAGES = 200_000
 """Above this many, the helper's pages would wait in memory too long (render them here, lazily)."""
-HELPER_SHARE = 0.5
-"""The helper's share of the pages: it also compresses them, and this process also writes them all."""
+HELPER_SHARE = 0.35
+"""The helper's share of the pages: it also compresses and pickles them and shares its core with the
+index helper, while this process mostly finds its pages unchanged. At 2,000 notes (RAM disk) a half
+share kept this process waiting 0.2-0.4 s for the helper's pages; 0.3-0.35 left it waiting none,
+and writing took 0.1-0.15 s less in a clean build and in a one-note edit."""
 
 
 class SharedPages(Mapping[str, str]):
