@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache, partial
 from pathlib import Path
+from typing import Any, cast
 
 import jinja2
 
@@ -66,6 +67,38 @@ class NodeName:
     @classmethod
     def of(cls, node: Node) -> NodeName:
         return cls(node.id, node.title, node.memory_layer, node.timestamp, node.superseded_by)
+
+
+class _Names:
+    """One `NodeName` per node object and one `EntityName` per entity object, kept from the last
+    render to the next: pages made from the same records hold the very same names, and a plan
+    equal to last build's is found equal without comparing them field by field."""
+
+    def __init__(self) -> None:
+        self._last: dict[int, tuple[object, object]] = {}
+        self._now: dict[int, tuple[object, object]] = {}
+
+    def begin(self) -> None:
+        """Start a render: keep the names the last one used (their records are held, so ids stay theirs)."""
+        self._last, self._now = self._now or self._last, {}
+
+    def node(self, node: Node) -> NodeName:
+        return cast(NodeName, self._name(node, NodeName.of))
+
+    def entity(self, entity: Entity) -> EntityName:
+        return cast(EntityName, self._name(entity, _entity_name))
+
+    def _name(self, record: object, make: Callable[[Any], object]) -> object:
+        key = id(record)
+        kept = self._now.get(key) or self._last.get(key)
+        if kept is None or kept[0] is not record:
+            kept = (record, make(record))
+        self._now[key] = kept
+        return kept[1]
+
+
+def _entity_name(entity: Entity) -> EntityName:
+    return EntityName(entity.id, entity.title, entity.entity_type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +159,7 @@ class PageMemory:
         self._relations: tuple[Sequence[Relation], str] = ((), "")
         self._relation_lines: dict[int, tuple[Relation, str]] = {}
         """Each relation's line of `relations.jsonl` by the relation's identity (it holds the relation)."""
+        self.names = _Names()
 
     def start(self, salt: str) -> None:
         """Begin a build: what was made with other templates or another link prefix is forgotten."""
@@ -310,7 +344,9 @@ def render(
     """
     env = environment(templates)
     linker = Linker(link_prefix)
-    ctx = _Context.build(graph, linker)
+    names = memory.names if memory is not None else _Names()
+    names.begin()
+    ctx = _Context.build(graph, linker, names)
     # Each template is looked up once per render: a lookup checks the file's time on disk.
     loaded: dict[str, jinja2.Template] = {}
 
@@ -360,8 +396,8 @@ def render(
                 "outgoing": outgoing,
                 "incoming": incoming,
                 "entities": ctx.entities_of(outgoing, incoming),
-                "timeline": list(map(NodeName.of, ctx.timeline(entity.id))),
-                "facts": list(map(NodeName.of, ctx.facts(entity.id))),
+                "timeline": list(map(names.node, ctx.timeline(entity.id))),
+                "facts": list(map(names.node, ctx.facts(entity.id))),
                 "mentioned_in": ctx.mentioned_in(entity),
             },
         )
@@ -372,8 +408,8 @@ def render(
             _summary_properties(summary),
             {
                 "summary": summary,
-                "nodes": [NodeName.of(ctx.node_by_id[n]) for n in summary.node_ids],
-                "key_claims": list(map(NodeName.of, ctx.key_claims(summary))),
+                "nodes": [names.node(ctx.node_by_id[n]) for n in summary.node_ids],
+                "key_claims": list(map(names.node, ctx.key_claims(summary))),
                 "entities": [ctx.entity_names[e] for e in summary.entity_ids],
                 "coverage": [
                     (r.pointer or f"{r.line_start}-{r.line_end}", _table_cell(r.result))
@@ -432,6 +468,7 @@ def render(
     makers["kgvault.base"] = partial(env.get_template("kgvault.base.j2").render, prefix=link_prefix)
     if memory is not None and len(makers) + 1 > PageMemory.MAX_PAGES:
         memory.start("")  # too many plans to hold between builds: every page is rendered
+        memory.names = _Names()
         memory = None
     if memory is not None:
         memory.start(_salt(templates, link_prefix))
@@ -511,7 +548,7 @@ class _Context:
     summary_links: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, graph: Graph, linker: Linker) -> _Context:
+    def build(cls, graph: Graph, linker: Linker, names: _Names) -> _Context:
         entity_by_name: dict[str, Entity] = {}
         for entity in graph.entities:
             for name in (entity.title, *entity.aliases):
@@ -530,7 +567,7 @@ class _Context:
             linker=linker,
             node_by_id={n.id: n for n in graph.nodes},
             entity_by_id={e.id: e for e in graph.entities},
-            entity_names={e.id: EntityName(e.id, e.title, e.entity_type) for e in graph.entities},
+            entity_names={e.id: names.entity(e) for e in graph.entities},
             entity_by_name=entity_by_name,
             summary_by_path={s.source.path: s for s in graph.summaries},
             outgoing=dict(outgoing),

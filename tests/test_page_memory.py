@@ -360,3 +360,19 @@ def test_relations_jsonl_renders_again_only_the_lines_of_changed_relations(
     text = render(after, memory=memory)["relations.jsonl"]
     assert lines == [changed.to_id]
     assert text == render(after)["relations.jsonl"] and '"label":"ran"' in text.splitlines()[3]
+
+
+def test_pages_made_from_the_same_records_hold_the_same_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    memory, graph = PageMemory(), _linked_graph()
+    _written(render(graph, memory=memory))
+    compared = record_calls(monkeypatch, render_module.NodeName, "__eq__", lambda self, other: self.id)
+    compared += record_calls(monkeypatch, render_module.EntityName, "__eq__", lambda self, other: self.id)
+    pages = render(graph, memory=memory)
+    listing = [p for p in pages if p.startswith(("entities/", "sources/"))]
+    assert listing and all(pages.known_digest(path) is not None for path in listing)
+    assert compared == []  # each name is last build's very object: nothing to compare field by field
+    # Another node title is another name, and the pages listing that node are made again.
+    retitled = _superseding_title(graph)
+    before, again, fresh = render(graph), render(retitled, memory=memory), render(retitled)
+    assert all(again[path] == fresh[path] for path in listing)
+    assert any(fresh[path] != before[path] for path in listing)
