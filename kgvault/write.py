@@ -171,12 +171,25 @@ def manifest_text(files: Mapping[str, str]) -> str:
 
 
 def _read_text(path: Path | str) -> str | None:
-    """Read a page; bytes that are not UTF-8 survive a rewrite unchanged (surrogateescape)."""
+    """Read a page; bytes that are not UTF-8 survive a rewrite unchanged (surrogateescape).
+
+    None when it cannot be read, or is no regular file: a named pipe where a page should be
+    would keep a plain `open` waiting forever, so it is opened without waiting and left alone.
+    """
     try:
-        with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", errors="surrogateescape")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with open(fd, "rb", closefd=False) as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", errors="surrogateescape")
 
 
 def _encode(text: str) -> bytes:

@@ -6,8 +6,11 @@ import hashlib
 import json
 import os
 import shutil
+import signal
+import stat
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from kgvault.cli import main
@@ -73,6 +76,34 @@ def test_a_page_turned_symbolic_link_is_never_written_through(sample_copy: Path,
     reported = {p["path"] for p in report["problems"] if "symbolic link" in p["message"]}  # type: ignore[attr-defined,index]
     assert {page.as_posix() for page in redirected} <= reported
     assert (vault / "sources" / "daily-late-summary.md").is_file()  # the rest is written
+
+
+class _Hung(Exception):
+    """Not an OSError: no handler of a build mistakes it for an unreadable file."""
+
+
+def _too_long(signum: int, frame: object) -> None:
+    raise _Hung("the build waited on a named pipe")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_where_a_page_should_be_is_left_alone(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    page = sorted((vault / "entities").glob("*.md"))[0]
+    page.unlink()
+    os.mkfifo(page)  # reading it would wait for a writer forever
+    before = signal.signal(signal.SIGALRM, _too_long)
+    signal.alarm(60)  # a build that waits on the pipe fails here instead of hanging the suite
+    try:
+        report = run_build(sample_copy, vault)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
+    assert stat.S_ISFIFO(page.lstat().st_mode)
+    problems = [p for p in report["problems"] if p["path"] == page.as_posix()]  # type: ignore[attr-defined,index]
+    assert problems and "cannot read" in problems[0]["message"]
+    assert (vault / "index.md").is_file()
 
 
 def test_a_symlinked_state_folder_stops_the_build(sample_copy: Path, tmp_path: Path) -> None:
