@@ -60,7 +60,8 @@ def atomic_write(path: Path | str, data: bytes) -> None:
     _make_folder(folder)
     # A fixed temporary name beside the target (hidden from Obsidian); one left by a crash is replaced.
     tmp = os.path.join(folder, f".{name}.kgvault-tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    # O_BINARY: on Windows a descriptor opened without it turns every "\n" written into "\r\n".
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | _BINARY
     try:
         mode: int | None = stat.S_IMODE(os.lstat(target).st_mode)  # a rewritten page keeps its mode
     except FileNotFoundError:
@@ -83,6 +84,9 @@ def atomic_write(path: Path | str, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+_BINARY = getattr(os, "O_BINARY", 0)  # Windows only; 0 elsewhere
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -177,7 +181,7 @@ def _read_text(path: Path | str) -> str | None:
     would keep a plain `open` waiting forever, so it is opened without waiting and left alone.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _BINARY)
     except OSError:
         return None
     try:
