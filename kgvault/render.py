@@ -259,6 +259,12 @@ class _Changed:
         if self.paths and any(evidence.path in self.paths for evidence in node.evidence):
             return True
         if self.nodes:
+            # Most nodes link to no other node: asked of every node page, so the cheap test first.
+            if not (
+                node.superseded_by or node.conflicts_with or node.derived_from or node.causes
+                or node.precedes or node.related_to or node.links
+            ):  # fmt: skip
+                return False
             linked = (
                 node.superseded_by, node.conflicts_with, node.derived_from, node.causes, node.precedes,
                 node.related_to, [link.to_id for link in node.links],
@@ -283,10 +289,13 @@ class Pages(Mapping[str, str]):
         makers: dict[str, Callable[[], str | Plan]],
         write: Callable[[Plan], str],
         memory: PageMemory | None = None,
+        reused: Mapping[str, str] | None = None,
     ) -> None:
         self._makers = makers
         self._write = write
         self._memory = memory
+        self._reused = reused or {}
+        """Pages whose kept plan is known to hold (see `PageMemory.reusable`), with their digests."""
         self._planned: tuple[str, str | Plan] | None = None
         """The page `known_digest` looked at: it is usually read next."""
 
@@ -305,6 +314,10 @@ class Pages(Mapping[str, str]):
         """The sha256 of the page's text when the page memory holds an equal plan, else None."""
         if self._memory is None:
             return None
+        known = self._reused.get(path)
+        if known is not None:
+            self._memory.seen.add(path)
+            return known
         made = self._makers[path]()
         self._planned = (path, made)
         kept = self._memory.pages.get(path)
@@ -455,10 +468,24 @@ def render(
             ],
         )
 
+    # Every node, entity and summary page, the index, the ontology, the base and relations.jsonl.
+    if memory is not None and len(graph.nodes) + len(graph.entities) + len(graph.summaries) + 4 > (
+        PageMemory.MAX_PAGES
+    ):
+        memory.start("")  # too many plans to hold between builds: every page is rendered
+        memory.names = _Names()
+        memory = None
+    if memory is not None:
+        memory.start(_salt(templates, link_prefix))
+        changed = memory.changed_since(_Around.of(ctx))
     makers: dict[str, Callable[[], str | Plan]] = {}
+    # The node pages known unchanged without asking their makers (most of a rebuild's pages).
+    reused: dict[str, str] = {}
     for node in graph.nodes:
         path = f"{FOLDERS[node.memory_layer]}/{node.id}.md"
         makers[path] = partial(node_page, path, node)
+        if changed is not None and memory is not None and memory.reusable(path, node, changed) is not None:
+            reused[path] = memory.pages[path][1]
     for entity in graph.entities:
         makers[f"{FOLDERS['entity']}/{entity.id}.md"] = partial(entity_page, entity)
     for summary in graph.summaries:
@@ -466,17 +493,10 @@ def render(
     makers["index.md"] = index_page
     makers["ontology.md"] = ontology_page
     makers["kgvault.base"] = partial(env.get_template("kgvault.base.j2").render, prefix=link_prefix)
-    if memory is not None and len(makers) + 1 > PageMemory.MAX_PAGES:
-        memory.start("")  # too many plans to hold between builds: every page is rendered
-        memory.names = _Names()
-        memory = None
-    if memory is not None:
-        memory.start(_salt(templates, link_prefix))
-        changed = memory.changed_since(_Around.of(ctx))
     makers["relations.jsonl"] = partial(
         render_relations if memory is None else memory.relations_text, graph.relations
     )
-    return Pages(makers, write, memory)
+    return Pages(makers, write, memory, reused)
 
 
 def _salt(templates: Path | None, link_prefix: str) -> str:

@@ -376,3 +376,17 @@ def test_pages_made_from_the_same_records_hold_the_same_names(monkeypatch: pytes
     before, again, fresh = render(graph), render(retitled, memory=memory), render(retitled)
     assert all(again[path] == fresh[path] for path in listing)
     assert any(fresh[path] != before[path] for path in listing)
+
+
+def test_node_pages_known_unchanged_are_not_even_planned() -> None:
+    memory, graph = PageMemory(), _linked_graph()
+    _written(render(graph, memory=memory))
+    pages = render(graph, memory=memory)
+    node_pages = [path for path in pages if path.startswith(("episodic/", "semantic/"))]
+
+    def unasked() -> str:
+        raise AssertionError("a node page known unchanged was planned")
+
+    for path in node_pages:  # its maker is never asked: the page memory knows the digest already
+        pages._makers[path] = unasked
+    assert node_pages and all(pages.known_digest(path) is not None for path in node_pages)
