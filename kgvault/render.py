@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import operator
 import re
@@ -666,9 +667,11 @@ class _Context:
         return sorted(scored, key=lambda item: (-item[1], item[0].id))[:limit]
 
     def latest_episodes(self, limit: int) -> list[Node]:
-        episodes = [n for n in self.graph.nodes if n.memory_layer == "episodic"]
-        episodes.sort(key=lambda n: (n.timestamp.isoformat() if n.timestamp else "", n.id), reverse=True)
-        return episodes[:limit]
+        episodes = (n for n in self.graph.nodes if n.memory_layer == "episodic")
+        # The same as sorting them all, newest first, and taking `limit` (keys are unique: ids differ).
+        return heapq.nlargest(
+            limit, episodes, key=lambda n: (n.timestamp.isoformat() if n.timestamp else "", n.id)
+        )
 
     def entity_types(self) -> list[tuple[str, int]]:
         counts: dict[str, int] = defaultdict(int)
