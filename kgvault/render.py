@@ -109,6 +109,9 @@ class Plan:
     template: str
     properties: Mapping[str, PropertyValue] | None
     values: dict[str, object]
+    made_from: tuple[object, ...] = field(default=(), compare=False)
+    """The records an entity or summary page's values were made of (not shown, not compared): a
+    page made from the same ones again is that plan again (`PageMemory.reusable_listing`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +201,11 @@ class PageMemory:
             text = "".join(lines[id(r)][1] for r in sorted(relations, key=_relation_order))
             self._relations = (relations, text)
         return text
+
+    def reusable_listing(self, path: str, made_from: tuple[object, ...]) -> Plan | None:
+        """Last build's plan of an entity or summary page, when made from these very (or equal) records."""
+        kept = self.pages.get(path)
+        return kept[0] if kept is not None and kept[0].made_from == made_from else None
 
     def reusable(self, path: str, node: Node, changed: _Changed) -> Plan | None:
         """Last build's plan of a node's page, when made from this very node and nothing it shows changed."""
@@ -399,9 +407,20 @@ def render(
             },
         )
 
-    def entity_page(entity: Entity) -> Plan:
+    def entity_page(path: str, entity: Entity) -> Plan:
         outgoing = ctx.outgoing.get(entity.id, [])
         incoming = ctx.incoming.get(entity.id, [])
+        made_from = (entity, outgoing, incoming, ctx.nodes_by_entity.get(entity.id, []))
+        if changed is not None and memory is not None:
+            # Made from the same entity, relations and nodes as the kept plan, and no name it shows
+            # nor link to a source changed since: the same plan, not made again.
+            kept = memory.reusable_listing(path, made_from)
+            if (
+                kept is not None
+                and changed.entities.isdisjoint(cast("dict[str, EntityName]", kept.values["entities"]))
+                and not (changed.paths and any(e.path in changed.paths for e in entity.evidence))
+            ):
+                return kept
         return Plan(
             "entity.md.j2",
             _entity_properties(entity),
@@ -414,15 +433,23 @@ def render(
                 "facts": list(map(names.node, ctx.facts(entity.id))),
                 "mentioned_in": ctx.mentioned_in(entity),
             },
+            made_from,
         )
 
-    def summary_page(summary: SourceSummary) -> Plan:
+    def summary_page(path: str, summary: SourceSummary) -> Plan:
+        listed = [ctx.node_by_id[n] for n in summary.node_ids]
+        made_from = (summary, listed)
+        if changed is not None and memory is not None:
+            # The same summary and nodes as the kept plan, and no entity name it shows changed.
+            kept = memory.reusable_listing(path, made_from)
+            if kept is not None and changed.entities.isdisjoint(summary.entity_ids):
+                return kept
         return Plan(
             "summary.md.j2",
             _summary_properties(summary),
             {
                 "summary": summary,
-                "nodes": [names.node(ctx.node_by_id[n]) for n in summary.node_ids],
+                "nodes": list(map(names.node, listed)),
                 "key_claims": list(map(names.node, ctx.key_claims(summary))),
                 "entities": [ctx.entity_names[e] for e in summary.entity_ids],
                 "coverage": [
@@ -430,6 +457,7 @@ def render(
                     for r in summary.coverage
                 ],
             },
+            made_from,
         )
 
     def index_page() -> str:
@@ -488,9 +516,11 @@ def render(
         if changed is not None and memory is not None and memory.reusable(path, node, changed) is not None:
             reused[path] = memory.pages[path][1]
     for entity in graph.entities:
-        makers[f"{FOLDERS['entity']}/{entity.id}.md"] = partial(entity_page, entity)
+        path = f"{FOLDERS['entity']}/{entity.id}.md"
+        makers[path] = partial(entity_page, path, entity)
     for summary in graph.summaries:
-        makers[f"{FOLDERS['summary']}/{summary.id}.md"] = partial(summary_page, summary)
+        path = f"{FOLDERS['summary']}/{summary.id}.md"
+        makers[path] = partial(summary_page, path, summary)
     makers["index.md"] = index_page
     makers["ontology.md"] = ontology_page
     makers["kgvault.base"] = partial(env.get_template("kgvault.base.j2").render, prefix=link_prefix)

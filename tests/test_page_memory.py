@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 import shutil
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -390,3 +392,57 @@ def test_node_pages_known_unchanged_are_not_even_planned() -> None:
     for path in node_pages:  # its maker is never asked: the page memory knows the digest already
         pages._makers[path] = unasked
     assert node_pages and all(pages.known_digest(path) is not None for path in node_pages)
+
+
+def count_listing_plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the id of every entity and summary page planned (a reused plan is not planned again)."""
+    planned: list[str] = []
+    for name in ("_entity_properties", "_summary_properties"):
+        real = getattr(render_module, name)
+
+        def spy(record: Any, real: Any = real) -> Any:
+            planned.append(record.id)
+            return real(record)
+
+        monkeypatch.setattr(render_module, name, spy)
+    return planned
+
+
+AROUND_A_LISTING = {
+    **AROUND_A_NODE,
+    "a listed node's timestamp": lambda g: replace(
+        g, nodes=(replace(g.nodes[0], timestamp=date(2024, 1, 1)), g.nodes[1])
+    ),
+    "a relation's end": lambda g: replace(g, relations=(replace(g.relations[0], to_id=g.entities[0].id),)),
+}
+
+
+@pytest.mark.parametrize("change", AROUND_A_LISTING)
+def test_entity_and_summary_pages_are_planned_again_when_what_they_show_changes(change: str) -> None:
+    memory, before = PageMemory(), _linked_graph()
+    _written(render(before, memory=memory))
+    after = AROUND_A_LISTING[change](before)
+    fresh, again = render(after), render(after, memory=memory)
+    listing = [p for p in fresh if p.startswith(("entities/", "sources/"))]
+    assert sorted(listing) == sorted(p for p in again if p.startswith(("entities/", "sources/")))
+    assert [again[p] for p in listing] == [fresh[p] for p in listing]
+    assert any(fresh[p] != render(before)[p] for p in listing if p in render(before))  # it shows
+
+
+def test_entity_and_summary_pages_are_not_planned_again_when_made_from_the_same_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    memory, before = PageMemory(), _linked_graph()
+    _written(render(before, memory=memory))
+    planned = count_listing_plans(monkeypatch)
+    pages = render(replace(before), memory=memory)  # another graph, of the very same records
+    listing = [p for p in pages if p.startswith(("entities/", "sources/"))]
+    assert listing and all(pages.known_digest(p) is not None for p in listing)
+    assert planned == []
+    # A node's body is not shown there: planned again from the new node, found unchanged, not rendered.
+    _written(pages)
+    after = replace(before, nodes=(before.nodes[0], replace(before.nodes[1], body="Back, for good.")))
+    rendered = count_renders(monkeypatch)
+    pages = render(after, memory=memory)
+    assert all(pages.known_digest(p) is not None for p in listing)
+    assert planned and not any(page_id in planned for page_id in rendered)
