@@ -17,6 +17,7 @@ from kgvault.layout import DRAFTS_DIR, STATE_DIR
 from kgvault.lock import vault_lock
 from kgvault.records import Chunk, Graph, Problem, Source
 from kgvault.write import (
+    ManifestMemory,
     UnsafeVaultError,
     WriteResult,
     atomic_write,
@@ -84,9 +85,9 @@ class BuildMemory:
     """What a long-lived caller (watch) keeps between builds of one vault, so a rebuild redoes less.
 
     Every note as read (`sources.SourceMemory`), its chunks and extractions as the cache holds
-    them, decoded, what pass 2 made of each (`link_memory.LinkMemory`), and each page's plan
-    (`render.PageMemory`). A folder of more than `MAX_SOURCES` notes keeps neither notes,
-    extractions nor pass 2's share.
+    them, decoded, what pass 2 made of each (`link_memory.LinkMemory`), each page's plan
+    (`render.PageMemory`) and the manifest last written (`write.ManifestMemory`). A folder of more
+    than `MAX_SOURCES` notes keeps neither notes, extractions nor pass 2's share.
     """
 
     MAX_SOURCES = 10_000
@@ -98,6 +99,7 @@ class BuildMemory:
 
         self.sources = SourceMemory()
         self.pages = PageMemory()
+        self.manifest = ManifestMemory()
         self.extractions: dict[str, tuple[list[Chunk], list[Extraction]]] = {}
         self.link = LinkMemory()
 
@@ -237,7 +239,8 @@ def _run_pipeline(
     try:
         say("rendering")
         pages_memory = memory.pages if memory is not None else None
-        result = _render_and_write(settings, graph, outer, untouched, say, pages_memory)
+        manifest_memory = memory.manifest if memory is not None else None
+        result = _render_and_write(settings, graph, outer, untouched, say, pages_memory, manifest_memory)
         if not settings.dry_run:
             _remember_notes_root(vault, settings.notes)
             say("indexing")
@@ -313,6 +316,7 @@ def _render_and_write(
     untouched: frozenset[str],
     say: Progress,
     memory: PageMemory | None,
+    manifest_memory: ManifestMemory | None = None,
 ) -> WriteResult:
     """Render the pages as they are written; a template's error surfaces in either stage."""
     import jinja2
@@ -326,7 +330,7 @@ def _render_and_write(
         pages = render(graph, templates=settings.templates, link_prefix=prefix, memory=memory)
         # What kgvault owns is read once for finding orphans and for writing: nothing writes the
         # vault in between, and the lock is held.
-        owned = read_owned(vault)
+        owned = read_owned(vault, manifest_memory)
         # The set of pages does not depend on the orphan list, so plan again only when there are orphans.
         orphaned = find_orphans(vault, set(pages), owned)
         if orphaned:
@@ -348,6 +352,7 @@ def _render_and_write(
                 graph_settings=outer is None,
                 trusted=untouched,
                 owned_pages=owned,
+                manifest_memory=manifest_memory,
             )
             complete = True
             return written

@@ -254,12 +254,48 @@ OwnedPages = tuple[dict[str, tuple[str, ...]], dict[str, str]]
 """Every path kgvault owns with the hashes its generated part may have, and the manifest's hashes."""
 
 
-def read_owned(vault: Path) -> OwnedPages:
+class ManifestMemory:
+    """The manifest a long-lived process (watch) last wrote, with the file's stats right after.
+
+    Every write of kgvault's replaces the file (a new inode), so while it keeps those stats and no
+    pending manifest lies beside it, it holds what this process wrote: it is not read again.
+    """
+
+    def __init__(self) -> None:
+        self.stats: tuple[int, ...] | None = None
+        self.files: dict[str, str] = {}
+
+    def remember(self, vault: Path, files: dict[str, str]) -> None:
+        try:
+            info = os.stat(vault / MANIFEST)
+        except OSError:
+            self.stats = None
+            return
+        self.stats, self.files = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino), files
+
+    def recall(self, vault: Path) -> OwnedPages | None:
+        """What `read_owned` would read, when the manifest is as this process left it."""
+        if self.stats is None or os.path.lexists(vault / PENDING):
+            return None
+        try:
+            info = os.stat(vault / MANIFEST)
+        except OSError:
+            return None
+        if (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino) != self.stats:
+            return None
+        return {path: (digest,) for path, digest in self.files.items()}, dict(self.files)
+
+
+def read_owned(vault: Path, kept: ManifestMemory | None = None) -> OwnedPages:
     """Every path kgvault owns with the hashes its generated part may have (a killed build adds some),
     and the manifest's own hash of each path.
 
     Read once for both, and kept as tuples: at 200,000 pages a set per path costs 50 MB more.
+    `kept` is the manifest this process last wrote, taken instead when the file is still that one.
     """
+    recalled = kept.recall(vault) if kept is not None else None
+    if recalled is not None:
+        return recalled
     recorded = _read_hashes(vault, MANIFEST)
     manifest = {path: hashes[0] for path, hashes in recorded.items() if hashes}
     owned = {
@@ -288,6 +324,7 @@ def write_vault(
     graph_settings: bool = True,
     trusted: frozenset[str] = frozenset(),
     owned_pages: OwnedPages | None = None,
+    manifest_memory: ManifestMemory | None = None,
 ) -> WriteResult:
     """Bring the vault to `pages`: write what changed, remove what is stale, keep every word the user wrote.
 
@@ -297,7 +334,8 @@ def write_vault(
     With `obsidian`, the `.obsidian/` folder (`settings_dir`, by default the vault's own) gets a
     `types.json` with our property types (created when absent, otherwise only missing keys are
     added) and, with `graph_settings`, a `graph.json` when absent. `owned_pages` is
-    `read_owned(vault)` when the caller read it already, and nothing wrote the vault since.
+    `read_owned(vault)` when the caller read it already, and nothing wrote the vault since;
+    `manifest_memory` learns the manifest written (see `ManifestMemory`).
     """
     result = WriteResult()
     for folder in (STATE_DIR, BACKUP_DIR, ".obsidian"):
@@ -431,6 +469,8 @@ def write_vault(
     manifest_path = vault / MANIFEST
     if not manifest_path.is_file() or manifest_path.read_bytes() != manifest_bytes:
         atomic_write(manifest_path, manifest_bytes)
+    if manifest_memory is not None:  # what `read_manifest` would read back
+        manifest_memory.remember(vault, {path: new_manifest[path] for path in result.owned})
     (vault / PENDING).unlink(missing_ok=True)
     _sweep_temporaries(vault)
     if obsidian:

@@ -19,13 +19,17 @@ from kgvault.write import (
     BACKUP_DIR,
     MANIFEST,
     PENDING,
+    ManifestMemory,
     WriteResult,
     atomic_write,
     find_orphans,
     manifest_text,
+    read_owned,
     split_page,
     write_vault,
 )
+
+from .conftest import record_calls
 
 TAIL = MARKER + "\n"
 
@@ -764,3 +768,22 @@ _TRICKY_PATHS = [
 @given(st.one_of(st.sampled_from(_TRICKY_PATHS), st.text(alphabet="/\\.mdeiorstx", max_size=16)))
 def test_page_paths_are_exactly_the_files_kgvault_may_own(path: str) -> None:
     assert write_module.is_page_path(path) == _page_path_as_specified(path)
+
+
+def test_the_manifest_this_process_wrote_is_not_read_again_while_it_is_that_one(
+    vault: Path, pages: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept = ManifestMemory()
+    write_vault(vault, pages, manifest_memory=kept)
+    on_disk = read_owned(vault)
+    reads = record_calls(monkeypatch, write_module, "_read_hashes", lambda vault, name: name)
+    assert read_owned(vault, kept) == on_disk and reads == []
+    # Another build replaced it: read again.
+    changed = {**pages, "index.md": page("another build's index")}
+    write_vault(vault, changed)
+    assert read_owned(vault, kept) == read_owned(vault) != on_disk and MANIFEST in reads
+    # A pending manifest (a killed build's) is always read.
+    write_vault(vault, pages, manifest_memory=kept)
+    (vault / PENDING).write_text(manifest_text({"index.md": digest(page("half"))}), "utf-8")
+    reads.clear()
+    assert read_owned(vault, kept) == read_owned(vault) and PENDING in reads
