@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Generic, TypeVar, cast
 
 import jinja2
 
@@ -70,32 +70,49 @@ class NodeName:
         return cls(node.id, node.title, node.memory_layer, node.timestamp, node.superseded_by)
 
 
-class _Names:
-    """One `NodeName` per node object and one `EntityName` per entity object, kept from the last
-    render to the next: pages made from the same records hold the very same names, and a plan
-    equal to last build's is found equal without comparing them field by field."""
+R = TypeVar("R")
+V = TypeVar("V")
+
+
+class _ByIdentity(Generic[R, V]):
+    """One value per record object, kept from one use to the next (each holds its record, so an id
+    is never another's): values made from the very same records are the very same objects."""
 
     def __init__(self) -> None:
-        self._last: dict[int, tuple[object, object]] = {}
-        self._now: dict[int, tuple[object, object]] = {}
+        self._last: dict[int, tuple[R, V]] = {}
+        self._now: dict[int, tuple[R, V]] = {}
 
     def begin(self) -> None:
-        """Start a render: keep the names the last one used (their records are held, so ids stay theirs)."""
+        """Start a use: keep what the last one made (an empty one keeps the one before)."""
         self._last, self._now = self._now or self._last, {}
 
-    def node(self, node: Node) -> NodeName:
-        return cast(NodeName, self._name(node, NodeName.of))
-
-    def entity(self, entity: Entity) -> EntityName:
-        return cast(EntityName, self._name(entity, _entity_name))
-
-    def _name(self, record: object, make: Callable[[Any], object]) -> object:
+    def get(self, record: R, make: Callable[[R], V]) -> V:
         key = id(record)
         kept = self._now.get(key) or self._last.get(key)
         if kept is None or kept[0] is not record:
             kept = (record, make(record))
         self._now[key] = kept
         return kept[1]
+
+
+class _Names:
+    """Names of nodes and entities as pages show them, one per record object, kept from the last
+    render to the next: a plan equal to last build's is found equal without comparing its names
+    field by field."""
+
+    def __init__(self) -> None:
+        self.nodes: _ByIdentity[Node, NodeName] = _ByIdentity()
+        self.entities: _ByIdentity[Entity, EntityName] = _ByIdentity()
+
+    def begin(self) -> None:
+        self.nodes.begin()
+        self.entities.begin()
+
+    def node(self, node: Node) -> NodeName:
+        return self.nodes.get(node, NodeName.of)
+
+    def entity(self, entity: Entity) -> EntityName:
+        return self.entities.get(entity, _entity_name)
 
 
 def _entity_name(entity: Entity) -> EntityName:
@@ -161,8 +178,8 @@ class PageMemory:
         self.seen: set[str] = set()
         """The pages this build has planned (a page the writer skips keeps no plan of an older build)."""
         self._relations: tuple[Sequence[Relation], str] = ((), "")
-        self._relation_lines: dict[int, tuple[Relation, str]] = {}
-        """Each relation's line of `relations.jsonl` by the relation's identity (it holds the relation)."""
+        self._relation_lines: _ByIdentity[Relation, str] = _ByIdentity()
+        """Each relation's line of `relations.jsonl`."""
         self.names = _Names()
 
     def start(self, salt: str) -> None:
@@ -170,7 +187,7 @@ class PageMemory:
         self.seen = set()
         if salt != self.salt:
             self.salt, self.pages, self.around, self._relations = salt, {}, None, ((), "")
-            self._relation_lines = {}
+            self._relation_lines = _ByIdentity()
 
     def changed_since(self, around: _Around) -> _Changed | None:
         """What changed around node pages since the last complete build; None when there is none."""
@@ -191,14 +208,9 @@ class PageMemory:
         last, text = self._relations
         if not text or len(last) != len(relations) or not all(map(operator.is_, last, relations)):
             # An edit changes a few relations: the others' lines are last build's.
-            kept, lines = self._relation_lines, {}
-            for relation in relations:
-                line = kept.get(id(relation))
-                lines[id(relation)] = line if line is not None and line[0] is relation else (
-                    relation, _relation_line(relation)
-                )  # fmt: skip
-            self._relation_lines = lines
-            text = "".join(lines[id(r)][1] for r in sorted(relations, key=_relation_order))
+            lines = self._relation_lines
+            lines.begin()
+            text = "".join(lines.get(r, _relation_line) for r in sorted(relations, key=_relation_order))
             self._relations = (relations, text)
         return text
 
