@@ -20,7 +20,7 @@ from kgvault.link_memory import LinkMemory
 from kgvault.names import assign_unique, node_slug, normalize_name, summary_slug
 from kgvault.node_corrections import correct_nodes
 from kgvault.properties import clean_body, plain_text
-from kgvault.provenance import chunk_evidence, item_evidence, turn_of
+from kgvault.provenance import chunk_evidence, evidence_order, item_evidence, turn_of
 from kgvault.records import (
     CoverageRow,
     Evidence,
@@ -264,7 +264,7 @@ def _consolidate(node_id: str, episodes: Sequence[Node]) -> Node:
         confidence="high" if len(sources) >= 5 else "medium",
         origin="inferred",
         timestamp=first.timestamp,
-        evidence=tuple(sorted({e for n in episodes for e in n.evidence}, key=_evidence_key)),
+        evidence=tuple(sorted({e for n in episodes for e in n.evidence}, key=evidence_order)),
         entities=tuple(sorted({e for n in episodes for e in n.entities})),
         language=first.language,
         derived_from=tuple(sorted(n.id for n in episodes)),
@@ -282,7 +282,7 @@ def _first(items: list[tuple[Evidence, DraftNode]]) -> tuple[Evidence, DraftNode
             item[0].path,
             item[0].line_start,
             item[1].title,
-            _evidence_key(item[0]),
+            evidence_order(item[0]),
             item[1].body,
         ),
     )
@@ -320,11 +320,6 @@ class _Reader:
     def __call__(self, name: str) -> str | None:
         key = normalize_name(name)
         return self.named[key] if key in self.named else self.resolution.key_of(name)
-
-
-def _evidence_key(evidence: Evidence) -> tuple[str, int, int, str]:
-    """Evidence in source order; a draft file's items share their chunk's lines, and differ by pointer."""
-    return (evidence.path, evidence.line_start, evidence.line_end, evidence.pointer or "")
 
 
 NodeKey = tuple[str, str, str]
@@ -557,7 +552,7 @@ def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str], tags: tup
         origin = "stated" if any(d.origin == "stated" for d in drafts) else "inferred"
         timestamp = min((d.timestamp for d in drafts if d.timestamp), default=None)
         importance = max((d.importance for d in drafts if d.importance), default=None)
-        evidences = tuple(sorted({e for e, _ in group.items}, key=_evidence_key))
+        evidences = tuple(sorted({e for e, _ in group.items}, key=evidence_order))
     return Node(
         id=node_id,
         memory_layer=first.memory_layer,
@@ -632,7 +627,7 @@ def _merged_relation(
     label: str,
 ) -> Relation:
     """One relation from every statement of a triple."""
-    best = min(items, key=lambda i: (-i[1], _evidence_key(i[0]), i[2]))
+    best = min(items, key=lambda i: (-i[1], evidence_order(i[0]), i[2]))
     valid_ats = [i[3] for i in items if i[3]]
     invalid_ats = [i[4] for i in items if i[4]]  # stated ends ("switched from A") win
     return Relation(
@@ -644,7 +639,7 @@ def _merged_relation(
         confidence=max(i[1] for i in items),
         valid_at=min(valid_ats) if valid_ats else None,
         invalid_at=min(invalid_ats) if invalid_ats else None,
-        evidence=tuple(sorted({i[0] for i in items}, key=_evidence_key)),
+        evidence=tuple(sorted({i[0] for i in items}, key=evidence_order)),
     )
 
 

@@ -6,6 +6,11 @@ from kgvault.extract.draft import normalize_for_match
 from kgvault.records import Chunk, Evidence, Turn
 
 
+def evidence_order(evidence: Evidence) -> tuple[str, int, int, str]:
+    """Evidence in source order; a draft file's items share their chunk's lines, and differ by pointer."""
+    return (evidence.path, evidence.line_start, evidence.line_end, evidence.pointer or "")
+
+
 def chunk_evidence(chunk: Chunk) -> Evidence:
     """The whole chunk as evidence; a run of an export's messages cites its message or its conversation."""
     if chunk.turns and chunk.turns[0].pointer is not None:

@@ -13,7 +13,7 @@ from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.names import normalize_name, slugify
 from kgvault.properties import plain_text
-from kgvault.provenance import chunk_evidence, item_evidence
+from kgvault.provenance import chunk_evidence, evidence_order, item_evidence
 from kgvault.records import Entity, Evidence, Source
 
 if TYPE_CHECKING:
@@ -630,9 +630,7 @@ def make_entity(entity_id: str, group: EntityGroup) -> Entity:
         # A description of nothing printable says what the entity is, as one with none does.
         description=plain_text(description) or f"{title} ({entity_type.replace('_', ' ')}).",
         aliases=tuple(_dedupe_casefold(aliases)),
-        evidence=tuple(
-            sorted(group.evidence, key=lambda e: (e.path, e.line_start, e.line_end, e.pointer or ""))
-        ),
+        evidence=tuple(sorted(group.evidence, key=evidence_order)),
     )
 
 
