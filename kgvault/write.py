@@ -266,24 +266,22 @@ class ManifestMemory:
         self.files: dict[str, str] = {}
 
     def remember(self, vault: Path, files: dict[str, str]) -> None:
-        try:
-            info = os.stat(vault / MANIFEST)
-        except OSError:
-            self.stats = None
-            return
-        self.stats, self.files = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino), files
+        self.stats, self.files = _manifest_stats(vault), files
 
     def recall(self, vault: Path) -> OwnedPages | None:
         """What `read_owned` would read, when the manifest is as this process left it."""
-        if self.stats is None or os.path.lexists(vault / PENDING):
-            return None
-        try:
-            info = os.stat(vault / MANIFEST)
-        except OSError:
-            return None
-        if (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino) != self.stats:
+        if self.stats is None or os.path.lexists(vault / PENDING) or _manifest_stats(vault) != self.stats:
             return None
         return {path: (digest,) for path, digest in self.files.items()}, dict(self.files)
+
+
+def _manifest_stats(vault: Path) -> tuple[int, ...] | None:
+    """What tells the manifest from another without reading it; None when there is none."""
+    try:
+        info = os.stat(vault / MANIFEST)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 def read_owned(vault: Path, kept: ManifestMemory | None = None) -> OwnedPages:
