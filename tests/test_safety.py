@@ -173,7 +173,14 @@ def test_every_force_keeps_its_own_backup(sample_copy: Path, tmp_path: Path) -> 
     assert ["EDIT2" in b.read_text("utf-8") for b in backups].count(True) == 1
 
 
-def test_bad_settings_are_usage_errors(sample_copy: Path, tmp_path: Path) -> None:
+def test_bad_settings_are_usage_errors(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A vault made by mistake at a relative path would land here (not in the checkout, where the
+    # README's build command leaves a `vault/` of its own).
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
     for line, word in (
         ('force = "false"', "force"),
         ("vault = 5", "vault"),
@@ -182,7 +189,7 @@ def test_bad_settings_are_usage_errors(sample_copy: Path, tmp_path: Path) -> Non
         (sample_copy / "kgvault.toml").write_text(line + "\n", "utf-8")
         code, output = invoke("build", str(sample_copy))  # no -o: the file's `vault` must count
         assert code == 2 and word in output, (line, output)
-    assert not (sample_copy / "vault").exists() and not Path("vault").exists()
+    assert not (sample_copy / "vault").exists() and list(elsewhere.iterdir()) == []
 
 
 def test_template_problems_are_usage_errors(tmp_path: Path) -> None:
