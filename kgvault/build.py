@@ -108,6 +108,14 @@ class BuildError(Exception):
     """A build that cannot go on, with a message saying what to fix."""
 
 
+class Superseded(Exception):
+    """The notes changed again while a build read them: it stopped before writing anything."""
+
+
+Gate = Callable[[], bool]
+"""Asked once everything is read and linked, before the first write: False drops the build."""
+
+
 def enclosing_vault(vault: Path) -> Path | None:
     """The Obsidian vault the output folder lies inside (an ancestor holding `.obsidian/`), if any."""
     for ancestor in vault.resolve().parents:
@@ -123,6 +131,7 @@ def build(
     wait: float = 0.0,
     on_wait: Callable[[str], None] | None = None,
     memory: BuildMemory | None = None,
+    gate: Gate | None = None,
 ) -> BuildReport:
     """Compile the notes folder into the vault; gather everything before the first write.
 
@@ -130,6 +139,8 @@ def build(
     `wait` seconds (`on_wait` hears about it), then `VaultBusyError` names it. A dry run writes
     nothing and takes no lock. `memory` is what a long-lived caller (watch) keeps between builds:
     the decoded extraction cache, and each page's plan (one made as last time is not rendered).
+    `gate` is asked before the first write (watch waits there for the rest of its debounce); when
+    it says no, the build raises `Superseded` and the vault is as it was.
     """
     # A build makes hundreds of thousands of long-lived records and frees almost none of them;
     # the cyclic garbage collector would rescan them over and over (a fifth of the build at
@@ -140,14 +151,14 @@ def build(
         if settings.dry_run:
             return _run_pipeline(settings, progress)
         with vault_lock(settings.vault, wait=wait, on_wait=on_wait):
-            return _build_unless_unchanged(settings, progress, memory)
+            return _build_unless_unchanged(settings, progress, memory, gate)
     finally:
         if collecting:
             gc.enable()
 
 
 def _build_unless_unchanged(
-    settings: Settings, progress: Progress | None, memory: BuildMemory | None = None
+    settings: Settings, progress: Progress | None, memory: BuildMemory | None = None, gate: Gate | None = None
 ) -> BuildReport:
     """Skip the build when nothing it depends on changed since the last one; otherwise build and remember."""
     started = time.perf_counter()
@@ -168,7 +179,7 @@ def _build_unless_unchanged(
         return _unchanged(recorded, time.perf_counter() - started)
     untouched = previous.untouched if previous else frozenset()
     snapshot.forget(settings)
-    report = _run_pipeline(settings, progress, untouched, memory)
+    report = _run_pipeline(settings, progress, untouched, memory, gate)
     # A chunk the model failed on is retried by the next build, so this one is not "the last word".
     if taken is not None and not report.llm["failed"]:
         seen = previous.seen if previous else None
@@ -221,6 +232,7 @@ def _run_pipeline(
     progress: Progress | None,
     untouched: frozenset[str] = frozenset(),
     memory: BuildMemory | None = None,
+    gate: Gate | None = None,
 ) -> BuildReport:
     """Run every stage in order; all reading and pass 2 finish before the first write."""
     # The stages' modules are imported here: a no-op rebuild never needs them.
@@ -233,6 +245,12 @@ def _run_pipeline(
     cache = ExtractionCache(vault, enabled=not settings.dry_run, kept=memory.extractions if memory else None)
     linked = _read_extract_link(settings, cache, outer, say, memory)
     graph = linked.graph
+    if gate is not None and not gate():
+        if cache.kept is not None:
+            # Entries this build made are stored only by a build that writes: let the next one make them.
+            for key in linked.cache_entries:
+                cache.kept.pop(key, None)
+        raise Superseded("the notes changed while they were read; nothing was written")
     # The search index is prepared by a helper on the other core while pages are written; it
     # commits only once they are (a build that fails leaves the index as it was).
     helper = None if settings.dry_run else _start_indexing(vault, graph)

@@ -26,6 +26,13 @@ WAIT_FOR_OTHERS = 600.0
 """Seconds a rebuild waits for another kgvault writing the vault before it reports a failure."""
 READY_WAIT = 60.0
 """Seconds the watcher process may take to start watching."""
+START_QUIET = 0.05
+"""Seconds without a change after which a rebuild starts reading, while the debounce runs out.
+
+One save arrives as a burst of events within a few milliseconds; a rebuild that starts after it
+reads and links during the rest of the debounce, and writes only once the debounce has passed
+with no change since it started (otherwise it is dropped, and the next one waits it all out).
+"""
 
 
 @dataclass(slots=True)
@@ -38,6 +45,8 @@ class Rebuild:
     problems: int = 0
     milliseconds: float = 0.0
     error: str | None = None
+    superseded: bool = False
+    """The notes changed again before it could write: it wrote nothing, and says nothing."""
 
     def line(self) -> str:
         """One line a person reads at a glance: when, what changed, what it wrote, how long."""
@@ -71,6 +80,10 @@ class _Events:
         self._stream = self.process.stdout.fileno()
         self._buffer = b""
         self.paths: set[str] = set()
+        self.seen = 0
+        """How many changes have been read so far."""
+        self.last = 0.0
+        """When the last change was read (`time.monotonic`)."""
         self._lines: queue.Queue[bytes] | None = None
         if os.name == "nt":  # select() takes no pipe there: a thread reads them (and nothing forks)
             self._lines = queue.Queue()
@@ -108,16 +121,43 @@ class _Events:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line.decode("utf-8", "surrogateescape")
 
-    def settled(self, debounce: float, stop: threading.Event) -> list[str]:
-        """Wait until changes came and then none for `debounce` seconds; return and forget them."""
+    def pending(self, quiet: float, stop: threading.Event) -> bool:
+        """Wait until changes came and then none for `quiet` seconds; False once `stop` is set.
+
+        The changes stay pending until `take` forgets them.
+        """
         while not stop.is_set():
-            line = self._line(debounce if self.paths else 0.25)
+            line = self._line(quiet if self.paths else 0.25)
             if line is not None:
-                self.paths.add(json.loads(line))
+                self._add(line)
             elif self.paths:
-                paths, self.paths = sorted(self.paths), set()
-                return paths
-        return []
+                return True
+        return False
+
+    def quiet_since(self, seen: int, debounce: float, stop: threading.Event) -> bool:
+        """Wait until `debounce` seconds passed since the last change; whether none came after the `seen`-th.
+
+        Returns False as soon as another change comes (or `stop` is set).
+        """
+        while not stop.is_set():
+            left = self.last + debounce - time.monotonic()
+            if left <= 0:
+                return self.seen == seen
+            line = self._line(left)
+            if line is not None:
+                self._add(line)
+                return False
+        return False
+
+    def take(self) -> list[str]:
+        """The pending changes, sorted; they are forgotten."""
+        paths, self.paths = sorted(self.paths), set()
+        return paths
+
+    def _add(self, line: str) -> None:
+        self.paths.add(json.loads(line))
+        self.seen += 1
+        self.last = time.monotonic()
 
     def close(self) -> None:
         """Let the watcher go: it ends when its input closes."""
@@ -157,23 +197,48 @@ def watch(
     events = _Events(*watched)
     try:
         say(_rebuild(load, [], memory).line())
+        careful = False  # after a rebuild the notes outran: wait out the whole debounce, then build
         while not stop.is_set():
             try:
-                changed = events.settled(debounce, stop)
+                if not events.pending(debounce if careful else min(debounce, START_QUIET), stop):
+                    break
             except OSError as error:  # the watcher process went away: start another, and catch up
                 events.close()
                 say(f"{time.strftime('%H:%M:%S')} watching stopped ({error}); watching again")
                 events = _Events(*watched)
-                changed = ["anything changed meanwhile"]
-            if changed:
-                say(_rebuild(load, changed, memory).line())
+                events.paths.add("anything changed meanwhile")
+                careful = True
+            gate = None if careful else _gate(events, debounce, stop)
+            rebuild = _rebuild(load, sorted(events.paths), memory, gate)
+            careful = rebuild.superseded
+            if not rebuild.superseded:
+                events.take()
+                say(rebuild.line())
     finally:
         events.close()
 
 
-def _rebuild(load: Callable[[], Settings], changed: list[str], memory: BuildMemory | None = None) -> Rebuild:
+def _gate(events: _Events, debounce: float, stop: threading.Event) -> Callable[[], bool]:
+    """What a rebuild asks before writing: has the debounce passed with no change since it started?"""
+    seen = events.seen
+
+    def gate() -> bool:
+        try:
+            return events.quiet_since(seen, debounce, stop)
+        except OSError:
+            return False  # the watcher went away: the next wait starts another
+
+    return gate
+
+
+def _rebuild(
+    load: Callable[[], Settings],
+    changed: list[str],
+    memory: BuildMemory | None = None,
+    gate: Callable[[], bool] | None = None,
+) -> Rebuild:
     """Run one build and say what it did; any error is reported, never raised."""
-    from kgvault.build import BuildError, build
+    from kgvault.build import BuildError, Superseded, build
     from kgvault.config import ConfigError
     from kgvault.lock import VaultBusyError
     from kgvault.sources import SourceError
@@ -182,7 +247,10 @@ def _rebuild(load: Callable[[], Settings], changed: list[str], memory: BuildMemo
     rebuild = Rebuild(changed)
     try:
         # A `kgvault build` of the same vault may be running: let it finish first.
-        report = build(load(), wait=WAIT_FOR_OTHERS, memory=memory)
+        report = build(load(), wait=WAIT_FOR_OTHERS, memory=memory, gate=gate)
+    except Superseded:
+        rebuild.superseded = True
+        return rebuild
     except (BuildError, ConfigError, SourceError, VaultBusyError, OSError) as error:
         rebuild.error = str(error)
         return rebuild

@@ -15,6 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from kgvault import watch as watch_module
+from kgvault.build import BuildMemory, Superseded, build
+from kgvault.cache import ExtractionCache, source_key
+from kgvault.config import load_settings
+from kgvault.sources import read_sources
+
 from .conftest import SAMPLE, run_build, tree_bytes
 
 
@@ -232,3 +238,125 @@ def test_watch_with_its_helpers_and_memory_equals_a_clean_build(tmp_path: Path) 
     finally:
         code, err = watcher.stop()
     assert code == 0 and "stopped" in err
+
+
+def test_a_build_stopped_at_its_gate_writes_nothing_and_the_next_one_catches_up(
+    sample_copy: Path, tmp_path: Path
+) -> None:
+    notes, vault, clean = sample_copy, tmp_path / "vault", tmp_path / "clean"
+    memory = BuildMemory()
+    build(load_settings(notes, vault=vault), memory=memory)
+    before = tree_bytes(vault)
+    note = notes / "daily" / "2025-06-24.md"
+    with note.open("a", encoding="utf-8") as text:
+        text.write("\nSwitched the [[Ender 3]] from Klipper to Marlin today.\n")
+    asked = []
+
+    def gate() -> bool:
+        asked.append(tree_bytes(vault))
+        return False  # the notes changed again meanwhile
+
+    with pytest.raises(Superseded):
+        build(load_settings(notes, vault=vault), memory=memory, gate=gate)
+    assert asked == [before]  # asked once, before anything was written
+    assert tree_bytes(vault) == before
+    # The next build (same memory, nothing changed since) writes what the stopped one would have.
+    build(load_settings(notes, vault=vault), memory=memory)
+    run_build(notes, clean)
+    assert tree_bytes(vault) == tree_bytes(clean)
+    # ...and caches the note's drafts on disk, though the stopped build had already read them.
+    settings = load_settings(notes, vault=vault)
+    sources, _ = read_sources(notes, exclude=[vault], user_name=settings.user_name)
+    [edited] = [source for source in sources if source.path == "daily/2025-06-24.md"]
+    key = source_key(edited, settings.max_chunk_chars, settings.user_name)
+    assert ExtractionCache(vault).load(key, edited) is not None
+
+
+class _ScriptedEvents:
+    """Stands in for the watcher: a note is edited, and edited again while the first rebuild reads."""
+
+    def __init__(self, notes: Path, vault: Path, also: Sequence[Path]) -> None:
+        self.notes, self.vault = notes, vault
+        self.paths: set[str] = set()
+        self.seen = 0
+        self.quiets: list[float] = []
+        self.gates = 0
+        self.vaults: list[dict[str, bytes]] = []
+
+    def edit(self, sentence: str) -> None:
+        with (self.notes / "daily" / "2025-06-24.md").open("a", encoding="utf-8") as text:
+            text.write(f"\n{sentence}\n")
+        self.paths.add("daily/2025-06-24.md")
+        self.seen += 1
+
+    def pending(self, quiet: float, stop: threading.Event) -> bool:
+        self.quiets.append(quiet)
+        self.vaults.append(tree_bytes(self.vault))
+        if len(self.quiets) == 1:
+            self.edit("Switched the [[Ender 3]] from Klipper to Marlin today.")
+            return True
+        if len(self.quiets) == 2:
+            return True  # the change made while the first rebuild read the notes
+        stop.set()
+        return False
+
+    def quiet_since(self, seen: int, debounce: float, stop: threading.Event) -> bool:
+        self.gates += 1
+        if self.gates == 1:
+            self.edit("Printed a [[Benchy]] on the Ender 3 today.")
+        return self.seen == seen
+
+    def take(self) -> list[str]:
+        paths, self.paths = sorted(self.paths), set()
+        return paths
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_change_during_a_rebuild_drops_it_and_the_next_waits_out_the_debounce(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes, vault, clean = sample_copy, tmp_path / "vault", tmp_path / "clean"
+    scripted: list[_ScriptedEvents] = []
+
+    def start_watching(notes: Path, vault: Path, also: Sequence[Path]) -> _ScriptedEvents:
+        scripted.append(_ScriptedEvents(notes, vault, also))
+        return scripted[-1]
+
+    monkeypatch.setattr(watch_module, "_Events", start_watching)
+    said: list[str] = []
+    watch_module.watch(lambda: load_settings(notes, vault=vault), debounce=0.3, say=said.append)
+    [events] = scripted
+    # Started after a short quiet; after the dropped rebuild, the next one waited the whole debounce.
+    assert events.quiets == [watch_module.START_QUIET, 0.3, watch_module.START_QUIET]
+    assert events.gates == 1
+    # The dropped rebuild wrote nothing and said nothing; the next one wrote both sentences.
+    assert events.vaults[1] == events.vaults[0]
+    assert len(said) == 2 and "daily/2025-06-24.md: " in said[1] and " written" in said[1]
+    run_build(notes, clean)
+    assert tree_bytes(vault) == tree_bytes(clean)
+    assert "Benchy" in (vault / "sources" / "daily-2025-06-24-summary.md").read_text("utf-8")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="reads the watcher's pipe with select()")
+def test_the_gate_waits_out_the_debounce_and_says_no_when_another_change_comes() -> None:
+    read_end, write_end = os.pipe()
+    # The watcher's output as a pipe this test writes to (no watcher process started).
+    events = watch_module._Events.__new__(watch_module._Events)
+    events._stream, events._buffer, events._lines = read_end, b"", None
+    events.paths, events.seen, events.last = set(), 0, 0.0
+    stop = threading.Event()
+    try:
+        os.write(write_end, b'"a.md"\n')
+        assert events.pending(0.05, stop) and events.paths == {"a.md"}
+        threading.Timer(0.1, os.write, (write_end, b'"b.md"\n')).start()
+        assert not events.quiet_since(1, 0.3, stop)  # b.md changed within the debounce
+        assert events.paths == {"a.md", "b.md"} and events.seen == 2
+        b_came = events.last
+        assert events.quiet_since(2, 0.3, stop)
+        assert time.monotonic() - b_came >= 0.3  # only once the debounce ran out after the last change
+        assert events.take() == ["a.md", "b.md"] and events.paths == set()
+    finally:
+        os.close(read_end)
+        os.close(write_end)
