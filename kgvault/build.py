@@ -245,12 +245,6 @@ def _run_pipeline(
     cache = ExtractionCache(vault, enabled=not settings.dry_run, kept=memory.extractions if memory else None)
     linked = _read_extract_link(settings, cache, outer, say, memory)
     graph = linked.graph
-    if gate is not None and not gate():
-        if cache.kept is not None:
-            # Entries this build made are stored only by a build that writes: let the next one make them.
-            for key in linked.cache_entries:
-                cache.kept.pop(key, None)
-        raise Superseded("the notes changed while they were read; nothing was written")
     # The search index is prepared by a helper on the other core while pages are written; it
     # commits only once they are (a build that fails leaves the index as it was).
     helper = None if settings.dry_run else _start_indexing(vault, graph)
@@ -258,7 +252,9 @@ def _run_pipeline(
         say("rendering")
         pages_memory = memory.pages if memory is not None else None
         manifest_memory = memory.manifest if memory is not None else None
-        result = _render_and_write(settings, graph, outer, untouched, say, pages_memory, manifest_memory)
+        result = _render_and_write(
+            settings, graph, outer, untouched, say, pages_memory, manifest_memory, gate
+        )
         if not settings.dry_run:
             _remember_notes_root(vault, settings.notes)
             say("indexing")
@@ -274,6 +270,12 @@ def _run_pipeline(
             cache.prune(linked.cache_keys)
             if settings.max_sensitivity is not None:
                 _drop_caches(vault)
+    except Superseded:
+        if cache.kept is not None:
+            # Entries this build made are stored only by a build that writes: let the next one make them.
+            for key in linked.cache_entries:
+                cache.kept.pop(key, None)
+        raise
     finally:
         if helper is not None:
             helper.finish(go=False)
@@ -335,8 +337,13 @@ def _render_and_write(
     say: Progress,
     memory: PageMemory | None,
     manifest_memory: ManifestMemory | None = None,
+    gate: Gate | None = None,
 ) -> WriteResult:
-    """Render the pages as they are written; a template's error surfaces in either stage."""
+    """Render the pages as they are written; a template's error surfaces in either stage.
+
+    `gate` is asked before the first write (see `build`); the pages that will need rendering are
+    rendered before asking it when a page memory says they are few.
+    """
     import jinja2
 
     from kgvault.render import render
@@ -355,6 +362,11 @@ def _render_and_write(
             pages = render(
                 graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned, memory=memory
             )
+        if gate is not None:
+            if pages.memory is not None and pages.memory.around is not None:
+                pages.prepare()  # while the gate waits anyway
+            if not gate():
+                raise Superseded("the notes changed while they were read; nothing was written")
         say("writing")
         # The last pages rendered on the other core meanwhile; with a page memory few are rendered.
         shared = SharedPages.of(pages) if pages.memory is None else pages

@@ -319,8 +319,30 @@ class Pages(Mapping[str, str]):
         """Pages whose kept plan is known to hold (see `PageMemory.reusable`), with their digests."""
         self._planned: tuple[str, str | Plan] | None = None
         """The page `known_digest` looked at: it is usually read next."""
+        self._prepared: dict[str, tuple[str | None, str | None]] = {}
+        """Per page `prepare` got to, its known digest or its text (see `prepare`)."""
+
+    def prepare(self, most: int = 2_000) -> None:
+        """Find each page's digest, or render it, ahead of writing: in a pause the caller has anyway.
+
+        Watch does it while its debounce runs out. At most `most` rendered texts are held; the
+        pages after the one that reached that are made when read, as usual.
+        """
+        held = 0
+        for path in self._makers:
+            if held >= most:
+                return
+            digest = self.known_digest(path)
+            if digest is None:
+                self._prepared[path] = (None, self[path])
+                held += 1
+            else:
+                self._prepared[path] = (digest, None)
 
     def __getitem__(self, path: str) -> str:
+        prepared = self._prepared.pop(path, None)
+        if prepared is not None and prepared[1] is not None:
+            return prepared[1]
         planned, self._planned = self._planned, None
         made = planned[1] if planned is not None and planned[0] == path else self._makers[path]()
         if isinstance(made, str):
@@ -335,6 +357,9 @@ class Pages(Mapping[str, str]):
         """The sha256 of the page's text when the page memory holds an equal plan, else None."""
         if self._memory is None:
             return None
+        prepared = self._prepared.get(path)
+        if prepared is not None:
+            return prepared[0]
         known = self._reused.get(path)
         if known is not None:
             self._memory.seen.add(path)

@@ -20,6 +20,7 @@ from kgvault.config import load_settings
 from kgvault.extract import offline
 from kgvault.records import Graph
 from kgvault.render import PageMemory, Pages, render
+from kgvault.write import sha256
 
 from .conftest import record_calls, run_build, tree_bytes
 from .test_render import graph as render_graph
@@ -446,3 +447,25 @@ def test_entity_and_summary_pages_are_not_planned_again_when_made_from_the_same_
     pages = render(after, memory=memory)
     assert all(pages.known_digest(p) is not None for p in listing)
     assert planned and not any(page_id in planned for page_id in rendered)
+
+
+@pytest.mark.parametrize("most", [0, 1, 1_000])
+def test_prepared_pages_read_as_pages_made_when_written(most: int) -> None:
+    memory, graph = PageMemory(), _linked_graph()
+    _written(render(graph, memory=memory))
+    changed = _superseding_title(graph)
+    expected = render(changed)  # no memory: every page made anew
+    pages = render(changed, memory=memory)
+    pages.prepare(most)
+    held = [path for path, (_, text) in pages._prepared.items() if text is not None]
+    if most < len(expected):
+        assert len(held) == most  # the first `most` pages to render, held; the rest are made when read
+    else:
+        assert set(pages._prepared) == set(expected)  # every page: its digest known, or its text held
+        assert 0 < len(held) < len(expected)  # a page that does not show the node's title is not rendered
+    for path in expected:
+        digest = pages.known_digest(path)
+        if digest is None:
+            assert pages[path] == expected[path]
+        else:
+            assert digest == sha256(expected[path])

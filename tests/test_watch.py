@@ -19,9 +19,10 @@ from kgvault import watch as watch_module
 from kgvault.build import BuildMemory, Superseded, build
 from kgvault.cache import ExtractionCache, source_key
 from kgvault.config import load_settings
+from kgvault.render import Pages
 from kgvault.sources import read_sources
 
-from .conftest import SAMPLE, run_build, tree_bytes
+from .conftest import SAMPLE, record_calls, run_build, tree_bytes
 
 
 class Watcher:
@@ -241,7 +242,7 @@ def test_watch_with_its_helpers_and_memory_equals_a_clean_build(tmp_path: Path) 
 
 
 def test_a_build_stopped_at_its_gate_writes_nothing_and_the_next_one_catches_up(
-    sample_copy: Path, tmp_path: Path
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     notes, vault, clean = sample_copy, tmp_path / "vault", tmp_path / "clean"
     memory = BuildMemory()
@@ -260,8 +261,11 @@ def test_a_build_stopped_at_its_gate_writes_nothing_and_the_next_one_catches_up(
         build(load_settings(notes, vault=vault), memory=memory, gate=gate)
     assert asked == [before]  # asked once, before anything was written
     assert tree_bytes(vault) == before
-    # The next build (same memory, nothing changed since) writes what the stopped one would have.
-    build(load_settings(notes, vault=vault), memory=memory)
+    # The next build (same memory, nothing changed since) writes what the stopped one would have,
+    # its pages rendered before its gate said yes.
+    prepared = record_calls(monkeypatch, Pages, "prepare", lambda pages: "prepared")
+    build(load_settings(notes, vault=vault), memory=memory, gate=lambda: bool(prepared))
+    assert prepared == ["prepared"]
     run_build(notes, clean)
     assert tree_bytes(vault) == tree_bytes(clean)
     # ...and caches the note's drafts on disk, though the stopped build had already read them.
