@@ -19,7 +19,9 @@ corpus, each in a fresh Python subprocess:
    first line, then K times (--watch-samples, default 20; 0 skips this) append
    "Fixed the zqw{i}x widget today." to a daily note and time from the closed file to the moment
    `VAULT/episodic/*zqw{i}x*` exists (debounce included; polled every 5 ms for the page's expected
-   name `fixed-the-zqw{i}x-widget-today.md`, every 100 ms for the glob). Sample i edits the
+   name `fixed-the-zqw{i}x-widget-today.md`, every 100 ms for the glob); a note whose name carries
+   no date (`--corpus` without daily notes) gets "... widget on 2024-03-12." instead, since
+   "today" dates nothing there. Sample i edits the
    daily note after the one of sample i - 1 in sorted order (cycling; sample 0 the second), so
    every sample edits another note. The next sample waits for the watcher's line of that rebuild
    and 0.3 s more, so rebuilds never overlap. Reported: median, min and max; SIGINT stops it.
@@ -786,6 +788,10 @@ class Row:
     """Seconds per pipeline stage of a separate clean build (only with --stages)."""
 
 
+DATED_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
+"""A daily note's file name: its date is the reference time of "today"."""
+
+
 class BenchError(RuntimeError):
     """A child process failed: the numbers would mean nothing."""
 
@@ -800,12 +806,19 @@ def daily_notes(corpus: Path) -> list[Path]:
     """The notes to append to: `daily/*.md`, else notes named YYYY-MM-DD.md anywhere, else any note."""
     found = sorted(corpus.glob("daily/*.md"))
     if not found:
-        dated = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
         notes = sorted(p for p in corpus.rglob("*.md") if not any(part.startswith(".") for part in p.parts))
-        found = [p for p in notes if dated.fullmatch(p.name)] or notes
+        found = [p for p in notes if DATED_NAME.fullmatch(p.name)] or notes
     if not found:
         raise BenchError(f"no note to edit in {corpus}")
     return found
+
+
+def episode(note: Path, word: str) -> tuple[str, str]:
+    """A sentence naming `word` that yields an episodic page in this note, and that page's file name."""
+    if note.parent.name == "daily" or DATED_NAME.fullmatch(note.name):
+        return f"Fixed the {word} widget today.", f"fixed-the-{word}-widget-today.md"
+    # "Today" in a note that carries no date in its name dates nothing: say the date.
+    return f"Fixed the {word} widget on 2024-03-12.", f"fixed-the-{word}-widget-on-2024-03-12.md"
 
 
 def append(note: Path, text: str) -> None:
@@ -855,13 +868,14 @@ def watch_latency(
         time.sleep(WATCH_PAUSE)
         seen = len(lines())
         for i in range(samples):
-            append(notes[(i + 1) % len(notes)], f"\nFixed the zqw{i}x widget today.\n")
+            sentence, page = episode(notes[(i + 1) % len(notes)], f"zqw{i}x")
+            append(notes[(i + 1) % len(notes)], f"\n{sentence}\n")
             started = time.perf_counter()
             deadline = started + WATCH_SAMPLE_TIMEOUT
             pattern = f"*zqw{i}x*"
             # The page's expected name is cheap to test every poll; listing the folder for the glob
             # costs ~7 ms at N=2000 (CPU taken from the watcher), so only every GLOB_EVERY-th poll.
-            expected = episodic / f"fixed-the-zqw{i}x-widget-today.md"
+            expected = episodic / page
             polls = 0
             while not (expected.exists() or (polls % GLOB_EVERY == 0 and any(episodic.glob(pattern)))):
                 polls += 1
