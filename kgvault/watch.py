@@ -208,7 +208,7 @@ def watch(
                 events = _Events(*watched)
                 events.paths.add("anything changed meanwhile")
                 careful = True
-            gate = None if careful else _gate(events, debounce, stop)
+            gate = None if careful else _Gate(events, debounce, stop)
             rebuild = _rebuild(load, sorted(events.paths), memory, gate)
             careful = rebuild.superseded
             if not rebuild.superseded:
@@ -218,17 +218,23 @@ def watch(
         events.close()
 
 
-def _gate(events: _Events, debounce: float, stop: threading.Event) -> Callable[[], bool]:
+class _Gate:
     """What a rebuild asks before writing: has the debounce passed with no change since it started?"""
-    seen = events.seen
 
-    def gate() -> bool:
+    def __init__(self, events: _Events, debounce: float, stop: threading.Event) -> None:
+        self.events, self.debounce, self.stop = events, debounce, stop
+        self.seen = events.seen
+        self.waited = 0.0
+        """Seconds spent waiting out the debounce: not the rebuild's time."""
+
+    def __call__(self) -> bool:
+        started = time.perf_counter()
         try:
-            return events.quiet_since(seen, debounce, stop)
+            return self.events.quiet_since(self.seen, self.debounce, self.stop)
         except OSError:
             return False  # the watcher went away: the next wait starts another
-
-    return gate
+        finally:
+            self.waited = time.perf_counter() - started
 
 
 def _rebuild(
@@ -254,7 +260,7 @@ def _rebuild(
     except (BuildError, ConfigError, SourceError, VaultBusyError, OSError) as error:
         rebuild.error = str(error)
         return rebuild
-    rebuild.milliseconds = (time.perf_counter() - started) * 1000
+    rebuild.milliseconds = (time.perf_counter() - started - getattr(gate, "waited", 0.0)) * 1000
     rebuild.written = report.files.get("written", 0)
     rebuild.removed = report.files.get("removed", 0)
     rebuild.problems = len(report.problems)

@@ -364,3 +364,28 @@ def test_the_gate_waits_out_the_debounce_and_says_no_when_another_change_comes()
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+class _SlowQuiet:
+    """A watcher with no change coming: the gate waits out a half-second debounce."""
+
+    seen = 0
+
+    def quiet_since(self, seen: int, debounce: float, stop: threading.Event) -> bool:
+        time.sleep(0.5)
+        return True
+
+
+def test_a_rebuild_line_counts_the_build_not_the_debounce_it_waited_out(
+    sample_copy: Path, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    gate = watch_module._Gate(_SlowQuiet(), 0.5, threading.Event())  # type: ignore[arg-type]
+    started = time.perf_counter()
+    rebuild = watch_module._rebuild(
+        lambda: load_settings(sample_copy, vault=vault), ["x.md"], BuildMemory(), gate
+    )
+    elapsed = time.perf_counter() - started
+    assert rebuild.error is None and rebuild.written > 0
+    assert gate.waited >= 0.5
+    assert 0 < rebuild.milliseconds <= (elapsed - 0.5) * 1000
