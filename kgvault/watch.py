@@ -186,6 +186,8 @@ def watch(
     failing build is reported and watching goes on. Events inside the vault and kgvault's own
     folders are ignored, so writing the vault never triggers another rebuild. `also` names
     files and folders outside the notes that a build reads too (`--config`, `--templates`).
+    A rebuild reads and links while the debounce runs out (see `START_QUIET`); the vault is
+    written only once `debounce` seconds passed after the last change.
     """
     from kgvault.build import BuildMemory
 
