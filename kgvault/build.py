@@ -222,8 +222,8 @@ class _Linked:
     """Everything reading, extracting and linking reported, dropped draft items included."""
     cache_entries: dict[str, bytes]
     """Encoded cache entries of the sources extracted in this build, stored once the vault is written."""
-    cache_keys: set[str]
-    """The cache key of every source, so entries of notes changed or gone can be pruned."""
+    cache_keys: dict[str, str]
+    """The cache key of every source, by path, so entries of notes changed or gone can be pruned."""
     stats: LlmStats | None
 
 
@@ -417,7 +417,9 @@ def _read_extract_link(
     from kgvault.chunks import chunk_sources
     from kgvault.corrections import load_corrections
     from kgvault.extract.forked import chunk_and_extract
+    from kgvault.extract.offline import chunk_context
     from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
+    from kgvault.extract.renew import renew
     from kgvault.link import link
     from kgvault.share import apply_floors, restrict
     from kgvault.sources import read_imported_drafts, read_sources
@@ -456,10 +458,13 @@ def _read_extract_link(
         new_extractions, stats = _extract_with_model(settings, new_chunks, sources, say)
     else:
         say("extracting")
-        # Chunked and extracted together, on two cores when there is enough to do.
+        # An edited note re-extracts only the chunks that changed since the version the cache holds.
+        renewed_chunks, renewed_extractions, fresh = renew(fresh, sources, cache, settings.max_chunk_chars)
+        # The rest chunked and extracted together, on two cores when there is enough to do.
         new_chunks, new_extractions, shipped = chunk_and_extract(
             fresh, sources, max_chars=settings.max_chunk_chars
         )
+        new_chunks, new_extractions = [*renewed_chunks, *new_chunks], [*renewed_extractions, *new_extractions]
     chunks, extractions, to_cache = _in_source_order(sources, keys, cached, new_chunks, new_extractions)
     if cache.kept is not None and not settings.model:  # a model's drafts are cached per chunk, elsewhere
         if len(sources) > BuildMemory.MAX_SOURCES:
@@ -504,13 +509,16 @@ def _read_extract_link(
     problems.extend(_dropped(vault, extractions))
     entries = {}
     if not settings.dry_run and not settings.model:
-        path_of = {key: source.path for key, source in zip(keys, sources, strict=True)}
+        source_of = dict(zip(keys, sources, strict=True))
         for key, (source_chunks, source_extractions) in to_cache.items():
             if not any(chunk.kind == "draft" for chunk in source_chunks):
-                entry = cache.encode(source_chunks, source_extractions, shipped.get(path_of[key]))
+                source = source_of[key]
+                context = chunk_context(source)
+                entry = cache.encode(source_chunks, source_extractions, shipped.get(source.path), context)
                 if entry is not None:
                     entries[key] = entry
-    return _Linked(graph, len(sources), len(chunks), problems, entries, set(keys), stats)
+    cache_keys = {source.path: key for source, key in zip(sources, keys, strict=True)}
+    return _Linked(graph, len(sources), len(chunks), problems, entries, cache_keys, stats)
 
 
 def _dropped(vault: Path, extractions: Sequence[Extraction]) -> list[Problem]:

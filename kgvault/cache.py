@@ -3,7 +3,9 @@
 One JSON file per source under `.kgvault/cache/`, named by a hash of everything its chunks
 and drafts depend on: the source's path and bytes, the chunk size, and kgvault's own code.
 Drafts are validated again on the way in, like any draft. A missing, unreadable or stale
-entry is only a miss; entries no build uses any more are pruned.
+entry is only a miss; entries no build uses any more are pruned. `paths.json` names each
+note's entry, so that an edited note can take the drafts of its unchanged chunks from the
+entry of its last version (`extract.renew`).
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ import contextlib
 import hashlib
 import json
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kgvault.extract import Extraction
 from kgvault.extract.draft import Draft
@@ -26,6 +28,7 @@ from kgvault.secrets import find_secrets
 from kgvault.write import atomic_write
 
 CACHE_DIR = f"{STATE_DIR}/cache"
+PATHS_FILE = "paths.json"
 Entry = tuple[list[Chunk], list[Extraction]]
 """A source's chunks and their extractions, in order."""
 _FORMAT = 1
@@ -63,6 +66,7 @@ class ExtractionCache:
         self.enabled = enabled and not (vault / STATE_DIR).is_symlink() and not self.folder.is_symlink()
         self.kept = kept if self.enabled else None
         """Entries already decoded, by key, that a long-lived process (watch) keeps between builds."""
+        self._paths: dict[str, str] | None = None
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
@@ -81,20 +85,54 @@ class ExtractionCache:
             self.kept[key] = entry
         return entry
 
+    def earlier(self, path: str) -> Earlier | None:
+        """The drafts of the entry last stored for the note at `path`, by chunk; None when there is none."""
+        if not self.enabled:
+            return None
+        if self._paths is None:
+            self._paths = _read_paths(self.folder / PATHS_FILE)
+        key = self._paths.get(path)
+        if key is None:
+            return None
+        try:
+            data = self._path(key).read_bytes()
+            fields = json.loads(data.decode("utf-8"))
+            return Earlier(
+                str(fields["context"]),
+                {
+                    reuse_key(
+                        chunk["kind"],
+                        chunk["sha256"],
+                        tuple(chunk["heading_path"]),
+                        chunk["line_start"],
+                        chunk["line_end"],
+                        chunk["reference_time"],
+                    ): (item["draft"], str(item["extractor"]), tuple(item["dropped"]))
+                    for chunk, item in zip(fields["chunks"], fields["extractions"], strict=True)
+                },
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # gone, damaged or of an older format: the note is extracted whole
+
     def encode(
-        self, chunks: Sequence[Chunk], extractions: Sequence[Extraction], encoded: bytes | None = None
+        self,
+        chunks: Sequence[Chunk],
+        extractions: Sequence[Extraction],
+        encoded: bytes | None = None,
+        context: str = "",
     ) -> bytes | None:
         """A source's chunks and extractions as an entry's bytes, or None when they must not be kept.
 
         Encoding is apart from storing so a build can let go of its drafts long before it may
         write anything (an entry is stored only once the vault is written). `encoded` is the
-        same entry already made by `encode_entry` (by the extraction helper), used as it is.
+        same entry already made by `encode_entry` (by the extraction helper), used as it is;
+        `context` is the note's `chunk_context`.
         """
         # The cache holds drafts, as pages do, but no raw note text (a chunk's text is rebuilt from
         # the note) and no secret: a heading that holds one keeps its source out of the cache.
         if not self.enabled or any(find_secrets(" ".join(chunk.heading_path)) for chunk in chunks):
             return None
-        return encoded if encoded is not None else encode_entry(chunks, extractions)
+        return encoded if encoded is not None else encode_entry(chunks, extractions, context)
 
     def store(self, key: str, entry: bytes) -> None:
         """Keep an encoded entry; a cache that cannot be written is only slower."""
@@ -103,8 +141,9 @@ class ExtractionCache:
         with contextlib.suppress(OSError):  # a cache that cannot be written is only slower
             atomic_write(self._path(key), zlib.decompress(entry))
 
-    def prune(self, keep: set[str]) -> None:
-        """Remove the entries of sources that changed or went away."""
+    def prune(self, keys: Mapping[str, str]) -> None:
+        """Remove the entries of sources that changed or went away; `keys` are every source's, by path."""
+        keep = set(keys.values())
         if self.kept is not None:
             for key in set(self.kept) - keep:
                 del self.kept[key]
@@ -113,11 +152,18 @@ class ExtractionCache:
         for entry in self.folder.glob("*/*.json"):
             if entry.stem not in keep and not entry.is_symlink():
                 entry.unlink(missing_ok=True)
+        paths = {"format": _FORMAT, "code": code_version(), "paths": dict(sorted(keys.items()))}
+        with contextlib.suppress(OSError):  # without it, an edited note is only extracted whole
+            atomic_write(self.folder / PATHS_FILE, json.dumps(paths, ensure_ascii=False).encode("utf-8"))
 
 
-def encode_entry(chunks: Sequence[Chunk], extractions: Sequence[Extraction]) -> bytes:
-    """A source's chunks and extractions as compressed JSON: no note text, which the note gives back."""
+def encode_entry(chunks: Sequence[Chunk], extractions: Sequence[Extraction], context: str = "") -> bytes:
+    """A source's chunks and extractions as compressed JSON: no note text, which the note gives back.
+
+    `context` is the note's `chunk_context`: its chunks' drafts can be reused under an equal one.
+    """
     data = {
+        "context": context,
         "chunks": [_chunk_fields(chunk) for chunk in chunks],
         "extractions": [
             {
@@ -150,6 +196,46 @@ def decode_entry(data: bytes, source: Source) -> tuple[list[Chunk], list[Extract
         for chunk, item in zip(chunks, fields["extractions"], strict=True)
     ]
     return chunks, extractions
+
+
+class Earlier(NamedTuple):
+    """The drafts an entry holds for a note's last version, by `reuse_key`, and its `chunk_context`."""
+
+    context: str
+    drafts: dict[ReuseKey, tuple[Any, str, tuple[str, ...]]]
+    """Per chunk: the draft as stored (validated when reused), the extractor, the dropped items."""
+
+
+ReuseKey = tuple[str, str, tuple[str, ...], int, int, str | None]
+
+
+def reuse_key(
+    kind: str, sha256: str, heading_path: tuple[str, ...], line_start: int, line_end: int, when: str | None
+) -> ReuseKey:
+    """What a chunk's draft depends on of the chunk itself (see `offline.chunk_context` for the rest)."""
+    return (kind, sha256, heading_path, line_start, line_end, when)
+
+
+def chunk_reuse_key(chunk: Chunk) -> ReuseKey:
+    """`reuse_key` of a chunk."""
+    when = chunk.reference_time.isoformat() if chunk.reference_time else None
+    return reuse_key(chunk.kind, chunk.sha256, chunk.heading_path, chunk.line_start, chunk.line_end, when)
+
+
+def _read_paths(path: Path) -> dict[str, str]:
+    """`paths.json`: each note's entry key, when written by this very code; else nothing."""
+    try:
+        recorded = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if (
+        not isinstance(recorded, dict)
+        or recorded.get("format") != _FORMAT
+        or recorded.get("code") != code_version()
+    ):
+        return {}  # drafts made by other code may differ: nothing of them is reused
+    paths = recorded.get("paths")
+    return {k: v for k, v in paths.items() if isinstance(v, str)} if isinstance(paths, dict) else {}
 
 
 def _chunk_fields(chunk: Chunk) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from kgvault import forking
 from kgvault.cache import decode_entry, encode_entry
 from kgvault.chunks import chunk_sources
 from kgvault.extract import Extraction, extract
+from kgvault.extract.offline import chunk_context
 from kgvault.records import Chunk, Source
 
 MIN_BYTES = 512 * 1024
@@ -83,7 +84,8 @@ def _encoded(sources: Sequence[Source], chunks: Sequence[Chunk], extractions: Se
     for chunk, extraction in zip(chunks, extractions, strict=True):
         made[chunk.source_path][0].append(chunk)
         made[chunk.source_path][1].append(extraction)
-    entries = {path: encode_entry(*parts) for path, parts in made.items()}
+    context = {source.path: chunk_context(source) for source in sources}
+    entries = {path: encode_entry(*parts, context[path]) for path, parts in made.items()}
     return pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
 
 

@@ -17,6 +17,7 @@ verbatim quote of the chunk; a quote that would reveal a secret is left out inst
 
 from __future__ import annotations
 
+import hashlib
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -1036,12 +1037,7 @@ class _ChunkReader:
     # -- source facts ---------------------------------------------------------------------------
 
     def _language(self) -> str:
-        declared = self.meta.get("lang") or self.meta.get("language")
-        if isinstance(declared, str) and declared.strip():
-            value = declared.strip().lower()
-            value = _LANGUAGE_NAMES.get(value, value)
-            return re.split(r"[-_]", value, maxsplit=1)[0] or "en"
-        return _source_language(self.source.text)
+        return _language_of(self.source, self.meta)
 
     def _heading_date(self) -> date | None:
         for heading in reversed(self.chunk.heading_path):
@@ -1736,9 +1732,45 @@ def _normalized(text: str) -> str:
     return normalize_for_match(text)
 
 
-@lru_cache(maxsize=64)
-def _source_language(text: str) -> str:
-    return detect_language(text)
+_DETECTED: dict[tuple[str, str], tuple[int, str]] = {}
+"""Each note's detected language by path and bytes, with its text's hash: asked by every chunk and
+by `chunk_context`, and kept without holding the text."""
+
+
+def _language_of(source: Source, meta: dict[str, Any]) -> str:
+    """The note's language: its frontmatter's `lang` or `language`, else detected from its whole text."""
+    declared = meta.get("lang") or meta.get("language")
+    if isinstance(declared, str) and declared.strip():
+        value = declared.strip().lower()
+        value = _LANGUAGE_NAMES.get(value, value)
+        return re.split(r"[-_]", value, maxsplit=1)[0] or "en"
+    key, text = (source.path, source.sha256), source.text
+    found = _DETECTED.get(key)
+    # The text's hash is computed once per string object: a note's chunks ask in constant time.
+    if found is None or found[0] != hash(text):
+        if len(_DETECTED) >= 200_000:  # a watch running for months: start again rather than grow
+            _DETECTED.clear()
+        found = _DETECTED[key] = (hash(text), detect_language(text))
+    return found[1]
+
+
+REUSABLE_KINDS = frozenset({"markdown", "text"})
+"""Sources whose chunks are read one at a time, each from itself and `chunk_context` alone."""
+
+
+def chunk_context(source: Source) -> str:
+    """What a chunk's draft reads of its note besides the chunk itself, hashed.
+
+    A chunk of a Markdown or text note is read from its own kind, text, headings, lines and
+    reference time, and from the note's path, title, frontmatter and language: two chunks equal in
+    those under equal contexts get equal drafts, so an edited note re-extracts only the chunks
+    that changed (`extract.renew`). Keep this in step with what `_ChunkReader` reads of `source`.
+    """
+    meta = source.meta if isinstance(source.meta, dict) else {}
+    # repr, not JSON: frontmatter keys may be dates or numbers. Equal reprs mean equal values for
+    # what YAML gives; where a repr is not stable (a set), two contexts only differ: nothing is reused.
+    described = repr((source.kind, source.path, source.title, _language_of(source, meta), meta))
+    return hashlib.sha256(described.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _snake(key: str) -> str | None:

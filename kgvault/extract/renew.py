@@ -1,0 +1,42 @@
+"""An edited note re-extracts only the chunks that changed: the others take their cached drafts again."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgvault.cache import ExtractionCache, chunk_reuse_key
+from kgvault.chunks import chunk_sources
+from kgvault.extract import Extraction, extract
+from kgvault.extract.draft import Draft
+from kgvault.extract.offline import REUSABLE_KINDS, chunk_context
+from kgvault.records import Chunk, Source
+
+
+def renew(
+    fresh: Sequence[Source], sources: Sequence[Source], cache: ExtractionCache, max_chars: int
+) -> tuple[list[Chunk], list[Extraction], list[Source]]:
+    """Chunk and extract the notes the cache held an earlier version of, reusing each unchanged chunk's draft.
+
+    A chunk is unchanged when its kind, text, headings, lines and reference time are the same and
+    so is what its note says around it (`offline.chunk_context`): its draft would come out the
+    same. Returns those notes' chunks and extractions, and the sources left to extract whole.
+    """
+    chunks: list[Chunk] = []
+    extractions: list[Extraction] = []
+    rest: list[Source] = []
+    for source in fresh:
+        earlier = cache.earlier(source.path) if source.kind in REUSABLE_KINDS else None
+        if earlier is None or earlier.context != chunk_context(source):
+            rest.append(source)
+            continue
+        mine = chunk_sources([source], max_chars=max_chars)
+        changed = [chunk for chunk in mine if chunk_reuse_key(chunk) not in earlier.drafts]
+        made = {id(x.chunk): x for x in extract(changed, sources)}
+        for chunk in mine:
+            extraction = made.get(id(chunk))
+            if extraction is None:
+                draft, extractor, dropped = earlier.drafts[chunk_reuse_key(chunk)]
+                extraction = Extraction(chunk, Draft.model_validate(draft), extractor, dropped)
+            chunks.append(chunk)
+            extractions.append(extraction)
+    return chunks, extractions, rest
