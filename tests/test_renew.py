@@ -91,6 +91,7 @@ def test_an_edited_paragraph_extracts_only_its_chunk(
         "a line inserted at the top moves every chunk",
         "another title changes what every chunk reads of its note",
         "another language changes what every chunk reads of its note",
+        "most of its chunks changed",
     ],
 )
 def test_a_note_changed_around_its_chunks_is_extracted_whole(
@@ -102,8 +103,12 @@ def test_a_note_changed_around_its_chunks_is_extracted_whole(
         text = log_text(SECTIONS).replace("# Garden log\n", "# Garden log\n\nKept since the spring.\n")
     elif "title" in change:
         text = log_text(SECTIONS, title="Vegetable garden")  # the same lines, another context
-    else:
+    elif "language" in change:
         text = log_text(SECTIONS, lang="fr")
+    else:
+        text = log_text(
+            [(day, f"{said} Still true.") if i < 5 else (day, said) for i, (day, said) in enumerate(SECTIONS)]
+        )
     (notes / LOG).write_text(text, "utf-8")
     run_build(notes, vault)
     assert {line for path, line in read if path == LOG} >= {line_of(text, f"## {day}") for day, _ in SECTIONS}

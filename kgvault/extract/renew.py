@@ -19,7 +19,8 @@ def renew(
 
     A chunk is unchanged when its kind, text, headings, lines and reference time are the same and
     so is what its note says around it (`offline.chunk_context`): its draft would come out the
-    same. Returns those notes' chunks and extractions, and the sources left to extract whole.
+    same. Returns those notes' chunks and extractions, and the sources left to extract whole (those
+    with no earlier version, another context, or more than half of their chunks changed).
     """
     chunks: list[Chunk] = []
     extractions: list[Extraction] = []
@@ -31,6 +32,10 @@ def renew(
             continue
         mine = chunk_sources([source], max_chars=max_chars)
         changed = [chunk for chunk in mine if chunk_reuse_key(chunk) not in earlier.drafts]
+        if len(changed) * 2 > len(mine):
+            # Mostly new: extracted whole, where many such notes (a branch checked out) share two cores.
+            rest.append(source)
+            continue
         made = {id(x.chunk): x for x in extract(changed, sources)}
         for chunk in mine:
             extraction = made.get(id(chunk))
