@@ -7,11 +7,13 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
 from kgvault import build as build_module
+from kgvault import snapshot
 from kgvault.build import BuildReport, build
 from kgvault.config import load_settings
 from kgvault.snapshot import SNAPSHOT
@@ -157,3 +159,15 @@ def test_a_page_edited_by_hand_while_a_build_runs_is_seen_by_the_next(
     assert again.files["kept"] == 1
     assert any("edited by hand" in p.message for p in again.problems if p.path.endswith("lyon-summary.md"))
     assert "Edited summary of" in page.read_text("utf-8")
+
+
+def test_library_versions_are_the_ones_imports_find(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    versions = snapshot._library_versions()
+    assert versions == {name: metadata.version(name) for name in snapshot._LIBRARIES}
+    # An upgrade installed first along sys.path is the one imports use: it rebuilds.
+    (tmp_path / "pydantic-99.1.dist-info").mkdir()
+    # A library installed as an egg there is asked of importlib.metadata, which reads it.
+    egg = "Metadata-Version: 1.1\nName: Jinja2\nVersion: 9.9\n"
+    (tmp_path / "Jinja2-9.9.egg-info").write_text(egg, "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert snapshot._library_versions() == {**versions, "pydantic": "99.1", "jinja2": "9.9"}
