@@ -28,7 +28,8 @@ corpus, each in a fresh Python subprocess:
 
 Wall time is perf_counter from spawn to reap. Peak memory and CPU time (user + system) come
 from the rusage `os.wait4` returns for that child alone (Linux reports ru_maxrss in KiB).
-An unmeasured warm-up run on 10 notes byte-compiles the imports of both children first.
+An unmeasured warm-up run on 10 notes byte-compiles the imports of both children first (with
+PYTHONDONTWRITEBYTECODE unset for it, so the bytecode is written where the environment sets it).
 With --corpus DIR (an existing notes folder, only ever read) floor, clean build and no-op run on
 DIR itself; edits and watch run on a copy of it (without .git) in the work folder, built once,
 unmeasured, into a vault of its own first. Its "daily notes" are `daily/*.md`, else notes named
@@ -55,7 +56,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -725,11 +726,13 @@ class Run:
     stderr: str
 
 
-def run_child(argv: Sequence[str], cwd: Path) -> Run:
+def run_child(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> Run:
     """Run one child process; wall time, and its own peak RSS from wait4 (not RUSAGE_CHILDREN's max)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(list(argv), cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            list(argv), cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env
+        )
         deadline = started + SUBPROCESS_TIMEOUT
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -1008,13 +1011,16 @@ def measure(
 def warm_up(say: Any, tmpdir: Path | None) -> None:
     """Run floor and build once on a tiny corpus, unmeasured: byte-compile and cache the imports of both."""
     say("warming up (byte-compiling imports)")
+    # Written even where PYTHONDONTWRITEBYTECODE is set (as in some sandboxes): an installed
+    # kgvault has its bytecode, as the floor's libraries in site-packages have theirs.
+    compiling = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory(prefix="kgvault-bench-warm-", dir=tmpdir) as tmp:
         corpus, vault = Path(tmp) / "corpus", Path(tmp) / "vault"
         corpus.mkdir()
         generate(corpus, 10, 0)
-        _check(run_child([sys.executable, "-c", FLOOR_SCRIPT, str(corpus)], REPO), "floor")
+        _check(run_child([sys.executable, "-c", FLOOR_SCRIPT, str(corpus)], REPO, compiling), "floor")
         command = [sys.executable, "-m", "kgvault", "build", str(corpus), "-o", str(vault), "--json", "-q"]
-        _check(run_child(command, REPO), "kgvault build")
+        _check(run_child(command, REPO, compiling), "kgvault build")
 
 
 def table(rows: Sequence[Row]) -> str:
