@@ -161,3 +161,20 @@ def test_seeded_edits_reusing_chunks_equal_clean_builds(
         else:
             build(load_settings(notes, vault=vault), memory=memory)
         same_as_clean_build(notes, vault, tmp_path / "clean")
+
+
+def test_a_damaged_earlier_draft_means_the_note_is_extracted_whole(
+    with_log: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes, vault = with_log
+    key = json.loads((vault / CACHE_DIR / PATHS_FILE).read_text("utf-8"))["paths"][LOG]
+    entry = vault / CACHE_DIR / key[:2] / f"{key}.json"
+    stored = json.loads(entry.read_text("utf-8"))
+    damaged = [x for x in stored["extractions"] if x["draft"].get("nodes")]
+    damaged[0]["draft"]["nodes"][0]["memory_layer"] = "dreams"  # no layer a draft may have
+    entry.write_text(json.dumps(stored), "utf-8")
+    read = chunks_read(monkeypatch)
+    (notes / LOG).write_text(log_text([*SECTIONS, ("2025-04-12", "Watered the beds.")]), "utf-8")
+    run_build(notes, vault)
+    assert len([path for path, _ in read if path == LOG]) == len(SECTIONS) + 3
+    same_as_clean_build(notes, vault, tmp_path / "clean")

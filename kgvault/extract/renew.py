@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kgvault.cache import ExtractionCache, chunk_reuse_key
+from kgvault.cache import Earlier, ExtractionCache, chunk_reuse_key
 from kgvault.chunks import chunk_sources
 from kgvault.extract import Extraction, extract
 from kgvault.extract.draft import Draft
@@ -36,12 +36,28 @@ def renew(
             # Mostly new: extracted whole, where many such notes (a branch checked out) share two cores.
             rest.append(source)
             continue
+        kept = _kept_drafts(mine, changed, earlier)
+        if kept is None:  # a stored draft no longer validates (a damaged entry): extract it whole
+            rest.append(source)
+            continue
         made = {id(x.chunk): x for x in extract(changed, sources)}
         for chunk in mine:
-            extraction = made.get(id(chunk))
-            if extraction is None:
-                draft, extractor, dropped = earlier.drafts[chunk_reuse_key(chunk)]
-                extraction = Extraction(chunk, Draft.model_validate(draft), extractor, dropped)
             chunks.append(chunk)
-            extractions.append(extraction)
+            extractions.append(made.get(id(chunk)) or kept[id(chunk)])
     return chunks, extractions, rest
+
+
+def _kept_drafts(
+    chunks: Sequence[Chunk], changed: Sequence[Chunk], earlier: Earlier
+) -> dict[int, Extraction] | None:
+    """The unchanged chunks' extractions from their stored drafts, validated again; None if one fails."""
+    fresh = {id(chunk) for chunk in changed}
+    kept = {}
+    for chunk in chunks:
+        if id(chunk) not in fresh:
+            draft, extractor, dropped = earlier.drafts[chunk_reuse_key(chunk)]
+            try:
+                kept[id(chunk)] = Extraction(chunk, Draft.model_validate(draft), extractor, dropped)
+            except ValueError:  # pydantic's ValidationError is one
+                return None
+    return kept
