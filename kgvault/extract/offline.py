@@ -965,7 +965,11 @@ class _Outcome:
 
 
 class _ChunkReader:
-    """Read one chunk of one source into a raw draft dict."""
+    """Read one chunk of one source into a raw draft dict.
+
+    Of the source it reads only what `chunk_context` hashes (path, title, frontmatter, language):
+    a chunk's stored draft is reused on that promise. Reading more of it means hashing more there.
+    """
 
     def __init__(self, chunk: Chunk, source: Source) -> None:
         self.chunk = chunk
