@@ -33,6 +33,9 @@ One save arrives as a burst of events within a few milliseconds; a rebuild that 
 reads and links during the rest of the debounce, and writes only once the debounce has passed
 with no change since it started (otherwise it is dropped, and the next one waits it all out).
 """
+EARLY_START_UNDER = 5.0
+"""Seconds: only while rebuilds take less, one starts before the debounce has run out. A longer one
+gains little by it, and a change during it would drop all that work."""
 
 
 @dataclass(slots=True)
@@ -100,7 +103,7 @@ class _Events:
         self._lines.put(b"")
 
     def _line(self, timeout: float) -> str | None:
-        """The next line, waiting at most `timeout` seconds; None when none came."""
+        """The next line, waiting at most `timeout` seconds (0: only what is there); None when none came."""
         if self._lines is not None:
             try:
                 data = self._lines.get(timeout=timeout)
@@ -111,8 +114,8 @@ class _Events:
             return data.rstrip(b"\n").decode("utf-8", "surrogateescape")
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self._stream], [], [], left)[0]:
+            left = max(0.0, deadline - time.monotonic())
+            if not select.select([self._stream], [], [], left)[0]:
                 return None
             data = os.read(self._stream, 65536)
             if not data:
@@ -137,17 +140,16 @@ class _Events:
     def quiet_since(self, seen: int, debounce: float, stop: threading.Event) -> bool:
         """Wait until `debounce` seconds passed since the last change; whether none came after the `seen`-th.
 
-        Returns False as soon as another change comes (or `stop` is set).
+        A change already waiting to be read counts, however late this is asked. Returns False as
+        soon as another change comes (or `stop` is set).
         """
-        while not stop.is_set():
-            left = self.last + debounce - time.monotonic()
-            if left <= 0:
-                return self.seen == seen
-            line = self._line(left)
-            if line is not None:
-                self._add(line)
-                return False
-        return False
+        if stop.is_set():
+            return False
+        line = self._line(max(0.0, self.last + debounce - time.monotonic()))
+        if line is not None:
+            self._add(line)
+            return False
+        return self.seen == seen
 
     def take(self) -> list[str]:
         """The pending changes, sorted; they are forgotten."""
@@ -198,8 +200,10 @@ def watch(
     # Watching starts before the first build, so a change made while it runs is not missed.
     events = _Events(*watched)
     try:
-        say(_rebuild(load, [], memory).line())
-        careful = False  # after a rebuild the notes outran: wait out the whole debounce, then build
+        started = _rebuild(load, [], memory)
+        say(started.line())
+        # Wait out the whole debounce, then build, after a rebuild the notes outran or a long one.
+        careful = started.milliseconds > EARLY_START_UNDER * 1000
         while not stop.is_set():
             try:
                 if not events.pending(debounce if careful else min(debounce, START_QUIET), stop):
@@ -212,7 +216,7 @@ def watch(
                 careful = True
             gate = None if careful else _Gate(events, debounce, stop)
             rebuild = _rebuild(load, sorted(events.paths), memory, gate)
-            careful = rebuild.superseded
+            careful = rebuild.superseded or rebuild.milliseconds > EARLY_START_UNDER * 1000
             if not rebuild.superseded:
                 events.take()
                 say(rebuild.line())

@@ -389,3 +389,45 @@ def test_a_rebuild_line_counts_the_build_not_the_debounce_it_waited_out(
     assert rebuild.error is None and rebuild.written > 0
     assert gate.waited >= 0.5
     assert 0 < rebuild.milliseconds <= (elapsed - 0.5) * 1000
+
+
+@pytest.mark.skipif(os.name == "nt", reason="reads the watcher's pipe with select()")
+def test_a_gate_asked_after_the_debounce_still_sees_a_change_that_came_meanwhile() -> None:
+    # A rebuild longer than the debounce asks its gate late: a change that came while it read the
+    # notes waits in the pipe, and must still stop it.
+    read_end, write_end = os.pipe()
+    events = watch_module._Events.__new__(watch_module._Events)
+    events._stream, events._buffer, events._lines = read_end, b"", None
+    events.paths, events.seen, events.last = set(), 0, 0.0
+    stop = threading.Event()
+    try:
+        os.write(write_end, b'"a.md"\n')
+        assert events.pending(0.01, stop)
+        os.write(write_end, b'"a.md"\n')  # the editor's second write, during the rebuild
+        time.sleep(0.1)  # the rebuild goes on past the debounce
+        assert not events.quiet_since(1, 0.05, stop)
+        assert events.seen == 2
+        assert events.quiet_since(2, 0.05, stop)  # nothing since: the next rebuild may write
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_after_a_long_rebuild_the_next_waits_out_the_debounce_before_reading(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes, vault = sample_copy, tmp_path / "vault"
+    scripted: list[_ScriptedEvents] = []
+
+    def start_watching(notes: Path, vault: Path, also: Sequence[Path]) -> _ScriptedEvents:
+        scripted.append(_ScriptedEvents(notes, vault, also))
+        return scripted[-1]
+
+    monkeypatch.setattr(watch_module, "_Events", start_watching)
+    monkeypatch.setattr(watch_module, "EARLY_START_UNDER", 0.0)  # every rebuild counts as long
+    watch_module.watch(lambda: load_settings(notes, vault=vault), debounce=0.3, say=lambda _: None)
+    [events] = scripted
+    assert events.quiets == [0.3, 0.3, 0.3] and events.gates == 0
+    assert "Switched the Ender 3 from Klipper to Marlin" in (vault / "entities" / "ender-3.md").read_text(
+        "utf-8"
+    )
