@@ -318,10 +318,8 @@ class _ScriptedEvents:
         pass
 
 
-def test_a_change_during_a_rebuild_drops_it_and_the_next_waits_out_the_debounce(
-    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    notes, vault, clean = sample_copy, tmp_path / "vault", tmp_path / "clean"
+def scripted_watcher(monkeypatch: pytest.MonkeyPatch) -> list[_ScriptedEvents]:
+    """Have `watch` use a `_ScriptedEvents` instead of a watcher process; the list gets it."""
     scripted: list[_ScriptedEvents] = []
 
     def start_watching(notes: Path, vault: Path, also: Sequence[Path]) -> _ScriptedEvents:
@@ -329,6 +327,28 @@ def test_a_change_during_a_rebuild_drops_it_and_the_next_waits_out_the_debounce(
         return scripted[-1]
 
     monkeypatch.setattr(watch_module, "_Events", start_watching)
+    return scripted
+
+
+@pytest.fixture
+def piped() -> Iterator[tuple[watch_module._Events, int]]:
+    """The watcher's events read from a pipe the test writes to (no watcher process started)."""
+    if os.name == "nt":
+        pytest.skip("reads the watcher's pipe with select()")
+    read_end, write_end = os.pipe()
+    events = watch_module._Events.__new__(watch_module._Events)
+    events._stream, events._buffer, events._lines = read_end, b"", None
+    events.paths, events.seen, events.last = set(), 0, 0.0
+    yield events, write_end
+    os.close(read_end)
+    os.close(write_end)
+
+
+def test_a_change_during_a_rebuild_drops_it_and_the_next_waits_out_the_debounce(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes, vault, clean = sample_copy, tmp_path / "vault", tmp_path / "clean"
+    scripted = scripted_watcher(monkeypatch)
     said: list[str] = []
     watch_module.watch(lambda: load_settings(notes, vault=vault), debounce=0.3, say=said.append)
     [events] = scripted
@@ -343,27 +363,20 @@ def test_a_change_during_a_rebuild_drops_it_and_the_next_waits_out_the_debounce(
     assert "Benchy" in (vault / "sources" / "daily-2025-06-24-summary.md").read_text("utf-8")
 
 
-@pytest.mark.skipif(os.name == "nt", reason="reads the watcher's pipe with select()")
-def test_the_gate_waits_out_the_debounce_and_says_no_when_another_change_comes() -> None:
-    read_end, write_end = os.pipe()
-    # The watcher's output as a pipe this test writes to (no watcher process started).
-    events = watch_module._Events.__new__(watch_module._Events)
-    events._stream, events._buffer, events._lines = read_end, b"", None
-    events.paths, events.seen, events.last = set(), 0, 0.0
+def test_the_gate_waits_out_the_debounce_and_says_no_when_another_change_comes(
+    piped: tuple[watch_module._Events, int],
+) -> None:
+    events, write_end = piped
     stop = threading.Event()
-    try:
-        os.write(write_end, b'"a.md"\n')
-        assert events.pending(0.05, stop) and events.paths == {"a.md"}
-        threading.Timer(0.1, os.write, (write_end, b'"b.md"\n')).start()
-        assert not events.quiet_since(1, 0.3, stop)  # b.md changed within the debounce
-        assert events.paths == {"a.md", "b.md"} and events.seen == 2
-        b_came = events.last
-        assert events.quiet_since(2, 0.3, stop)
-        assert time.monotonic() - b_came >= 0.3  # only once the debounce ran out after the last change
-        assert events.take() == ["a.md", "b.md"] and events.paths == set()
-    finally:
-        os.close(read_end)
-        os.close(write_end)
+    os.write(write_end, b'"a.md"\n')
+    assert events.pending(0.05, stop) and events.paths == {"a.md"}
+    threading.Timer(0.1, os.write, (write_end, b'"b.md"\n')).start()
+    assert not events.quiet_since(1, 0.3, stop)  # b.md changed within the debounce
+    assert events.paths == {"a.md", "b.md"} and events.seen == 2
+    b_came = events.last
+    assert events.quiet_since(2, 0.3, stop)
+    assert time.monotonic() - b_came >= 0.3  # only once the debounce ran out after the last change
+    assert events.take() == ["a.md", "b.md"] and events.paths == set()
 
 
 class _SlowQuiet:
@@ -391,39 +404,27 @@ def test_a_rebuild_line_counts_the_build_not_the_debounce_it_waited_out(
     assert 0 < rebuild.milliseconds <= (elapsed - 0.5) * 1000
 
 
-@pytest.mark.skipif(os.name == "nt", reason="reads the watcher's pipe with select()")
-def test_a_gate_asked_after_the_debounce_still_sees_a_change_that_came_meanwhile() -> None:
+def test_a_gate_asked_after_the_debounce_still_sees_a_change_that_came_meanwhile(
+    piped: tuple[watch_module._Events, int],
+) -> None:
     # A rebuild longer than the debounce asks its gate late: a change that came while it read the
     # notes waits in the pipe, and must still stop it.
-    read_end, write_end = os.pipe()
-    events = watch_module._Events.__new__(watch_module._Events)
-    events._stream, events._buffer, events._lines = read_end, b"", None
-    events.paths, events.seen, events.last = set(), 0, 0.0
+    events, write_end = piped
     stop = threading.Event()
-    try:
-        os.write(write_end, b'"a.md"\n')
-        assert events.pending(0.01, stop)
-        os.write(write_end, b'"a.md"\n')  # the editor's second write, during the rebuild
-        time.sleep(0.1)  # the rebuild goes on past the debounce
-        assert not events.quiet_since(1, 0.05, stop)
-        assert events.seen == 2
-        assert events.quiet_since(2, 0.05, stop)  # nothing since: the next rebuild may write
-    finally:
-        os.close(read_end)
-        os.close(write_end)
+    os.write(write_end, b'"a.md"\n')
+    assert events.pending(0.01, stop)
+    os.write(write_end, b'"a.md"\n')  # the editor's second write, during the rebuild
+    time.sleep(0.1)  # the rebuild goes on past the debounce
+    assert not events.quiet_since(1, 0.05, stop)
+    assert events.seen == 2
+    assert events.quiet_since(2, 0.05, stop)  # nothing since: the next rebuild may write
 
 
 def test_after_a_long_rebuild_the_next_waits_out_the_debounce_before_reading(
     sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     notes, vault = sample_copy, tmp_path / "vault"
-    scripted: list[_ScriptedEvents] = []
-
-    def start_watching(notes: Path, vault: Path, also: Sequence[Path]) -> _ScriptedEvents:
-        scripted.append(_ScriptedEvents(notes, vault, also))
-        return scripted[-1]
-
-    monkeypatch.setattr(watch_module, "_Events", start_watching)
+    scripted = scripted_watcher(monkeypatch)
     monkeypatch.setattr(watch_module, "EARLY_START_UNDER", 0.0)  # every rebuild counts as long
     watch_module.watch(lambda: load_settings(notes, vault=vault), debounce=0.3, say=lambda _: None)
     [events] = scripted
