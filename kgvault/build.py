@@ -513,8 +513,10 @@ def _read_extract_link(
         for key, (source_chunks, source_extractions) in to_cache.items():
             if not any(chunk.kind == "draft" for chunk in source_chunks):
                 source = source_of[key]
-                context = chunk_context(source)
-                entry = cache.encode(source_chunks, source_extractions, shipped.get(source.path), context)
+                encoded = shipped.get(source.path)
+                # A helper's entry holds its context already: the note's language was detected there.
+                context = chunk_context(source) if encoded is None else ""
+                entry = cache.encode(source_chunks, source_extractions, encoded, context)
                 if entry is not None:
                     entries[key] = entry
     cache_keys = {source.path: key for source, key in zip(sources, keys, strict=True)}
