@@ -6,7 +6,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache, partial
 from typing import Any
@@ -16,7 +16,8 @@ from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.extract.draft import DraftNode
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PREDICATE_SYNONYMS
-from kgvault.link_memory import LinkMemory
+from kgvault.link_groups import ChunkRef, Grouped, NodeGroup, NodeKey, Reading, collect_nodes
+from kgvault.link_memory import LinkMemory, PassMade
 from kgvault.names import assign_unique, node_slug, normalize_name, summary_slug
 from kgvault.node_corrections import correct_nodes
 from kgvault.properties import clean_body, plain_text
@@ -44,35 +45,6 @@ _SENSITIVITY_RANK = {"public": 0, "private": 1, "confidential": 2}
 _KIND_RANK = {"entity": 0, "summary": 1, "semantic": 2, "episodic": 3}
 
 
-@dataclass
-class _NodeGroup:
-    items: list[tuple[Evidence, DraftNode]] = field(default_factory=list)
-    entity_keys: set[str] = field(default_factory=set)
-    _tags: tuple[str, ...] | None = None
-    _first: tuple[Evidence, DraftNode] | None = None
-
-    def tags(self) -> tuple[str, ...]:
-        """Every tag any of the merged drafts gave, sorted; asked only once the group is complete."""
-        if self._tags is None:
-            if len(self.items) == 1:  # most propositions are said once: no union to make
-                self._tags = tuple(sorted(set(self.items[0][1].tags)))
-            else:
-                self._tags = tuple(sorted(set().union(*(node.tags for _, node in self.items))))
-        return self._tags
-
-    def first(self) -> tuple[Evidence, DraftNode]:
-        """The earliest item (see `_first`); asked for the id, the node and consolidation, found once."""
-        if self._first is None:
-            self._first = _first(self.items)
-        return self._first
-
-    def paths(self) -> tuple[str, ...]:
-        """The source files the merged drafts come from, sorted."""
-        if len(self.items) == 1:
-            return (self.items[0][0].path,)
-        return tuple(sorted({evidence.path for evidence, _ in self.items}))
-
-
 def link(
     sources: Sequence[Source],
     extractions: Sequence[Extraction],
@@ -94,7 +66,12 @@ def link(
     resolution = resolve_entities(sources, extractions, corrections, memory.mentions if memory else None)
     entity_groups = resolution.groups
     readings = _readings(extractions, resolution, memory)
-    node_groups, chunk_node_keys = _collect_nodes(extractions, readings)
+    grouped = (
+        collect_nodes(extractions, readings)
+        if memory is None
+        else memory.groups.update(extractions, readings)
+    )
+    node_groups = grouped.groups
 
     entity_key_by_root = {root: f"entity:{root}" for root in entity_groups}
     node_key = {key: f"{key[0]}:{key[1]}:{key[2]}" for key in node_groups}
@@ -131,8 +108,9 @@ def link(
     )
     tree = _tag_tree(node_groups, repeated, tag_hints or {})
     canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
+    since = _Since.last_pass(memory, grouped, node_id, entity_id, tree)
     made = _make_nodes(
-        node_groups, node_id, entity_id, lambda tags: _canonical_tags(tags, tree, canonical), memory
+        node_groups, node_id, entity_id, lambda tags: _canonical_tags(tags, tree, canonical), memory, since
     )
     for title_key, keys in repeated.items():
         episodes = [made[k] for k in keys]
@@ -148,9 +126,7 @@ def link(
     timed, relations, conflicts = apply_time(
         list(made.values()), relations, titles, assertions, functional=functional
     )
-    summaries = _summaries(
-        sources, extractions, ids, summary_key, chunk_node_keys, node_id, readings, entity_id, memory
-    )
+    summaries = _summaries(sources, grouped, ids, summary_key, node_id, entity_id, memory, since)
     corrected = correct_nodes(timed, conflicts, summaries, corrections)
     outcomes = {**resolution.outcomes, **corrected.outcomes}
     nodes, summaries = corrected.nodes, corrected.summaries
@@ -227,7 +203,7 @@ def _correction_problems(corrections: Corrections, outcomes: dict[Correction, st
     )
 
 
-def _repeated_episodes(node_groups: dict[NodeKey, _NodeGroup]) -> dict[str, list[NodeKey]]:
+def _repeated_episodes(node_groups: dict[NodeKey, NodeGroup]) -> dict[str, list[NodeKey]]:
     """Episodic propositions said in ≥ 3 distinct sources (≥ 2 when all say it with high confidence).
 
     Repeats on different dates are what consolidation feeds on: they become one semantic node.
@@ -271,23 +247,6 @@ def _consolidate(node_id: str, episodes: Sequence[Node]) -> Node:
     )
 
 
-def _first(items: list[tuple[Evidence, DraftNode]]) -> tuple[Evidence, DraftNode]:
-    """The earliest item by provenance: what a merged node shows as its title and body."""
-    if len(items) == 1:
-        return items[0]
-    # Path, line and title decide; the rest only breaks what would otherwise be a tie.
-    return min(
-        items,
-        key=lambda item: (
-            item[0].path,
-            item[0].line_start,
-            item[1].title,
-            evidence_order(item[0]),
-            item[1].body,
-        ),
-    )
-
-
 class _Reader:
     """Read a name as a chunk means it: a homonym resolves by the type the chunk gave it."""
 
@@ -320,9 +279,6 @@ class _Reader:
     def __call__(self, name: str) -> str | None:
         key = normalize_name(name)
         return self.named[key] if key in self.named else self.resolution.key_of(name)
-
-
-NodeKey = tuple[str, str, str]
 
 
 def _node_identity(node: DraftNode) -> NodeKey:
@@ -443,23 +399,6 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
     return _Reading(mean.named, nodes, relations, frozenset(names), frozenset(heads))
 
 
-def _collect_nodes(
-    extractions: Sequence[Extraction], readings: Sequence[_Reading]
-) -> tuple[dict[NodeKey, _NodeGroup], dict[tuple[str, int], list[NodeKey]]]:
-    """Merge duplicate nodes across chunks, keeping every piece of provenance."""
-    groups: dict[NodeKey, _NodeGroup] = defaultdict(_NodeGroup)
-    per_chunk: dict[tuple[str, int], list[NodeKey]] = {}
-    for extraction, reading in zip(extractions, readings, strict=True):
-        keys = []
-        for key, evidence, node, entity_keys in reading.nodes:
-            group = groups[key]
-            group.items.append((evidence, node))
-            group.entity_keys.update(entity_keys)
-            keys.append(key)
-        per_chunk[(extraction.chunk.source_path, extraction.chunk.index)] = keys
-    return dict(groups), per_chunk
-
-
 class _MentionIndex:
     """Find known entities named in a text, so a node links to what it talks about even unlinked."""
 
@@ -521,24 +460,86 @@ class _MentionIndex:
 _TOKEN = re.compile(r"[^\W_]+")
 
 
+@dataclass(frozen=True, slots=True)
+class _Since:
+    """What changed since the last pass over the same vault: what the steps that reuse its records ask."""
+
+    last: PassMade
+    entities: frozenset[str]
+    """Entity keys whose id changed, or that came or went."""
+    tags_alike: bool
+    """The tag tree maps every tag as it did."""
+    dirty_paths: frozenset[str]
+    """Sources whose summary may differ: a draft of theirs changed, or a node or entity of theirs moved."""
+
+    @classmethod
+    def last_pass(
+        cls,
+        memory: LinkMemory | None,
+        grouped: Grouped,
+        node_id: Mapping[NodeKey, str],
+        entity_id: Mapping[str, str],
+        tree: TagTree,
+    ) -> _Since | None:
+        """Compare this pass with the last one (and note this one's ids for the next); None: redo all."""
+        if memory is None:
+            return None
+        made, last = memory.made, memory.last
+        made.node_ids, made.entity_ids, made.canonical = node_id, entity_id, tree.canonical
+        if grouped.changed_paths is None or not last.settled:
+            return None
+        before = last.entity_ids
+        entities = frozenset(key for key in {*entity_id, *before} if entity_id.get(key) != before.get(key))
+        dirty = set(grouped.changed_paths)
+        ids_before = last.node_ids
+        for key, value in node_id.items():
+            if ids_before.get(key) != value:
+                dirty.update(ref[0] for ref in grouped.refs.get(key, ()))
+        if entities:
+            for path, drafts in grouped.by_path.items():
+                if path not in dirty and not all(entities.isdisjoint(r.named.values()) for _, r in drafts):
+                    dirty.add(path)
+        return cls(last, entities, tree.canonical == last.canonical, frozenset(dirty))
+
+
 def _make_nodes(
-    node_groups: Mapping[NodeKey, _NodeGroup],
+    node_groups: Mapping[NodeKey, NodeGroup],
     node_id: Mapping[NodeKey, str],
     entity_id: Mapping[str, str],
     canonical: Callable[[tuple[str, ...]], tuple[str, ...]],
     memory: LinkMemory | None,
+    since: _Since | None = None,
 ) -> dict[NodeKey, Node]:
-    """Every merged node; with a memory, a node made from the same drafts under the same ids is reused."""
+    """Every merged node; with a memory, a node made from the same drafts under the same ids is reused.
+
+    A group the last pass grouped alike (the very object) keeps its node while its id, its entities'
+    ids and the tag tree are as they were; any other is compared with what made its node last time.
+    """
     made = {}
+    reuse = since.last.nodes if since is not None and since.tags_alike else {}
+    moved = since.entities if since is not None else frozenset()
+    keep = memory.made.nodes if memory is not None else None
     for key, group in node_groups.items():
-        entity_ids, tags = sorted({entity_id[k] for k in group.entity_keys}), canonical(group.tags())
-        make = partial(_make_node, node_id[key], group, entity_ids, tags)
-        inputs = (node_id[key], entity_ids, tags, group.items)
-        made[key] = make() if memory is None else memory.nodes.get(key, inputs, make)
+        last = reuse.get(key)
+        if (
+            last is not None
+            and last[0] is group
+            and last[1] == node_id[key]
+            and (not moved or moved.isdisjoint(group.entity_keys))
+        ):
+            node = last[2]
+        else:
+            entity_ids, tags = sorted({entity_id[k] for k in group.entity_keys}), canonical(group.tags())
+            make = partial(_make_node, node_id[key], group, entity_ids, tags)
+            inputs = (node_id[key], entity_ids, tags, group.items)
+            node = make() if memory is None else memory.nodes.get(key, inputs, make)
+        made[key] = node
+        if keep is not None:
+            keep[key] = (group, node_id[key], node)
     return made
 
 
-def _make_node(node_id: str, group: _NodeGroup, entity_ids: list[str], tags: tuple[str, ...]) -> Node:
+def _make_node(node_id: str, group: NodeGroup, entity_ids: list[str], tags: tuple[str, ...]) -> Node:
     if len(group.items) == 1:  # most propositions are said once: nothing to merge
         evidence, first = group.items[0]
         confidence, sensitivity, origin = first.confidence, first.sensitivity, first.origin
@@ -645,65 +646,87 @@ def _merged_relation(
 
 def _summaries(
     sources: Sequence[Source],
-    extractions: Sequence[Extraction],
+    grouped: Grouped,
     ids: dict[str, str],
     summary_key: dict[str, str],
-    chunk_node_keys: dict[tuple[str, int], list[NodeKey]],
     node_id: dict[NodeKey, str],
-    readings: Sequence[_Reading],
     entity_id: dict[str, str],
     memory: LinkMemory | None = None,
+    since: _Since | None = None,
 ) -> tuple[SourceSummary, ...]:
-    """One summary per source with a coverage row for every chunk (a memory keeps rows made alike)."""
-    by_source: dict[str, list[tuple[Extraction, dict[str, str | None]]]] = defaultdict(list)
-    for extraction, reading in zip(extractions, readings, strict=True):
-        by_source[extraction.chunk.source_path].append((extraction, reading.named))
-    owner: dict[NodeKey, tuple[str, int]] = {}
-    for chunk_ref in sorted(chunk_node_keys):
-        for key in chunk_node_keys[chunk_ref]:
-            owner.setdefault(key, chunk_ref)
+    """One summary per source with a coverage row for every chunk (a memory keeps rows made alike).
+
+    With what changed since the last pass, a source none of whose inputs changed keeps its summary.
+    """
+    owner, chunk_keys = grouped.owner, grouped.chunk_keys
+    reuse = since.last.summaries if since is not None else {}
+    dirty = since.dirty_paths if since is not None else frozenset()
+    keep = memory.made.summaries if memory is not None else None
     summaries = []
-    split: dict[str, list[str]] = {}
-
-    def lines(source: Source) -> list[str]:
-        """A conversation's lines, split once for all its chunks."""
-        if source.path not in split:
-            split[source.path] = source.text.split("\n")
-        return split[source.path]
-
     for source in sorted(sources, key=lambda s: s.path):
-        node_ids: dict[str, None] = {}  # ordered, without repeats
-        entity_ids: set[str] = set()
-        rows = []
-        for extraction, named in sorted(by_source.get(source.path, []), key=lambda x: x[0].chunk.index):
-            chunk = extraction.chunk
-            keys = chunk_node_keys.get((chunk.source_path, chunk.index), [])
-            for key in keys:
-                node_ids.setdefault(node_id[key])
-            chunk_entities = {entity_id[k] for k in named.values() if k is not None and k in entity_id}
-            entity_ids.update(chunk_entities)
-            if chunk.kind == "turns":
-                rows.extend(_turn_rows(lines(source), extraction, owner))
-                continue
-            here = (chunk.source_path, chunk.index)
-            fresh = sum(1 for key in keys if owner.get(key) == here)
-            counts = (fresh, len(keys) - fresh, len(chunk_entities))
-            make = partial(_row, extraction, *counts)
-            rows.append(make() if memory is None else memory.rows.get(here, (extraction, counts), make))
-        summaries.append(
-            SourceSummary(
-                id=ids[summary_key[source.path]],
-                source=source,
-                node_ids=tuple(node_ids),
-                entity_ids=tuple(sorted(entity_ids)),
-                coverage=tuple(rows),
+        summary_id = ids[summary_key[source.path]]
+        last = reuse.get(source.path)
+        if last is not None and source.path not in dirty and last.source is source and last.id == summary_id:
+            summary = last
+        else:
+            summary = _summary(
+                source,
+                summary_id,
+                grouped.by_path.get(source.path, []),
+                chunk_keys,
+                owner,
+                node_id,
+                entity_id,
+                memory,
             )
-        )
+        summaries.append(summary)
+        if keep is not None:
+            keep[source.path] = summary
     return tuple(summaries)
 
 
+def _summary(
+    source: Source,
+    summary_id: str,
+    drafts: Sequence[tuple[Extraction, Reading]],
+    chunk_keys: Mapping[ChunkRef, list[NodeKey]],
+    owner: Mapping[NodeKey, ChunkRef],
+    node_id: Mapping[NodeKey, str],
+    entity_id: Mapping[str, str],
+    memory: LinkMemory | None,
+) -> SourceSummary:
+    """One source's summary: its nodes, its entities and a coverage row for every chunk."""
+    node_ids: dict[str, None] = {}  # ordered, without repeats
+    entity_ids: set[str] = set()
+    rows = []
+    lines: list[str] = []  # a conversation's lines, split once for all its chunks
+    for extraction, reading in sorted(drafts, key=lambda x: x[0].chunk.index):
+        chunk = extraction.chunk
+        here = (chunk.source_path, chunk.index)
+        keys = chunk_keys.get(here, [])
+        for key in keys:
+            node_ids.setdefault(node_id[key])
+        chunk_entities = {entity_id[k] for k in reading.named.values() if k is not None and k in entity_id}
+        entity_ids.update(chunk_entities)
+        if chunk.kind == "turns":
+            lines = lines or source.text.split("\n")
+            rows.extend(_turn_rows(lines, extraction, owner))
+            continue
+        fresh = sum(1 for key in keys if owner.get(key) == here)
+        counts = (fresh, len(keys) - fresh, len(chunk_entities))
+        make = partial(_row, extraction, *counts)
+        rows.append(make() if memory is None else memory.rows.get(here, (extraction, counts), make))
+    return SourceSummary(
+        id=summary_id,
+        source=source,
+        node_ids=tuple(node_ids),
+        entity_ids=tuple(sorted(entity_ids)),
+        coverage=tuple(rows),
+    )
+
+
 def _turn_rows(
-    lines: list[str], extraction: Extraction, owner: dict[NodeKey, tuple[str, int]]
+    lines: list[str], extraction: Extraction, owner: Mapping[NodeKey, ChunkRef]
 ) -> list[CoverageRow]:
     """A conversation's coverage: what each turn said that was kept, or why nothing was.
 
@@ -797,7 +820,7 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
 
 
 def _tag_tree(
-    node_groups: dict[NodeKey, _NodeGroup], repeated: dict[str, list[NodeKey]], hints: Mapping[str, str]
+    node_groups: dict[NodeKey, NodeGroup], repeated: dict[str, list[NodeKey]], hints: Mapping[str, str]
 ) -> TagTree:
     """The corpus's tag tree, from every node to be made (consolidated ones included) before any is made."""
     tagged = [TaggedNode(group.paths(), group.tags()) for group in node_groups.values()]

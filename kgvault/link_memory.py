@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from kgvault.extract import Extraction
+from kgvault.link_groups import KeptGroups
 from kgvault.names import node_slug
 from kgvault.resolve import HOMONYM_SEPARATOR
 
@@ -76,6 +78,22 @@ class TitleSlugs(_Kept[str, str]):
         return slug
 
 
+@dataclass
+class PassMade:
+    """What one pass 2 made that the next one compares with, to reuse what nothing changed."""
+
+    node_ids: Mapping[Any, str] = field(default_factory=dict)
+    entity_ids: Mapping[str, str] = field(default_factory=dict)
+    canonical: Mapping[str, str] = field(default_factory=dict)
+    """The tag tree's canonical path of every tag."""
+    nodes: dict[Any, tuple[object, str, Any]] = field(default_factory=dict)
+    """Per node key, the group its node was made from, the node's id and the node (before time)."""
+    summaries: dict[str, Any] = field(default_factory=dict)
+    """Per source path, its summary (before corrections)."""
+    settled: bool = False
+    """The pass finished: its graph was made from these."""
+
+
 class LinkMemory:
     """Pass 2's memory between rebuilds: drafts' mentions and readings, and what was made from equal inputs.
 
@@ -102,6 +120,12 @@ class LinkMemory:
         self.title_slugs = TitleSlugs()
         self.records: dict[str, dict[Hashable, Any]] = {}
         """Per kind, last pass's records by key (see `as_before`)."""
+        self.groups = KeptGroups()
+        """The node groups, regrouped where drafts changed."""
+        self.last = PassMade()
+        """What the last finished pass made."""
+        self.made = PassMade()
+        """What this pass has made so far."""
 
     def as_before(self, kind: str, records: Sequence[R], key: Callable[[R], Hashable]) -> tuple[R, ...]:
         """The records, each equal to last pass's replaced by it: what did not change keeps its identity."""
@@ -147,11 +171,15 @@ class LinkMemory:
         """Start a pass."""
         for kept in self._kept():
             kept.begin()
+        self.made = PassMade()
 
     def settle(self) -> None:
         """End a pass: keep what it used."""
         for kept in self._kept():
             kept.settle()
+        self.groups.settle()
+        self.made.settled = True
+        self.last, self.made = self.made, PassMade()
 
     def _kept(self) -> tuple[_Kept[Any, Any], ...]:
         return (self.mentions, self.readings, self.nodes, self.relations, self.rows, self.title_slugs)
