@@ -86,8 +86,9 @@ class BuildMemory:
 
     Every note as read (`sources.SourceMemory`), its chunks and extractions as the cache holds
     them, decoded, what pass 2 made of each (`link_memory.LinkMemory`), each page's plan
-    (`render.PageMemory`) and the manifest last written (`write.ManifestMemory`). A folder of more
-    than `MAX_SOURCES` notes keeps neither notes, extractions nor pass 2's share.
+    (`render.PageMemory`), and the manifest and snapshot last written (`write.ManifestMemory`,
+    `snapshot.SnapshotMemory`). A folder of more than `MAX_SOURCES` notes keeps neither notes,
+    extractions nor pass 2's share.
     """
 
     MAX_SOURCES = 10_000
@@ -102,6 +103,7 @@ class BuildMemory:
         self.manifest = ManifestMemory()
         self.extractions: dict[str, tuple[list[Chunk], list[Extraction]]] = {}
         self.link = LinkMemory()
+        self.snapshot = snapshot.SnapshotMemory()
 
 
 class BuildError(Exception):
@@ -169,7 +171,8 @@ def _build_unless_unchanged(
     taken_at = time.time_ns()
     taken = snapshot.fingerprint(settings) if checkable else None
     racy = snapshot.racy_hashes(settings, taken, taken_at) if taken is not None else {}
-    previous = snapshot.recall(settings) if taken is not None else None
+    kept = memory.snapshot if memory is not None else None
+    previous = snapshot.recall(settings, kept) if taken is not None else None
     recorded = snapshot.unchanged_report(previous, taken) if previous is not None and taken else None
     if recorded is not None and not index_is_current(settings.vault):
         recorded = None  # the search index is missing or outdated: build, so search can answer again
@@ -184,7 +187,7 @@ def _build_unless_unchanged(
     if taken is not None and not report.llm["failed"]:
         seen = previous.seen if previous else None
         snapshot.remember(
-            settings, taken, racy, report.to_json(), report.vault_files, seen, report.changed_files
+            settings, taken, racy, report.to_json(), report.vault_files, seen, report.changed_files, kept
         )
     return report
 
@@ -247,7 +250,17 @@ def _run_pipeline(
     graph = linked.graph
     # The search index is prepared by a helper on the other core while pages are written; it
     # commits only once they are (a build that fails leaves the index as it was).
-    helper = None if settings.dry_run else _start_indexing(vault, graph)
+    helper: Helper | None = None
+
+    def start_indexing() -> None:
+        nonlocal helper
+        helper = None if settings.dry_run else _start_indexing(vault, graph)
+
+    if gate is None:
+        start_indexing()
+    else:
+        # Forked once the gate lets the build write: not while a watcher waits for its page.
+        gate = _then(gate, start_indexing)
     try:
         say("rendering")
         pages_memory = memory.pages if memory is not None else None
@@ -313,6 +326,18 @@ def _run_pipeline(
             }
         ),
     )
+
+
+def _then(gate: Gate, go: Callable[[], None]) -> Gate:
+    """The gate, calling `go` when it lets the build write."""
+
+    def asked() -> bool:
+        if not gate():
+            return False
+        go()
+        return True
+
+    return asked
 
 
 INDEX_HELPER_RECORDS = 2_000

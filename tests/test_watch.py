@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import kgvault.build
 from kgvault import watch as watch_module
 from kgvault.build import BuildMemory, Superseded, build
 from kgvault.cache import ExtractionCache, source_key
@@ -274,6 +275,33 @@ def test_a_build_stopped_at_its_gate_writes_nothing_and_the_next_one_catches_up(
     [edited] = [source for source in sources if source.path == "daily/2025-06-24.md"]
     key = source_key(edited, settings.max_chunk_chars, settings.user_name)
     assert ExtractionCache(vault).load(key, edited) is not None
+
+
+def test_a_gated_build_starts_indexing_only_once_its_gate_lets_it_write(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes, vault = sample_copy, tmp_path / "vault"
+    memory = BuildMemory()
+    build(load_settings(notes, vault=vault), memory=memory)
+    indexing = record_calls(monkeypatch, kgvault.build, "_start_indexing", lambda *_: "indexing")
+    note = notes / "daily" / "2025-06-24.md"
+    for gate_says in (False, True):
+        with note.open("a", encoding="utf-8") as text:
+            text.write(f"\nFixed the spool holder {gate_says} today.\n")
+        indexing.clear()
+        seen_by_gate: list[list[str]] = []
+
+        def gate(says: bool = gate_says, seen: list[list[str]] = seen_by_gate) -> bool:
+            seen.append(list(indexing))
+            return says
+
+        if gate_says:
+            build(load_settings(notes, vault=vault), memory=memory, gate=gate)
+            assert seen_by_gate == [[]] and indexing == ["indexing"]  # started after the gate, not before
+        else:
+            with pytest.raises(Superseded):
+                build(load_settings(notes, vault=vault), memory=memory, gate=gate)
+            assert seen_by_gate == [[]] and indexing == []  # a build that writes nothing indexes nothing
 
 
 class _ScriptedEvents:
