@@ -85,12 +85,29 @@ class Previous:
     """The stats of the untouched files as found, for `remember` (a build rewrites few of them)."""
 
 
-def recall(settings: Settings) -> Previous:
-    """Read the last build's snapshot; a missing or damaged one recalls nothing."""
-    try:
-        recorded = json.loads((settings.vault / SNAPSHOT).read_text("utf-8"))
-    except (OSError, ValueError):
-        recorded = None
+class SnapshotMemory:
+    """The snapshot a long-lived process (watch) last wrote, with the file's stats right after.
+
+    While the file keeps those stats, it holds what this process wrote: it is not read again.
+    """
+
+    def __init__(self) -> None:
+        self.recorded: dict[str, Any] | None = None
+        self.stat: list[int] | None = None
+
+
+def recall(settings: Settings, kept: SnapshotMemory | None = None) -> Previous:
+    """Read the last build's snapshot (`kept` when it is what this process wrote); a missing or
+    damaged one recalls nothing."""
+    path = settings.vault / SNAPSHOT
+    recorded: object = None
+    if kept is not None and kept.recorded is not None and kept.stat is not None and _stat(path) == kept.stat:
+        recorded = kept.recorded
+    else:
+        try:
+            recorded = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            recorded = None
     if not isinstance(recorded, dict) or recorded.get("format") != _FORMAT:
         return Previous({}, False, frozenset())
     files = recorded.get("vault")
@@ -150,6 +167,7 @@ def remember(
     vault_files: Iterable[str],
     seen: Mapping[str, list[int] | None] | None = None,
     changed: Collection[str] = (),
+    kept: SnapshotMemory | None = None,
 ) -> None:
     """Record the stats a finished build leaves, with its report, for the next build to compare.
 
@@ -158,7 +176,7 @@ def remember(
     and the next build reads it. `seen` are pages' stats found before the build (`Previous.seen`)
     and `changed` the pages it wrote or removed: the others keep their stats as seen. Should one
     have been changed by hand meanwhile, its stats now differ from the recorded ones, and the
-    next build reads it, as for any touched page.
+    next build reads it, as for any touched page. `kept` learns the snapshot written.
     """
     paths = sorted({*vault_files, MANIFEST})
     seen = seen or {}
@@ -181,6 +199,9 @@ def remember(
     temporary = target.with_name(f".{target.name}.kgvault-tmp")
     temporary.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True), "utf-8")
     os.replace(temporary, target)
+    if kept is not None:
+        # What a reader would parse: every value here is a JSON string, number, list or object.
+        kept.recorded, kept.stat = data, _stat(target)
 
 
 def _hash(path: Path) -> str:

@@ -18,7 +18,7 @@ from kgvault.build import BuildReport, build
 from kgvault.config import load_settings
 from kgvault.snapshot import SNAPSHOT
 
-from .conftest import tree_bytes
+from .conftest import record_calls, tree_bytes
 
 
 def age(folder: Path) -> None:
@@ -63,6 +63,31 @@ def test_nothing_changed_means_nothing_is_read(
     }
     assert (again.sources, again.entities, again.problems) == (first.sources, first.entities, first.problems)
     assert tree_bytes(vault) == before
+
+
+def test_a_watch_recalls_the_snapshot_it_wrote_without_reading_it_and_another_builds_by_reading(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    age(sample_copy)
+    vault = tmp_path / "vault"
+    settings = load_settings(sample_copy, vault=vault)
+    memory = build_module.BuildMemory()
+    build(settings, memory=memory)
+    # The snapshot is the JSON that holds a report (the fingerprint is compared through JSON too).
+    parsed = record_calls(
+        monkeypatch, snapshot.json, "loads", lambda text, *_, **__: "snapshot" if '"report":' in text else ""
+    )
+    stages: list[str] = []
+    build(settings, progress=stages.append, memory=memory)
+    assert stages == ["unchanged"] and "snapshot" not in parsed  # recalled as written, not parsed again
+    note = sample_copy / "daily" / "2025-03-12.md"
+    note.write_text(note.read_text("utf-8") + "\nFixed the spool holder today.\n", "utf-8")
+    run(sample_copy, vault)  # another build rewrites the snapshot behind the watch's back
+    parsed.clear()
+    stages.clear()
+    build(settings, progress=stages.append, memory=memory)
+    assert stages == ["unchanged"]  # the other build's snapshot, read from the file, says so
+    assert "snapshot" in parsed
 
 
 def edit_same_size(notes: Path, vault: Path) -> None:
