@@ -432,11 +432,16 @@ def write_vault(
 
     # Record what we are about to write first, so a build killed half-way is finished by the next one.
     # Every hash any earlier (possibly interrupted) build recorded stays known, so none of our own
-    # files is ever mistaken for a hand edit.
+    # files is ever mistaken for a hand edit. The next build reads it with the manifest, so it holds
+    # only what the manifest does not say: a rebuild writing a few pages records a few lines first.
     if writes or result.removed:
-        pending: dict[str, Collection[str]] = dict(owned)  # each path's hashes, sorted (`read_owned`)
+        pending: dict[str, Collection[str]] = {
+            path: hashes  # each path's hashes, sorted (`read_owned`)
+            for path, hashes in owned.items()
+            if len(hashes) != 1 or old_manifest.get(path) != hashes[0]
+        }
         for path, digest in new_manifest.items():
-            hashes = pending.get(path, ())
+            hashes = owned.get(path, ())
             if digest not in hashes:
                 pending[path] = sorted({*hashes, digest})
         # Compact: read back by the next build only, and written before every rebuild's pages.

@@ -607,6 +607,30 @@ def test_stale_pending_manifest_is_owned_by_the_next_write(vault: Path, pages: d
     assert not (vault / PENDING).exists()
 
 
+def test_a_rebuild_records_first_only_what_the_manifest_does_not_say(
+    vault: Path, pages: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_vault(vault, pages)
+    # An interrupted build left a hash the manifest does not have; this rebuild is killed as well.
+    changed_path, earlier = "entities/marlin.md", page("## Overview\n\nv0", "marlin")
+    (vault / PENDING).write_text(manifest_text({changed_path: digest(earlier)}), "utf-8")
+    recorded: list[dict[str, list[str]]] = []
+
+    def killed(path: Path | str, data: bytes) -> None:
+        if str(path).endswith(PENDING):
+            recorded.append(json.loads(data)["files"])
+            raise KeyboardInterrupt  # killed right after recording what it is about to write
+
+    monkeypatch.setattr(write_module, "atomic_write", killed)
+    final = {**pages, changed_path: page("## Overview\n\nv2", "marlin")}
+    with pytest.raises(KeyboardInterrupt):
+        write_vault(vault, final)
+    # One page changes: the manifest's hash, the interrupted build's and the new one, nothing else.
+    assert recorded == [
+        {changed_path: sorted({digest(pages[changed_path]), digest(earlier), digest(final[changed_path])})}
+    ]
+
+
 def test_stale_pending_file_no_longer_wanted_is_removed(vault: Path, pages: dict[str, str]) -> None:
     write_vault(vault, pages)
     new_path = "semantic/half-written.md"
