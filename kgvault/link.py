@@ -513,11 +513,12 @@ def _make_nodes(
     """Every merged node; with a memory, a node made from the same drafts under the same ids is reused.
 
     A group the last pass grouped alike (the very object) keeps its node while its id, its entities'
-    ids and the tag tree are as they were; any other is compared with what made its node last time.
+    ids and its tags are as they were; any other is compared with what made its node last time.
     """
     made = {}
-    reuse = since.last.nodes if since is not None and since.tags_alike else {}
+    reuse = since.last.nodes if since is not None else {}
     moved = since.entities if since is not None else frozenset()
+    tags_alike = since is not None and since.tags_alike
     keep = memory.made.nodes if memory is not None else None
     for key, group in node_groups.items():
         last = reuse.get(key)
@@ -526,8 +527,9 @@ def _make_nodes(
             and last[0] is group
             and last[1] == node_id[key]
             and (not moved or moved.isdisjoint(group.entity_keys))
+            and (tags_alike or last[2] == canonical(group.tags()))
         ):
-            node = last[2]
+            tags, node = last[2], last[3]
         else:
             entity_ids, tags = sorted({entity_id[k] for k in group.entity_keys}), canonical(group.tags())
             make = partial(_make_node, node_id[key], group, entity_ids, tags)
@@ -535,7 +537,7 @@ def _make_nodes(
             node = make() if memory is None else memory.nodes.get(key, inputs, make)
         made[key] = node
         if keep is not None:
-            keep[key] = (group, node_id[key], node)
+            keep[key] = (group, node_id[key], tags, node)
     return made
 
 

@@ -86,8 +86,8 @@ class PassMade:
     entity_ids: Mapping[str, str] = field(default_factory=dict)
     canonical: Mapping[str, str] = field(default_factory=dict)
     """The tag tree's canonical path of every tag."""
-    nodes: dict[Any, tuple[object, str, Any]] = field(default_factory=dict)
-    """Per node key, the group its node was made from, the node's id and the node (before time)."""
+    nodes: dict[Any, tuple[object, str, tuple[str, ...], Any]] = field(default_factory=dict)
+    """Per node key, the group its node was made from, the node's id and tags, and the node (before time)."""
     summaries: dict[str, Any] = field(default_factory=dict)
     """Per source path, its summary (before corrections)."""
     settled: bool = False

@@ -241,3 +241,30 @@ def test_links_stated_twice_take_the_first_statement_in_the_notes_order_whatever
     state = LinkState.build(sources, drafts)
     state.update([], [], ["a.md"])
     assert state.update([sources[0]], [drafts[0]]) == graph  # a.md back, now last in the state's dict
+
+
+def test_when_the_tag_tree_changes_only_the_nodes_whose_tags_it_changes_are_made_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sourdough = extraction("a.md", 0, (1, 2), nodes=[fact("Sourdough needs time.", tags=["recipes"])])
+    soup = extraction("b.md", 0, (1, 2), nodes=[fact("Soup is easy.", tags=["soup"])])
+    tomatoes = extraction("c.md", 0, (1, 2), nodes=[fact("Tomatoes need sun.", tags=["garden"])])
+    sources = [source("a.md"), source("b.md"), source("c.md")]
+    state = LinkState.build(sources, [sourdough, soup, tomatoes])
+    made = record_calls(monkeypatch, kgvault.link, "_make_node", lambda node_id, *_: node_id)
+    state.update(
+        [source("b.md")], [extraction("b.md", 0, (1, 3), nodes=[fact("Soup is warm.", tags=["soup"])])]
+    )
+    assert made == ["soup-is-warm"]  # the others kept as they were made
+    made.clear()
+    # "recipe" now used too: the tree folds "recipes" into it, and only the sourdough's tags change.
+    graph = state.update(
+        [source("b.md")], [extraction("b.md", 0, (1, 3), nodes=[fact("Soup is warm.", tags=["recipe"])])]
+    )
+    assert sorted(made) == ["soup-is-warm", "sourdough-needs-time"]
+    assert [(n.title, n.tags) for n in graph.nodes] == [
+        ("Soup is warm.", ("recipe",)),
+        ("Sourdough needs time.", ("recipe",)),
+        ("Tomatoes need sun.", ("garden",)),
+    ]
+    assert graph == relinked(state)
