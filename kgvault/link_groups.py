@@ -189,7 +189,7 @@ class KeptGroups:
             touched.update(keys)
         groups, refs, owner = dict(last.groups), dict(last.refs), dict(last.owner)
         changed_paths = {ref[0] for ref in moved}
-        for key in touched:
+        for key in sorted(touched):  # new keys join the groups in one order, whatever the hash seed
             held = sorted({*(ref for ref in refs.get(key, ()) if ref not in moved), *holding.get(key, ())})
             before_owner = owner.get(key)
             if held:
