@@ -6,7 +6,7 @@ import gc
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -233,7 +233,7 @@ class _Linked:
 def _run_pipeline(
     settings: Settings,
     progress: Progress | None,
-    untouched: frozenset[str] = frozenset(),
+    untouched: Container[str] = frozenset(),
     memory: BuildMemory | None = None,
     gate: Gate | None = None,
 ) -> BuildReport:
@@ -358,7 +358,7 @@ def _render_and_write(
     settings: Settings,
     graph: Graph,
     outer: Path | None,
-    untouched: frozenset[str],
+    untouched: Container[str],
     say: Progress,
     memory: PageMemory | None,
     manifest_memory: ManifestMemory | None = None,

@@ -339,6 +339,10 @@ class Pages(Mapping[str, str]):
             else:
                 self._prepared[path] = (digest, None)
 
+    def fresh(self) -> list[str]:
+        """The pages `prepare` rendered, their digest not known without: the writer writes them first."""
+        return [path for path, (digest, _) in self._prepared.items() if digest is None]
+
     def __getitem__(self, path: str) -> str:
         prepared = self._prepared.pop(path, None)
         if prepared is not None and prepared[1] is not None:

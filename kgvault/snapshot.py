@@ -14,8 +14,8 @@ import json
 import os
 import re
 import sys
-from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Container, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,17 +72,65 @@ def fingerprint(settings: Settings) -> dict[str, Any]:
     }
 
 
+class VaultFiles(Container[str]):
+    """The vault files the last build recorded, each compared with the disk when first asked about.
+
+    `rel in files` says whether a file's stats are as the last build left them (its bytes are what
+    it wrote). A watch rebuild asks first about the few pages it writes, and about the rest only
+    once those are written; a no-op check asks about every file, once.
+    """
+
+    def __init__(self, vault: Path | str, recorded: Mapping[str, list[int] | None]) -> None:
+        # Joined as strings: a Path per file costs as much again as its stat (14,000 pages at 2,000 notes).
+        self._base = os.path.join(vault, "")
+        self._recorded = recorded
+        self._now: dict[str, list[int] | None] = {}
+        self.seen: dict[str, list[int] | None] = {}
+        """The stats of the untouched files as found, for `remember` (a build rewrites few of them)."""
+
+    def __contains__(self, rel: object) -> bool:
+        if not isinstance(rel, str):
+            return False
+        recorded = self._recorded.get(rel)
+        if not recorded:
+            return False
+        if self._found(rel) != recorded:
+            return False
+        self.seen[rel] = recorded
+        return True
+
+    def as_left(self) -> bool:
+        """Every file the last build recorded is as it left it (or still missing)."""
+        return all(self._found(rel) == stat for rel, stat in self._recorded.items())
+
+    def _found(self, rel: str) -> list[int] | None:
+        """The file's stats now: taken once, on the first question."""
+        if rel not in self._now:
+            self._now[rel] = _stat(self._base + rel)
+        return self._now[rel]
+
+
 @dataclass(frozen=True, slots=True)
 class Previous:
-    """What the last build recorded, read once, with its vault files compared to the disk once."""
+    """What the last build recorded, read once, with its vault files compared to the disk when asked."""
 
     recorded: dict[str, Any]
-    vault_as_left: bool
-    """Every vault file the last build recorded is as it left it (or still missing)."""
-    untouched: frozenset[str]
-    """Vault files whose stats are as the last build left them: their bytes are what it wrote."""
-    seen: dict[str, list[int] | None] = field(default_factory=dict)
-    """The stats of the untouched files as found, for `remember` (a build rewrites few of them)."""
+    files: VaultFiles
+
+    @property
+    def vault_as_left(self) -> bool:
+        """Every vault file the last build recorded is as it left it (or still missing)."""
+        return bool(self.recorded) and self.files.as_left()
+
+    @property
+    def untouched(self) -> VaultFiles:
+        """Vault files whose stats are as the last build left them (each stat-ed when asked about)."""
+        return self.files
+
+    @property
+    def seen(self) -> dict[str, list[int] | None]:
+        """The stats of the untouched files as found, for `remember`."""
+        return self.files.seen
 
 
 class SnapshotMemory:
@@ -109,20 +157,11 @@ def recall(settings: Settings, kept: SnapshotMemory | None = None) -> Previous:
         except (OSError, ValueError):
             recorded = None
     if not isinstance(recorded, dict) or recorded.get("format") != _FORMAT:
-        return Previous({}, False, frozenset())
+        return Previous({}, VaultFiles(settings.vault, {}))
     files = recorded.get("vault")
     if not isinstance(files, dict):
-        return Previous({}, False, frozenset())
-    # Joined as strings: a Path per file costs as much again as its stat (14,000 pages at 2,000 notes).
-    base = os.path.join(settings.vault, "")
-    now = {rel: _stat(base + rel) for rel in files}
-    untouched = {rel: stat for rel, stat in files.items() if stat and now[rel] == stat}
-    return Previous(
-        recorded,
-        vault_as_left=all(now[rel] == stat for rel, stat in files.items()),
-        untouched=frozenset(untouched),
-        seen=untouched,
-    )
+        return Previous({}, VaultFiles(settings.vault, {}))
+    return Previous(recorded, VaultFiles(settings.vault, files))
 
 
 def unchanged_report(previous: Previous, taken: dict[str, Any]) -> dict[str, Any] | None:
@@ -131,7 +170,8 @@ def unchanged_report(previous: Previous, taken: dict[str, Any]) -> dict[str, Any
     `taken` is the `fingerprint` of the inputs now, before the build reads them.
     """
     recorded = previous.recorded
-    if not previous.vault_as_left or recorded.get("fingerprint") != json.loads(json.dumps(taken)):
+    # The inputs first: when a note changed, the vault's files need no stat here.
+    if recorded.get("fingerprint") != json.loads(json.dumps(taken)) or not previous.vault_as_left:
         return None
     racy = recorded.get("racy")
     if not isinstance(racy, dict) or any(_hash(Path(path)) != digest for path, digest in racy.items()):

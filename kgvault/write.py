@@ -10,7 +10,7 @@ import shutil
 import stat
 import zlib
 from collections import defaultdict
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Container, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -320,15 +320,16 @@ def write_vault(
     obsidian: bool = True,
     settings_dir: Path | None = None,
     graph_settings: bool = True,
-    trusted: frozenset[str] = frozenset(),
+    trusted: Container[str] = frozenset(),
     owned_pages: OwnedPages | None = None,
     manifest_memory: ManifestMemory | None = None,
 ) -> WriteResult:
     """Bring the vault to `pages`: write what changed, remove what is stale, keep every word the user wrote.
 
-    `trusted` pages are known unchanged since the last build wrote them (by their file stats):
-    when their generated part is the same again, they are not even read, and when `pages` knows
-    that digest without rendering (`render.Pages.known_digest`), not even rendered.
+    `trusted` pages are known unchanged since the last build wrote them (by their file stats, which
+    it may take when asked): when their generated part is the same again, they are not even read,
+    and when `pages` knows that digest without rendering (`render.Pages.known_digest`), not even
+    rendered. The pages `pages` rendered ahead (`render.Pages.fresh`) are written first.
     With `obsidian`, the `.obsidian/` folder (`settings_dir`, by default the vault's own) gets a
     `types.json` with our property types (created when absent, otherwise only missing keys are
     added) and, with `graph_settings`, a `graph.json` when absent. `owned_pages` is
@@ -340,43 +341,43 @@ def write_vault(
         if (vault / folder).is_symlink():
             raise UnsafeVaultError(f"{folder} in the vault is a symbolic link; kgvault writes through none")
     owned, old_manifest = owned_pages or read_owned(vault)
-    linked = _symlinked_paths(vault, set(pages) | set(owned))
     root = str(vault)
     new_manifest: dict[str, str] = {}
-    writes = _PendingWrites()
-
     known_digest = getattr(pages, "known_digest", None)
-    for path in sorted(pages):
+
+    def decide(path: str, writes: _PendingWrites, linked: set[str]) -> None:
+        """Whether the page is unchanged, kept for the user, or to be written (then added to `writes`)."""
         if path in linked:
             result.problems.append(
                 Problem(path, None, "a symbolic link is on the way; left untouched, not written")
             )
             result.kept.append(path)
-            continue
-        if known_digest is not None and path in trusted and path in owned:
+            return
+        if known_digest is not None and path in owned:
             known = known_digest(path)
-            if known is not None and old_manifest.get(path) == known:
+            # Trust is asked last: it may stat the file.
+            if known is not None and old_manifest.get(path) == known and path in trusted:
                 # Untouched since the last build wrote it, and made from the same plan: not even rendered.
                 result.unchanged.append(path)
                 new_manifest[path] = known
-                continue
+                return
         generated = pages[path]
         digest = sha256(generated)
-        if path in trusted and path in owned and old_manifest.get(path) == digest:
+        if path in owned and old_manifest.get(path) == digest and path in trusted:
             # Untouched since the last build wrote it (its stats say so), and we would write the same.
             result.unchanged.append(path)
             new_manifest[path] = old_manifest[path]
-            continue
+            return
         target = os.path.join(root, path)  # a string: pathlib costs more than the calls, per page
         existing = _read_text(target)
         if existing is None:
             if os.path.lexists(target):  # there, but not to be read (a folder, a dangling link, no access)
                 result.problems.append(Problem(path, None, "cannot read the existing file; left untouched"))
                 result.kept.append(path)
-                continue
+                return
             writes.add(path, generated)
             new_manifest[path] = digest
-            continue
+            return
         if path not in owned:
             result.problems.append(
                 Problem(
@@ -384,7 +385,7 @@ def write_vault(
                 )
             )
             result.kept.append(path)
-            continue
+            return
         parts = split_page(path, existing)
         # A page that already holds what we would write is ours whatever its history says.
         if parts is not None and (parts[0] == generated or not _is_edited(path, existing, owned[path])):
@@ -397,7 +398,7 @@ def write_vault(
             )
             result.kept.append(path)
             new_manifest[path] = old_manifest.get(path, min(owned[path]))
-            continue
+            return
         else:
             if not dry_run:
                 # One backup per distinct content: a second --force never overwrites the first backup.
@@ -413,6 +414,56 @@ def write_vault(
         else:
             writes.add(path, new_text)
 
+    def flush(writes: _PendingWrites) -> None:
+        """Record what is about to be written (see below), then write it; a page that fails is reported."""
+        # Record what we are about to write first, so a build killed half-way is finished by the next
+        # one. Every hash any earlier (possibly interrupted) build recorded stays known, so none of our
+        # own files is ever mistaken for a hand edit. The next build reads it with the manifest, so it
+        # holds only what the manifest does not say: a rebuild writing a few pages records a few lines.
+        if writes or result.removed:
+            pending: dict[str, Collection[str]] = {
+                path: hashes  # each path's hashes, sorted (`read_owned`)
+                for path, hashes in owned.items()
+                if len(hashes) != 1 or old_manifest.get(path) != hashes[0]
+            }
+            for path, digest in new_manifest.items():
+                hashes = owned.get(path, ())
+                if digest not in hashes:
+                    pending[path] = sorted({*hashes, digest})
+            # Compact: read back by the next build only, and written before every rebuild's pages.
+            recorded = {"version": 1, "files": dict(sorted(pending.items()))}
+            atomic_write(vault / PENDING, json.dumps(recorded, separators=(",", ":")).encode("utf-8"))
+        for path, data in writes:
+            try:
+                atomic_write(os.path.join(root, path), data)
+            except OSError as error:
+                # E.g. a file of the user's where we need a folder: report it, keep going.
+                result.problems.append(Problem(path, None, f"cannot write: {error.strerror or error}"))
+                result.kept.append(path)
+                new_manifest.pop(path, None)
+            else:
+                result.written.append(path)
+
+    # The pages rendered afresh (whose text may be new) go first when `pages` knows the others by
+    # digest: what a watcher waits for is written before the rest of the vault is looked at.
+    fresh = getattr(pages, "fresh", None)
+    first: list[str] = sorted(fresh()) if fresh is not None else []
+    if first:
+        writes = _PendingWrites()
+        linked = _symlinked_paths(vault, set(first))
+        for path in first:
+            decide(path, writes, linked)
+        if dry_run:
+            result.written.extend(writes.paths())
+        else:
+            flush(writes)
+    done = set(first)
+    linked = _symlinked_paths(vault, (set(pages) - done) | set(owned))
+    writes = _PendingWrites()
+    for path in sorted(pages):
+        if path not in done:
+            decide(path, writes, linked)
+
     for path in sorted(set(owned) - set(pages)):
         stale = vault / path
         if path in linked:
@@ -426,36 +477,12 @@ def write_vault(
         else:
             result.removed.append(path)
 
-    result.written = writes.paths()
     if dry_run:
+        result.written.extend(writes.paths())
+        result.written.sort()
         return result
-
-    # Record what we are about to write first, so a build killed half-way is finished by the next one.
-    # Every hash any earlier (possibly interrupted) build recorded stays known, so none of our own
-    # files is ever mistaken for a hand edit. The next build reads it with the manifest, so it holds
-    # only what the manifest does not say: a rebuild writing a few pages records a few lines first.
-    if writes or result.removed:
-        pending: dict[str, Collection[str]] = {
-            path: hashes  # each path's hashes, sorted (`read_owned`)
-            for path, hashes in owned.items()
-            if len(hashes) != 1 or old_manifest.get(path) != hashes[0]
-        }
-        for path, digest in new_manifest.items():
-            hashes = owned.get(path, ())
-            if digest not in hashes:
-                pending[path] = sorted({*hashes, digest})
-        # Compact: read back by the next build only, and written before every rebuild's pages.
-        recorded = {"version": 1, "files": dict(sorted(pending.items()))}
-        atomic_write(vault / PENDING, json.dumps(recorded, separators=(",", ":")).encode("utf-8"))
-    for path, data in writes:
-        try:
-            atomic_write(os.path.join(root, path), data)
-        except OSError as error:
-            # E.g. a file of the user's where we need a folder: report it, keep going.
-            result.problems.append(Problem(path, None, f"cannot write: {error.strerror or error}"))
-            result.written.remove(path)
-            result.kept.append(path)
-            new_manifest.pop(path, None)
+    flush(writes)
+    result.written.sort()
     for path in list(result.removed):
         try:
             (vault / path).unlink(missing_ok=True)

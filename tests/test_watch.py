@@ -10,12 +10,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 import kgvault.build
+import kgvault.snapshot
+import kgvault.write
 from kgvault import watch as watch_module
 from kgvault.build import BuildMemory, Superseded, build
 from kgvault.cache import ExtractionCache, source_key
@@ -302,6 +304,44 @@ def test_a_gated_build_starts_indexing_only_once_its_gate_lets_it_write(
             with pytest.raises(Superseded):
                 build(load_settings(notes, vault=vault), memory=memory, gate=gate)
             assert seen_by_gate == [[]] and indexing == []  # a build that writes nothing indexes nothing
+
+
+def test_a_watch_rebuild_writes_the_pages_it_rendered_before_comparing_the_rest_with_the_disk(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes, vault, clean = sample_copy, tmp_path / "vault", tmp_path / "clean"
+    memory = BuildMemory()
+    build(load_settings(notes, vault=vault), memory=memory)
+    order: list[str] = []
+
+    def spy(owner: object, name: str, note: Callable[[str], str | None]) -> None:
+        real = getattr(owner, name)
+
+        def noted(path: str, *rest: object) -> object:
+            said = note(str(path))
+            if said is not None:
+                order.append(said)
+            return real(path, *rest)
+
+        monkeypatch.setattr(owner, name, noted)
+
+    def in_vault(path: str) -> str | None:
+        relative = os.path.relpath(path, vault)
+        return None if relative.startswith((".", "..")) else relative
+
+    spy(kgvault.write, "atomic_write", lambda path: f"write {in_vault(path)}" if in_vault(path) else None)
+    spy(kgvault.snapshot, "_stat", lambda path: f"stat {in_vault(path)}" if in_vault(path) else None)
+    note = notes / "daily" / "2025-06-24.md"
+    with note.open("a", encoding="utf-8") as text:
+        text.write("\nFixed the spool holder today.\n")
+    build(load_settings(notes, vault=vault), memory=memory, gate=lambda: True)
+    written = order.index("write episodic/fixed-the-spool-holder-today.md")
+    stats = [i for i, said in enumerate(order) if said.startswith("stat ")]
+    # Stat-ed before: only pages rendered afresh whose text came out as it was (kgvault.base, ...).
+    assert len([i for i in stats if i < written]) < 5
+    assert len([i for i in stats if i > written]) > 100  # the unchanged pages are still compared, after
+    run_build(notes, clean)
+    assert tree_bytes(vault) == tree_bytes(clean)
 
 
 class _ScriptedEvents:
