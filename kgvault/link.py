@@ -74,24 +74,23 @@ def link(
     node_groups = grouped.groups
 
     entity_key_by_root = {root: f"entity:{root}" for root in entity_groups}
-    node_key = {key: f"{key[0]}:{key[1]}:{key[2]}" for key in node_groups}
     summary_key = {s.path: f"summary:{s.path}" for s in sources}
-    wanted: dict[str, str] = {}
-    rank: dict[str, int] = {}
     # An episode said on many dates is one node per date, all with the same title: slug it once.
     title_slug = memory.title_slugs.slug if memory is not None else lru_cache(maxsize=None)(node_slug)
+    node_key, node_wanted, node_rank = _node_wants(grouped, title_slug, memory)
+    wanted, rank = dict(node_wanted), dict(node_rank)
     for root, group in entity_groups.items():
         wanted[entity_key_by_root[root]] = group.wanted_id()
         rank[entity_key_by_root[root]] = _KIND_RANK["entity"]
-    for key, items in node_groups.items():
-        wanted[node_key[key]] = title_slug(items.first()[1].title)
-        rank[node_key[key]] = _KIND_RANK[key[0]]
     for source in sources:
         page_key = summary_key[source.path]
         in_export = source.pointer is not None
         wanted[page_key] = summary_slug(source.file, source.title if in_export else None)
         rank[page_key] = _KIND_RANK["summary"]
-    repeated = _repeated_episodes(node_groups)
+    last = memory.last if memory is not None and memory.last.settled else None
+    repeated = _repeated_episodes(grouped, last.repeated if last is not None else None)
+    if memory is not None:
+        memory.made.repeated = repeated
     for title_key, keys in repeated.items():
         if ("semantic", title_key, "") not in node_groups:
             wanted[f"derived:{title_key}"] = title_slug(node_groups[keys[0]].first()[1].title)
@@ -203,24 +202,60 @@ def _correction_problems(corrections: Corrections, outcomes: dict[Correction, st
     )
 
 
-def _repeated_episodes(node_groups: dict[NodeKey, NodeGroup]) -> dict[str, list[NodeKey]]:
+def _node_wants(
+    grouped: Grouped, title_slug: Callable[[str], str], memory: LinkMemory | None
+) -> tuple[dict[NodeKey, str], dict[str, str], dict[str, int]]:
+    """Each node's page key, and the id and rank that key asks for (see `assign_unique`).
+
+    With a memory, the last pass's, asked again only for the keys regrouped since.
+    """
+    groups = grouped.groups
+    last = memory.last if memory is not None and memory.last.settled else None
+    if last is None or grouped.touched is None:
+        keys = {key: f"{key[0]}:{key[1]}:{key[2]}" for key in groups}
+        wanted = {keys[key]: title_slug(group.first()[1].title) for key, group in groups.items()}
+        rank = {page_key: _KIND_RANK[key[0]] for key, page_key in keys.items()}
+    else:
+        keys, wanted, rank = dict(last.node_keys), dict(last.node_wanted), dict(last.node_rank)
+        for key in sorted(grouped.touched):
+            page_key = keys.pop(key, None)
+            if page_key is not None:
+                del wanted[page_key], rank[page_key]
+            group = groups.get(key)
+            if group is not None:
+                page_key = keys[key] = f"{key[0]}:{key[1]}:{key[2]}"
+                wanted[page_key] = title_slug(group.first()[1].title)
+                rank[page_key] = _KIND_RANK[key[0]]
+    if memory is not None:
+        memory.made.node_keys, memory.made.node_wanted, memory.made.node_rank = keys, wanted, rank
+    return keys, wanted, rank
+
+
+def _repeated_episodes(
+    grouped: Grouped, last: Mapping[str, list[NodeKey]] | None = None
+) -> dict[str, list[NodeKey]]:
     """Episodic propositions said in ≥ 3 distinct sources (≥ 2 when all say it with high confidence).
 
     Repeats on different dates are what consolidation feeds on: they become one semantic node.
+    `last` is the last pass's answer: then only the titles regrouped since are asked again.
     """
-    by_title: dict[str, list[NodeKey]] = defaultdict(list)
-    for key in node_groups:
-        if key[0] == "episodic":
-            by_title[key[1]].append(key)
-    repeated = {}
-    for title_key, keys in by_title.items():
-        if len(keys) == 1 and len(node_groups[keys[0]].items) == 1:
+    groups, episodes = grouped.groups, grouped.episodes
+    if last is None or grouped.touched is None:
+        asked: Iterable[str] = episodes
+        repeated = {}
+    else:
+        again = {key[1] for key in grouped.touched if key[0] == "episodic"}
+        asked = sorted(title for title in again if title in episodes)
+        repeated = {title: keys for title, keys in last.items() if title not in again}
+    for title_key in asked:
+        keys = episodes[title_key]
+        if len(keys) == 1 and len(groups[keys[0]].items) == 1:
             continue  # said once: nothing to consolidate
-        items = [item for key in keys for item in node_groups[key].items]
+        items = [item for key in keys for item in groups[key].items]
         sources = {evidence.path for evidence, _ in items}
         all_high = all(node.confidence == "high" for _, node in items)
         if len(sources) >= 3 or (len(sources) >= 2 and all_high):
-            repeated[title_key] = sorted(keys)
+            repeated[title_key] = keys
     # In title order, whatever order the drafts came in; sorting only the repeated titles is cheaper.
     return dict(sorted(repeated.items()))
 

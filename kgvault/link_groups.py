@@ -89,8 +89,12 @@ class Grouped:
     """Per source, its drafts and their readings, in the order given."""
     refs: Mapping[NodeKey, list[ChunkRef]]
     """Per key, the chunks stating it, in the notes' order."""
+    episodes: Mapping[str, list[NodeKey]]
+    """Per normalized title, the keys of its episodes (one per date), sorted."""
     changed_paths: frozenset[str] | None = None
     """Sources whose drafts changed, with those where a node became or stopped being new; None: all."""
+    touched: frozenset[NodeKey] | None = None
+    """The keys regrouped since the last pass (some now gone); None: all."""
 
 
 def collect_nodes(extractions: Sequence[Extraction], readings: Sequence[Reading]) -> Grouped:
@@ -115,7 +119,11 @@ def collect_nodes(extractions: Sequence[Extraction], readings: Sequence[Reading]
             if not held or held[-1] != ref:
                 held.append(ref)
     owner = {key: held[0] for key, held in refs.items()}
-    return Grouped(dict(groups), chunk_keys, owner, dict(by_path), dict(refs))
+    episodes: dict[str, list[NodeKey]] = defaultdict(list)
+    for key in sorted(groups):
+        if key[0] == "episodic":
+            episodes[key[1]].append(key)
+    return Grouped(dict(groups), chunk_keys, owner, dict(by_path), dict(refs), dict(episodes))
 
 
 class KeptGroups:
@@ -200,7 +208,17 @@ class KeptGroups:
             if owner.get(key) != before_owner:
                 # The chunk where the node is new moved: both sources' coverage counts change.
                 changed_paths.update(ref[0] for ref in (before_owner, owner.get(key)) if ref is not None)
-        return Grouped(groups, chunk_keys, owner, by_path, refs, frozenset(changed_paths))
+        episodes = dict(last.episodes)
+        for title in {key[1] for key in touched if key[0] == "episodic"}:
+            said = {*episodes.get(title, ()), *(key for key in touched if key[1] == title)}
+            still = sorted(key for key in said if key[0] == "episodic" and key in groups)
+            if still:
+                episodes[title] = still
+            else:
+                episodes.pop(title, None)
+        return Grouped(
+            groups, chunk_keys, owner, by_path, refs, episodes, frozenset(changed_paths), frozenset(touched)
+        )
 
 
 def _group_of(

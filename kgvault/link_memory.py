@@ -90,6 +90,12 @@ class PassMade:
     """Per node key, the group its node was made from, the node's id and tags, and the node (before time)."""
     summaries: dict[str, Any] = field(default_factory=dict)
     """Per source path, its summary (before corrections)."""
+    node_keys: dict[Any, str] = field(default_factory=dict)
+    node_wanted: dict[str, str] = field(default_factory=dict)
+    node_rank: dict[str, int] = field(default_factory=dict)
+    """Per node key its page key, and per page key the id and rank it asks for."""
+    repeated: dict[str, Any] = field(default_factory=dict)
+    """Per title repeated across sources, its episodes' keys."""
     settled: bool = False
     """The pass finished: its graph was made from these."""
 

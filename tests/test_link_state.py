@@ -16,7 +16,7 @@ from kgvault.link import LinkState, link
 from kgvault.records import Graph, Source
 from kgvault.sources import read_sources
 from tests.conftest import SAMPLE, record_calls
-from tests.test_link import extraction, fact, source
+from tests.test_link import episode, extraction, fact, source
 
 
 def relinked(state: LinkState) -> Graph:
@@ -268,3 +268,20 @@ def test_when_the_tag_tree_changes_only_the_nodes_whose_tags_it_changes_are_made
         ("Tomatoes need sun.", ("garden",)),
     ]
     assert graph == relinked(state)
+
+
+def test_an_episode_repeated_in_a_third_note_is_consolidated_and_undone_as_notes_change() -> None:
+    def said(path: str, day: str) -> Extraction:
+        return extraction(path, 0, (1, 2), nodes=[episode("Watered the tomatoes.", day, confidence="medium")])
+
+    sources = [source("a.md"), source("b.md"), source("c.md")]
+    drafts = [said("a.md", "2025-05-01"), said("b.md", "2025-05-02"), extraction("c.md", 0, (1, 2))]
+    state = LinkState.build(sources, drafts)
+    assert not [n for n in state.graph.nodes if n.derived_from]  # said in two notes: not yet a habit
+    third = state.update([source("c.md")], [said("c.md", "2025-05-03")])
+    (habit,) = [n for n in third.nodes if n.derived_from]
+    assert habit.memory_layer == "semantic" and len(habit.derived_from) == 3
+    assert third == relinked(state)
+    gone = state.update([], [], ["b.md"])
+    assert not [n for n in gone.nodes if n.derived_from]
+    assert gone == relinked(state)
