@@ -259,16 +259,27 @@ class _Changed:
 
     nodes: frozenset[str]
     entities: frozenset[str]
+    """Entities whose name or outgoing relations changed (what a node page shows of its entities)."""
     paths: frozenset[str]
     names: bool
+    entity_names: frozenset[str]
+    """Entities whose name changed (all an entity or summary page shows of the entities it lists)."""
 
     @classmethod
     def between(cls, before: _Around, after: _Around) -> _Changed:
+        entities = _changed_keys(before.entities, after.entities)
         return cls(
             nodes=_changed_keys(before.nodes, after.nodes),
-            entities=_changed_keys(before.entities, after.entities),
+            entities=entities,
             paths=_changed_keys(before.summaries, after.summaries),
             names=before.names != after.names,
+            entity_names=frozenset(
+                key
+                for key in entities
+                if key not in before.entities
+                or key not in after.entities
+                or before.entities[key][0] != after.entities[key][0]
+            ),
         )
 
     def touches(self, node: Node) -> bool:
@@ -458,7 +469,7 @@ def render(
             kept = memory.reusable_listing(path, made_from)
             if (
                 kept is not None
-                and changed.entities.isdisjoint(cast("dict[str, EntityName]", kept.values["entities"]))
+                and changed.entity_names.isdisjoint(cast("dict[str, EntityName]", kept.values["entities"]))
                 and not (changed.paths and any(e.path in changed.paths for e in entity.evidence))
             ):
                 return kept
@@ -483,7 +494,7 @@ def render(
         if changed is not None and memory is not None:
             # The same summary and nodes as the kept plan, and no entity name it shows changed.
             kept = memory.reusable_listing(path, made_from)
-            if kept is not None and changed.entities.isdisjoint(summary.entity_ids):
+            if kept is not None and changed.entity_names.isdisjoint(summary.entity_ids):
                 return kept
         return Plan(
             "summary.md.j2",

@@ -18,7 +18,7 @@ from kgvault import sources as sources_module
 from kgvault.build import BuildMemory, build
 from kgvault.config import load_settings
 from kgvault.extract import offline
-from kgvault.records import Graph
+from kgvault.records import Entity, Graph, Relation
 from kgvault.render import PageMemory, Pages, render
 from kgvault.write import sha256
 
@@ -447,6 +447,38 @@ def test_entity_and_summary_pages_are_not_planned_again_when_made_from_the_same_
     pages = render(after, memory=memory)
     assert all(pages.known_digest(p) is not None for p in listing)
     assert planned and not any(page_id in planned for page_id in rendered)
+
+
+def test_an_entitys_own_relations_changing_plans_again_only_the_pages_that_show_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    base = _linked_graph()
+    ender, ev = base.entities[0], base.entities[0].evidence[0]
+    voron = Entity("voron", "Voron", "product", "Another printer.", (), (ev,))
+    beside = Relation(
+        "voron",
+        "sits_next_to",
+        "sits next to",
+        ender.id,
+        "It sits next to the Ender 3.",
+        0.9,
+        None,
+        None,
+        (ev,),
+    )
+    before = replace(base, entities=(*base.entities, voron), relations=(*base.relations, beside))
+    memory = PageMemory()
+    _written(render(before, memory=memory))
+    # The Ender 3's own relation says something else: its page and Klipper's show it, the Voron's lists
+    # the Ender 3 by name only, the summary lists both by name only.
+    after = replace(
+        before, relations=(replace(before.relations[0], statement="It runs Klipper now."), beside)
+    )
+    fresh = dict(render(after))  # every page made now: pages are made when read
+    planned = count_listing_plans(monkeypatch)
+    pages = render(after, memory=memory)
+    assert [pages.known_digest(p) or sha256(pages[p]) for p in fresh] == [sha256(fresh[p]) for p in fresh]
+    assert sorted(planned) == ["ender-3", "klipper"]
 
 
 @pytest.mark.parametrize("most", [0, 1, 1_000])
