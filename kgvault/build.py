@@ -258,15 +258,22 @@ def _run_pipeline(
 
     if gate is None:
         start_indexing()
-    else:
-        # Forked once the gate lets the build write: not while a watcher waits for its page.
-        gate = _then(gate, start_indexing)
     try:
         say("rendering")
         pages_memory = memory.pages if memory is not None else None
         manifest_memory = memory.manifest if memory is not None else None
+        # A gated build forks the helper once the pages a watcher waits for are written: before,
+        # the fork would cost it the fork and copy-on-write faults, and a stopped build nothing.
         result = _render_and_write(
-            settings, graph, outer, untouched, say, pages_memory, manifest_memory, gate
+            settings,
+            graph,
+            outer,
+            untouched,
+            say,
+            pages_memory,
+            manifest_memory,
+            gate,
+            start_indexing if gate is not None else None,
         )
         if not settings.dry_run:
             _remember_notes_root(vault, settings.notes)
@@ -328,18 +335,6 @@ def _run_pipeline(
     )
 
 
-def _then(gate: Gate, go: Callable[[], None]) -> Gate:
-    """The gate, calling `go` when it lets the build write."""
-
-    def asked() -> bool:
-        if not gate():
-            return False
-        go()
-        return True
-
-    return asked
-
-
 INDEX_HELPER_RECORDS = 2_000
 """A graph with fewer nodes and entities is indexed in this process: a fork would cost more than it saves."""
 
@@ -363,11 +358,13 @@ def _render_and_write(
     memory: PageMemory | None,
     manifest_memory: ManifestMemory | None = None,
     gate: Gate | None = None,
+    on_first_written: Callable[[], None] | None = None,
 ) -> WriteResult:
     """Render the pages as they are written; a template's error surfaces in either stage.
 
     `gate` is asked before the first write (see `build`); the pages that will need rendering are
-    rendered before asking it when a page memory says they are few.
+    rendered before asking it when a page memory says they are few. `on_first_written` is
+    called once those are written, before the rest of the vault is looked at.
     """
     import jinja2
 
@@ -408,6 +405,7 @@ def _render_and_write(
                 trusted=untouched,
                 owned_pages=owned,
                 manifest_memory=manifest_memory,
+                on_first_written=on_first_written,
             )
             complete = True
             return written

@@ -10,7 +10,7 @@ import shutil
 import stat
 import zlib
 from collections import defaultdict
-from collections.abc import Collection, Container, Iterator, Mapping
+from collections.abc import Callable, Collection, Container, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -323,13 +323,15 @@ def write_vault(
     trusted: Container[str] = frozenset(),
     owned_pages: OwnedPages | None = None,
     manifest_memory: ManifestMemory | None = None,
+    on_first_written: Callable[[], None] | None = None,
 ) -> WriteResult:
     """Bring the vault to `pages`: write what changed, remove what is stale, keep every word the user wrote.
 
     `trusted` pages are known unchanged since the last build wrote them (by their file stats, which
     it may take when asked): when their generated part is the same again, they are not even read,
     and when `pages` knows that digest without rendering (`render.Pages.known_digest`), not even
-    rendered. The pages `pages` rendered ahead (`render.Pages.fresh`) are written first.
+    rendered. The pages `pages` rendered ahead (`render.Pages.fresh`) are written first, then
+    `on_first_written` is called (at once when there are none).
     With `obsidian`, the `.obsidian/` folder (`settings_dir`, by default the vault's own) gets a
     `types.json` with our property types (created when absent, otherwise only missing keys are
     added) and, with `graph_settings`, a `graph.json` when absent. `owned_pages` is
@@ -457,6 +459,8 @@ def write_vault(
             result.written.extend(writes.paths())
         else:
             flush(writes)
+    if on_first_written is not None:
+        on_first_written()
     done = set(first)
     linked = _symlinked_paths(vault, (set(pages) - done) | set(owned))
     writes = _PendingWrites()

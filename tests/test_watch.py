@@ -306,7 +306,7 @@ def test_a_gated_build_starts_indexing_only_once_its_gate_lets_it_write(
             assert seen_by_gate == [[]] and indexing == []  # a build that writes nothing indexes nothing
 
 
-def test_a_watch_rebuild_writes_the_pages_it_rendered_before_comparing_the_rest_with_the_disk(
+def test_a_watch_rebuild_writes_the_pages_it_rendered_before_it_looks_at_the_rest_or_forks(
     sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     notes, vault, clean = sample_copy, tmp_path / "vault", tmp_path / "clean"
@@ -331,6 +331,7 @@ def test_a_watch_rebuild_writes_the_pages_it_rendered_before_comparing_the_rest_
 
     spy(kgvault.write, "atomic_write", lambda path: f"write {in_vault(path)}" if in_vault(path) else None)
     spy(kgvault.snapshot, "_stat", lambda path: f"stat {in_vault(path)}" if in_vault(path) else None)
+    spy(kgvault.build, "_start_indexing", lambda vault: "indexing")
     note = notes / "daily" / "2025-06-24.md"
     with note.open("a", encoding="utf-8") as text:
         text.write("\nFixed the spool holder today.\n")
@@ -340,6 +341,7 @@ def test_a_watch_rebuild_writes_the_pages_it_rendered_before_comparing_the_rest_
     # Stat-ed before: only pages rendered afresh whose text came out as it was (kgvault.base, ...).
     assert len([i for i in stats if i < written]) < 5
     assert len([i for i in stats if i > written]) > 100  # the unchanged pages are still compared, after
+    assert order.index("indexing") > written  # and the search index's helper forked after it
     run_build(notes, clean)
     assert tree_bytes(vault) == tree_bytes(clean)
 
