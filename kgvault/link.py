@@ -101,7 +101,15 @@ def link(
     node_id = {key: ids[node_key[key]] for key in node_groups}
     entities = tuple(
         sorted(
-            (make_entity(entity_id[root], group) for root, group in entity_groups.items()),
+            (
+                make_entity(entity_id[root], group)
+                if memory is None
+                # A group equal to last pass's (names, types, descriptions, evidence) makes the same entity.
+                else memory.entities.get(
+                    root, (entity_id[root], group), partial(make_entity, entity_id[root], group)
+                )
+                for root, group in entity_groups.items()
+            ),
             key=lambda e: e.id,
         )
     )
@@ -117,8 +125,9 @@ def link(
         if existing in made:
             made[existing] = replace(made[existing], derived_from=tuple(sorted(e.id for e in episodes)))
         else:
-            derived = _consolidate(ids[f"derived:{title_key}"], episodes)
-            made[("derived", title_key, "")] = replace(derived, tags=tree.apply(derived.tags))
+            made[("derived", title_key, "")] = _consolidated(
+                title_key, ids[f"derived:{title_key}"], episodes, tree, memory
+            )
     _add_links(made, extractions, node_id)
     relations, assertions = _merge_relations(readings, entity_id, memory)
     titles = {e.id: e.title for e in entities}
@@ -258,6 +267,19 @@ def _repeated_episodes(
             repeated[title_key] = keys
     # In title order, whatever order the drafts came in; sorting only the repeated titles is cheaper.
     return dict(sorted(repeated.items()))
+
+
+def _consolidated(
+    title_key: str, node_id: str, episodes: list[Node], tree: TagTree, memory: LinkMemory | None
+) -> Node:
+    """The semantic node of a repeated episode, its tags under the tree's paths; with a memory, last
+    pass's when made from the very same episodes under the same id and tags."""
+    tags = tree.apply({tag for node in episodes for tag in node.tags})
+
+    def make() -> Node:
+        return replace(_consolidate(node_id, episodes), tags=tags)
+
+    return make() if memory is None else memory.derived.get(title_key, (node_id, episodes, tags), make)
 
 
 def _consolidate(node_id: str, episodes: Sequence[Node]) -> Node:
@@ -860,7 +882,7 @@ def _tag_tree(
     node_groups: dict[NodeKey, NodeGroup], repeated: dict[str, list[NodeKey]], hints: Mapping[str, str]
 ) -> TagTree:
     """The corpus's tag tree, from every node to be made (consolidated ones included) before any is made."""
-    tagged = [TaggedNode(group.paths(), group.tags()) for group in node_groups.values()]
+    tagged = [group.tagged() for group in node_groups.values()]
     for title_key, keys in repeated.items():
         if ("semantic", title_key, "") not in node_groups:
             episodes = [node_groups[key] for key in keys]

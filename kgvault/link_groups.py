@@ -11,6 +11,7 @@ from kgvault.extract import Extraction
 from kgvault.extract.draft import DraftNode
 from kgvault.provenance import evidence_order
 from kgvault.records import Evidence
+from kgvault.tags import TaggedNode
 
 NodeKey = tuple[str, str, str]
 """(memory layer, normalized title, date of an episode): the same key is the same node."""
@@ -36,6 +37,7 @@ class NodeGroup:
     entity_keys: set[str] = field(default_factory=set)
     _tags: tuple[str, ...] | None = None
     _first: tuple[Evidence, DraftNode] | None = None
+    _tagged: TaggedNode | None = None
 
     def tags(self) -> tuple[str, ...]:
         """Every tag any of the merged drafts gave, sorted; asked only once the group is complete."""
@@ -57,6 +59,12 @@ class NodeGroup:
         if len(self.items) == 1:
             return (self.items[0][0].path,)
         return tuple(sorted({evidence.path for evidence, _ in self.items}))
+
+    def tagged(self) -> TaggedNode:
+        """What the tag tree reads of the node (a group kept between passes is read once)."""
+        if self._tagged is None:
+            self._tagged = TaggedNode(self.paths(), self.tags())
+        return self._tagged
 
 
 def first_item(items: list[tuple[Evidence, DraftNode]]) -> tuple[Evidence, DraftNode]:

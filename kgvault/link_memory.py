@@ -123,6 +123,10 @@ class LinkMemory:
         """Merged relations, per triple, from their label and statements."""
         self.rows: ByInputs[Any] = ByInputs()
         """Coverage rows, per chunk, from its draft and counts."""
+        self.entities: ByInputs[Any] = ByInputs()
+        """Entities, per key, from their id and their group of mentions."""
+        self.derived: ByInputs[Any] = ByInputs()
+        """Consolidated nodes, per title, from their id, episodes and tags."""
         self.title_slugs = TitleSlugs()
         self.records: dict[str, dict[Hashable, Any]] = {}
         """Per kind, last pass's records by key (see `as_before`)."""
@@ -188,7 +192,16 @@ class LinkMemory:
         self.last, self.made = self.made, PassMade()
 
     def _kept(self) -> tuple[_Kept[Any, Any], ...]:
-        return (self.mentions, self.readings, self.nodes, self.relations, self.rows, self.title_slugs)
+        return (
+            self.mentions,
+            self.readings,
+            self.nodes,
+            self.relations,
+            self.rows,
+            self.entities,
+            self.derived,
+            self.title_slugs,
+        )
 
 
 def _root(entity_key: str | None) -> str | None:

@@ -285,3 +285,32 @@ def test_an_episode_repeated_in_a_third_note_is_consolidated_and_undone_as_notes
     gone = state.update([], [], ["b.md"])
     assert not [n for n in gone.nodes if n.derived_from]
     assert gone == relinked(state)
+
+
+def test_an_update_elsewhere_makes_no_entity_and_no_consolidated_node_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def said(path: str, day: str, lines: tuple[int, int] = (1, 2)) -> Extraction:
+        return extraction(
+            path,
+            0,
+            lines,
+            nodes=[episode("Watered the tomatoes.", day, confidence="medium")],
+            entities=[{"name": "Tomatoes", "entity_type": "concept"}],
+        )
+
+    sources = [source("a.md"), source("b.md"), source("c.md"), source("d.md")]
+    drafts = [said("a.md", "2025-05-01"), said("b.md", "2025-05-02"), said("c.md", "2025-05-03")]
+    state = LinkState.build(sources, [*drafts, extraction("d.md", 0, (1, 2), nodes=[fact("Rain is due.")])])
+    entities = record_calls(monkeypatch, kgvault.link, "make_entity", lambda entity_id, _: entity_id)
+    consolidated = record_calls(monkeypatch, kgvault.link, "_consolidate", lambda node_id, _: node_id)
+    graph = state.update([source("d.md")], [extraction("d.md", 0, (1, 3), nodes=[fact("Rain is due soon.")])])
+    assert entities == [] and consolidated == []  # neither the tomatoes nor the habit changed
+    assert [n.title for n in graph.nodes if n.derived_from] == ["Watered the tomatoes."]
+    assert graph == relinked(state)
+    entities.clear()
+    consolidated.clear()
+    # The habit's third day moved, said in longer lines: the tomatoes' evidence changed too.
+    graph = state.update([source("c.md")], [said("c.md", "2025-05-04", (1, 3))])
+    assert entities == ["tomatoes"] and consolidated == ["watered-the-tomatoes"]
+    assert graph == relinked(state)
