@@ -244,12 +244,18 @@ def test_watch_with_its_helpers_and_memory_equals_a_clean_build(tmp_path: Path) 
     assert code == 0 and "stopped" in err
 
 
+@pytest.fixture
+def watched(sample_copy: Path, tmp_path: Path) -> tuple[Path, Path, BuildMemory]:
+    """`sample_vault` built once as a watch does: the notes, the vault and the memory it keeps."""
+    vault, memory = tmp_path / "vault", BuildMemory()
+    build(load_settings(sample_copy, vault=vault), memory=memory)
+    return sample_copy, vault, memory
+
+
 def test_a_build_stopped_at_its_gate_writes_nothing_and_the_next_one_catches_up(
-    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    watched: tuple[Path, Path, BuildMemory], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    notes, vault, clean = sample_copy, tmp_path / "vault", tmp_path / "clean"
-    memory = BuildMemory()
-    build(load_settings(notes, vault=vault), memory=memory)
+    (notes, vault, memory), clean = watched, tmp_path / "clean"
     before = tree_bytes(vault)
     note = notes / "daily" / "2025-06-24.md"
     with note.open("a", encoding="utf-8") as text:
@@ -280,11 +286,9 @@ def test_a_build_stopped_at_its_gate_writes_nothing_and_the_next_one_catches_up(
 
 
 def test_a_gated_build_starts_indexing_only_once_its_gate_lets_it_write(
-    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    watched: tuple[Path, Path, BuildMemory], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    notes, vault = sample_copy, tmp_path / "vault"
-    memory = BuildMemory()
-    build(load_settings(notes, vault=vault), memory=memory)
+    notes, vault, memory = watched
     indexing = record_calls(monkeypatch, kgvault.build, "_start_indexing", lambda *_: "indexing")
     note = notes / "daily" / "2025-06-24.md"
     for gate_says in (False, True):
@@ -307,11 +311,9 @@ def test_a_gated_build_starts_indexing_only_once_its_gate_lets_it_write(
 
 
 def test_a_watch_rebuild_writes_the_pages_it_rendered_before_it_looks_at_the_rest_or_forks(
-    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    watched: tuple[Path, Path, BuildMemory], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    notes, vault, clean = sample_copy, tmp_path / "vault", tmp_path / "clean"
-    memory = BuildMemory()
-    build(load_settings(notes, vault=vault), memory=memory)
+    (notes, vault, memory), clean = watched, tmp_path / "clean"
     order: list[str] = []
 
     def spy(owner: object, name: str, note: Callable[[str], str | None]) -> None:
