@@ -104,6 +104,8 @@ class BuildMemory:
         self.extractions: dict[str, tuple[list[Chunk], list[Extraction]]] = {}
         self.link = LinkMemory()
         self.snapshot = snapshot.SnapshotMemory()
+        self.filled = False
+        """A build ran the whole pipeline with it: what it keeps is there to work from."""
 
 
 class BuildError(Exception):
@@ -176,6 +178,10 @@ def _build_unless_unchanged(
     recorded = snapshot.unchanged_report(previous, taken) if previous is not None and taken else None
     if recorded is not None and not index_is_current(settings.vault):
         recorded = None  # the search index is missing or outdated: build, so search can answer again
+    if recorded is not None and memory is not None and not memory.filled and taken is not None:
+        # A watch's first build reads everything once, though nothing changed (it writes nothing
+        # then), so that its first rebuild after an edit works from memory like every later one.
+        recorded = None if len(taken["sources"]) <= BuildMemory.MAX_SOURCES else recorded
     if recorded is not None:
         if progress is not None:
             progress("unchanged")
@@ -183,6 +189,8 @@ def _build_unless_unchanged(
     untouched = previous.untouched if previous else frozenset()
     snapshot.forget(settings)
     report = _run_pipeline(settings, progress, untouched, memory, gate)
+    if memory is not None:
+        memory.filled = True
     # A chunk the model failed on is retried by the next build, so this one is not "the last word".
     if taken is not None and not report.llm["failed"]:
         seen = previous.seen if previous else None

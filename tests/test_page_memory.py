@@ -67,6 +67,36 @@ def test_an_edit_renders_only_the_pages_it_changes(
     same_as_clean_build(sample_copy, vault, tmp_path / "clean")
 
 
+def test_a_watch_started_on_a_built_vault_reads_it_once_so_its_first_edit_works_from_memory(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, clean, memory = tmp_path / "vault", tmp_path / "clean", BuildMemory()
+    run_build(sample_copy, vault)  # as `kgvault build` left it: nothing to do
+    stages: list[str] = []
+    first = build(load_settings(sample_copy, vault=vault), progress=stages.append, memory=memory)
+    assert "reading sources" in stages and first.files["written"] == 0  # read once, nothing written
+    rendered = count_renders(monkeypatch)
+    note = sample_copy / "printing" / "Klipper.md"
+    note.write_text(note.read_text("utf-8") + "\nFixed the zq-nozzle clog on the Voron today.\n", "utf-8")
+    rebuild(sample_copy, vault, memory)
+    assert 0 < len(rendered) < 20, rendered  # of about 160 pages
+    same_as_clean_build(sample_copy, vault, clean)
+    stages.clear()
+    build(load_settings(sample_copy, vault=vault), progress=stages.append, memory=memory)
+    assert stages == ["unchanged"]  # once filled, a build with nothing to do does nothing
+
+
+def test_a_watch_started_on_a_built_vault_too_big_to_keep_does_nothing_first(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    monkeypatch.setattr(BuildMemory, "MAX_SOURCES", 5)  # more notes than a watch keeps
+    stages: list[str] = []
+    build(load_settings(sample_copy, vault=vault), progress=stages.append, memory=BuildMemory())
+    assert stages == ["unchanged"]  # reading everything would fill no memory: not done
+
+
 def test_a_rebuild_reads_again_only_the_notes_that_changed(
     sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
