@@ -106,10 +106,12 @@ class LinkMemory:
     A reading (a draft's nodes, entity keys and relations once its names are resolved) depends on the
     rest of the corpus only through which entity each name it uses means, and through names new to
     the corpus that its texts might contain. Each pass compares every known name's entity key (and
-    the homonym splits) with the last pass's and drops only the readings those changes touch. Merged
-    nodes, merged relations, coverage rows and title slugs are reused when made from equal inputs,
-    and records equal to last pass's are handed back as last pass's objects (`as_before`); the rest
-    of pass 2 is done again each time.
+    the homonym splits) with the last pass's and drops only the readings those changes touch. The
+    node groups are regrouped where drafts changed (`groups`), and what the last pass made from
+    them — ids wanted, repeats, merged nodes, summaries — is kept in `last` and redone for what
+    changed only. Merged relations, coverage rows, entities, consolidated nodes and title slugs are
+    reused when made from equal inputs, and records equal to last pass's are handed back as last
+    pass's objects (`as_before`); resolution, ids, time and the tag tree are done again each time.
     """
 
     def __init__(self) -> None:
