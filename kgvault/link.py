@@ -63,7 +63,16 @@ def link(
     """
     if memory is not None:
         memory.begin()
-    resolution = resolve_entities(sources, extractions, corrections, memory.mentions if memory else None)
+    resolved = resolve_entities(
+        sources,
+        extractions,
+        corrections,
+        memory.mentions if memory is not None else None,
+        memory.last.resolved if memory is not None and memory.last.settled else None,
+    )
+    resolution = resolved.resolution
+    if memory is not None:
+        memory.made.resolved = resolved
     entity_groups = resolution.groups
     readings = _readings(extractions, resolution, memory)
     grouped = (

@@ -96,6 +96,8 @@ class PassMade:
     """Per node key its page key, and per page key the id and rank it asks for."""
     repeated: dict[str, Any] = field(default_factory=dict)
     """Per title repeated across sources, its episodes' keys."""
+    resolved: Any = None
+    """The entities resolved (`resolve.Resolved`)."""
     settled: bool = False
     """The pass finished: its graph was made from these."""
 

@@ -6,7 +6,8 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from copy import copy
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from kgvault.corrections import Correction, Corrections
@@ -198,20 +199,114 @@ class Resolution:
         return root if root in self.groups else None
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """A pass's resolution with what it was made from: the next pass may patch it instead."""
+
+    resolution: Resolution
+    drafts: list[DraftMentions]
+    """Each draft's mentions and stated aliases, in the drafts' order."""
+    notes: Sequence[tuple[str, str, str, tuple[str, ...]]]
+    """What the notes say of their names: path, kind, title, frontmatter aliases."""
+    corrections: Corrections
+
+
 def resolve_entities(
     sources: Sequence[Source],
     extractions: Sequence[Extraction],
     corrections: Corrections = _NO_CORRECTIONS,
     kept: PerDraft[DraftMentions] | None = None,
-) -> Resolution:
+    last: Resolved | None = None,
+) -> Resolved:
     """Resolve every entity mention: exact names, aliases, kind suffixes, fuzzy spellings, then types.
 
     The user's corrections outrank every rule: merges join first, kept-apart names never join,
     renames and retypes apply to the entity a name resolves to. `kept` holds each draft's mentions
-    from the last pass (a rebuild reads only the changed drafts' anew).
+    from the last pass (a rebuild reads only the changed drafts' anew), `last` the last pass's
+    resolution: when the drafts name the same names in the same places, under the same types
+    and descriptions, and the notes and corrections are the same, it is patched where evidence
+    moved instead of being made again.
     """
+    drafts = _draft_list(extractions, kept)
+    notes = [(s.path, s.kind, s.title, tuple(_aliases(s.meta.get("aliases")))) for s in sources]
+    if last is not None and notes == last.notes and corrections == last.corrections:
+        patched = _patched(last, drafts)
+        if patched is not None:
+            return Resolved(patched, drafts, notes, corrections)
+    return Resolved(_resolve(sources, drafts, corrections), drafts, notes, corrections)
+
+
+def _draft_list(
+    extractions: Sequence[Extraction], kept: PerDraft[DraftMentions] | None
+) -> list[DraftMentions]:
+    """Each draft's mentions (numbered by chunk) and stated aliases; `kept` gives back unchanged ones."""
+    drafts = []
+    for number, extraction in enumerate(extractions):
+        if kept is None:
+            drafts.append(_draft_mentions(extraction, number))
+            continue
+        found = kept.get(extraction, _draft_mentions)
+        for mention in found[0]:
+            mention.chunk = number  # its chunk's place in this pass (a kept mention's was another)
+        drafts.append(found)
+    return drafts
+
+
+def _patched(last: Resolved, drafts: list[DraftMentions]) -> Resolution | None:
+    """The last resolution with the changed drafts' evidence in place; None when a name moved.
+
+    Mentions of one name in a draft all cite that draft's chunk (or its own turn or pointer), so
+    an entity's evidence from a changed draft is replaced as a whole.
+    """
+    before = last.drafts
+    if len(before) != len(drafts):
+        return None
+    changed = [(old, new) for old, new in zip(before, drafts, strict=True) if old is not new]
+    for (old_mentions, old_edges), (new_mentions, new_edges) in changed:
+        if old_edges != new_edges or [_name_of(m) for m in old_mentions] != [
+            _name_of(m) for m in new_mentions
+        ]:
+            return None
+    resolution = copy(last.resolution)
+    resolution.groups = dict(resolution.groups)
+    patches: dict[str, tuple[set[Evidence], list[tuple[Evidence, str]], set[Evidence]]] = {}
+    for (old_mentions, _), (new_mentions, _) in changed:
+        for old, new in zip(old_mentions, new_mentions, strict=True):
+            gone, said, cited = patches.setdefault(_group_key(resolution, old), (set(), [], set()))
+            gone.add(old.evidence)
+            cited.add(new.evidence)
+            if new.description:
+                said.append((new.evidence, new.description))
+    for key, (gone, said, cited) in patches.items():
+        group = resolution.groups[key]
+        resolution.groups[key] = replace(
+            group,
+            descriptions=[item for item in group.descriptions if item[0] not in gone] + said,
+            evidence=(group.evidence - gone) | cited,
+        )
+    return resolution
+
+
+def _name_of(mention: _Mention) -> tuple[str, str, str, str | None]:
+    """What resolution reads of a mention besides its evidence."""
+    return (mention.key, mention.spelling, mention.entity_type, mention.description)
+
+
+def _group_key(resolution: Resolution, mention: _Mention) -> str:
+    """The entity group a mention was gathered into (see `_group`)."""
+    root = resolution.names.find(mention.key)
+    if root not in resolution.split:
+        return root
+    by_class, default = resolution.split[root]
+    kind = type_class(mention.entity_type)
+    return by_class[kind] if kind else default
+
+
+def _resolve(sources: Sequence[Source], drafts: list[DraftMentions], corrections: Corrections) -> Resolution:
+    """Resolve the drafts' mentions from scratch (see `resolve_entities`)."""
     resolution = Resolution()
-    mentions, alias_edges = _mentions(extractions, kept)
+    mentions = [mention for own, _ in drafts for mention in own]
+    alias_edges = [edge for _, stated in drafts for edge in stated]
     spellings: dict[str, Counter[str]] = defaultdict(Counter)
     for mention in mentions:
         spellings[mention.key][mention.spelling] += 1
@@ -326,24 +421,6 @@ def _correct_entities(resolution: Resolution, corrections: Corrections, find: _N
                 continue
             group.type_override = correction.value
             resolution.outcomes[correction] = "retyped"
-
-
-def _mentions(
-    extractions: Sequence[Extraction], kept: PerDraft[DraftMentions] | None = None
-) -> tuple[list[_Mention], list[Edge]]:
-    """Every entity mention, numbered by chunk, and the aliases the drafts state (one pass over them)."""
-    mentions = []
-    edges = []
-    for number, extraction in enumerate(extractions):
-        if kept is None:
-            own, stated = _draft_mentions(extraction, number)
-        else:
-            own, stated = kept.get(extraction, _draft_mentions)
-            for mention in own:
-                mention.chunk = number  # its chunk's place in this pass (a kept mention's was another)
-        mentions.extend(own)
-        edges.extend(stated)
-    return mentions, edges
 
 
 def _draft_mentions(extraction: Extraction, number: int = 0) -> DraftMentions:

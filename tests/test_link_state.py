@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import kgvault.link
+import kgvault.resolve
 from kgvault.chunks import chunk_sources
 from kgvault.extract import Extraction, extract
 from kgvault.extract.draft import DraftLink
@@ -313,4 +314,34 @@ def test_an_update_elsewhere_makes_no_entity_and_no_consolidated_node_again(
     # The habit's third day moved, said in longer lines: the tomatoes' evidence changed too.
     graph = state.update([source("c.md")], [said("c.md", "2025-05-04", (1, 3))])
     assert entities == ["tomatoes"] and consolidated == ["watered-the-tomatoes"]
+    assert graph == relinked(state)
+
+
+def test_drafts_naming_the_same_names_patch_the_resolution_where_their_evidence_moved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def naming(path: str, lines: tuple[int, int], kind: str, description: str) -> Extraction:
+        entity = {"name": "Apple", "entity_type": kind, "description": description}
+        return extraction(path, 0, lines, nodes=[fact(f"Apple is a {kind}.")], entities=[entity])
+
+    sources = [source("a.md"), source("b.md"), source("c.md")]
+    state = LinkState.build(
+        sources,
+        [
+            naming("a.md", (1, 2), "organization", "A company."),
+            naming("b.md", (1, 2), "food", "A fruit."),
+            extraction("c.md", 0, (1, 2), entities=[{"name": "Marlin", "entity_type": "software"}]),
+        ],
+    )
+    made_again = record_calls(monkeypatch, kgvault.resolve, "_resolve", lambda *_: "resolved")
+    # The fruit's note grew: its chunk's lines moved, its names did not.
+    graph = state.update([source("b.md")], [naming("b.md", (1, 4), "food", "A fruit.")])
+    assert made_again == []
+    (fruit,) = [e for e in graph.entities if e.id == "apple-food"]
+    assert [(e.path, e.line_end) for e in fruit.evidence] == [("b.md", 4)]
+    assert graph == relinked(state)
+    made_again.clear()
+    # A description is a name's too: read from scratch.
+    graph = state.update([source("b.md")], [naming("b.md", (1, 4), "food", "A sweet fruit.")])
+    assert made_again == ["resolved"]
     assert graph == relinked(state)
