@@ -113,7 +113,8 @@ class LinkMemory:
     them — ids wanted, repeats, merged nodes, summaries — is kept in `last` and redone for what
     changed only. Merged relations, coverage rows, entities, consolidated nodes and title slugs are
     reused when made from equal inputs, and records equal to last pass's are handed back as last
-    pass's objects (`as_before`); resolution, ids, time and the tag tree are done again each time.
+    pass's objects (`as_before`). Resolution is patched while the drafts name the same names
+    (`resolve.Resolved`); ids, time and the tag tree are done again each time.
     """
 
     def __init__(self) -> None:
