@@ -435,13 +435,21 @@ def test_a_change_during_a_rebuild_drops_it_and_the_next_waits_out_the_debounce(
     assert "Benchy" in (vault / "sources" / "daily-2025-06-24-summary.md").read_text("utf-8")
 
 
-def test_the_gate_waits_out_the_debounce_and_says_no_when_another_change_comes(
-    piped: tuple[watch_module._Events, int],
-) -> None:
+def _after_a_change(
+    piped: tuple[watch_module._Events, int], wait: float
+) -> tuple[watch_module._Events, int, threading.Event]:
+    """The piped watcher once a change to a.md came and was waited for: events, pipe end, stop."""
     events, write_end = piped
     stop = threading.Event()
     os.write(write_end, b'"a.md"\n')
-    assert events.pending(0.05, stop) and events.paths == {"a.md"}
+    assert events.pending(wait, stop) and events.paths == {"a.md"}
+    return events, write_end, stop
+
+
+def test_the_gate_waits_out_the_debounce_and_says_no_when_another_change_comes(
+    piped: tuple[watch_module._Events, int],
+) -> None:
+    events, write_end, stop = _after_a_change(piped, 0.05)
     threading.Timer(0.1, os.write, (write_end, b'"b.md"\n')).start()
     assert not events.quiet_since(1, 0.3, stop)  # b.md changed within the debounce
     assert events.paths == {"a.md", "b.md"} and events.seen == 2
@@ -481,10 +489,7 @@ def test_a_gate_asked_after_the_debounce_still_sees_a_change_that_came_meanwhile
 ) -> None:
     # A rebuild longer than the debounce asks its gate late: a change that came while it read the
     # notes waits in the pipe, and must still stop it.
-    events, write_end = piped
-    stop = threading.Event()
-    os.write(write_end, b'"a.md"\n')
-    assert events.pending(0.01, stop)
+    events, write_end, stop = _after_a_change(piped, 0.01)
     os.write(write_end, b'"a.md"\n')  # the editor's second write, during the rebuild
     time.sleep(0.1)  # the rebuild goes on past the debounce
     assert not events.quiet_since(1, 0.05, stop)
