@@ -118,6 +118,10 @@ class _UnionFind:
             key = self.parent[key]
         return key
 
+    def known_root(self, key: str) -> str | None:
+        """The root of a name already in the forest; None for any other, which is not added."""
+        return self.find(key) if key in self.parent else None
+
     def union(self, a: str, b: str) -> None:
         root_a, root_b = self.find(a), self.find(b)
         if root_a != root_b:
@@ -161,7 +165,11 @@ class Resolution:
         key = normalize_name(name)
         if not key:
             return None
-        root = self.names.find(key)
+        # A lookup never adds the name: a patched resolution shares its forest with the last one's,
+        # and in a long watch every name ever looked up would stay in it.
+        root = self.names.known_root(key)
+        if root is None:
+            return None
         if root in self.split:
             by_class, default = self.split[root]
             kind = type_class(entity_type) if entity_type else None
@@ -193,7 +201,9 @@ class Resolution:
         return tuple(sorted(rows))
 
     def key_of_normalized(self, key: str) -> str | None:
-        root = self.names.find(key)
+        root = self.names.known_root(key)
+        if root is None:
+            return None
         if root in self.split:
             return self.split[root][1]
         return root if root in self.groups else None

@@ -345,3 +345,23 @@ def test_drafts_naming_the_same_names_patch_the_resolution_where_their_evidence_
     graph = state.update([source("b.md")], [naming("b.md", (1, 4), "food", "A sweet fruit.")])
     assert made_again == ["resolved"]
     assert graph == relinked(state)
+
+
+def test_names_looked_up_in_patched_passes_do_not_pile_up_in_the_resolution() -> None:
+    # Patched passes share one union-find of names; a long watch must not grow it with every
+    # name a draft looked up that means no entity.
+    sources = [source("a.md"), source("b.md")]
+    state = LinkState.build(
+        sources,
+        [
+            extraction("a.md", 0, (1, 2), entities=[{"name": "Marlin", "entity_type": "software"}]),
+            extraction("b.md", 0, (1, 2), nodes=[fact("Marlin runs the printer.")]),
+        ],
+    )
+    for edit in range(3, 9):
+        named = fact("Marlin runs the printer.", entities=["Marlin", f"Board {edit}"])
+        state.update([source("b.md")], [extraction("b.md", 0, (1, edit), nodes=[named])])
+    resolution = state.memory.last.resolved.resolution
+    assert not any(name.startswith("board") for name in resolution.names.parent)
+    assert resolution.key_of("Board 8") is None and "board 8" not in resolution.names.parent
+    assert state.graph == relinked(state)
