@@ -338,178 +338,221 @@ def write_vault(
     `read_owned(vault)` when the caller read it already, and nothing wrote the vault since;
     `manifest_memory` learns the manifest written (see `ManifestMemory`).
     """
-    result = WriteResult()
     for folder in (STATE_DIR, BACKUP_DIR, ".obsidian"):
         if (vault / folder).is_symlink():
             raise UnsafeVaultError(f"{folder} in the vault is a symbolic link; kgvault writes through none")
     owned, old_manifest = owned_pages or read_owned(vault)
-    root = str(vault)
-    new_manifest: dict[str, str] = {}
-    known_digest = getattr(pages, "known_digest", None)
-
-    def decide(path: str, writes: _PendingWrites, linked: set[str]) -> None:
-        """Whether the page is unchanged, kept for the user, or to be written (then added to `writes`)."""
-        if path in linked:
-            result.problems.append(
-                Problem(path, None, "a symbolic link is on the way; left untouched, not written")
-            )
-            result.kept.append(path)
-            return
-        if known_digest is not None and path in owned:
-            known = known_digest(path)
-            # Trust is asked last: it may stat the file.
-            if known is not None and old_manifest.get(path) == known and path in trusted:
-                # Untouched since the last build wrote it, and made from the same plan: not even rendered.
-                result.unchanged.append(path)
-                new_manifest[path] = known
-                return
-        generated = pages[path]
-        digest = sha256(generated)
-        if path in owned and old_manifest.get(path) == digest and path in trusted:
-            # Untouched since the last build wrote it (its stats say so), and we would write the same.
-            result.unchanged.append(path)
-            new_manifest[path] = old_manifest[path]
-            return
-        target = os.path.join(root, path)  # a string: pathlib costs more than the calls, per page
-        existing = _read_text(target)
-        if existing is None:
-            if os.path.lexists(target):  # there, but not to be read (a folder, a dangling link, no access)
-                result.problems.append(Problem(path, None, "cannot read the existing file; left untouched"))
-                result.kept.append(path)
-                return
-            writes.add(path, generated)
-            new_manifest[path] = digest
-            return
-        if path not in owned:
-            result.problems.append(
-                Problem(
-                    path, None, "a file kgvault did not write is in the way; left untouched, page not written"
-                )
-            )
-            result.kept.append(path)
-            return
-        parts = split_page(path, existing)
-        # A page that already holds what we would write is ours whatever its history says.
-        if parts is not None and (parts[0] == generated or not _is_edited(path, existing, owned[path])):
-            user_part = parts[1]
-        elif not force:
-            result.problems.append(
-                Problem(
-                    path, None, "generated part was edited by hand; kept (--force overwrites, after a backup)"
-                )
-            )
-            result.kept.append(path)
-            new_manifest[path] = old_manifest.get(path, min(owned[path]))
-            return
-        else:
-            if not dry_run:
-                # One backup per distinct content: a second --force never overwrites the first backup.
-                backup = vault / BACKUP_DIR / f"{path}.{sha256(existing)[:12]}"
-                backup.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(target, backup)
-            # Without a marker the user's words cannot be told apart: keep all of them below it.
-            user_part = parts[1] if parts else existing
-        new_text = generated + user_part
-        new_manifest[path] = digest
-        if new_text == existing:
-            result.unchanged.append(path)
-        else:
-            writes.add(path, new_text)
-
-    def flush(writes: _PendingWrites) -> None:
-        """Record what is about to be written (see below), then write it; a page that fails is reported."""
-        # Record what we are about to write first, so a build killed half-way is finished by the next
-        # one. Every hash any earlier (possibly interrupted) build recorded stays known, so none of our
-        # own files is ever mistaken for a hand edit. The next build reads it with the manifest, so it
-        # holds only what the manifest does not say: a rebuild writing a few pages records a few lines.
-        if writes or result.removed:
-            pending: dict[str, Collection[str]] = {
-                path: hashes  # each path's hashes, sorted (`read_owned`)
-                for path, hashes in owned.items()
-                if len(hashes) != 1 or old_manifest.get(path) != hashes[0]
-            }
-            for path, digest in new_manifest.items():
-                hashes = owned.get(path, ())
-                if digest not in hashes:
-                    pending[path] = sorted({*hashes, digest})
-            # Compact: read back by the next build only, and written before every rebuild's pages.
-            recorded = {"version": 1, "files": dict(sorted(pending.items()))}
-            atomic_write(vault / PENDING, json.dumps(recorded, separators=(",", ":")).encode("utf-8"))
-        for path, data in writes:
-            try:
-                atomic_write(os.path.join(root, path), data)
-            except OSError as error:
-                # E.g. a file of the user's where we need a folder: report it, keep going.
-                result.problems.append(Problem(path, None, f"cannot write: {error.strerror or error}"))
-                result.kept.append(path)
-                new_manifest.pop(path, None)
-            else:
-                result.written.append(path)
-
+    run = _VaultWrite(vault, pages, owned, old_manifest, force=force, dry_run=dry_run, trusted=trusted)
+    result = run.result
     # The pages rendered afresh (whose text may be new) go first when `pages` knows the others by
     # digest: what a watcher waits for is written before the rest of the vault is looked at.
     fresh = getattr(pages, "fresh", None)
     first: list[str] = sorted(fresh()) if fresh is not None else []
     if first:
-        writes = _PendingWrites()
-        linked = _symlinked_paths(vault, set(first))
-        for path in first:
-            decide(path, writes, linked)
+        writes = run.decide_all(first, _symlinked_paths(vault, set(first)))
         if dry_run:
             result.written.extend(writes.paths())
         else:
-            flush(writes)
+            run.flush(writes)
     if on_first_written is not None:
         on_first_written()
     done = set(first)
     linked = _symlinked_paths(vault, (set(pages) - done) | set(owned))
-    writes = _PendingWrites()
-    for path in sorted(pages):
-        if path not in done:
-            decide(path, writes, linked)
-
-    for path in sorted(set(owned) - set(pages)):
-        stale = vault / path
-        if path in linked:
-            result.problems.append(Problem(path, None, "a symbolic link is on the way; not removed"))
-            continue
-        text = _read_text(stale) if stale.is_file() else None
-        if text is None:
-            continue
-        if _user_wrote_in(path, text, owned[path]):
-            result.orphaned.append(path)
-        else:
-            result.removed.append(path)
-
+    writes = run.decide_all([path for path in sorted(pages) if path not in done], linked)
+    run.find_stale(linked)
     if dry_run:
         result.written.extend(writes.paths())
         result.written.sort()
         return result
-    flush(writes)
+    run.flush(writes)
     result.written.sort()
-    for path in list(result.removed):
-        try:
-            (vault / path).unlink(missing_ok=True)
-        except OSError as error:
-            result.problems.append(
-                Problem(path, None, f"cannot remove the stale page: {error.strerror or error}")
-            )
-            result.removed.remove(path)
-            new_manifest[path] = min(owned[path])
-            continue
-        _remove_empty_parents(vault, (vault / path).parent)
-    manifest_bytes = manifest_text(new_manifest).encode("utf-8")
-    result.owned = [path for path in new_manifest if is_page_path(path)]
-    manifest_path = vault / MANIFEST
-    if not manifest_path.is_file() or manifest_path.read_bytes() != manifest_bytes:
-        atomic_write(manifest_path, manifest_bytes)
-    if manifest_memory is not None:  # what `read_manifest` would read back
-        manifest_memory.remember(vault, {path: new_manifest[path] for path in result.owned})
+    run.remove_stale()
+    run.write_manifest(manifest_memory)
     (vault / PENDING).unlink(missing_ok=True)
     _sweep_temporaries(vault)
     if obsidian:
         result.problems.extend(_write_obsidian_settings(settings_dir or vault / ".obsidian", graph_settings))
     return result
+
+
+class _VaultWrite:
+    """One write of a vault: each page decided (unchanged, kept for the user, or to write), then written."""
+
+    def __init__(
+        self,
+        vault: Path,
+        pages: Mapping[str, str],
+        owned: dict[str, tuple[str, ...]],
+        old_manifest: dict[str, str],
+        *,
+        force: bool,
+        dry_run: bool,
+        trusted: Container[str],
+    ) -> None:
+        self.vault = vault
+        self.root = str(vault)  # a string: pathlib costs more than the calls, per page
+        self.pages = pages
+        self.owned = owned
+        self.old_manifest = old_manifest
+        self.force = force
+        self.dry_run = dry_run
+        self.trusted = trusted
+        self.known_digest: Callable[[str], str | None] | None = getattr(pages, "known_digest", None)
+        self.result = WriteResult()
+        self.new_manifest: dict[str, str] = {}
+
+    def decide_all(self, paths: list[str], linked: set[str]) -> _PendingWrites:
+        """Decide each page in turn; what is to be written waits in the returned list."""
+        writes = _PendingWrites()
+        for path in paths:
+            self.decide(path, writes, linked)
+        return writes
+
+    def decide(self, path: str, writes: _PendingWrites, linked: set[str]) -> None:
+        """Whether the page is unchanged, kept for the user, or to be written (then added to `writes`)."""
+        result, owned, old_manifest = self.result, self.owned, self.old_manifest
+        if path in linked:
+            self._keep(path, "a symbolic link is on the way; left untouched, not written")
+            return
+        if self.known_digest is not None and path in owned:
+            known = self.known_digest(path)
+            # Trust is asked last: it may stat the file.
+            if known is not None and old_manifest.get(path) == known and path in self.trusted:
+                # Untouched since the last build wrote it, and made from the same plan: not even rendered.
+                result.unchanged.append(path)
+                self.new_manifest[path] = known
+                return
+        generated = self.pages[path]
+        digest = sha256(generated)
+        if path in owned and old_manifest.get(path) == digest and path in self.trusted:
+            # Untouched since the last build wrote it (its stats say so), and we would write the same.
+            result.unchanged.append(path)
+            self.new_manifest[path] = digest
+            return
+        target = os.path.join(self.root, path)
+        existing = _read_text(target)
+        if existing is None:
+            if os.path.lexists(target):  # there, but not to be read (a folder, a dangling link, no access)
+                self._keep(path, "cannot read the existing file; left untouched")
+                return
+            writes.add(path, generated)
+            self.new_manifest[path] = digest
+            return
+        if path not in owned:
+            self._keep(path, "a file kgvault did not write is in the way; left untouched, page not written")
+            return
+        user_part = self._user_part(path, target, existing, generated)
+        if user_part is None:
+            return
+        new_text = generated + user_part
+        self.new_manifest[path] = digest
+        if new_text == existing:
+            result.unchanged.append(path)
+        else:
+            writes.add(path, new_text)
+
+    def _user_part(self, path: str, target: str, existing: str, generated: str) -> str | None:
+        """What the user wrote in an existing page of ours; None when its edited generated part is kept."""
+        parts = split_page(path, existing)
+        # A page that already holds what we would write is ours whatever its history says.
+        if parts is not None and (parts[0] == generated or not _is_edited(path, existing, self.owned[path])):
+            return parts[1]
+        if not self.force:
+            self._keep(path, "generated part was edited by hand; kept (--force overwrites, after a backup)")
+            self.new_manifest[path] = self.old_manifest.get(path, min(self.owned[path]))
+            return None
+        if not self.dry_run:
+            # One backup per distinct content: a second --force never overwrites the first backup.
+            backup = self.vault / BACKUP_DIR / f"{path}.{sha256(existing)[:12]}"
+            backup.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(target, backup)
+        # Without a marker the user's words cannot be told apart: keep all of them below it.
+        return parts[1] if parts else existing
+
+    def _keep(self, path: str, why: str) -> None:
+        """Leave the file as it is, and say why."""
+        self.result.problems.append(Problem(path, None, why))
+        self.result.kept.append(path)
+
+    def find_stale(self, linked: set[str]) -> None:
+        """Our pages no build makes any more: to remove, or kept (orphaned) where the user wrote in them."""
+        result = self.result
+        for path in sorted(set(self.owned) - set(self.pages)):
+            stale = self.vault / path
+            if path in linked:
+                result.problems.append(Problem(path, None, "a symbolic link is on the way; not removed"))
+                continue
+            text = _read_text(stale) if stale.is_file() else None
+            if text is None:
+                continue
+            if _user_wrote_in(path, text, self.owned[path]):
+                result.orphaned.append(path)
+            else:
+                result.removed.append(path)
+
+    def flush(self, writes: _PendingWrites) -> None:
+        """Record what is about to be written (`_record_pending`), then write it; report a failed page."""
+        result = self.result
+        if writes or result.removed:
+            self._record_pending()
+        for path, data in writes:
+            try:
+                atomic_write(os.path.join(self.root, path), data)
+            except OSError as error:
+                # E.g. a file of the user's where we need a folder: report it, keep going.
+                result.problems.append(Problem(path, None, f"cannot write: {error.strerror or error}"))
+                result.kept.append(path)
+                self.new_manifest.pop(path, None)
+            else:
+                result.written.append(path)
+
+    def _record_pending(self) -> None:
+        """Record every hash about to be written before writing, so a build killed half-way is finished
+        by the next one.
+
+        Every hash any earlier (possibly interrupted) build recorded stays known, so none of our own
+        files is ever mistaken for a hand edit. The next build reads it with the manifest, so it holds
+        only what the manifest does not say: a rebuild writing a few pages records a few lines.
+        """
+        owned, old_manifest = self.owned, self.old_manifest
+        pending: dict[str, Collection[str]] = {
+            path: hashes  # each path's hashes, sorted (`read_owned`)
+            for path, hashes in owned.items()
+            if len(hashes) != 1 or old_manifest.get(path) != hashes[0]
+        }
+        for path, digest in self.new_manifest.items():
+            hashes = owned.get(path, ())
+            if digest not in hashes:
+                pending[path] = sorted({*hashes, digest})
+        # Compact: read back by the next build only, and written before every rebuild's pages.
+        recorded = {"version": 1, "files": dict(sorted(pending.items()))}
+        atomic_write(self.vault / PENDING, json.dumps(recorded, separators=(",", ":")).encode("utf-8"))
+
+    def remove_stale(self) -> None:
+        """Remove the stale pages `find_stale` found; one that cannot go stays ours, and is reported."""
+        result = self.result
+        for path in list(result.removed):
+            try:
+                (self.vault / path).unlink(missing_ok=True)
+            except OSError as error:
+                result.problems.append(
+                    Problem(path, None, f"cannot remove the stale page: {error.strerror or error}")
+                )
+                result.removed.remove(path)
+                self.new_manifest[path] = min(self.owned[path])
+                continue
+            _remove_empty_parents(self.vault, (self.vault / path).parent)
+
+    def write_manifest(self, memory: ManifestMemory | None) -> None:
+        """Write the manifest of what the vault now holds (unless it already says so)."""
+        new_manifest, result = self.new_manifest, self.result
+        manifest_bytes = manifest_text(new_manifest).encode("utf-8")
+        result.owned = [path for path in new_manifest if is_page_path(path)]
+        manifest_path = self.vault / MANIFEST
+        if not manifest_path.is_file() or manifest_path.read_bytes() != manifest_bytes:
+            atomic_write(manifest_path, manifest_bytes)
+        if memory is not None:  # what `read_manifest` would read back
+            memory.remember(self.vault, {path: new_manifest[path] for path in result.owned})
 
 
 def _sweep_temporaries(vault: Path) -> None:
