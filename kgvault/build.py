@@ -233,6 +233,10 @@ class _Linked:
     """Everything reading, extracting and linking reported, dropped draft items included."""
     cache_entries: dict[str, bytes]
     """Encoded cache entries of the sources extracted in this build, stored once the vault is written."""
+    storing: Helper | None
+    """The helper holding those entries instead, encoded during pass 2 (see `cache_forked`)."""
+    cache_made: frozenset[str]
+    """The keys of all those entries, wherever they wait."""
     cache_keys: dict[str, str]
     """The cache key of every source, by path, so entries of notes changed or gone can be pruned."""
     stats: LlmStats | None
@@ -264,9 +268,10 @@ def _run_pipeline(
         nonlocal helper
         helper = None if settings.dry_run else _start_indexing(vault, graph)
 
-    if gate is None:
-        start_indexing()
+    storing = linked.storing
     try:
+        if gate is None:
+            start_indexing()
         say("rendering")
         pages_memory = memory.pages if memory is not None else None
         manifest_memory = memory.manifest if memory is not None else None
@@ -286,27 +291,33 @@ def _run_pipeline(
         if not settings.dry_run:
             _remember_notes_root(vault, settings.notes)
             say("indexing")
+            if storing is not None:
+                storing.tell(go=True)  # it stores the cache while the index helper finishes
             indexed = helper is not None and helper.finish(go=True)
             helper = None
             if not indexed:
                 from kgvault.search import update_index
 
                 update_index(vault, graph)
-            # Cached only once the vault is written: a build that fails leaves nothing behind.
+            # The cache is stored only once the vault is written: a build that fails stores nothing.
             for key, entry in linked.cache_entries.items():
                 cache.store(key, entry)
+            if storing is not None:
+                storing.finish(go=True)  # one that failed only leaves the next build more to extract
             cache.prune(linked.cache_keys)
             if settings.max_sensitivity is not None:
                 _drop_caches(vault)
     except Superseded:
         if cache.kept is not None:
             # Entries this build made are stored only by a build that writes: let the next one make them.
-            for key in linked.cache_entries:
+            for key in linked.cache_made:
                 cache.kept.pop(key, None)
         raise
     finally:
         if helper is not None:
             helper.finish(go=False)
+        if storing is not None:
+            storing.finish(go=False)  # only the first word counts: after a go, this just waits
 
     layers = [n.memory_layer for n in graph.nodes]
     return BuildReport(
@@ -444,15 +455,11 @@ def _read_extract_link(
     as long as this function (the peak memory of a big build is then render's, not theirs), unless
     a watch keeps them (`memory`: the notes as read, the drafts and pass 2's share of each).
     """
+    from kgvault import cache_forked
     from kgvault.cache import source_key
     from kgvault.chunks import chunk_sources
-    from kgvault.corrections import load_corrections
     from kgvault.extract.forked import chunk_and_extract
-    from kgvault.extract.offline import chunk_context
-    from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
     from kgvault.extract.renew import renew
-    from kgvault.link import link
-    from kgvault.share import apply_floors, restrict
     from kgvault.sources import read_imported_drafts, read_sources
 
     vault = settings.vault
@@ -505,6 +512,52 @@ def _read_extract_link(
                 (key, made) for key, made in to_cache.items() if not any(c.kind == "draft" for c in made[0])
             )
     say("linking")
+    # Encoded and stored on the other core while pass 2 runs on this one (a share build stores
+    # nothing before its vault is written: it drops its cache then).
+    to_store = (
+        [
+            (key, source, *to_cache[key])
+            for key, source in zip(keys, sources, strict=True)
+            if key in to_cache and not any(chunk.kind == "draft" for chunk in to_cache[key][0])
+        ]
+        if not settings.dry_run and not settings.model
+        else []
+    )
+    storing = cache_forked.start(cache, to_store, shipped) if settings.max_sensitivity is None else None
+    try:
+        graph = _link(settings, sources, extractions, outer, say, stats, memory, problems)
+        entries = {}
+        if storing is None or not storing.ready():  # the helper failed: encode them here
+            if storing is not None:
+                storing.finish(go=False)
+                storing = None
+            entries = cache_forked.encode_entries(cache, to_store, shipped)
+    except BaseException:
+        if storing is not None:
+            storing.finish(go=False)
+        raise
+    cache_keys = {source.path: key for source, key in zip(sources, keys, strict=True)}
+    made = frozenset(entry[0] for entry in to_store)
+    return _Linked(graph, len(sources), len(chunks), problems, entries, storing, made, cache_keys, stats)
+
+
+def _link(
+    settings: Settings,
+    sources: list[Source],
+    extractions: list[Extraction],
+    outer: Path | None,
+    say: Progress,
+    stats: LlmStats | None,
+    memory: BuildMemory | None,
+    problems: list[Problem],
+) -> Graph:
+    """Pass 2 (and the model's advice, when asked); what they report is added to `problems`."""
+    from kgvault.corrections import load_corrections
+    from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
+    from kgvault.link import link
+    from kgvault.share import apply_floors, restrict
+
+    vault = settings.vault
     corrections, correction_problems = load_corrections(settings.notes)
     problems.extend(correction_problems)
     extractions = apply_floors(extractions, sources)
@@ -538,20 +591,7 @@ def _read_extract_link(
     if settings.max_sensitivity is not None:
         graph = restrict(graph, settings.max_sensitivity)
     problems.extend(_dropped(vault, extractions))
-    entries = {}
-    if not settings.dry_run and not settings.model:
-        source_of = dict(zip(keys, sources, strict=True))
-        for key, (source_chunks, source_extractions) in to_cache.items():
-            if not any(chunk.kind == "draft" for chunk in source_chunks):
-                source = source_of[key]
-                encoded = shipped.get(source.path)
-                # A helper's entry holds its context already: the note's language was detected there.
-                context = chunk_context(source) if encoded is None else ""
-                entry = cache.encode(source_chunks, source_extractions, encoded, context)
-                if entry is not None:
-                    entries[key] = entry
-    cache_keys = {source.path: key for source, key in zip(sources, keys, strict=True)}
-    return _Linked(graph, len(sources), len(chunks), problems, entries, cache_keys, stats)
+    return graph
 
 
 def _dropped(vault: Path, extractions: Sequence[Extraction]) -> list[Problem]:

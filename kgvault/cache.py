@@ -123,8 +123,8 @@ class ExtractionCache:
     ) -> bytes | None:
         """A source's chunks and extractions as an entry's bytes, or None when they must not be kept.
 
-        Encoding is apart from storing so a build can let go of its drafts long before it may
-        write anything (an entry is stored only once the vault is written). `encoded` is the
+        Encoding is apart from storing so a build can let go of its drafts long before it
+        writes anything (see `cache_forked` for who stores an entry, and when). `encoded` is the
         same entry already made by `encode_entry` (by the extraction helper), used as it is;
         `context` is the note's `chunk_context`.
         """

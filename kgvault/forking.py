@@ -26,32 +26,56 @@ def can_fork() -> bool:
 
 
 class Helper:
-    """A forked child running `work(go)`, where `go()` waits for this process to say go (True) or stop."""
+    """A forked child running `work(go)`, where `go()` says the work is ready to finish and waits for
+    this process to say go (True) or stop."""
 
-    def __init__(self, pid: int, verdict: int) -> None:
+    def __init__(self, pid: int, verdict: int, ready: int) -> None:
         self._pid = pid
         self._verdict: int | None = verdict
+        self._ready: int | None = ready
+        self._said_ready: bool | None = None
         self._status: int | None = None
 
     @classmethod
     def start(cls, work: Callable[[Callable[[], bool]], None]) -> Helper:
         """Fork and run `work` in the child; the child never returns from here, and runs no clean-up."""
         read, write = os.pipe()
+        ready_read, ready_write = os.pipe()
 
         def child() -> None:
             os.close(write)
-            work(lambda: os.read(read, 1) == b"1")
+            os.close(ready_read)
+
+            def go() -> bool:
+                try:
+                    os.write(ready_write, b"1")
+                except BrokenPipeError:
+                    pass  # this process asked no more (it already said what to do)
+                finally:
+                    os.close(ready_write)
+                return os.read(read, 1) == b"1"
+
+            work(go)
 
         pid = _forked(child)
         os.close(read)
-        _parent_ends.add(write)
-        return cls(pid, write)
+        os.close(ready_write)
+        _parent_ends.update((write, ready_read))
+        return cls(pid, write, ready_read)
 
-    def finish(self, go: bool) -> bool:
-        """Tell the helper to go on or stop, wait for it to end, and say whether it did its work.
+    def ready(self) -> bool:
+        """Wait until the helper's work is ready to finish; False when it ended (or failed) before."""
+        if self._ready is not None:
+            ready, self._ready = self._ready, None
+            try:
+                self._said_ready = os.read(ready, 1) == b"1"
+            finally:
+                _parent_ends.discard(ready)
+                os.close(ready)
+        return bool(self._said_ready)
 
-        Only the first word counts: a second call (after an interrupted first) just waits.
-        """
+    def tell(self, go: bool) -> None:
+        """Tell the helper to go on or stop, without waiting for it; only the first word counts."""
         if self._verdict is not None:
             verdict, self._verdict = self._verdict, None
             try:
@@ -61,6 +85,17 @@ class Helper:
             finally:
                 _parent_ends.discard(verdict)
                 os.close(verdict)
+
+    def finish(self, go: bool) -> bool:
+        """Tell the helper to go on or stop, wait for it to end, and say whether it did its work.
+
+        Only the first word counts: a second call (after an interrupted first) just waits.
+        """
+        self.tell(go)
+        if self._ready is not None:
+            _parent_ends.discard(self._ready)
+            os.close(self._ready)
+            self._ready = None
         if self._status is None:
             _, status = os.waitpid(self._pid, 0)
             self._status = os.waitstatus_to_exitcode(status)

@@ -118,7 +118,8 @@ def test_sigkill_at_twenty_moments_never_leaves_a_partial_page(tmp_path: Path) -
 # each helper taking a second longer, so that a kill finds helpers at work.
 _WITH_HELPERS = """
 import sys, time
-import kgvault.build, kgvault.extract.forked, kgvault.forking, kgvault.render_forked
+import kgvault.build, kgvault.cache_forked, kgvault.extract.forked, kgvault.forking, kgvault.render_forked
+kgvault.cache_forked.MIN_ENTRIES = 0
 kgvault.extract.forked.MIN_BYTES = 0
 kgvault.render_forked.MIN_PAGES = 0
 kgvault.build.INDEX_HELPER_RECORDS = 0

@@ -1,4 +1,4 @@
-"""Two cores: what the extraction, render and index helpers give is exactly what one process gives."""
+"""Two cores: what the extraction, render, index and cache helpers give is exactly what one process gives."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from .conftest import NOT_COMPARED, ROOT, SAMPLE
 _BUILD = """
 import json, os, sys
 import kgvault.build as build
+import kgvault.cache_forked as cache_forked
 import kgvault.extract.forked as forked
 import kgvault.render_forked as render_forked
 from kgvault import forking
@@ -36,6 +37,7 @@ limits = json.loads(sys.argv[3])
 forked.MIN_BYTES = never if limits["extract"] is None else limits["extract"]
 render_forked.MIN_PAGES = never if limits["render"] is None else limits["render"]
 build.INDEX_HELPER_RECORDS = never if limits["index"] is None else limits["index"]
+cache_forked.MIN_ENTRIES = never if limits["cache"] is None else limits["cache"]
 used = []
 real_decoded, real_here = forked._decoded, forked._here
 def decoded(sources, entries):
@@ -58,6 +60,12 @@ def finish(self, go):
     used.append(f"index:{go}:{done}")
     return done
 forking.Helper.finish = finish
+real_ready = forking.Helper.ready
+def ready(self):
+    done = real_ready(self)
+    used.append(f"cache:{done}")
+    return done
+forking.Helper.ready = ready
 {patch}
 from kgvault.cli import main
 try:
@@ -76,6 +84,7 @@ def failing(real):
     return fails
 forked.encode_entry = failing(forked.encode_entry)
 render_forked._rendered = failing(render_forked._rendered)
+cache_forked._encode_then_store = failing(cache_forked._encode_then_store)
 """
 
 
@@ -100,11 +109,12 @@ def build(
     extract: int | None = None,
     render: int | None = None,
     index: int | None = None,
+    cache: int | None = None,
     patch: str = "",
 ) -> Built:
     """Build in a fresh interpreter with the helpers' thresholds given (None: no helper)."""
     script = textwrap.dedent(_BUILD).replace("{patch}", textwrap.dedent(patch))
-    limits = json.dumps({"extract": extract, "render": render, "index": index})
+    limits = json.dumps({"extract": extract, "render": render, "index": index, "cache": cache})
     done = subprocess.run(
         [sys.executable, "-c", script, str(notes), str(vault), limits, *extra],
         cwd=ROOT,
@@ -130,7 +140,7 @@ def one_process(tmp_path_factory: pytest.TempPathFactory) -> Path:
     vault = tmp_path_factory.mktemp("one") / "vault"
     built = build(SAMPLE, vault)
     assert built.code == 0, built.stderr
-    assert built.steps("helper") == built.steps("pages") == built.steps("index") == []
+    assert built.steps("helper") == built.steps("pages") == built.steps("index") == built.steps("cache") == []
     return vault
 
 
@@ -157,11 +167,37 @@ def test_two_processes_render_what_one_process_renders(tmp_path: Path, one_proce
     assert vault_files(vault) == vault_files(one_process)
 
 
+def test_a_helper_stores_the_cache_this_process_would_store(tmp_path: Path, one_process: Path) -> None:
+    vault = tmp_path / "vault"
+    built = build(SAMPLE, vault, cache=0)
+    assert built.code == 0, built.stderr
+    assert built.steps("cache") == [["True"]], built.used
+    assert vault_files(vault) == vault_files(one_process)
+    # The next build finds every note in the cache the helper wrote: nothing is extracted again.
+    again = build(SAMPLE, vault, "--force", cache=1)
+    assert again.code == 0, again.stderr
+    assert [count for count, _ in again.steps("here")] == ["0"] and again.steps("cache") == []
+
+
+def test_a_failed_build_has_the_cache_helper_store_nothing(tmp_path: Path) -> None:
+    broken = tmp_path / "templates"
+    broken.mkdir()
+    (broken / "node.md.j2").write_text("{{ no_such_value }}\n", "utf-8")
+    vault = tmp_path / "vault"
+    built = build(SAMPLE, vault, "--templates", str(broken), cache=0)
+    # Its entries were ready during pass 2; rendering failed, so it was told to stop.
+    assert built.code != 0 and built.steps("cache") == [["True"]], built.stderr
+    assert not list((vault / ".kgvault").rglob("cache/*/*.json"))
+    assert not list(tmp_path.rglob("*.kgvault-tmp"))
+
+
 def test_failing_helpers_leave_their_part_to_this_process(tmp_path: Path, one_process: Path) -> None:
     vault = tmp_path / "vault"
-    built = build(SAMPLE, vault, extract=0, render=0, patch=_HELPERS_FAIL)
+    built = build(SAMPLE, vault, extract=0, render=0, cache=0, patch=_HELPERS_FAIL)
     assert built.code == 0, built.stderr
     assert built.steps("helper") == built.steps("pages") == [], built.used
+    # The cache helper failed too: this process encoded the entries and stored them itself.
+    assert built.steps("cache") == [["False"]], built.used
     # The extraction helper failed, and this process then did its part as well.
     here = built.steps("here")
     assert len(here) == 2 and sum(int(count) for count, _ in here) == built.report["sources"], built.used
