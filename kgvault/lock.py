@@ -96,9 +96,17 @@ def _is_current(handle: IO[str], path: Path) -> bool:
 
 def _remove_if_only_the_lock(vault: Path) -> None:
     """A first build that failed before writing leaves no vault folder behind, only as it found it."""
-    if [p for p in vault.rglob("*") if p.is_file()] != [vault / LOCK_FILE]:
+    lock = vault / LOCK_FILE
+    # Stopped at the first other file: after a first build that succeeded, the walk would
+    # otherwise visit every page (0.1-0.2 s at 14,000 pages).
+    for walked, _, names in os.walk(vault):
+        for name in names:
+            path = Path(walked, name)
+            if path != lock and path.is_file():
+                return
+    if not lock.is_file():
         return
-    (vault / LOCK_FILE).unlink()
+    lock.unlink()
     for folder in (vault / STATE_DIR / "state", vault / STATE_DIR, vault):
         try:
             folder.rmdir()

@@ -120,3 +120,23 @@ def test_a_lock_file_removed_under_a_waiting_build_is_not_taken_for_the_lock(tmp
         pass  # the second one holds the lock file that exists now
     release.set()
     waiting.join()
+
+
+def test_a_fresh_vault_holding_only_the_lock_is_removed_and_one_holding_a_file_is_kept(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "vault"
+    with vault_lock(vault):
+        pass  # a first build that failed before writing anything
+    assert not vault.exists()
+    written = tmp_path / "written"
+    with vault_lock(written):
+        (written / "episodic").mkdir()
+        (written / "episodic" / "a.md").write_text("a\n", "utf-8")
+    assert (written / "episodic" / "a.md").is_file() and (written / LOCK_FILE).is_file()
+    # Only a vault that did not exist before is ever removed.
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    with vault_lock(existing):
+        pass
+    assert (existing / LOCK_FILE).is_file()
