@@ -51,8 +51,11 @@ class WriteResult:
     """The pages the manifest records once written: what `read_manifest` reads back (none in a dry run)."""
 
 
-def atomic_write(path: Path | str, data: bytes) -> None:
-    """Write a file so that readers (and a crash) see either the old or the new bytes, never a mix."""
+def atomic_write(path: Path | str, data: bytes, *, new: bool = False) -> None:
+    """Write a file so that readers (and a crash) see either the old or the new bytes, never a mix.
+
+    `new`: the file was not there a moment ago, so it has no mode of its own to keep.
+    """
     # Strings, not Paths: a clean build writes 14,000 pages, and pathlib costs as much as the calls.
     target = os.fspath(path)
     folder, name = os.path.split(target)
@@ -62,10 +65,10 @@ def atomic_write(path: Path | str, data: bytes) -> None:
     tmp = os.path.join(folder, f".{name}.kgvault-tmp")
     # O_BINARY: on Windows a descriptor opened without it turns every "\n" written into "\r\n".
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | _BINARY
-    try:
-        mode: int | None = stat.S_IMODE(os.lstat(target).st_mode)  # a rewritten page keeps its mode
-    except FileNotFoundError:
-        mode = None
+    mode: int | None = None
+    if not new:
+        with contextlib.suppress(FileNotFoundError):
+            mode = stat.S_IMODE(os.lstat(target).st_mode)  # a rewritten page keeps its mode
     try:
         try:
             fd = os.open(tmp, flags, 0o666)  # 0666 less the umask, as for any new file
@@ -349,7 +352,7 @@ def write_vault(
     fresh = getattr(pages, "fresh", None)
     first: list[str] = sorted(fresh()) if fresh is not None else []
     if first:
-        writes = run.decide_all(first, _symlinked_paths(vault, set(first)))
+        writes = run.decide_all(first, _look_at_folders(vault, set(first)))
         if dry_run:
             result.written.extend(writes.paths())
         else:
@@ -357,9 +360,9 @@ def write_vault(
     if on_first_written is not None:
         on_first_written()
     done = set(first)
-    linked = _symlinked_paths(vault, (set(pages) - done) | set(owned))
-    writes = run.decide_all([path for path in sorted(pages) if path not in done], linked)
-    run.find_stale(linked)
+    folders = _look_at_folders(vault, (set(pages) - done) | set(owned))
+    writes = run.decide_all([path for path in sorted(pages) if path not in done], folders)
+    run.find_stale(folders.linked)
     if dry_run:
         result.written.extend(writes.paths())
         result.written.sort()
@@ -400,18 +403,20 @@ class _VaultWrite:
         self.known_digest: Callable[[str], str | None] | None = getattr(pages, "known_digest", None)
         self.result = WriteResult()
         self.new_manifest: dict[str, str] = {}
+        self.created: set[str] = set()
+        """Pages in folders that did not exist: written without asking what was there."""
 
-    def decide_all(self, paths: list[str], linked: set[str]) -> _PendingWrites:
+    def decide_all(self, paths: list[str], folders: _Folders) -> _PendingWrites:
         """Decide each page in turn; what is to be written waits in the returned list."""
         writes = _PendingWrites()
         for path in paths:
-            self.decide(path, writes, linked)
+            self.decide(path, writes, folders)
         return writes
 
-    def decide(self, path: str, writes: _PendingWrites, linked: set[str]) -> None:
+    def decide(self, path: str, writes: _PendingWrites, folders: _Folders) -> None:
         """Whether the page is unchanged, kept for the user, or to be written (then added to `writes`)."""
         result, owned, old_manifest = self.result, self.owned, self.old_manifest
-        if path in linked:
+        if path in folders.linked:
             self._keep(path, "a symbolic link is on the way; left untouched, not written")
             return
         if self.known_digest is not None and path in owned:
@@ -428,6 +433,11 @@ class _VaultWrite:
             # Untouched since the last build wrote it (its stats say so), and we would write the same.
             result.unchanged.append(path)
             self.new_manifest[path] = digest
+            return
+        if path.rpartition("/")[0] in folders.missing:  # nothing there to read: not even an attempt
+            writes.add(path, generated)
+            self.new_manifest[path] = digest
+            self.created.add(path)
             return
         target = os.path.join(self.root, path)
         existing = _read_text(target)
@@ -497,7 +507,7 @@ class _VaultWrite:
             self._record_pending()
         for path, data in writes:
             try:
-                atomic_write(os.path.join(self.root, path), data)
+                atomic_write(os.path.join(self.root, path), data, new=path in self.created)
             except OSError as error:
                 # E.g. a file of the user's where we need a folder: report it, keep going.
                 result.problems.append(Problem(path, None, f"cannot write: {error.strerror or error}"))
@@ -581,30 +591,45 @@ class UnsafeVaultError(OSError):
     """The vault is laid out so that writing would reach outside it."""
 
 
-def _symlinked_paths(vault: Path, paths: set[str]) -> set[str]:
-    """Page paths that are, or lie in a folder that is, a symbolic link: writing there leaves the vault."""
+@dataclass(frozen=True, slots=True)
+class _Folders:
+    """What one listing per folder says about the pages to write in it."""
+
+    linked: set[str]
+    """Paths that are, or lie in a folder that is, a symbolic link: writing there leaves the vault."""
+    missing: frozenset[str]
+    """Folders that did not exist: no page in them has anything to read or keep (a clean build's)."""
+
+
+def _look_at_folders(vault: Path, paths: set[str]) -> _Folders:
+    """List each folder of the pages once: the symbolic links on the way, and the folders not there yet."""
     by_folder: dict[str, list[str]] = defaultdict(list)
     for path in paths:
         by_folder[path.rpartition("/")[0]].append(path)
     linked = set()
+    missing = set()
     root = str(vault)  # os.path on strings: pathlib costs more than the check itself, 15,000 times
     for folder, inside in by_folder.items():
         where = os.path.join(root, folder) if folder else root
         if folder and os.path.islink(where):
             linked.update(inside)
-        elif not _holds_no_link(where):
+            continue
+        listed = _holds_no_link(where)
+        if listed is None:
+            missing.add(folder)
+        elif not listed:
             # A folder with a link in it (or one we cannot list): each page is asked about itself.
             linked.update(path for path in inside if os.path.islink(os.path.join(root, path)))
-    return linked
+    return _Folders(linked, frozenset(missing))
 
 
-def _holds_no_link(folder: str) -> bool:
-    """Whether the folder is missing, or lists no symbolic link (one listing, not a call per page)."""
+def _holds_no_link(folder: str) -> bool | None:
+    """Whether the folder lists no symbolic link (one listing, not a call per page); None: it is missing."""
     try:
         with os.scandir(folder) as entries:
             return not any(entry.is_symlink() for entry in entries)
     except FileNotFoundError:
-        return True
+        return None
     except OSError:  # not listable (permissions, too many open files, not a folder): fail closed
         return False
 

@@ -319,11 +319,11 @@ def test_a_watch_rebuild_writes_the_pages_it_rendered_before_it_looks_at_the_res
     def spy(owner: object, name: str, note: Callable[[str], str | None]) -> None:
         real = getattr(owner, name)
 
-        def noted(path: str, *rest: object) -> object:
+        def noted(path: str, *rest: object, **options: object) -> object:
             said = note(str(path))
             if said is not None:
                 order.append(said)
-            return real(path, *rest)
+            return real(path, *rest, **options)
 
         monkeypatch.setattr(owner, name, noted)
 

@@ -616,7 +616,7 @@ def test_a_rebuild_records_first_only_what_the_manifest_does_not_say(
     (vault / PENDING).write_text(manifest_text({changed_path: digest(earlier)}), "utf-8")
     recorded: list[dict[str, list[str]]] = []
 
-    def killed(path: Path | str, data: bytes) -> None:
+    def killed(path: Path | str, data: bytes, **options: bool) -> None:
         if str(path).endswith(PENDING):
             recorded.append(json.loads(data)["files"])
             raise KeyboardInterrupt  # killed right after recording what it is about to write
@@ -650,10 +650,10 @@ def test_build_interrupted_mid_write_is_completed_by_the_next(
     write_vault(vault, pages)
     real = write_module.atomic_write
 
-    def dies_on(path: Path | str, data: bytes) -> None:
+    def dies_on(path: Path | str, data: bytes, **options: bool) -> None:
         if Path(path).name == "switched-to-marlin.md":
             raise KeyboardInterrupt
-        real(path, data)
+        real(path, data, **options)
 
     changed = {p: t.replace("\n\n" + TAIL, "\nv2\n\n" + TAIL) for p, t in pages.items()}
     monkeypatch.setattr(write_module, "atomic_write", dies_on)
@@ -677,11 +677,11 @@ def test_two_interrupted_builds_in_a_row_are_completed_by_the_next(
     write_vault(vault, {"entities/a.md": page("A0"), "entities/b.md": page("B0")}, obsidian=False)
     real = write_module.atomic_write
 
-    def dies_on(name: str) -> Callable[[Path | str, bytes], None]:
-        def write(path: Path | str, data: bytes) -> None:
+    def dies_on(name: str) -> Callable[..., None]:
+        def write(path: Path | str, data: bytes, **options: bool) -> None:
             if Path(path).name == name:
                 raise KeyboardInterrupt
-            real(path, data)
+            real(path, data, **options)
 
         return write
 
