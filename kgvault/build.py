@@ -512,8 +512,8 @@ def _read_extract_link(
                 (key, made) for key, made in to_cache.items() if not any(c.kind == "draft" for c in made[0])
             )
     say("linking")
-    # Encoded and stored on the other core while pass 2 runs on this one (a share build stores
-    # nothing before its vault is written: it drops its cache then).
+    # The new cache entries are encoded on the other core while pass 2 runs on this one (not for a
+    # share build: it drops its cache once written).
     to_store = (
         [
             (key, source, *to_cache[key])
