@@ -410,7 +410,7 @@ def _render_and_write(
                 raise Superseded("the notes changed while they were read; nothing was written")
         say("writing")
         # The last pages rendered on the other core meanwhile; with a page memory few are rendered.
-        shared = SharedPages.of(pages) if pages.memory is None else pages
+        shared = SharedPages.of(pages, owned[1]) if pages.memory is None else pages
         complete = False
         try:
             written = write_vault(

@@ -51,7 +51,8 @@ forked._decoded, forked._here = decoded, here
 real_unpickled = render_forked._unpickled
 def unpickled(payload):
     got = real_unpickled(payload)
-    used.append(f"pages:{len(got) if got is not None else None}")
+    texts = sum(1 for _, text in got.values() if text is not None) if got is not None else None
+    used.append(f"pages:{len(got) if got is not None else None}:{texts}")
     return got
 render_forked._unpickled = unpickled
 real_finish = forking.Helper.finish
@@ -161,10 +162,28 @@ def test_two_processes_render_what_one_process_renders(tmp_path: Path, one_proce
     vault = tmp_path / "vault"
     built = build(SAMPLE, vault, render=0)
     assert built.code == 0, built.stderr
-    [(pages,)] = built.steps("pages")
+    [(pages, texts)] = built.steps("pages")
     files = built.report["files"]
     assert int(pages) == round((files["written"] + files["unchanged"]) * render_forked.HELPER_SHARE)
+    assert texts == pages  # a new vault: every page's text comes back
     assert vault_files(vault) == vault_files(one_process)
+
+
+def test_in_a_rebuild_the_render_helper_hands_back_only_the_pages_that_changed(
+    sample_copy: Path, tmp_path: Path
+) -> None:
+    vault, alone = tmp_path / "vault", tmp_path / "alone"
+    assert build(sample_copy, vault).code == build(sample_copy, alone).code == 0
+    for note in sorted(sample_copy.rglob("*.md"))[-3:]:  # notes whose pages sort last: the helper's
+        note.write_text(note.read_text("utf-8") + "\nFixed the zq41 valve today.\n", "utf-8")
+    built = build(sample_copy, vault, render=0)
+    assert built.code == 0, built.stderr
+    [(pages, texts)] = built.steps("pages")
+    # The unchanged pages came back as digests alone; the changed ones with their text.
+    assert 0 < int(texts) < int(pages), built.used
+    assert build(sample_copy, alone).code == 0
+    assert vault_files(vault) == vault_files(alone)
+    assert built.report["files"]["written"] > 0
 
 
 def test_a_helper_stores_the_cache_this_process_would_store(tmp_path: Path, one_process: Path) -> None:
