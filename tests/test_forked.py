@@ -327,3 +327,23 @@ def test_a_helper_waits_for_the_word_to_go_on(tmp_path: Path) -> None:
     helper = forking.Helper.start(work)
     assert helper.finish(go=True) and helper.finish(go=False)  # only the first word counts
     assert said.read_text("utf-8") == "go"
+
+
+def test_a_helper_says_when_its_work_is_ready_and_is_told_later(tmp_path: Path) -> None:
+    said = tmp_path / "said"
+
+    def work(go: Callable[[], bool]) -> None:
+        said.write_text("prepared", "utf-8")
+        said.write_text("go" if go() else "stop", "utf-8")
+
+    helper = forking.Helper.start(work)
+    assert helper.ready() and said.read_text("utf-8") == "prepared"  # it waits for the word now
+    helper.tell(go=True)  # told without waiting for it
+    assert helper.finish(go=False)  # only the first word counts: this just waits
+    assert said.read_text("utf-8") == "go"
+
+    def fails(go: Callable[[], bool]) -> None:
+        raise RuntimeError("the helper fails before its work is ready")
+
+    failing = forking.Helper.start(fails)
+    assert not failing.ready() and not failing.finish(go=True)
