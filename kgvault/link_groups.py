@@ -39,6 +39,11 @@ class NodeGroup:
     _first: tuple[Evidence, DraftNode] | None = None
     _tagged: TaggedNode | None = None
 
+    def add(self, evidence: Evidence, node: DraftNode, entity_keys: set[str]) -> None:
+        """One more draft node of the proposition, with the entity keys it names or mentions."""
+        self.items.append((evidence, node))
+        self.entity_keys.update(entity_keys)
+
     def tags(self) -> tuple[str, ...]:
         """Every tag any of the merged drafts gave, sorted; asked only once the group is complete."""
         if self._tags is None:
@@ -113,9 +118,7 @@ def collect_nodes(extractions: Sequence[Extraction], readings: Sequence[Reading]
     for extraction, reading in zip(extractions, readings, strict=True):
         keys = []
         for key, evidence, node, entity_keys in reading.nodes:
-            group = groups[key]
-            group.items.append((evidence, node))
-            group.entity_keys.update(entity_keys)
+            groups[key].add(evidence, node, entity_keys)
             keys.append(key)
         chunk = extraction.chunk
         chunk_keys[(chunk.source_path, chunk.index)] = keys
@@ -217,8 +220,13 @@ class KeptGroups:
                 # The chunk where the node is new moved: both sources' coverage counts change.
                 changed_paths.update(ref[0] for ref in (before_owner, owner.get(key)) if ref is not None)
         episodes = dict(last.episodes)
-        for title in {key[1] for key in touched if key[0] == "episodic"}:
-            said = {*episodes.get(title, ()), *(key for key in touched if key[1] == title)}
+        # Per title, its episodes touched: one pass over them, not one per title.
+        touched_episodes: dict[str, list[NodeKey]] = defaultdict(list)
+        for key in touched:
+            if key[0] == "episodic":
+                touched_episodes[key[1]].append(key)
+        for title, keys in touched_episodes.items():
+            said = {*episodes.get(title, ()), *keys}
             still = sorted(key for key in said if key[0] == "episodic" and key in groups)
             if still:
                 episodes[title] = still
@@ -237,6 +245,5 @@ def _group_of(
     for ref in refs:
         for node_key, evidence, node, entity_keys in entries[ref][1].nodes:
             if node_key == key:
-                group.items.append((evidence, node))
-                group.entity_keys.update(entity_keys)
+                group.add(evidence, node, entity_keys)
     return group
