@@ -352,23 +352,17 @@ def write_vault(
     fresh = getattr(pages, "fresh", None)
     first: list[str] = sorted(fresh()) if fresh is not None else []
     if first:
-        writes = run.decide_all(first, _look_at_folders(vault, set(first)))
-        if dry_run:
-            result.written.extend(writes.paths())
-        else:
-            run.flush(writes)
+        run.flush(run.decide_all(first, _look_at_folders(vault, set(first))))
     if on_first_written is not None:
         on_first_written()
     done = set(first)
     folders = _look_at_folders(vault, (set(pages) - done) | set(owned))
     writes = run.decide_all([path for path in sorted(pages) if path not in done], folders)
     run.find_stale(folders.linked)
-    if dry_run:
-        result.written.extend(writes.paths())
-        result.written.sort()
-        return result
     run.flush(writes)
     result.written.sort()
+    if dry_run:
+        return result
     run.remove_stale()
     run.write_manifest(manifest_memory)
     (vault / PENDING).unlink(missing_ok=True)
@@ -501,8 +495,14 @@ class _VaultWrite:
                 result.removed.append(path)
 
     def flush(self, writes: _PendingWrites) -> None:
-        """Record what is about to be written (`_record_pending`), then write it; report a failed page."""
+        """Record what is about to be written (`_record_pending`), then write it; report a failed page.
+
+        A dry run only counts it as written.
+        """
         result = self.result
+        if self.dry_run:
+            result.written.extend(writes.paths())
+            return
         if writes or result.removed:
             self._record_pending()
         for path, data in writes:
