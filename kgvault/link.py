@@ -18,7 +18,7 @@ from kgvault.extract.draft import DraftNode
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PREDICATE_SYNONYMS
 from kgvault.link_groups import ChunkRef, Grouped, NodeGroup, NodeKey, Reading, collect_nodes
 from kgvault.link_memory import LinkMemory, PassMade
-from kgvault.names import assign_unique, node_slug, normalize_name, summary_slug
+from kgvault.names import UniqueIds, assign_unique, node_slug, normalize_name, summary_slug
 from kgvault.node_corrections import correct_nodes
 from kgvault.properties import clean_body, plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence, turn_of
@@ -104,7 +104,18 @@ def link(
         if ("semantic", title_key, "") not in node_groups:
             wanted[f"derived:{title_key}"] = title_slug(node_groups[keys[0]].first()[1].title)
             rank[f"derived:{title_key}"] = _KIND_RANK["semantic"]
-    ids = assign_unique(wanted, taken=[*taken, "index", "ontology"], rank=rank)
+    taken_ids = [*taken, "index", "ontology"]
+    if memory is None:
+        ids = assign_unique(wanted, taken=taken_ids, rank=rank)
+    else:
+        # Only the id families where a key came, went or changed are redone (the same ids).
+        unique = (
+            last.ids.again(wanted, taken=taken_ids, rank=rank)
+            if last is not None and last.ids is not None
+            else UniqueIds(wanted, taken=taken_ids, rank=rank)
+        )
+        memory.made.ids = unique
+        ids = unique.ids
 
     entity_id = {root: ids[entity_key_by_root[root]] for root in entity_groups}
     node_id = {key: ids[node_key[key]] for key in node_groups}

@@ -94,6 +94,8 @@ class PassMade:
     node_wanted: dict[str, str] = field(default_factory=dict)
     node_rank: dict[str, int] = field(default_factory=dict)
     """Per node key its page key, and per page key the id and rank it asks for."""
+    ids: Any = None
+    """Every page key's id, with what they were made from (`names.UniqueIds`)."""
     repeated: dict[str, Any] = field(default_factory=dict)
     """Per title repeated across sources, its episodes' keys."""
     resolved: Any = None
@@ -114,7 +116,8 @@ class LinkMemory:
     changed only. Merged relations, coverage rows, entities, consolidated nodes and title slugs are
     reused when made from equal inputs, and records equal to last pass's are handed back as last
     pass's objects (`as_before`). Resolution is patched while the drafts name the same names
-    (`resolve.Resolved`); ids, time and the tag tree are done again each time.
+    (`resolve.Resolved`), and ids are redone only in the families where keys changed
+    (`names.UniqueIds`); time and the tag tree are done again each time.
     """
 
     def __init__(self) -> None:

@@ -102,23 +102,130 @@ def assign_unique(
     the same ids, whatever order they were built in: the first keeps the plain id, later
     homonyms get `-<hash of their key>`.
     """
-    used = {name.casefold() for name in taken}
+    taken_folded = frozenset(name.casefold() for name in taken)
     ranks = rank or {}
     result: dict[str, str] = {}
     # Sort the keys themselves (no key function): each id is folded once, for the order and the check.
-    for folded, _, key in sorted([(wanted[k].casefold(), ranks.get(k, 0), k) for k in wanted]):
+    order = sorted([(wanted[k].casefold(), ranks.get(k, 0), k) for k in wanted])
+    _assign_in_order(order, wanted, set(taken_folded), taken_folded, result)
+    return result
+
+
+def _assign_in_order(
+    order: Iterable[tuple[str, int, str]],
+    wanted: Mapping[str, str],
+    used: set[str],
+    taken: frozenset[str],
+    result: dict[str, str],
+) -> bool:
+    """Give each key of `order` (sorted (folded id, rank, key)) its id in `result`, adding it to `used`.
+
+    Returns whether every collision was with an earlier key of the same id or a taken name: ids a
+    later call can redo one family of keys at a time (`UniqueIds.again`).
+    """
+    within_families = True
+    previous = None
+    for folded, _, key in order:
         candidate = wanted[key]
         if folded in used:
+            if folded != previous and folded not in taken:
+                within_families = False  # another id's hash-suffixed form holds this plain id
             base = _cut_bytes(candidate, MAX_NAME_BYTES - 20)
             candidate = f"{base}-{short_hash(key, 6)}"
             length = 6
             while candidate.casefold() in used:
+                within_families = False
                 length += 2
                 candidate = f"{base}-{short_hash(key, length)}"
-            folded = candidate.casefold()
-        used.add(folded)
+            used.add(candidate.casefold())
+        else:
+            used.add(folded)
         result[key] = candidate
-    return result
+        previous = folded
+    return within_families
+
+
+class UniqueIds:
+    """`assign_unique`'s ids with what they were made from, so that the next pass, whose keys mostly
+    want what they wanted, gives the same ids by redoing only the families (keys wanting one id
+    after casefold) where a key came, went or changed its wish."""
+
+    MOST_CHANGED = 0.2
+    """Above this share of families touched, redoing them all costs less than finding them."""
+
+    def __init__(
+        self,
+        wanted: Mapping[str, str],
+        *,
+        taken: Iterable[str] = (),
+        rank: Mapping[str, int] | None = None,
+    ) -> None:
+        self.wanted = dict(wanted)
+        self.rank = dict(rank or {})
+        self.taken = frozenset(name.casefold() for name in taken)
+        self.families: dict[str, tuple[str, ...]] = {}
+        order = sorted([(self.wanted[k].casefold(), self.rank.get(k, 0), k) for k in self.wanted])
+        for folded, _, key in order:
+            self.families[folded] = (*self.families.get(folded, ()), key)
+        self.ids: dict[str, str] = {}
+        self.used = set(self.taken)
+        self.by_family = _assign_in_order(order, self.wanted, self.used, self.taken, self.ids)
+        """Whether every collision stayed within a family (or met a taken name): then one family can
+        be redone alone."""
+
+    def again(
+        self,
+        wanted: Mapping[str, str],
+        *,
+        taken: Iterable[str] = (),
+        rank: Mapping[str, int] | None = None,
+    ) -> UniqueIds:
+        """The ids `assign_unique` gives these inputs: this call's, redone where keys changed.
+
+        Leaves this object as it was (a pass that fails later keeps the last one's).
+        """
+        taken_folded = frozenset(name.casefold() for name in taken)
+        ranks = dict(rank or {})
+        if not self.by_family or taken_folded != self.taken:
+            return UniqueIds(wanted, taken=taken, rank=ranks)
+        wanted = dict(wanted)
+        changed = {key for key, _ in wanted.items() ^ self.wanted.items()}
+        changed.update(key for key, _ in ranks.items() ^ self.rank.items())
+        touched = {self.wanted[key].casefold() for key in changed if key in self.wanted}
+        touched.update(wanted[key].casefold() for key in changed if key in wanted)
+        if len(touched) > len(self.families) * self.MOST_CHANGED:
+            return UniqueIds(wanted, taken=taken, rank=ranks)
+        families = dict(self.families)
+        ids = dict(self.ids)
+        used = set(self.used)
+        for folded in touched:
+            for key in families.pop(folded, ()):
+                used.discard(ids.pop(key).casefold())
+        order = sorted(
+            [(folded, ranks.get(key, 0), key) for key, folded in _members(wanted, touched, self, changed)]
+        )
+        for folded, _, key in order:
+            families[folded] = (*families.get(folded, ()), key)
+        if not _assign_in_order(order, wanted, used, taken_folded, ids):
+            # A collision reached beyond its family: the order of all ids decides, as from scratch.
+            return UniqueIds(wanted, taken=taken, rank=ranks)
+        again = object.__new__(UniqueIds)
+        again.wanted, again.rank, again.taken = wanted, ranks, taken_folded
+        again.families, again.ids, again.used, again.by_family = families, ids, used, True
+        return again
+
+
+def _members(
+    wanted: Mapping[str, str], touched: set[str], last: UniqueIds, changed: set[str]
+) -> Iterable[tuple[str, str]]:
+    """(key, folded id) of every key now wanting an id of the `touched` families."""
+    for folded in touched:
+        for key in last.families.get(folded, ()):
+            if key not in changed:
+                yield key, folded
+    for key in changed:
+        if key in wanted and (folded := wanted[key].casefold()) in touched:
+            yield key, folded
 
 
 @lru_cache(maxsize=1 << 17)

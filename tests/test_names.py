@@ -14,7 +14,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgvault.names import assign_unique, node_slug, normalize_name, short_hash, slugify, summary_slug
+import kgvault.names
+from kgvault.names import (
+    UniqueIds,
+    assign_unique,
+    node_slug,
+    normalize_name,
+    short_hash,
+    slugify,
+    summary_slug,
+)
 
 FORBIDDEN = set('/\\:*?"<>|#^[]%')
 WINDOWS_RESERVED = {
@@ -490,3 +499,80 @@ def test_normalize_name(name: str, expected: str) -> None:
 def test_normalize_name_nfc_and_case_variants_match() -> None:
     nfd = unicodedata.normalize("NFD", "Café Zoë")
     assert normalize_name(nfd) == normalize_name("CAFÉ ZOË") == "café zoë"
+
+
+# --- UniqueIds: the same ids, redone only where keys changed ---------------------------------------
+
+
+def _wish_pool(keys: list[str]) -> list[str]:
+    """Ids that collide in every way: case variants, and other keys' hash-suffixed forms."""
+    return [
+        "marlin",
+        "Marlin",
+        "MARLIN",
+        "prusa",
+        "klipper",
+        "index",
+        *(f"marlin-{short_hash(key, 6)}" for key in keys[:4]),
+        *(f"prusa-{short_hash(key, 6)}" for key in keys[:2]),
+    ]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_unique_ids_again_gives_what_assign_unique_gives(seed: int) -> None:
+    rng = random.Random(seed)
+    keys = [f"key{i}" for i in range(30)]
+    pool = _wish_pool(keys)
+    taken = ["index", "ontology"]
+    wanted = {key: rng.choice(pool[:5]) for key in rng.sample(keys, 12)}
+    rank = {key: rng.randrange(3) for key in wanted}
+    unique = UniqueIds(wanted, taken=taken, rank=rank)
+    assert unique.ids == assign_unique(wanted, taken=taken, rank=rank)
+    for _ in range(40):
+        wanted, rank = dict(wanted), dict(rank)
+        for _ in range(rng.randrange(1, 4)):
+            move = rng.random()
+            key = rng.choice(keys)
+            if move < 0.45:
+                wanted[key], rank[key] = rng.choice(pool), rng.randrange(3)
+            elif move < 0.7 and key in wanted:
+                del wanted[key], rank[key]
+            elif move < 0.9 and key in wanted:
+                rank[key] = rng.randrange(3)
+            elif move >= 0.97:
+                taken = rng.choice([["index", "ontology"], ["index", "ontology", "Prusa"]])
+        before = dict(unique.ids)
+        again = unique.again(wanted, taken=taken, rank=rank)
+        assert again.ids == assign_unique(wanted, taken=taken, rank=rank)
+        assert unique.ids == before  # the last pass's ids stay as they were
+        unique = again
+
+
+def test_unique_ids_again_redoes_only_the_families_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    wanted = {f"n{i}": f"note-{i % 50}" for i in range(200)}
+    unique = UniqueIds(wanted, taken=["index"])
+    redone: list[str] = []
+    assign = kgvault.names._assign_in_order
+
+    def recording(order, *args):  # type: ignore[no-untyped-def]
+        order = list(order)
+        redone.extend(key for _, _, key in order)
+        return assign(order, *args)
+
+    monkeypatch.setattr(kgvault.names, "_assign_in_order", recording)
+    changed = {**wanted, "n7": "note-3", "new": "fresh"}  # n7 leaves note-7 for note-3
+    again = unique.again(changed, taken=["index"])
+    family = {key for key, wish in changed.items() if wish in ("note-3", "note-7", "fresh")}
+    assert sorted(redone) == sorted(family)
+    assert again.ids == assign_unique(changed, taken=["index"])
+
+
+def test_unique_ids_a_collision_beyond_a_family_redoes_every_id() -> None:
+    # "x" homonyms: key b's suffixed id is what key c wants, so the order of all ids decides.
+    clash = f"x-{short_hash('b', 6)}"
+    unique = UniqueIds({"a": "x", "c": clash})
+    assert unique.by_family
+    again = unique.again({"a": "x", "b": "x", "c": clash})
+    assert again.ids == assign_unique({"a": "x", "b": "x", "c": clash})
+    assert not again.by_family
+    assert again.ids["c"] != clash  # b came first in sorted order and holds it
