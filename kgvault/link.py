@@ -152,7 +152,13 @@ def link(
     relations, assertions = _merge_relations(readings, entity_id, memory)
     titles = {e.id: e.title for e in entities}
     timed, relations, conflicts = apply_time(
-        list(made.values()), relations, titles, assertions, functional=functional
+        list(made.values()),
+        relations,
+        titles,
+        assertions,
+        functional=functional,
+        # A node superseded or in conflict as last pass is last pass's node: its page is reused.
+        retime=memory.retimed.remade if memory is not None else None,
     )
     summaries = _summaries(sources, grouped, ids, summary_key, node_id, entity_id, memory, since)
     corrected = correct_nodes(timed, conflicts, summaries, corrections)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any, Generic, TypeVar
 
 from kgvault.extract import Extraction
 from kgvault.link_groups import KeptGroups
 from kgvault.names import node_slug
+from kgvault.records import Node
 from kgvault.resolve import HOMONYM_SEPARATOR
+from kgvault.temporal import retimed
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -66,6 +69,26 @@ class ByInputs(_Kept[Hashable, tuple[object, V]]):
         return value
 
 
+class Retimed(_Kept[str, tuple[Node, tuple[str, ...], tuple[str, ...], date | None, Node]]):
+    """Nodes time made anew (superseded, in conflict), kept while made from the very same node alike."""
+
+    def remade(
+        self,
+        node: Node,
+        superseded_by: tuple[str, ...],
+        conflicts_with: tuple[str, ...],
+        valid_to: date | None,
+    ) -> Node:
+        """Last pass's node when made from this very node with these links and end, else a new one."""
+        last = self._last.get(node.id)
+        if last is not None and last[0] is node and last[1:4] == (superseded_by, conflicts_with, valid_to):
+            made = last[4]
+        else:
+            made = retimed(node, superseded_by, conflicts_with, valid_to)
+        self._now[node.id] = (node, superseded_by, conflicts_with, valid_to, made)
+        return made
+
+
 class TitleSlugs(_Kept[str, str]):
     """Node titles' slugs, each made once and kept while passes still ask for it."""
 
@@ -117,7 +140,8 @@ class LinkMemory:
     reused when made from equal inputs, and records equal to last pass's are handed back as last
     pass's objects (`as_before`). Resolution is patched while the drafts name the same names
     (`resolve.Resolved`), and ids are redone only in the families where keys changed
-    (`names.UniqueIds`); time and the tag tree are done again each time.
+    (`names.UniqueIds`); time and the tag tree are done again each time, though a node time
+    supersedes or sets in conflict as last pass is last pass's node (`Retimed`).
     """
 
     def __init__(self) -> None:
@@ -136,6 +160,8 @@ class LinkMemory:
         self.derived: ByInputs[Any] = ByInputs()
         """Consolidated nodes, per title, from their id, episodes and tags."""
         self.title_slugs = TitleSlugs()
+        self.retimed = Retimed()
+        """Nodes time superseded or set in conflict, per id, from the node and what time gave it."""
         self.records: dict[str, dict[Hashable, Any]] = {}
         """Per kind, last pass's records by key (see `as_before`)."""
         self.groups = KeptGroups()
@@ -209,6 +235,7 @@ class LinkMemory:
             self.entities,
             self.derived,
             self.title_slugs,
+            self.retimed,
         )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -15,6 +15,9 @@ from kgvault.records import Evidence, Node, Relation
 _VERSION = re.compile(r"^(?P<base>.*?\S)\s+v?\d+(?:\.\d+)*$", re.IGNORECASE)
 
 RelationKey = tuple[str, str, str]
+Retime = Callable[[Node, tuple[str, ...], tuple[str, ...], date | None], Node]
+"""Makes a node with these `superseded_by`, `conflicts_with` and `valid_to` (a pass 2 memory may hand
+back last pass's node made from the same)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +63,7 @@ def apply_time(
     assertions: Sequence[Assertion],
     *,
     functional: frozenset[str] = FUNCTIONAL_PREDICATES,
+    retime: Retime | None = None,
 ) -> tuple[tuple[Node, ...], tuple[Relation, ...], tuple[tuple[str, str], ...]]:
     """Close superseded relations, link superseded and conflicting nodes; never delete, never resolve.
 
@@ -67,6 +71,7 @@ def apply_time(
     after another (Marlin, then Klipper, then Marlin again) is current again: its relation holds
     from its latest run.
     Returns the updated nodes and relations and the conflicting node pairs (for the review queue).
+    `retime` makes each node that changes (`retimed` by default).
     """
     slots: dict[tuple[str, ...], list[Assertion]] = defaultdict(list)
     for assertion in assertions:
@@ -113,18 +118,26 @@ def apply_time(
                     conflicts[b].add(a)
                     pairs.add((min(a, b), max(a, b)))
 
+    make = retime or retimed
     new_nodes = tuple(
-        replace(
+        make(
             node,
-            superseded_by=tuple(sorted({*node.superseded_by, *superseded_by.get(node.id, ())})),
-            conflicts_with=tuple(sorted({*node.conflicts_with, *conflicts.get(node.id, ())})),
-            valid_to=valid_to.get(node.id, node.valid_to) if node.type == "state" else node.valid_to,
+            tuple(sorted({*node.superseded_by, *superseded_by.get(node.id, ())})),
+            tuple(sorted({*node.conflicts_with, *conflicts.get(node.id, ())})),
+            valid_to.get(node.id, node.valid_to) if node.type == "state" else node.valid_to,
         )
         if node.id in superseded_by or node.id in conflicts
         else node
         for node in nodes
     )
     return new_nodes, new_relations, tuple(sorted(pairs))
+
+
+def retimed(
+    node: Node, superseded_by: tuple[str, ...], conflicts_with: tuple[str, ...], valid_to: date | None
+) -> Node:
+    """The node with these links to later and rival nodes, and this end."""
+    return replace(node, superseded_by=superseded_by, conflicts_with=conflicts_with, valid_to=valid_to)
 
 
 def _runs(members: Sequence[Assertion], rivals: list[tuple[RelationKey, RelationKey, date]]) -> list[_Run]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import random
 import re
+from datetime import date
 from pathlib import Path
 
 import pytest
 
 import kgvault.link
+import kgvault.link_memory
 import kgvault.resolve
 from kgvault.chunks import chunk_sources
 from kgvault.extract import Extraction, extract
@@ -18,6 +20,7 @@ from kgvault.records import Graph, Source
 from kgvault.sources import read_sources
 from tests.conftest import SAMPLE, record_calls
 from tests.test_link import episode, extraction, fact, source
+from tests.test_temporal import firmware_history, rel, state
 
 
 def relinked(state: LinkState) -> Graph:
@@ -365,3 +368,30 @@ def test_names_looked_up_in_patched_passes_do_not_pile_up_in_the_resolution() ->
     assert not any(name.startswith("board") for name in resolution.names.parent)
     assert resolution.key_of("Board 8") is None and "board 8" not in resolution.names.parent
     assert state.graph == relinked(state)
+
+
+def test_a_node_time_superseded_is_made_again_only_when_its_node_or_its_successors_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def klipper_day(day: str) -> Extraction:
+        return extraction(
+            "a.md",
+            1,
+            (3, 4),
+            entities=[{"name": "Ender 3"}, {"name": "Klipper"}],
+            nodes=[state("Switched to Klipper.", day, "Ender 3", "Klipper")],
+            relations=[rel("Ender 3", "runs", "Klipper", day)],
+        )
+
+    marlin = firmware_history()[0]
+    state_ = LinkState.build([source("a.md"), source("b.md")], [marlin, klipper_day("2025-06-02")])
+    remade = record_calls(monkeypatch, kgvault.link_memory, "retimed", lambda node, *_: node.title)
+    graph = state_.update([source("b.md")], [extraction("b.md", 0, (1, 2), nodes=[fact("Rain is due.")])])
+    assert remade == []  # Marlin is superseded by Klipper on the same day as last pass
+    assert graph == relinked(state_)
+    superseded = next(n for n in graph.nodes if n.superseded_by)
+    assert superseded.valid_to == date(2025, 6, 2)
+    graph = state_.update([source("a.md")], [marlin, klipper_day("2025-07-01")])
+    assert remade == [superseded.title]  # the switch moved: Marlin now ran until July
+    assert next(n for n in graph.nodes if n.superseded_by).valid_to == date(2025, 7, 1)
+    assert graph == relinked(state_)
