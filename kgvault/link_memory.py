@@ -70,7 +70,7 @@ class ByInputs(_Kept[Hashable, tuple[object, V]]):
 
 
 class Retimed(_Kept[str, tuple[Node, tuple[str, ...], tuple[str, ...], date | None, Node]]):
-    """Nodes time made anew (superseded, in conflict), kept while made from the very same node alike."""
+    """Nodes time gave successors, rivals or an end; kept while made from the same node and the same ones."""
 
     def remade(
         self,

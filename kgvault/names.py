@@ -163,10 +163,8 @@ class UniqueIds:
         self.wanted = dict(wanted)
         self.rank = dict(rank or {})
         self.taken = frozenset(name.casefold() for name in taken)
-        self.families: dict[str, tuple[str, ...]] = {}
         order = sorted([(self.wanted[k].casefold(), self.rank.get(k, 0), k) for k in self.wanted])
-        for folded, _, key in order:
-            self.families[folded] = (*self.families.get(folded, ()), key)
+        self.families: dict[str, tuple[str, ...]] = _families(order)
         self.ids: dict[str, str] = {}
         self.used = set(self.taken)
         self.by_family = _assign_in_order(order, self.wanted, self.used, self.taken, self.ids)
@@ -204,8 +202,7 @@ class UniqueIds:
         order = sorted(
             [(folded, ranks.get(key, 0), key) for key, folded in _members(wanted, touched, self, changed)]
         )
-        for folded, _, key in order:
-            families[folded] = (*families.get(folded, ()), key)
+        families.update(_families(order))
         if not _assign_in_order(order, wanted, used, taken_folded, ids):
             # A collision reached beyond its family: the order of all ids decides, as from scratch.
             return UniqueIds(wanted, taken=taken, rank=ranks)
@@ -213,6 +210,14 @@ class UniqueIds:
         again.wanted, again.rank, again.taken = wanted, ranks, taken_folded
         again.families, again.ids, again.used, again.by_family = families, ids, used, True
         return again
+
+
+def _families(order: Iterable[tuple[str, int, str]]) -> dict[str, tuple[str, ...]]:
+    """The keys of each family (folded id), in the order given."""
+    families: dict[str, list[str]] = {}
+    for folded, _, key in order:
+        families.setdefault(folded, []).append(key)
+    return {folded: tuple(keys) for folded, keys in families.items()}
 
 
 def _members(
