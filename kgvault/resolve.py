@@ -159,6 +159,8 @@ class Resolution:
         self.spelling_of: dict[str, str] = {}
         self.outcomes: dict[Correction, str] = {}
         """What became of each correction of entities: done, or which names were not found."""
+        self.gathered: Mapping[str, _Gathered] = {}
+        """Per name root, its mentions and the groups made of them, as gathered (see `_group`)."""
 
     def key_of(self, name: str, entity_type: str | None = None) -> str | None:
         """The entity key a mention means: by its name, and by its type when homonyms share the name."""
@@ -243,7 +245,8 @@ def resolve_entities(
         patched = _patched(last, drafts)
         if patched is not None:
             return Resolved(patched, drafts, notes, corrections)
-    return Resolved(_resolve(sources, drafts, corrections), drafts, notes, corrections)
+    gathered = last.resolution.gathered if last is not None else None
+    return Resolved(_resolve(sources, drafts, corrections, gathered), drafts, notes, corrections)
 
 
 def _draft_list(
@@ -312,8 +315,14 @@ def _group_key(resolution: Resolution, mention: _Mention) -> str:
     return by_class[kind] if kind else default
 
 
-def _resolve(sources: Sequence[Source], drafts: list[DraftMentions], corrections: Corrections) -> Resolution:
-    """Resolve the drafts' mentions from scratch (see `resolve_entities`)."""
+def _resolve(
+    sources: Sequence[Source],
+    drafts: list[DraftMentions],
+    corrections: Corrections,
+    gathered: Mapping[str, _Gathered] | None = None,
+) -> Resolution:
+    """Resolve the drafts' mentions from scratch (see `resolve_entities`); `gathered` is what the
+    last pass gathered per name root (`_group`)."""
     resolution = Resolution()
     mentions = [mention for own, _ in drafts for mention in own]
     alias_edges = [edge for _, stated in drafts for edge in stated]
@@ -355,7 +364,7 @@ def _resolve(sources: Sequence[Source], drafts: list[DraftMentions], corrections
         }
     )
     _apply(resolution, guard, later)
-    _group(resolution, mentions, sources)
+    resolution.gathered = _group(resolution, mentions, sources, gathered)
     _correct_entities(resolution, corrections, find)
     return resolution
 
@@ -612,43 +621,88 @@ def _fuzzy_edges(
     return edges
 
 
-def _group(resolution: Resolution, mentions: Sequence[_Mention], sources: Sequence[Source]) -> None:
-    """Gather mentions per name root, one entity per kind when homonyms share the root."""
+@dataclass(frozen=True, slots=True)
+class _Gathered:
+    """One name root's mentions gathered into entity groups (one per kind when homonyms share it)."""
+
+    root: str
+    mentions: list[_Mention]
+    groups: dict[str, EntityGroup]
+    """Per entity key, the group as gathered: nothing is written to it afterwards."""
+    split: tuple[dict[str, str], str] | None
+    joins: dict[str, Join]
+
+    def put(self, resolution: Resolution) -> None:
+        """Add these entities to a resolution, each a group of its own to attach notes and corrections to."""
+        for key, group in self.groups.items():
+            resolution.groups[key] = EntityGroup(
+                group.spellings, group.types, group.descriptions, group.evidence, homonym=group.homonym
+            )
+        if self.split is not None:
+            resolution.split[self.root] = self.split
+        for key, join in self.joins.items():
+            resolution.joins[key].append(join)
+
+
+def _group(
+    resolution: Resolution,
+    mentions: Sequence[_Mention],
+    sources: Sequence[Source],
+    last: Mapping[str, _Gathered] | None = None,
+) -> dict[str, _Gathered]:
+    """Gather mentions per name root, one entity per kind when homonyms share the root.
+
+    `last` is what the last pass gathered: a root mentioned by the very same mentions (or equal
+    ones) as then is gathered as then. Returns what this pass gathered.
+    """
     roots = _roots(mentions, resolution.names)
     by_root: dict[str, list[_Mention]] = defaultdict(list)
     for mention in mentions:
         by_root[roots[mention.key]].append(mention)
+    gathered: dict[str, _Gathered] = {}
     for root, found in by_root.items():
-        kinds = Counter(kind for m in found if (kind := type_class(m.entity_type)))
-        if len(kinds) < 2:
-            _add(resolution, root, found)
-            continue
-        default = min(kinds.items(), key=lambda item: (-item[1], item[0]))[0]
-        by_class = {kind: f"{root}{HOMONYM_SEPARATOR}{kind}" for kind in kinds}
-        resolution.split[root] = (by_class, by_class[default])
-        for kind in kinds:
-            own = [m for m in found if (type_class(m.entity_type) or default) == kind]
-            _add(resolution, by_class[kind], own)
-            # Every kind says its type: a plain name for the kind mentioned most would move from one
-            # entity to the other (and the user's notes on its page with it) as mention counts change.
-            resolution.groups[by_class[kind]].homonym = True
-        listed = sorted(kinds)
-        for kind in listed:
-            others = ", ".join(k for k in listed if k != kind)
-            resolution.joins[by_class[kind]].append(
-                Join(root, root, f"kept apart from the {others} of the same name: the types differ")
-            )
+        kept = last.get(root) if last is not None else None
+        # Kept mentions are the very objects of last pass: the lists compare by identity first.
+        done = gathered[root] = kept if kept is not None and kept.mentions == found else _gather(root, found)
+        done.put(resolution)
     _attach_notes(resolution, sources, by_root)
     _attach_joins(resolution)
+    return gathered
 
 
-def _add(resolution: Resolution, key: str, mentions: Sequence[_Mention]) -> None:
-    group = resolution.groups.setdefault(key, EntityGroup())
+def _gather(root: str, found: list[_Mention]) -> _Gathered:
+    """One name root's entity groups: one, or one per kind of its homonyms, each saying its type."""
+    kinds = Counter(kind for m in found if (kind := type_class(m.entity_type)))
+    if len(kinds) < 2:
+        return _Gathered(root, found, {root: _made(found)}, None, {})
+    default = min(kinds.items(), key=lambda item: (-item[1], item[0]))[0]
+    by_class = {kind: f"{root}{HOMONYM_SEPARATOR}{kind}" for kind in kinds}
+    groups = {}
+    for kind in kinds:
+        own = [m for m in found if (type_class(m.entity_type) or default) == kind]
+        group = groups[by_class[kind]] = _made(own)
+        # Every kind says its type: a plain name for the kind mentioned most would move from one
+        # entity to the other (and the user's notes on its page with it) as mention counts change.
+        group.homonym = True
+    listed = sorted(kinds)
+    joins = {}
+    for kind in listed:
+        others = ", ".join(k for k in listed if k != kind)
+        joins[by_class[kind]] = Join(
+            root, root, f"kept apart from the {others} of the same name: the types differ"
+        )
+    return _Gathered(root, found, groups, (by_class, by_class[default]), joins)
+
+
+def _made(mentions: Sequence[_Mention]) -> EntityGroup:
+    """The group of these mentions."""
+    group = EntityGroup()
     # Counted at C speed: the same counts, in the same order, as one mention at a time.
     group.spellings.update(mention.spelling for mention in mentions)
     group.types.update(mention.entity_type for mention in mentions)
     group.descriptions.extend((m.evidence, m.description) for m in mentions if m.description)
     group.evidence.update(mention.evidence for mention in mentions)
+    return group
 
 
 def _attach_notes(

@@ -395,3 +395,37 @@ def test_a_node_time_superseded_is_made_again_only_when_its_node_or_its_successo
     assert remade == [superseded.title]  # the switch moved: Marlin now ran until July
     assert next(n for n in graph.nodes if n.superseded_by).valid_to == date(2025, 7, 1)
     assert graph == relinked(state_)
+
+
+def test_names_resolved_again_gather_again_only_the_roots_whose_mentions_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def naming(path: str, *names: str, lines: tuple[int, int] = (1, 2)) -> Extraction:
+        return extraction(
+            path, 0, lines, entities=[{"name": name, "entity_type": "software"} for name in names]
+        )
+
+    sources = [source("a.md"), source("b.md"), source("c.md")]
+    state = LinkState.build(
+        sources, [naming("a.md", "Marlin"), naming("b.md", "Klipper"), naming("c.md", "Prusa")]
+    )
+    gathered = record_calls(monkeypatch, kgvault.resolve, "_gather", lambda root, _: root)
+    # A new name, so names are resolved again; Prusa is said alike (an equal mention), Marlin and
+    # Klipper by the very same mentions.
+    graph = state.update([source("c.md")], [naming("c.md", "Prusa", "Voron")])
+    assert gathered == ["voron"]
+    assert graph == relinked(state)
+    gathered.clear()
+    graph = state.update([source("c.md")], [naming("c.md", "Prusa", "Voron", "Bambu", lines=(1, 3))])
+    assert sorted(gathered) == ["bambu", "prusa", "voron"]  # their evidence moved
+    assert graph == relinked(state)
+
+
+def test_an_entity_gathered_as_before_takes_no_note_it_had_before() -> None:
+    # Mentions spell it "marlin"; its note titles it "Marlin". The note goes, the mentions stay.
+    drafts = [extraction("a.md", 0, (1, 2), entities=[{"name": "marlin", "entity_type": "software"}])]
+    state = LinkState.build([source("a.md"), source("Marlin.md")], drafts)
+    assert [e.title for e in state.graph.entities] == ["Marlin"]
+    graph = state.update([], [], removed_paths=["Marlin.md"])
+    assert [e.title for e in graph.entities] == ["marlin"]
+    assert graph == relinked(state)
