@@ -139,7 +139,8 @@ class LinkMemory:
     changed only. Merged relations, coverage rows, entities, consolidated nodes and title slugs are
     reused when made from equal inputs, and records equal to last pass's are handed back as last
     pass's objects (`as_before`). Resolution is patched while the drafts name the same names
-    (`resolve.Resolved`), and ids are redone only in the families where keys changed
+    (`resolve.Resolved`), else made again reusing each name root's groups its mentions did not
+    change, and ids are redone only in the families where keys changed
     (`names.UniqueIds`); time and the tag tree are done again each time, though a node time
     supersedes or sets in conflict as last pass is last pass's node (`Retimed`).
     """
