@@ -42,7 +42,8 @@ class SharedPages(Mapping[str, str]):
         self._theirs = frozenset(paths[len(paths) - round(len(paths) * HELPER_SHARE) :])
         theirs = [path for path in paths if path in self._theirs]
         self._answer: forking.Answer | None = forking.ask(lambda: _rendered(pages, theirs, known))
-        self._rendered: dict[str, tuple[str, bytes | None]] | None = None
+        self._rendered: dict[str, tuple[str, bytes | None]] = {}
+        """What the helper handed back, once waited for (`_received`)."""
 
     @classmethod
     def of(cls, pages: Mapping[str, str], known: Mapping[str, str]) -> Mapping[str, str]:
@@ -72,10 +73,8 @@ class SharedPages(Mapping[str, str]):
         """What the helper handed back (waited for the first time): nothing when it failed."""
         if self._answer is not None:
             payload, self._answer = self._answer.get(), None
-            self._rendered = _unpickled(payload) if payload is not None else None
-            if self._rendered is None:
-                self._rendered = {}
-        return self._rendered if self._rendered is not None else {}
+            self._rendered = (_unpickled(payload) if payload is not None else None) or {}
+        return self._rendered
 
     def close(self) -> None:
         """Let the helper go if its pages will not be read (the write stopped half-way)."""
