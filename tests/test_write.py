@@ -811,3 +811,22 @@ def test_the_manifest_this_process_wrote_is_not_read_again_while_it_is_that_one(
     (vault / PENDING).write_text(manifest_text({"index.md": digest(page("half"))}), "utf-8")
     reads.clear()
     assert read_owned(vault, kept) == read_owned(vault) and PENDING in reads
+
+
+def test_pages_in_folders_not_there_yet_are_written_without_looking_and_a_users_file_still_wins(
+    vault: Path, pages: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The user keeps a file where a page would go, in the one folder that exists already.
+    (vault / "entities").mkdir(parents=True)
+    (vault / "entities" / "marlin.md").write_text("My own notes on Marlin.\n", "utf-8")
+    read = record_calls(
+        monkeypatch, write_module, "_read_text", lambda path: Path(path).relative_to(vault).as_posix()
+    )
+    result = write_vault(vault, pages, obsidian=False)
+    # episodic/ and sources/ did not exist: nothing there to read. The others are looked at.
+    assert sorted(read) == ["entities/marlin.md", "index.md", "relations.jsonl"]
+    assert (vault / "entities" / "marlin.md").read_text("utf-8") == "My own notes on Marlin.\n"
+    assert messages(result, "entities/marlin.md")
+    for path in ("episodic/switched-to-marlin.md", "sources/journal-summary.md"):
+        assert (vault / path).read_text("utf-8") == pages[path]
+        assert path in owned_files(vault)
