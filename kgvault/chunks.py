@@ -24,7 +24,7 @@ from markdown_it.common.utils import mdTrim
 from markdown_it.token import Token
 
 from kgvault.dates import parse_date_value
-from kgvault.records import Chunk, ChunkKind, Source
+from kgvault.records import Chunk, ChunkKind, Source, record
 
 _BlockKind = Literal["heading", "list", "other"]
 
@@ -65,7 +65,7 @@ class _Block:
     """Start line of each top-level item, for lists."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Cut:
     """Where a chunk begins (0-based line index) and what it inherits."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, dataclass_transform
 
 SourceKind = Literal["markdown", "text", "transcript", "chat", "draft"]
 """`transcript`: Markdown with `participants`; `chat`: a chat log or one conversation of an export;
@@ -12,8 +12,21 @@ SourceKind = Literal["markdown", "text", "transcript", "chat", "draft"]
 ChunkKind = Literal["frontmatter", "section", "turns", "draft"]
 Role = Literal["human", "assistant"]
 
+_Record = TypeVar("_Record")
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass_transform(frozen_default=True)
+def record(cls: type[_Record]) -> type[_Record]:
+    """A slotted dataclass, immutable to the type checker, hashable by its fields.
+
+    Not frozen at run time: a build makes hundreds of thousands of records, and a frozen one costs
+    four times as much to make (each field is set through `object.__setattr__`). mypy still rejects
+    any assignment to a field.
+    """
+    return dataclass(slots=True, unsafe_hash=True)(cls)
+
+
+@record
 class Problem:
     """Something wrong with an input or output, reported and never fatal."""
 
@@ -25,7 +38,7 @@ class Problem:
     """What was wrong and, where possible, what the user can do."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Turn:
     """One message of a conversation: who said what, when, and exactly where."""
 
@@ -47,7 +60,7 @@ class Turn:
     """Session number within the source: chunks never run across sessions."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Source:
     """One input file, decoded and parsed; never modified."""
 
@@ -82,7 +95,7 @@ class Source:
         return self.path[: -len(self.pointer) - 1] if self.pointer is not None else self.path
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Chunk:
     """A window of one source with its exact 1-based inclusive line range."""
 
@@ -108,7 +121,7 @@ class Chunk:
     """The conversation turns inside the chunk (a run of one session), for `turns` chunks."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Evidence:
     """Where a node, entity or relation came from: a source line range, or a JSON pointer."""
 
@@ -144,7 +157,7 @@ class Evidence:
         return f"lines {self.line_start}-{self.line_end}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Node:
     """A resolved episodic or semantic node, ready to render."""
 
@@ -178,7 +191,7 @@ class Node:
     """The node's `causes`, `precedes` and `related_to` links with their weight and reason, for `## Links`."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NodeLink:
     """A link from one node to another that a draft stated (Mnemon's edges)."""
 
@@ -188,7 +201,7 @@ class NodeLink:
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Entity:
     """A resolved entity: one page under entities/."""
 
@@ -200,7 +213,7 @@ class Entity:
     evidence: tuple[Evidence, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Relation:
     """A directed entity-to-entity edge, one line of relations.jsonl."""
 
@@ -215,7 +228,7 @@ class Relation:
     evidence: tuple[Evidence, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CoverageRow:
     """One chunk's line range on a summary page and what it produced."""
 
@@ -226,7 +239,7 @@ class CoverageRow:
     """JSON pointer of the message the row covers, for JSON sources (shown instead of the lines)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SourceSummary:
     """What one source contributed, for its summary page."""
 
@@ -238,7 +251,7 @@ class SourceSummary:
     coverage: tuple[CoverageRow, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Graph:
     """Everything pass 2 knows: the input of render."""
 

@@ -21,7 +21,7 @@ from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
 from kgvault.layout import FOLDERS, MARKER, TABLE_DELIMITER
 from kgvault.names import normalize_name
 from kgvault.properties import PropertyValue, clean_text, plain_text, render_properties
-from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary
+from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary, record
 from kgvault.templating import direct_call, environment, packaged_templates
 from kgvault.write import sha256
 
@@ -46,7 +46,7 @@ _VALID_TAG = re.compile(r"^[^\W\d_][\w\-]*(?:/[\w\-]+)*$|^\w[\w\-]*(?:/[\w\-]+)*
 _LINK_LABELS = {"causes": "causes", "precedes": "precedes", "related_to": "is related to"}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EntityName:
     """An entity as a page that links to it sees it: the `entity`/`entities` of node and entity templates."""
 
@@ -55,7 +55,7 @@ class EntityName:
     entity_type: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NodeName:
     """A node as a page listing it sees it: the `timeline`, `facts`, `nodes`, `key_claims` of templates."""
 
@@ -119,7 +119,7 @@ def _entity_name(entity: Entity) -> EntityName:
     return EntityName(entity.id, entity.title, entity.entity_type)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Plan:
     """What one page is made from: its template, its properties and every value the template reads."""
 

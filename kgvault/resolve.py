@@ -15,7 +15,7 @@ from kgvault.extract import Extraction
 from kgvault.names import normalize_name, slugify
 from kgvault.properties import plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence
-from kgvault.records import Entity, Evidence, Source
+from kgvault.records import Entity, Evidence, Source, record
 
 if TYPE_CHECKING:
     from kgvault.link_memory import PerDraft
@@ -621,7 +621,7 @@ def _fuzzy_edges(
     return edges
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Gathered:
     """One name root's mentions gathered into entity groups (one per kind when homonyms share it)."""
 

@@ -24,6 +24,7 @@ from itertools import chain, islice
 from operator import attrgetter
 
 from kgvault.extract.offline import normalize_tag
+from kgvault.records import record
 
 SPLIT_THRESHOLD = 50
 """A leaf with more nodes than this is listed in ontology.md as a candidate to split."""
@@ -69,7 +70,7 @@ _NEVER_PLURAL_ENDINGS = ("ss", "us", "is", "ics")
 _MIN_SINGULAR_CHARS = 3
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TaggedNode:
     """What the tag tree needs of a node: its source files and its tags."""
 

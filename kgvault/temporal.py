@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
-from kgvault.records import Evidence, Node, Relation
+from kgvault.records import Evidence, Node, Relation, record
 
 # "Postgres 15" and "Postgres 16" are versions of one thing: only one is current, whatever the predicate.
 _VERSION = re.compile(r"^(?P<base>.*?\S)\s+v?\d+(?:\.\d+)*$", re.IGNORECASE)
@@ -20,7 +20,7 @@ Retime = Callable[[Node, tuple[str, ...], tuple[str, ...], date | None], Node]
 back last pass's node made from the same)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Assertion:
     """One chunk saying a relation held from a date, or stopped on one ("switched from A")."""
 

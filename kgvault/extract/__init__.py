@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from kgvault.extract.draft import Draft
-from kgvault.records import Chunk, Source
+from kgvault.records import Chunk, Source, record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Extraction:
     """One chunk's draft with its provenance."""
 
