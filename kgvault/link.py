@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache, partial
+from itertools import compress, count
 from typing import Any
 
 from kgvault.conversations.small_talk import silence_reason
@@ -516,17 +517,15 @@ class _MentionIndex:
         folded = list(map(str.casefold, raw))
         roots, reach = self.roots, self.reach
         found: set[str] = set()
-        for start, token in enumerate(folded):
-            words = reach.get(token)
-            if words is None:
-                continue
+        # Only the words some name starts with, found at C speed (about a quarter of a text's words).
+        for start in compress(count(), map(reach.__contains__, folded)):
             head = raw[start][0]
             if not (head.isupper() or head.isdigit()):
                 continue
-            key = token
+            key = folded[start]
             if key in roots:
                 found.add(key)
-            for follow in folded[start + 1 : start + words]:
+            for follow in folded[start + 1 : start + reach[key]]:
                 key = f"{key} {follow}"
                 if key in roots:
                     found.add(key)
@@ -615,9 +614,12 @@ def _make_nodes(
             tags, node = last[2], last[3]
         else:
             entity_ids, tags = sorted({entity_id[k] for k in group.entity_keys}), canonical(group.tags())
-            make = partial(_make_node, node_id[key], group, entity_ids, tags)
-            inputs = (node_id[key], entity_ids, tags, group.items)
-            node = make() if memory is None else memory.nodes.get(key, inputs, make)
+            if memory is None:
+                node = _make_node(node_id[key], group, entity_ids, tags)
+            else:
+                inputs = (node_id[key], entity_ids, tags, group.items)
+                make = partial(_make_node, node_id[key], group, entity_ids, tags)
+                node = memory.nodes.get(key, inputs, make)
         made[key] = node
         if keep is not None:
             keep[key] = (group, node_id[key], tags, node)
