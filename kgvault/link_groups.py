@@ -48,7 +48,8 @@ class NodeGroup:
         """Every tag any of the merged drafts gave, sorted; asked only once the group is complete."""
         if self._tags is None:
             if len(self.items) == 1:  # most propositions are said once: no union to make
-                self._tags = tuple(sorted(set(self.items[0][1].tags)))
+                tags = self.items[0][1].tags
+                self._tags = tuple(tags) if len(tags) < 2 else tuple(sorted(set(tags)))
             else:
                 self._tags = tuple(sorted(set().union(*(node.tags for _, node in self.items))))
         return self._tags
@@ -131,9 +132,8 @@ def collect_nodes(extractions: Sequence[Extraction], readings: Sequence[Reading]
                 held.append(ref)
     owner = {key: held[0] for key, held in refs.items()}
     episodes: dict[str, list[NodeKey]] = defaultdict(list)
-    for key in sorted(groups):
-        if key[0] == "episodic":
-            episodes[key[1]].append(key)
+    for key in sorted(key for key in groups if key[0] == "episodic"):
+        episodes[key[1]].append(key)
     return Grouped(dict(groups), chunk_keys, owner, dict(by_path), dict(refs), dict(episodes))
 
 

@@ -63,6 +63,9 @@ def slugify(text: str, *, max_chars: int | None = None) -> str:
     """Turn any text into a kebab-case file-safe id; non-Latin scripts are kept, never transliterated."""
     if text.isascii():  # most titles: one regex pass, the same slug as the general path
         slug = "-".join(_ASCII_WORDS.findall(text.lower()))
+        # Short enough to need no cut, and no dot: nothing below would change it.
+        if slug and len(slug) <= (max_chars or MAX_NAME_BYTES - 20) and slug not in _WINDOWS_RESERVED:
+            return slug
     else:
         folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
         slug = _words_only(folded).strip("-")
