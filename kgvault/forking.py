@@ -7,11 +7,13 @@ have a way to do the work in this process instead.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable
+from functools import cache
 
 from kgvault.lock import held_descriptors
 
@@ -153,19 +155,38 @@ def _forked(child: Callable[[], None]) -> int:
 
     The child never returns to the caller's code and runs none of its clean-up (`os._exit`).
     """
+    parent, die_with_parent = os.getpid(), _die_with_parent()  # found before the fork, not in each child
     pid = os.fork()
     if pid == 0:
         status = 1
         try:
-            # Copies this helper has no use for: should this process die, the vault's lock and
-            # other helpers' pipes must close with it, not stay open in a helper still at work.
-            for descriptor in (*held_descriptors(), *_parent_ends):
-                os.close(descriptor)
-            child()
-            status = 0
+            # A helper's work is its build's: killed with it, it must not go on writing beside the
+            # next build (an index built into the same temporary, a lock held while it asks).
+            die_with_parent()
+            if os.getppid() == parent:  # else the build died before the request could count
+                # Copies this helper has no use for: should this process die, the vault's lock and
+                # other helpers' pipes must close with it, not stay open in a helper still at work.
+                for descriptor in (*held_descriptors(), *_parent_ends):
+                    os.close(descriptor)
+                child()
+                status = 0
         finally:
             os._exit(status)
     return pid
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+@cache
+def _die_with_parent() -> Callable[[], None]:
+    """What a forked child calls to be sent SIGKILL when its parent ends (Linux `prctl`); a no-op
+    where the C library offers no `prctl`, and the helper then notices at its next word instead."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return lambda: None
+    return lambda: prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
 
 
 _parent_ends: set[int] = set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 import shutil
 import subprocess
@@ -84,8 +85,9 @@ def kill_builds(
         before = files(vault)
         build = subprocess.Popen(command(notes[target]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(moment)
-        build.kill()  # the build alone: helpers it forked are left to notice
+        build.kill()  # the build alone: helpers it forked must die with it
         build.wait()
+        assert not _survivors(vault), f"kill {kill}: a helper of the killed build is still at work"
         after = files(vault)
         for path, data in after.items():
             assert data in (before.get(path), clean[target].get(path)), f"kill {kill}: {path} is partial"
@@ -93,6 +95,25 @@ def kill_builds(
         run_build(notes[target], vault)
         assert files(vault) == clean[target], f"kill {kill}: the next build is not a clean build"
         assert not list(vault.rglob("*.kgvault-tmp")), f"kill {kill}: a half-written temporary was left"
+
+
+def _survivors(vault: Path, grace: float = 0.5) -> list[int]:
+    """Processes still running with this vault on their command line (a killed build's helpers
+    share it), after a short grace for the kernel to end them."""
+    needle = str(vault).encode()
+    deadline = time.monotonic() + grace
+    while True:
+        alive = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and int(entry.name) != os.getpid():
+                try:
+                    if needle in (entry / "cmdline").read_bytes():
+                        alive.append(int(entry.name))
+                except OSError:
+                    pass  # ended while listed
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.02)
 
 
 def test_sigkill_at_twenty_moments_never_leaves_a_partial_page(tmp_path: Path) -> None:

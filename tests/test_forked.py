@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -347,3 +348,41 @@ def test_a_helper_says_when_its_work_is_ready_and_is_told_later(tmp_path: Path) 
 
     failing = forking.Helper.start(fails)
     assert not failing.ready() and not failing.finish(go=True)
+
+
+_KILLED_PARENT = """
+import sys, time
+from kgvault import forking
+def busy():
+    time.sleep(30)
+    return b""
+answer = forking.ask(busy)
+helper = forking.Helper.start(lambda go: busy())
+print(answer._pid, helper._pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_helpers_die_with_a_killed_build() -> None:
+    command = [sys.executable, "-c", _KILLED_PARENT]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT) as parent:
+        assert parent.stdout is not None
+        helpers = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(helpers) == 2 and all(_running(pid) for pid in helpers)
+        parent.kill()  # SIGKILL: the build runs no clean-up of its own
+    deadline = time.monotonic() + 2.0
+    while any(_running(pid) for pid in helpers) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    left = [pid for pid in helpers if _running(pid)]
+    for pid in left:  # not to outlive the test either
+        os.kill(pid, signal.SIGKILL)
+    assert not left
+
+
+def _running(pid: int) -> bool:
+    """Whether the process is alive (a zombie waiting to be reaped by init is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
