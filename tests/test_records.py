@@ -39,13 +39,6 @@ def test_equal_records_are_one_key() -> None:
     assert _node() != _node("other")
 
 
-def test_a_changed_copy_leaves_the_record_as_it_was() -> None:
-    node = _node()
-    later = dataclasses.replace(node, superseded_by=("m",))
-    assert node.superseded_by == () and later.superseded_by == ("m",)
-    assert later.title == node.title
-
-
 def test_records_are_slotted() -> None:
     with pytest.raises(AttributeError):
         _node().colour = "red"  # type: ignore[attr-defined]
