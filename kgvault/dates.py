@@ -181,7 +181,10 @@ def find_dates(
         elif groups.get("rel") and reference is not None:
             offset = relative.get(groups["rel"].lower())
             if offset is not None:
-                value = reference + timedelta(days=offset)
+                try:
+                    value = reference + timedelta(days=offset)
+                except OverflowError:  # "yesterday" on 0001-01-01, a template's placeholder date
+                    value = None
         if value is not None:
             found.append((match.start(), match.end(), value))
     return found

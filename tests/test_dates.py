@@ -115,3 +115,12 @@ def test_the_existing_parsers_keep_their_behaviour() -> None:
 )
 def test_numbers_in_frontmatter_never_invent_a_date(value: int, expected: date | None) -> None:
     assert parse_date_value(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "reference"),
+    [("I met Lu yesterday.", date.min), ("I meet Ken tomorrow.", date.max), ("Je l’ai vu hier.", date.min)],
+)
+def test_a_relative_word_beyond_the_calendar_dates_nothing(text: str, reference: date) -> None:
+    # 0001-01-01 is a common placeholder date in note templates: the build must not crash on it.
+    assert find_dates(text, reference) == []
