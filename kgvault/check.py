@@ -398,9 +398,8 @@ class _VaultChecker:
                 self.report(path, None, f"the line `{MARKER}` is missing")
                 generated = None
             else:
-                if len(markers) > 1:
-                    line = text.count("\n", 0, markers[1]) + 1
-                    self.report(path, line, f"the line `{MARKER}` appears {len(markers)} times")
+                # The first marker ends the generated part; another one below it is the user's text
+                # (builds keep it there as it is).
                 end = text.find("\n", markers[0])
                 generated = (text if end < 0 else text[: end + 1]).encode("utf-8")
         recorded = self.owned[path]

@@ -239,6 +239,33 @@ def _is_edited(path: str, text: str, recorded: Collection[str]) -> bool:
     return parts is None or sha256(parts[0]) not in recorded
 
 
+def _split_owned_page(path: str, text: str, recorded: Collection[str]) -> tuple[str, str] | None:
+    """`split_page`, or for a page that lost its marker line only, the split a recorded hash proves.
+
+    Everything after where the line stood is then the user's. A page edited otherwise too stays
+    unsplit (None), as `split_page` leaves it.
+    """
+    parts = split_page(path, text)
+    if parts is not None or not path.endswith(".md") or not recorded:
+        return parts
+    # A generated part ends with a blank line, then the marker line: try each blank line in turn,
+    # hashing the text once (a digest is copied at each candidate, then given the marker line).
+    marker = _MARKER_LINE.encode("utf-8")
+    digest = hashlib.sha256()
+    done = 0
+    at = text.find("\n\n")
+    while at >= 0:
+        end = at + 2
+        digest.update(text[done:end].encode("utf-8"))
+        done = end
+        trial = digest.copy()
+        trial.update(marker)
+        if trial.hexdigest() in recorded:
+            return text[:end] + _MARKER_LINE, text[end:]
+        at = text.find("\n\n", end - 1)
+    return None
+
+
 def find_orphans(vault: Path, page_paths: set[str], owned_pages: OwnedPages | None = None) -> list[str]:
     """Stale owned pages that the user wrote in: they will be kept and handed over to the user.
 
@@ -462,7 +489,13 @@ class _VaultWrite:
         if parts is not None and (parts[0] == generated or not _is_edited(path, existing, self.owned[path])):
             return parts[1]
         if not self.force:
-            self._keep(path, "generated part was edited by hand; kept (--force overwrites, after a backup)")
+            self._keep(
+                path,
+                "generated part was edited by hand; kept (--force overwrites, after a backup)"
+                if parts is not None
+                else f"the line `{MARKER}` is gone, so your notes cannot be told from the page; kept "
+                "(put the line back above your notes, or --force rewrites the page after a backup)",
+            )
             self.new_manifest[path] = self.old_manifest.get(path, min(self.owned[path]))
             return None
         if not self.dry_run:
@@ -470,7 +503,9 @@ class _VaultWrite:
             backup = self.vault / BACKUP_DIR / f"{path}.{sha256(existing)[:12]}"
             backup.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(target, backup)
-        # Without a marker the user's words cannot be told apart: keep all of them below it.
+        # Without a marker the user's words cannot be told apart, unless only the marker line went (a
+        # recorded hash then says where it stood): otherwise all of the old text is kept below it.
+        parts = parts or _split_owned_page(path, existing, self.owned[path])
         return parts[1] if parts else existing
 
     def _keep(self, path: str, why: str) -> None:

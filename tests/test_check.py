@@ -551,7 +551,6 @@ CASES = [
         "interrupted",
     ),
     edited("marker-missing", FACT_PATH, MARKER + "\n", "", MARKER + "` is missing"),
-    edited("marker-twice", FACT_PATH, "## Sources", MARKER + "\n## Sources", "appears 2 times"),
     mutated("required-file-missing", lambda v: remove(v, "kgvault.base"), "kgvault.base", "missing"),
     mutated(
         "required-file-not-owned",

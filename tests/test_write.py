@@ -456,6 +456,34 @@ def test_force_backs_up_then_overwrites_keeping_the_user_region(vault: Path, pag
     assert path in result.unchanged and result.problems == []
 
 
+def test_force_on_a_page_that_lost_only_its_marker_keeps_just_the_users_words(
+    vault: Path, pages: dict[str, str]
+) -> None:
+    write_vault(vault, pages)
+    path = "entities/marlin.md"
+    mine = "my precious notes\n\nwith a blank line\n"
+    (vault / path).write_text(pages[path].replace(TAIL, "") + mine, "utf-8")
+    new_generated = page("## Overview\n\nRegenerated.", "marlin")
+    result = write_vault(vault, {**pages, path: new_generated})
+    assert path in result.kept
+    assert "is gone" in messages(result, path)[0]
+    write_vault(vault, {**pages, path: new_generated}, force=True)
+    # The old generated part (proven by its recorded hash) is replaced, not kept as the user's text.
+    assert (vault / path).read_text("utf-8") == new_generated + mine
+
+
+def test_force_on_a_page_without_marker_and_other_edits_keeps_all_of_it(
+    vault: Path, pages: dict[str, str]
+) -> None:
+    write_vault(vault, pages)
+    path = "entities/marlin.md"
+    edited = pages[path].replace(TAIL, "").replace("Firmware.", "Firmware, edited.") + "my notes\n"
+    (vault / path).write_text(edited, "utf-8")
+    new_generated = page("## Overview\n\nRegenerated.", "marlin")
+    write_vault(vault, {**pages, path: new_generated}, force=True)
+    assert (vault / path).read_text("utf-8") == new_generated + edited
+
+
 def test_force_with_same_generated_content_restores_it(vault: Path, pages: dict[str, str]) -> None:
     write_vault(vault, pages)
     path = "index.md"
