@@ -535,7 +535,10 @@ def get(vault: Path, tag: str | None, node_id: str | None, entity: str | None, a
     except NoIndexError as error:
         raise _recall_error(error) from error
     if found is None:
-        raise UsageProblem(f"no {'node' if node_id else 'entity'} {node_id or entity!r} in {vault}")
+        what, name = ("node", node_id) if node_id is not None else ("entity", entity)
+        raise UsageProblem(f"no {what} {name!r} in {vault}")
+    if found == [] and not as_json:  # JSON says it with []
+        raise UsageProblem(f"no node is tagged {tag!r} in {vault}; `kgvault tags --vault {vault}` lists them")
     if as_json:
         click.echo(json.dumps(found, ensure_ascii=False, indent=2, default=str))
         return

@@ -378,3 +378,18 @@ def test_nodes_written_in_batches_index_the_same_rows(
     batched, whole = rows(vault), rows(sample_vault_built[0])
     assert len(batched) > 3 * 7
     assert batched == whole
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--node", ""], "no node ''"),
+        (["--entity", "Nobody Here"], "no entity 'Nobody Here'"),
+        (["--tag", "no_such_tag"], "no node is tagged 'no_such_tag'"),
+    ],
+)
+def test_get_says_what_it_did_not_find(sample_vault_built: Built, args: list[str], message: str) -> None:
+    vault, _ = sample_vault_built
+    result = CliRunner().invoke(main, ["get", *args, "--vault", str(vault)])
+    assert result.exit_code != 0
+    assert message in result.output
