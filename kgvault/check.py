@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from kgvault.layout import MANIFEST, MARKER, PENDING_MANIFEST, TABLE_DELIMITER
+from kgvault.names import is_word_char
 from kgvault.records import Problem
 from kgvault.sources import decode_text
 
@@ -1293,8 +1294,8 @@ def _tag_problem(tag: str) -> str | None:
         return "must not start with #"
     if any(char.isspace() for char in tag):
         return "must not contain spaces"
-    if not all(char.isalnum() or char in "_-/" for char in tag):
-        return "may use only letters, digits, _, - and /"
+    if not all(is_word_char(char) or char in "_-/" for char in tag):
+        return "may use only letters (with their combining marks), digits, _, - and /"
     if "" in tag.split("/"):
         return "has an empty /-segment"
     if all(char.isdigit() or char == "/" for char in tag):

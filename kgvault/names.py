@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
+from datetime import date
 from functools import lru_cache
 
 MAX_NAME_BYTES = 200
@@ -16,7 +17,7 @@ _WINDOWS_RESERVED = frozenset(
 )
 
 
-def _is_word_char(char: str) -> bool:
+def is_word_char(char: str) -> bool:
     """Letters, combining marks and digits of every script (Devanagari vowel signs are marks, not breaks)."""
     return unicodedata.category(char)[0] in "LMN"
 
@@ -25,7 +26,7 @@ def _words_only(text: str) -> str:
     """Replace every run of characters that are not letters, marks or digits with one hyphen."""
     if text.isascii():
         return _ASCII_SEPARATORS.sub("-", text)
-    return _SEPARATORS.sub("-", "".join(c if _is_word_char(c) else "\x00" for c in text))
+    return _SEPARATORS.sub("-", "".join(c if is_word_char(c) else "\x00" for c in text))
 
 
 _SEPARATORS = re.compile("\x00+")
@@ -234,6 +235,31 @@ def _members(
     for key in changed:
         if key in wanted and (folded := wanted[key].casefold()) in touched:
             yield key, folded
+
+
+def note_aliases(meta: Mapping[str, object]) -> tuple[str, ...]:
+    """A note's other names, from its `aliases` (or `alias`) property: one value or a list of them.
+
+    A date YAML read is written as YYYY-MM-DD, and a wikilink is its display text (`[[Other|Alias]]`
+    is `Alias`). A boolean is no name: YAML reads `yes`, `no`, `on` and `off` as ones, and the
+    spelling is gone; nor is a mapping.
+    """
+    value = meta.get("aliases", meta.get("alias"))
+    found = []
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, bool) or not isinstance(item, str | int | float | date):
+            continue
+        text = item.isoformat()[:10] if isinstance(item, date) else str(item)
+        link = _WHOLE_WIKILINK.match(text.strip())
+        if link is not None:
+            text = link["display"] or link["target"].partition("#")[0].rsplit("/", 1)[-1]
+        text = " ".join(text.split())
+        if text:
+            found.append(text)
+    return tuple(found)
+
+
+_WHOLE_WIKILINK = re.compile(r"\[\[(?P<target>[^\[\]|]*)(?:\|(?P<display>[^\[\]]*))?\]\]\Z")
 
 
 @lru_cache(maxsize=1 << 17)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
-from kgvault.names import normalize_name, slugify
+from kgvault.names import normalize_name, note_aliases, slugify
 from kgvault.properties import plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence
 from kgvault.records import Entity, Evidence, Source, record
@@ -240,7 +240,7 @@ def resolve_entities(
     moved instead of being made again.
     """
     drafts = _draft_list(extractions, kept)
-    notes = [(s.path, s.kind, s.title, tuple(_aliases(s.meta.get("aliases")))) for s in sources]
+    notes = [(s.path, s.kind, s.title, note_aliases(s.meta)) for s in sources]
     if last is not None and notes == last.notes and corrections == last.corrections:
         patched = _patched(last, drafts)
         if patched is not None:
@@ -478,7 +478,7 @@ def _note_edges(sources: Sequence[Source], spellings: dict[str, Counter[str]]) -
             continue
         stem = source.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         spellings[key][source.title] += 0  # known as a spelling, counted by no mention
-        for alias in _aliases(source.meta.get("aliases")):
+        for alias in note_aliases(source.meta):
             alias_key = normalize_name(alias)
             if alias_key and alias_key != key:
                 edges.append((1, key, alias_key, f"alias in the frontmatter of {source.path}"))
@@ -487,14 +487,6 @@ def _note_edges(sources: Sequence[Source], spellings: dict[str, Counter[str]]) -
         if stem_key and stem_key != key:
             edges.append((1, key, stem_key, ""))  # a note's file name is no news: not listed
     return edges
-
-
-def _aliases(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [str(v) for v in value if isinstance(v, str | int | float) and str(v).strip()]
-    return []
 
 
 class _Guard:
@@ -730,7 +722,7 @@ def _attach_notes(
         # An alias the user keeps apart from the note names another entity, not this one.
         group.note_aliases.update(
             alias
-            for alias in _aliases(source.meta.get("aliases"))
+            for alias in note_aliases(source.meta)
             if resolution.key_of_normalized(normalize_name(alias)) in (target, None)
         )
 

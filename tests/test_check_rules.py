@@ -392,7 +392,7 @@ RULES: list[tuple[str, Mutation, Expected]] = [
     (
         "rule 5: tag with other characters",
         _edit(EPISODE, "  - work/atlas", "  - work.atlas"),
-        [(EPISODE, "may use only letters, digits, _, - and /")],
+        [(EPISODE, "may use only letters (with their combining marks), digits, _, - and /")],
     ),
     (
         "rule 5: uppercase tag",

@@ -465,6 +465,12 @@ def test_inline_tags_chunk_tags_source_tags_and_topic() -> None:
     assert node.title.endswith("today, see docs and page#frag and #code.")
 
 
+def test_an_inline_tag_keeps_its_combining_marks() -> None:
+    node = only_node(extract("Met Di at the library today. #हिन्दी #cafe\u0301-talk", title="Monday"))
+    assert node.tags == ["café_talk", "printer_log", "हिन्दी"]  # printer_log: the test source's own tag
+    assert node.title == "Met Di at the library today."
+
+
 def test_a_date_heading_gives_no_topic_tag_and_list_tags_are_read() -> None:
     node = only_node(
         extract("Printed a benchy.", heading=("2025-03-12",), meta={"tags": ["a b", "#c/d", 2025]})
@@ -475,7 +481,9 @@ def test_a_date_heading_gives_no_topic_tag_and_list_tags_are_read() -> None:
 @pytest.mark.parametrize(
     ("raw", "tag"),
     [("Work Log", "work_log"), ("#a//b/", "a/b"), ("2025", None), ("Ça-va", "ça_va"), ("x!?y", "xy"),
-     ("__a__", "a"), ("", None), ("3D printing", "3d_printing")],
+     ("__a__", "a"), ("", None), ("3D printing", "3d_printing"),
+     # Vowel signs are combining marks, not punctuation; a decomposed é is composed, not dropped.
+     ("हिन्दी", "हिन्दी"), ("தமிழ்", "தமிழ்"), ("Cafe\u0301 Talk", "café_talk")],
 )  # fmt: skip
 def test_normalize_tag(raw: str, tag: str | None) -> None:
     assert normalize_tag(raw) == tag
@@ -672,6 +680,22 @@ def test_frontmatter_links_become_relations_from_the_note() -> None:
     assert {r.confidence for r in draft.relations} == {0.9}
 
 
+def test_a_frontmatter_link_is_related_by_its_own_key() -> None:
+    text = (
+        '---\nuses: "[[Klipper]]"\n"": "[[Empty]]"\nmeta:\n  author: "[[Ann Lee]]"\n'
+        'people:\n  - "[[Bo Chen]]"\n"weird:key": "[[Linux]]"\n---'
+    )
+    source = make_source(text, title="Voron")
+    draft = extract_chunk(make_chunk(text, source, kind="frontmatter"), source).draft
+    # The empty key relates nothing (it used to take the key above it); a nested key names its value.
+    assert {(r.predicate, r.object) for r in draft.relations} == {
+        ("uses", "Klipper"),
+        ("author", "Ann Lee"),
+        ("people", "Bo Chen"),
+        ("weird_key", "Linux"),
+    }
+
+
 def test_frontmatter_without_links_gives_nothing_and_says_why() -> None:
     text = "---\ntags: [daily]\ndate: 2025-03-12\n---"
     source = make_source(text, meta={"tags": ["daily"]})
@@ -804,6 +828,18 @@ def test_blockquotes_and_clipped_pages_are_not_the_owners_episodes() -> None:
     assert clipped.draft.nodes == []
     callout = extract("> [!note] Printer\n> I printed a benchy and it came out fine.")
     assert [n.type for n in callout.draft.nodes] == ["observation"]
+
+
+@pytest.mark.parametrize(
+    "text", ["I called Bob about the invoice.", "We used the new printer all day.", "She needed a nozzle."]
+)
+def test_a_word_usually_no_verb_is_one_after_its_subject(text: str) -> None:
+    assert [(n.memory_layer, n.type) for n in extract(text).draft.nodes] == [("episodic", "observation")]
+
+
+@pytest.mark.parametrize("text", ["It is called Klipper.", "I used to print in PLA.", "A file named x.yaml."])
+def test_called_used_and_named_as_adjectives_or_habits_are_no_events(text: str) -> None:
+    assert all(n.memory_layer != "episodic" for n in extract(text).draft.nodes)
 
 
 def test_past_participles_deep_in_a_sentence_are_no_events() -> None:

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import unicodedata
+from datetime import date
 
 import pytest
 from hypothesis import given, settings
@@ -20,6 +21,7 @@ from kgvault.names import (
     assign_unique,
     node_slug,
     normalize_name,
+    note_aliases,
     short_hash,
     slugify,
     summary_slug,
@@ -576,3 +578,11 @@ def test_unique_ids_a_collision_beyond_a_family_redoes_every_id() -> None:
     assert again.ids == assign_unique({"a": "x", "b": "x", "c": clash})
     assert not again.by_family
     assert again.ids["c"] != clash  # b came first in sorted order and holds it
+
+
+def test_note_aliases_reads_what_yaml_made_of_them() -> None:
+    meta = {"aliases": ["[[Other|Alias]]", "[[notes/Thing#Part]]", date(2024, 1, 1), True, 3, None, {"a": 1}]}
+    # Not "[Other|Alias]" or "True": a link is its display text, a boolean's spelling is lost to YAML.
+    assert note_aliases(meta) == ("Alias", "Thing", "2024-01-01", "3")
+    assert note_aliases({"alias": "  Solo   name "}) == ("Solo name",)
+    assert note_aliases({"aliases": None}) == note_aliases({}) == ()

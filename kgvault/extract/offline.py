@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
@@ -37,6 +38,7 @@ from kgvault.extract.patterns import (
     clean_name,
     match_verb_patterns,
 )
+from kgvault.names import is_word_char, note_aliases
 from kgvault.records import Chunk, Source
 from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
 from kgvault.when import When, dated_title, find_times
@@ -61,6 +63,8 @@ def _word_set(words: str) -> frozenset[str]:
 
 # -- inline Markdown ----------------------------------------------------------------------------
 
+# A tag runs, as in Obsidian, up to a space or a punctuation mark (ASCII's but `-`, `/` and `_`, and
+# the general punctuation blocks): `\w` would cut `#हिन्दी` at its first vowel sign, a combining mark.
 # The leading lookahead gives the regex engine a first-character set to skip ahead with: without it,
 # every position of every sentence tries all eight branches (six times slower).
 _INLINE = re.compile(
@@ -74,7 +78,7 @@ _INLINE = re.compile(
   | (?P<mdlink>\[(?P<mdlink_text>[^\]\n]+)\]\([^)\n]*\))
   | (?P<url>(?:https?://|www\.)[^\s<>)\]]+)
   | (?P<html></?[A-Za-z][^<>\n]*>)
-  | (?P<tag>\#(?P<tag_body>[\w/-]+))
+  | (?P<tag>\#(?P<tag_body>[^\s!-,.:-@\[-^`{-~\u2000-\u206f\u2e00-\u2e7f]+))
     )
     """,
     re.VERBOSE,
@@ -179,6 +183,8 @@ _NOT_PAST = _word_set(
     " called named advanced interested supposed detailed limited beloved sacred naked wicked kindred hatred"
     " used unused aged"
 )
+_PRONOUN_SUBJECTS = _word_set("i we you he she they")
+"""After one of these, a word of `_NOT_PAST` is the verb: "I called Bob", "we used the lathe"."""
 _ED_ENDING = re.compile(r"(?i)ed\b")
 _PASSIVE_BEFORE = _word_set("is are be been being am")
 _SUBJECT_BEFORE = _word_set(
@@ -352,13 +358,13 @@ def read_turn(
 
 @lru_cache(maxsize=4096)
 def normalize_tag(raw: str) -> str | None:
-    """Normalize a tag: lowercase, spaces and `-` to `_`, `/` kept for nesting; None when nothing is left.
+    """Normalize a tag: NFC, lowercase, spaces and `-` to `_`, `/` for nesting; None when nothing is left.
 
-    Characters other than letters, digits, `_` and `/` go, empty segments go, and a tag made only
-    of digits is no tag (Obsidian does not accept `#2025`).
+    Characters other than letters, combining marks (`हिन्दी`'s vowel signs), digits, `_` and `/`
+    go, empty segments go, and a tag made only of digits is no tag (Obsidian does not accept `#2025`).
     """
-    text = _TAG_SEPARATORS.sub("_", raw.strip().lstrip("#").lower())
-    text = "".join(ch for ch in text if ch.isalnum() or ch in "_/")
+    text = _TAG_SEPARATORS.sub("_", unicodedata.normalize("NFC", raw.strip().lstrip("#")).lower())
+    text = "".join(ch for ch in text if is_word_char(ch) or ch in "_/")
     segments = [_UNDERSCORES.sub("_", segment).strip("_") for segment in text.split("/")]
     tag = "/".join(segment for segment in segments if segment)
     if not tag or tag.replace("/", "").replace("_", "").isdigit():
@@ -831,7 +837,9 @@ class _Wording:
         past = False
         if not _IRREGULAR_PAST.isdisjoint(words) or _ED_ENDING.search(text):
             for index, word in enumerate(folded):
-                if _is_past_word(word) and _is_main_verb(tokens, folded, index):
+                if (_is_past_word(word) and _is_main_verb(tokens, folded, index)) or _is_verb_after_subject(
+                    folded, index
+                ):
                     past = True
                     break
         if not past and french:
@@ -871,6 +879,17 @@ def _is_main_verb(tokens: list[str], folded: list[str], index: int) -> bool:
         return False
     return (
         index <= 4 or before in _SUBJECT_BEFORE or tokens[index - 1][:1].isupper() or before[:1] == "\ue000"
+    )
+
+
+def _is_verb_after_subject(folded: list[str], index: int) -> bool:
+    """Whether a word usually no verb ("called", "used", "needed") is one here: right after a
+    pronoun that is the clause's subject, and not "used to" (a habit, no event)."""
+    return (
+        index > 0
+        and folded[index] in _NOT_PAST
+        and folded[index - 1] in _PRONOUN_SUBJECTS
+        and folded[index + 1 : index + 2] != ["to"]
     )
 
 
@@ -1098,9 +1117,7 @@ class _ChunkReader:
         return None
 
     def _note_aliases(self) -> tuple[str, ...]:
-        value = self.meta.get("aliases", self.meta.get("alias"))
-        values = value if isinstance(value, list) else [value] if isinstance(value, str) else []
-        return tuple(" ".join(str(v).split()) for v in values if v is not None and str(v).strip())
+        return note_aliases(self.meta)
 
     def _note_entity(self, quote: str | None) -> str:
         return self.entities.add(self.source.title, self._note_entity_type(), quote, self._note_aliases())
@@ -1115,11 +1132,17 @@ class _ChunkReader:
         for line in self.chunk.text.split("\n"):
             if line.strip() in ("---", "...") or line.lstrip().startswith("#"):
                 continue  # delimiters and YAML comments
-            keyed = _YAML_KEY.match(line)
-            if keyed:
-                key = keyed.group("key").strip("'\"").strip()
-                if key.lower() == "title":
-                    title_quote = line.strip()
+            stripped = line.lstrip()
+            nested = len(stripped) < len(line)
+            if not stripped.startswith("-"):
+                keyed = _YAML_KEY.match(stripped)
+                if keyed:
+                    # A nested mapping's key names its value better than the key above it.
+                    key = keyed.group("key").strip("'\"").strip() or None
+                    if key is not None and key.lower() == "title" and not nested:
+                        title_quote = line.strip()
+                elif not nested:
+                    key = None  # a top-level line that is no key we read (`"": …`, `? …`): relate nothing
             if key is None or key.lower() in _SKIPPED_KEYS or "[[" not in line:
                 continue
             for link in _WIKILINK.finditer(line):
