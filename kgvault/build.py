@@ -470,6 +470,7 @@ def _read_extract_link(
         exclude=[vault],
         max_bytes=settings.max_file_bytes,
         user_name=settings.user_name,
+        zone=settings.zone,
         kept=kept,
     )
     imported, import_problems = read_imported_drafts(vault)
@@ -480,7 +481,8 @@ def _read_extract_link(
     problems.extend(_in_vault(vault, problem) for problem in import_problems)
     problems.extend(_notes_in_vault(settings))
     say("chunking")
-    keys = [source_key(source, settings.max_chunk_chars, settings.user_name) for source in sources]
+    read_as = (settings.max_chunk_chars, settings.user_name, settings.timezone)
+    keys = [source_key(source, *read_as) for source in sources]
     # A draft file is not cached: reading it is cheap, and its quotes depend on another note. With a
     # model, answers are cached per chunk instead (an edited paragraph asks about that chunk only).
     cached = [

@@ -47,10 +47,12 @@ def code_version() -> str:
     return digest.hexdigest()
 
 
-def source_key(source: Source, max_chars: int, user_name: str = "") -> str:
-    """What a source's chunks and drafts depend on, hashed (a chat log's user is named by the settings)."""
+def source_key(source: Source, max_chars: int, user_name: str = "", timezone: str | None = None) -> str:
+    """What a source's chunks and drafts depend on, hashed (a chat log's user is named by the settings,
+    and the time zone its times are dated in too, as any note's)."""
     user = user_name if source.kind == "chat" else ""
-    text = f"{_FORMAT}\0{code_version()}\0{max_chars}\0{source.path}\0{source.sha256}\0{user}"
+    parts = (str(_FORMAT), code_version(), str(max_chars), source.path, source.sha256, user, timezone or "")
+    text = "\0".join(parts)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -6,6 +6,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, fields
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,13 @@ class Settings:
     """Build a vault without anything above this level (`public` or `private`), to share it."""
     user_name: str = "User"
     """Who the user of a chat export is: episodes the user tells are attributed to this name."""
+    timezone: str | None = None
+    """The IANA time zone (`Europe/Paris`) zoned and epoch times are dated in; UTC when unset."""
+
+    @property
+    def zone(self) -> tzinfo:
+        """The time zone times are dated in (`timezone`, else UTC)."""
+        return _zone(self.timezone) if self.timezone else UTC
 
 
 _KEYS = {f.name for f in fields(Settings)} - {"notes"}
@@ -102,7 +110,7 @@ def _checked(values: dict[str, Any], origin: Path) -> dict[str, Any]:
             not isinstance(value, int | float) or isinstance(value, bool) or value < _FLOAT_KEYS[key]
         ):
             raise ConfigError(f"{origin}: `{key}` must be a number ≥ {_FLOAT_KEYS[key]}, not {value!r}")
-        elif key in ("model", "api_base", "user_name") and not isinstance(value, str):
+        elif key in ("model", "api_base", "user_name", "timezone") and not isinstance(value, str):
             raise ConfigError(f"{origin}: `{key}` must be text, not {value!r}")
         elif key == "max_sensitivity" and value not in ("public", "private", "confidential"):
             raise ConfigError(
@@ -110,6 +118,8 @@ def _checked(values: dict[str, Any], origin: Path) -> dict[str, Any]:
             )
         elif key == "user_name" and not value.strip():
             raise ConfigError(f"{origin}: `user_name` must be a name, not empty")
+        elif key == "timezone":
+            _zone(value, origin)
         elif key == "functional_predicates":
             value = _predicates(value, origin)
         checked[key] = value
@@ -117,6 +127,20 @@ def _checked(values: dict[str, Any], origin: Path) -> dict[str, Any]:
     if templates is not None and not templates.is_dir():
         raise ConfigError(f"templates folder {templates} does not exist")
     return checked
+
+
+def _zone(name: str, origin: Path | None = None) -> tzinfo:
+    """The time zone an IANA name names; a ConfigError that says what to write otherwise."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as error:
+        where = f"{origin}: " if origin else ""
+        raise ConfigError(
+            f'{where}`timezone` must be an IANA time zone name like "Europe/Paris" or "UTC", not {name!r} '
+            "(without a time zone database on this system, `pip install tzdata` provides one)"
+        ) from error
 
 
 def _predicates(value: Any, origin: Path) -> tuple[str, ...]:

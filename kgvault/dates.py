@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
 _ISO_PREFIX = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})")
 _FILENAME_DATE = re.compile(r"(?<!\d)(\d{4})[-_.]?(\d{2})[-_.]?(\d{2})(?!\d)")
@@ -19,24 +19,43 @@ def _make_date(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def parse_date_value(value: object) -> date | None:
+def wall_clock(moment: datetime, zone: tzinfo = UTC) -> datetime | None:
+    """A time as the clocks of `zone` show it, naive; a naive time is one already and stays as it is.
+
+    Every time kgvault reads is made naive this way, in the settings' `timezone` (UTC unless set),
+    so its day is the day the user lived it and the machine's own time zone never matters. None
+    when the time falls past the calendar's ends there.
+    """
+    if moment.tzinfo is None:
+        return moment
+    try:
+        return moment.astimezone(zone).replace(tzinfo=None)
+    except OverflowError:  # 0001-01-01T00:00+05:00 is before year 1 in UTC
+        return None
+
+
+def epoch_wall_clock(seconds: float, zone: tzinfo = UTC) -> datetime | None:
+    """Seconds since 1970 (UTC) as the clocks of `zone` show them, naive (see `wall_clock`)."""
+    try:
+        return datetime.fromtimestamp(seconds, zone).replace(tzinfo=None)
+    except (OverflowError, OSError, ValueError):  # out of the platform's or the calendar's range
+        return None
+
+
+def parse_date_value(value: object, zone: tzinfo = UTC) -> date | None:
     """Read a frontmatter date value (date, datetime, epoch or ISO-like string) as a date.
 
-    Zoned datetimes are converted to UTC first, so the machine's time zone never matters.
+    A zoned datetime or an epoch is dated in `zone` (see `wall_clock`); a naive one as it is.
     """
     if isinstance(value, datetime):
-        if value.tzinfo is not None:
-            try:
-                value = value.astimezone(UTC)
-            except OverflowError:  # past the calendar's ends once in UTC: no date
-                return None
-        return value.date()
+        moment = wall_clock(value, zone)
+        return moment.date() if moment is not None else None
     if isinstance(value, date):
         return value
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return _number_as_date(value)
+        return _number_as_date(value, zone)
     if isinstance(value, str):
         text = value.strip()
         try:
@@ -44,11 +63,11 @@ def parse_date_value(value: object) -> date | None:
         except ValueError:
             match = _ISO_PREFIX.match(text)
             return _make_date(*map(int, match.groups())) if match else None
-        return parse_date_value(parsed)
+        return parse_date_value(parsed, zone)
     return None
 
 
-def _number_as_date(value: int | float) -> date | None:
+def _number_as_date(value: int | float, zone: tzinfo) -> date | None:
     """Read a number as YYYYMMDD, epoch seconds or epoch milliseconds; anything else is no date.
 
     A bare year (`date: 2025`) or a small number is not a date: reading it as seconds after
@@ -62,8 +81,8 @@ def _number_as_date(value: int | float) -> date | None:
         seconds = value / 1000
     else:
         return None
-    moment = datetime.fromtimestamp(seconds, UTC).date()
-    return _make_date(moment.year, moment.month, moment.day)
+    moment = epoch_wall_clock(seconds, zone)
+    return _make_date(moment.year, moment.month, moment.day) if moment is not None else None
 
 
 def date_in_filename(name: str) -> date | None:

@@ -17,7 +17,7 @@ import stat
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import UTC, date, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +80,7 @@ def read_sources(
     exclude: Sequence[Path] = (),
     max_bytes: int = MAX_BYTES,
     user_name: str = DEFAULT_USER_NAME,
+    zone: tzinfo = UTC,
     kept: SourceMemory | None = None,
 ) -> tuple[list[Source], list[Problem]]:
     """Find and read every source under the notes root, sorted by path; report problems, never raise on input.
@@ -88,22 +89,23 @@ def read_sources(
     folders that are not strictly inside the root are disregarded.
     Symbolic links are followed only when their target lies inside the notes root; a folder
     reached through a link is read once, under its real path when it has one. Each conversation
-    of a chat export is a source of its own. `kept` is what a long-lived caller (watch) read
-    last time: a file unchanged since is not read again.
+    of a chat export is a source of its own. Zoned and epoch times are read on `zone`'s clocks
+    (`dates.wall_clock`). `kept` is what a long-lived caller (watch) read last time: a file
+    unchanged since is not read again.
     """
     found, problems = find_sources(root, exclude=exclude)
     if kept is None:
         sources = [
             source
             for rel_path in sorted(found)
-            for source in _read_source(rel_path, found[rel_path], max_bytes, user_name, problems)
+            for source in _read_source(rel_path, found[rel_path], max_bytes, user_name, zone, problems)
         ]
     else:
-        kept.start((max_bytes, user_name), found)
+        kept.start((max_bytes, user_name, zone), found)
         sources = [
             source
             for rel_path in sorted(found)
-            for source in kept.read(rel_path, found[rel_path], max_bytes, user_name, problems)
+            for source in kept.read(rel_path, found[rel_path], max_bytes, user_name, zone, problems)
         ]
     problems.sort(key=lambda problem: (problem.path, problem.line or 0, problem.message))
     return sources, problems
@@ -130,7 +132,7 @@ class SourceMemory:
         self.files = {path: entry for path, entry in self.files.items() if path in found}
 
     def read(
-        self, rel_path: str, path: str, max_bytes: int, user_name: str, problems: list[Problem]
+        self, rel_path: str, path: str, max_bytes: int, user_name: str, zone: tzinfo, problems: list[Problem]
     ) -> list[Source]:
         """The file's sources: as kept when its stats are unchanged, else read (see `_read_source`)."""
         entry = self.files.get(rel_path)
@@ -145,7 +147,7 @@ class SourceMemory:
         read_at = time.time_ns()
         own: list[Problem] = []
         opened: list[os.stat_result] = []  # the stats of the very file read (a link may be repointed)
-        sources = _read_source(rel_path, path, max_bytes, user_name, own, opened)
+        sources = _read_source(rel_path, path, max_bytes, user_name, zone, own, opened)
         problems.extend(own)
         # Taken before the read: a save during the read shows as changed next time.
         stats = _stats(opened[0]) if opened else None
@@ -393,6 +395,7 @@ def _read_source(
     path: str,
     max_bytes: int,
     user_name: str,
+    zone: tzinfo,
     problems: list[Problem],
     opened: list[os.stat_result] | None = None,
 ) -> list[Source]:
@@ -424,14 +427,14 @@ def _read_source(
         return []
     stem = name[: -len(extension)]
     if extension == ".json":
-        return _json_sources(rel_path, stem, text, raw, user_name, problems)
+        return _json_sources(rel_path, stem, text, raw, user_name, zone, problems)
     if extension == ".jsonl":
-        return [_chat_log_source(rel_path, stem, text, raw, user_name, problems)]
-    return [_note_source(rel_path, stem, SOURCE_KINDS[extension], text, raw, problems)]
+        return [_chat_log_source(rel_path, stem, text, raw, user_name, zone, problems)]
+    return [_note_source(rel_path, stem, SOURCE_KINDS[extension], text, raw, zone, problems)]
 
 
 def _note_source(
-    rel_path: str, stem: str, kind: SourceKind, text: str, raw: bytes, problems: list[Problem]
+    rel_path: str, stem: str, kind: SourceKind, text: str, raw: bytes, zone: tzinfo, problems: list[Problem]
 ) -> Source:
     """A Markdown or text note; Markdown whose frontmatter lists `participants` is a transcript."""
     meta: dict[str, Any] = {}
@@ -446,9 +449,9 @@ def _note_source(
             frontmatter_lines = (1, closing_line)
             body_line = closing_line + 1
     title = meta.get("title")
-    reference_time = _reference_time(rel_path, stem, meta, yaml_text, problems)
+    reference_time = _reference_time(rel_path, stem, meta, yaml_text, zone, problems)
     names = participants(meta) if kind == "markdown" else ()
-    turns = read_turns(text, body_line, names, session_time(meta) or reference_time)
+    turns = read_turns(text, body_line, names, session_time(meta, zone) or reference_time)
     return Source(
         id=rel_path,
         path=rel_path,
@@ -468,7 +471,7 @@ def _note_source(
 
 
 def _json_sources(
-    rel_path: str, stem: str, text: str, raw: bytes, user_name: str, problems: list[Problem]
+    rel_path: str, stem: str, text: str, raw: bytes, user_name: str, zone: tzinfo, problems: list[Problem]
 ) -> list[Source]:
     """A chat export (one source per conversation) or a draft file; any other JSON file is reported."""
     from kgvault.conversations.chatgpt import read_chatgpt
@@ -485,7 +488,7 @@ def _json_sources(
     if draft is not None:
         return [draft]
     for reader in (read_chatgpt, read_claude):
-        read = reader(data, path=rel_path, user_name=user_name)
+        read = reader(data, path=rel_path, user_name=user_name, zone=zone)
         if read is not None:
             conversations, found = read
             problems.extend(found)
@@ -586,12 +589,12 @@ def _conversation_source(rel_path: str, stem: str, conversation: Conversation) -
 
 
 def _chat_log_source(
-    rel_path: str, stem: str, text: str, raw: bytes, user_name: str, problems: list[Problem]
+    rel_path: str, stem: str, text: str, raw: bytes, user_name: str, zone: tzinfo, problems: list[Problem]
 ) -> Source:
     """A JSON Lines chat log: one source, its sessions kept apart in its turns."""
     from kgvault.conversations.chat_log import read_chat_log
 
-    conversation, found = read_chat_log(text, path=rel_path, user_name=user_name)
+    conversation, found = read_chat_log(text, path=rel_path, user_name=user_name, zone=zone)
     problems.extend(found)
     # The log is the source's text, so its digest is the file's, as for any note.
     return _conversation_source(rel_path, stem, replace(conversation, sha256=hashlib.sha256(raw).hexdigest()))
@@ -765,14 +768,14 @@ def _plain(value: object, depth: int, budget: list[int]) -> Any:
 
 
 def _reference_time(
-    rel_path: str, stem: str, meta: dict[str, Any], yaml_text: str, problems: list[Problem]
+    rel_path: str, stem: str, meta: dict[str, Any], yaml_text: str, zone: tzinfo, problems: list[Problem]
 ) -> date | None:
     """Date the source: frontmatter `date`, else `created`, else a date in the file name; never the mtime."""
     for key in _DATE_KEYS:
         value = meta.get(key)
         if value is None or value == "":
             continue
-        parsed = parse_date_value(value)
+        parsed = parse_date_value(value, zone)
         if parsed is not None:
             return parsed
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."

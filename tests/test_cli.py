@@ -126,3 +126,49 @@ def test_functional_predicates_must_be_snake_case_names(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "v")])
     assert result.exit_code == 2
     assert "functional_predicates" in result.output and "snake_case" in result.output
+
+
+def _episode_days(vault: Path) -> list[str]:
+    """The `timestamp` of every episodic page."""
+    return sorted(
+        line.removeprefix("timestamp: ")
+        for page in (vault / "episodic").glob("*.md")
+        for line in page.read_text("utf-8").splitlines()
+        if line.startswith("timestamp: ")
+    )
+
+
+def test_config_timezone_dates_zoned_and_epoch_times_where_the_user_lives(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    # 02:30 UTC on the 15th is the evening of the 14th in California.
+    (notes / "chat.jsonl").write_text(
+        '{"role": "user", "text": "I fixed the bike at the park today.", "timestamp": 1710469800}\n', "utf-8"
+    )
+    (notes / "shed.md").write_text(
+        "---\ndate: 2024-03-15T01:00:00Z\n---\nI repainted the shed today.\n", "utf-8"
+    )
+    (notes / "naive.md").write_text(
+        "---\ndate: 2024-03-20T23:30:00\n---\nI planted the tomatoes today.\n", "utf-8"
+    )
+    vault = tmp_path / "v"
+    build = ["build", str(notes), "-o", str(vault), "-q"]
+    assert CliRunner().invoke(main, build).exit_code == 0
+    assert _episode_days(vault) == ["2024-03-15", "2024-03-15", "2024-03-20"]
+    (notes / "kgvault.toml").write_text('timezone = "America/Los_Angeles"\n', "utf-8")
+    result = CliRunner().invoke(main, build)
+    assert result.exit_code == 0, result.output
+    # The cache knew the drafts by the time zone too; a naive time is the wall clock already.
+    assert _episode_days(vault) == ["2024-03-14", "2024-03-14", "2024-03-20"]
+    clean = tmp_path / "clean"
+    assert CliRunner().invoke(main, ["build", str(notes), "-o", str(clean), "-q"]).exit_code == 0
+    assert _episode_days(clean) == _episode_days(vault)
+
+
+def test_an_unknown_timezone_is_a_usage_error(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "kgvault.toml").write_text('timezone = "Mars/Olympus_Mons"\n', "utf-8")
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "v")])
+    assert result.exit_code == 2
+    assert "Mars/Olympus_Mons" in result.output and "IANA" in result.output

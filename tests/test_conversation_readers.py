@@ -11,13 +11,14 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgvault.conversations import Conversation
-from kgvault.conversations.chat_log import read_chat_log, utc_time
+from kgvault.conversations.chat_log import read_chat_log, wall_time
 from kgvault.conversations.chatgpt import read_chatgpt
 from kgvault.conversations.claude import read_claude
 from kgvault.records import Problem
@@ -523,8 +524,20 @@ def test_chat_log_is_deterministic() -> None:
         (None, None),
     ],
 )
-def test_utc_time(value: object, expected: datetime | None) -> None:
-    assert utc_time(value) == expected
+def test_wall_time_in_utc(value: object, expected: datetime | None) -> None:
+    assert wall_time(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2025-03-14T19:30:00+01:00", datetime(2025, 3, 14, 11, 30)),
+        (1741977000, datetime(2025, 3, 14, 11, 30)),  # epoch seconds are UTC, shown on the zone's clocks
+        ("2025-03-14 18:30", datetime(2025, 3, 14, 18, 30)),  # naive: the wall clock already
+    ],
+)
+def test_wall_time_in_a_time_zone(value: object, expected: datetime) -> None:
+    assert wall_time(value, ZoneInfo("America/Los_Angeles")) == expected
 
 
 # --- damaged input ---------------------------------------------------------------------------

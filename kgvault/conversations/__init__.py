@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from kgvault.records import Problem, Turn
 
@@ -21,17 +21,23 @@ class Conversation:
     """The text the turns' line ranges refer to: the file itself, or a rendering of an export's messages."""
     turns: tuple[Turn, ...]
     started: datetime | None
-    """When the conversation started (naive, UTC), when it is known."""
+    """When the conversation started (naive, on the settings' time zone's clocks), when it is known."""
     sha256: str
     """Hex digest of the conversation's own content, so editing one conversation leaves the others cached."""
 
 
-ReadOne = Callable[[object, int, str, str, list[Problem]], "Conversation | None"]
-"""Read the conversation at an index of an export: (item, index, path, user name, problems)."""
+ReadOne = Callable[[object, int, str, str, tzinfo, list[Problem]], "Conversation | None"]
+"""Read the conversation at an index of an export: (item, index, path, user name, time zone, problems)."""
 
 
 def read_export(
-    data: object, looks_like: Callable[[object], bool], read_one: ReadOne, *, path: str, user_name: str
+    data: object,
+    looks_like: Callable[[object], bool],
+    read_one: ReadOne,
+    *,
+    path: str,
+    user_name: str,
+    zone: tzinfo,
 ) -> tuple[list[Conversation], list[Problem]] | None:
     """Read every conversation of an export list; None when no entry looks like one (another reader's)."""
     if not isinstance(data, list) or not any(looks_like(item) for item in data):
@@ -39,7 +45,7 @@ def read_export(
     conversations: list[Conversation] = []
     problems: list[Problem] = []
     for index, item in enumerate(data):
-        conversation = read_one(item, index, path, user_name, problems)
+        conversation = read_one(item, index, path, user_name, zone, problems)
         if conversation is not None:
             conversations.append(conversation)
     return conversations, problems

@@ -7,11 +7,12 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 from urllib.parse import quote, unquote
 
 from kgvault.conversations import Conversation
+from kgvault.dates import epoch_wall_clock, wall_clock
 from kgvault.records import Problem, Role, Turn
 
 SESSION_GAP = timedelta(hours=6)
@@ -31,37 +32,31 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # --- shared by the readers -------------------------------------------------------------------
 
 
-def utc_time(value: object) -> datetime | None:
-    """Read an ISO string or epoch seconds (or milliseconds) as a naive UTC datetime; None otherwise.
+def wall_time(value: object, zone: tzinfo = UTC) -> datetime | None:
+    """Read an ISO string or epoch seconds (or milliseconds) as a naive time on `zone`'s clocks
+    (see `dates.wall_clock`); None otherwise.
 
-    Zoned times are converted to UTC and naive ones taken as UTC, so the machine's time zone never
-    matters. Numbers far from today's epoch range (a bare year, a counter) are not times at all.
+    A naive ISO time is taken as it is. Numbers far from today's epoch range (a bare year, a
+    counter) are not times at all.
     """
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
         if 10**9 <= value < 10**10:
-            seconds = float(value)
-        elif 10**12 <= value < 10**13:
-            seconds = value / 1000
-        else:
-            return None
-        return datetime.fromtimestamp(seconds, UTC).replace(tzinfo=None)
+            return epoch_wall_clock(float(value), zone)
+        if 10**12 <= value < 10**13:
+            return epoch_wall_clock(value / 1000, zone)
+        return None
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
     if _NUMBER.fullmatch(text):
-        return utc_time(float(text))
+        return wall_time(float(text), zone)
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
         return None
-    if moment.tzinfo is not None:
-        try:
-            moment = moment.astimezone(UTC).replace(tzinfo=None)
-        except OverflowError:  # past the calendar's ends once in UTC: no time
-            return None
-    return moment
+    return wall_clock(moment, zone)
 
 
 def json_pointer(*tokens: str | int) -> str:
@@ -118,7 +113,9 @@ def text_of(value: object) -> str:
 # --- JSON Lines chat logs --------------------------------------------------------------------
 
 
-def read_chat_log(text: str, *, path: str, user_name: str) -> tuple[Conversation, list[Problem]]:
+def read_chat_log(
+    text: str, *, path: str, user_name: str, zone: tzinfo = UTC
+) -> tuple[Conversation, list[Problem]]:
     """Read a JSON Lines chat log: one `{speaker|role, text|content, timestamp?, session?}` object a line.
 
     System and tool lines are skipped; a bad line is a problem and skipped. A new session starts when
@@ -134,7 +131,7 @@ def read_chat_log(text: str, *, path: str, user_name: str) -> tuple[Conversation
         entry = _entry(line, path, number, problems)
         if entry is None:
             continue
-        turn = _log_turn(entry, path, number, user_name, problems)
+        turn = _log_turn(entry, path, number, user_name, zone, problems)
         if turn is None:
             continue
         key = entry.get("session")
@@ -170,7 +167,7 @@ def _entry(line: str, path: str, number: int, problems: list[Problem]) -> dict[s
 
 
 def _log_turn(
-    entry: dict[str, Any], path: str, number: int, user_name: str, problems: list[Problem]
+    entry: dict[str, Any], path: str, number: int, user_name: str, zone: tzinfo, problems: list[Problem]
 ) -> Turn | None:
     """The turn one chat-log line says; None for a system or tool line and (with a problem) a bad one."""
     speaker_role = _speaker_and_role(entry, user_name)
@@ -184,7 +181,7 @@ def _log_turn(
         problems.append(Problem(path, number, f"line {number} has no text (`text` or `content`); skipped"))
         return None
     stamp = entry.get("timestamp")
-    moment = utc_time(stamp)
+    moment = wall_time(stamp, zone)
     if stamp is not None and moment is None:
         problems.append(
             Problem(path, number, f"line {number} has a timestamp that is not ISO or epoch: {stamp!r}")

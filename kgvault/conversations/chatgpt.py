@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, tzinfo
 from typing import Any
 
 from kgvault.conversations import Conversation, read_export
@@ -10,7 +11,7 @@ from kgvault.conversations.chat_log import (
     conversation_digest,
     json_pointer,
     render_chat,
-    utc_time,
+    wall_time,
 )
 from kgvault.records import Problem, Role, Turn
 
@@ -25,14 +26,14 @@ _CAPTION_KEYS = ("caption", "alt_text", "alt", "title")
 
 
 def read_chatgpt(
-    data: object, *, path: str = "", user_name: str
+    data: object, *, path: str = "", user_name: str, zone: tzinfo = UTC
 ) -> tuple[list[Conversation], list[Problem]] | None:
     """Read a parsed ChatGPT `conversations.json`; None when the data is not one (try another reader).
 
     Each conversation follows its current branch only (from `current_node` up to the root): the other
     branches are edits the user abandoned. A malformed conversation is a problem and skipped.
     """
-    return read_export(data, _is_conversation, _read_conversation, path=path, user_name=user_name)
+    return read_export(data, _is_conversation, _read_conversation, path=path, user_name=user_name, zone=zone)
 
 
 def _is_conversation(item: object) -> bool:
@@ -41,7 +42,7 @@ def _is_conversation(item: object) -> bool:
 
 
 def _read_conversation(
-    item: object, index: int, path: str, user_name: str, problems: list[Problem]
+    item: object, index: int, path: str, user_name: str, zone: tzinfo, problems: list[Problem]
 ) -> Conversation | None:
     """One conversation of the export, or None (with a problem) when it cannot be read."""
     pointer = json_pointer(index)
@@ -58,7 +59,7 @@ def _read_conversation(
         problems.append(Problem(path, None, f"conversation {pointer}: {broken}; read from there on"))
     turns = []
     for node_id in branch:
-        turn = _turn(mapping[node_id], json_pointer(index, "mapping", node_id), user_name)
+        turn = _turn(mapping[node_id], json_pointer(index, "mapping", node_id), user_name, zone)
         if turn is not None:
             turns.append(turn)
     text, placed = render_chat(turns)
@@ -68,7 +69,7 @@ def _read_conversation(
         title=title.strip() if isinstance(title, str) else "",
         text=text,
         turns=placed,
-        started=utc_time(item.get("create_time")) or next((t.time for t in placed if t.time), None),
+        started=wall_time(item.get("create_time"), zone) or next((t.time for t in placed if t.time), None),
         sha256=conversation_digest(item),
     )
 
@@ -89,7 +90,7 @@ def _branch(mapping: dict[str, Any], current: str) -> tuple[list[str], str]:
     return chain[::-1], ""
 
 
-def _turn(node: dict[str, Any], pointer: str, user_name: str) -> Turn | None:
+def _turn(node: dict[str, Any], pointer: str, user_name: str, zone: tzinfo) -> Turn | None:
     """The turn a node's message says; None for the root, a system or tool message, hidden or empty ones."""
     message = node.get("message")
     if not isinstance(message, dict):
@@ -110,7 +111,7 @@ def _turn(node: dict[str, Any], pointer: str, user_name: str) -> Turn | None:
         text=said,
         line_start=0,
         line_end=0,
-        time=utc_time(message.get("create_time")),
+        time=wall_time(message.get("create_time"), zone),
         pointer=pointer,
     )
 

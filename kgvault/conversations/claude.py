@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from datetime import UTC, tzinfo
 from typing import Any
 
 from kgvault.conversations import Conversation, read_export
@@ -11,7 +12,7 @@ from kgvault.conversations.chat_log import (
     conversation_digest,
     json_pointer,
     render_chat,
-    utc_time,
+    wall_time,
 )
 from kgvault.records import Problem, Role, Turn
 
@@ -23,14 +24,14 @@ _IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "webp", "heic", "hei
 
 
 def read_claude(
-    data: object, *, path: str = "", user_name: str
+    data: object, *, path: str = "", user_name: str, zone: tzinfo = UTC
 ) -> tuple[list[Conversation], list[Problem]] | None:
     """Read a parsed claude.ai `conversations.json`; None when the data is not one (try another reader).
 
     Tool calls, tool results and thinking are left out; shared files are kept as `[file: name]` and
     `[image: name]` markers, never their contents. A malformed conversation is a problem and skipped.
     """
-    return read_export(data, _is_conversation, _read_conversation, path=path, user_name=user_name)
+    return read_export(data, _is_conversation, _read_conversation, path=path, user_name=user_name, zone=zone)
 
 
 def _is_conversation(item: object) -> bool:
@@ -39,7 +40,7 @@ def _is_conversation(item: object) -> bool:
 
 
 def _read_conversation(
-    item: object, index: int, path: str, user_name: str, problems: list[Problem]
+    item: object, index: int, path: str, user_name: str, zone: tzinfo, problems: list[Problem]
 ) -> Conversation | None:
     """One conversation of the export, or None (with a problem) when it cannot be read."""
     pointer = json_pointer(index)
@@ -54,7 +55,7 @@ def _read_conversation(
         if not isinstance(message, dict) or str(message.get("sender")) not in _ROLES:
             problems.append(Problem(path, None, f"message {message_pointer} has no known `sender`; skipped"))
             continue
-        turn = _turn(message, message_pointer, user_name)
+        turn = _turn(message, message_pointer, user_name, zone)
         if turn is not None:
             turns.append(turn)
     text, placed = render_chat(turns)
@@ -64,7 +65,7 @@ def _read_conversation(
         title=title.strip() if isinstance(title, str) else "",
         text=text,
         turns=placed,
-        started=utc_time(item.get("created_at")) or next((t.time for t in placed if t.time), None),
+        started=wall_time(item.get("created_at"), zone) or next((t.time for t in placed if t.time), None),
         sha256=conversation_digest(item),
     )
 
@@ -92,7 +93,7 @@ def _current_branch(messages: list[Any], leaf: object) -> list[int]:
     return [position for position in everything if str(messages[position].get("uuid")) in branch]
 
 
-def _turn(message: dict[str, Any], pointer: str, user_name: str) -> Turn | None:
+def _turn(message: dict[str, Any], pointer: str, user_name: str, zone: tzinfo) -> Turn | None:
     """The turn one message says; None when it says nothing (only tool calls, say)."""
     said = clean_text(_message_text(message))
     if not said:
@@ -104,7 +105,7 @@ def _turn(message: dict[str, Any], pointer: str, user_name: str) -> Turn | None:
         text=said,
         line_start=0,
         line_end=0,
-        time=utc_time(message.get("created_at")),
+        time=wall_time(message.get("created_at"), zone),
         pointer=pointer,
     )
 

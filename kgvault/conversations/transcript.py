@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
+from kgvault.dates import wall_clock
 from kgvault.records import Role, Turn
 
 _ASSISTANT_NAMES = frozenset({"assistant", "ai", "chatgpt", "claude", "gpt", "bot", "gemini", "copilot"})
@@ -24,29 +25,20 @@ def participants(meta: dict[str, Any]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def session_time(meta: dict[str, Any]) -> datetime | None:
-    """The session's time of day from frontmatter `date` (`YYYY-MM-DDTHH:MM:SS`), when it has one."""
+def session_time(meta: dict[str, Any], zone: tzinfo = UTC) -> datetime | None:
+    """The session's time of day from frontmatter `date` (`YYYY-MM-DDTHH:MM:SS`), when it has one,
+    on `zone`'s clocks (see `dates.wall_clock`)."""
     value = meta.get("date")
     if isinstance(value, datetime):
-        return _utc(value)
+        return wall_clock(value, zone)
     if isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
             return None
         # A bare date string parses as midnight: that time of day was never said.
-        return None if "T" not in value and ":" not in value else _utc(parsed)
+        return None if "T" not in value and ":" not in value else wall_clock(parsed, zone)
     return None
-
-
-def _utc(moment: datetime) -> datetime | None:
-    """A zoned time in UTC, naive; a naive one as it is; None past the calendar's ends."""
-    if moment.tzinfo is None:
-        return moment
-    try:
-        return moment.astimezone(UTC).replace(tzinfo=None)
-    except OverflowError:  # 0001-01-01T00:00+05:00 is before year 1 in UTC
-        return None
 
 
 def read_turns(
