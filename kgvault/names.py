@@ -262,12 +262,17 @@ def note_aliases(meta: Mapping[str, object]) -> tuple[str, ...]:
 _WHOLE_WIKILINK = re.compile(r"\[\[(?P<target>[^\[\]|]*)(?:\|(?P<display>[^\[\]]*))?\]\]\Z")
 
 
+def spell_symbols(name: str) -> str:
+    """C, C++ and C# are three languages: a `+` or `#` ending a word is spelled out ("C plus plus")."""
+    if "+" in name or "#" in name:
+        return _WORD_SYMBOLS.sub(lambda m: " " + " ".join(_SYMBOL_WORDS[c] for c in m.group()), name)
+    return name
+
+
 @lru_cache(maxsize=1 << 17)
 def normalize_name(name: str) -> str:
     """Fold an entity name for matching: NFC, casefold, punctuation and spacing collapsed."""
-    if "+" in name or "#" in name:
-        # C, C++ and C# are three languages: a symbol ending a word is spelled out, not dropped.
-        name = _WORD_SYMBOLS.sub(lambda m: " " + " ".join(_SYMBOL_WORDS[c] for c in m.group()), name)
+    name = spell_symbols(name)
     if name.isascii():  # most names: one regex pass, same result as the general path
         return " ".join(_ASCII_WORDS.findall(name.lower()))
     folded = unicodedata.normalize("NFC", name).casefold()

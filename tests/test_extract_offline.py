@@ -465,6 +465,11 @@ def test_inline_tags_chunk_tags_source_tags_and_topic() -> None:
     assert node.title.endswith("today, see docs and page#frag and #code.")
 
 
+def test_a_heading_with_a_slash_is_one_topic_tag() -> None:
+    node = only_node(extract("Printed a benchy.", heading=("C++ / C#",)))
+    assert "c_plus_plus_c_sharp" in node.tags and not any(tag.startswith("c/") for tag in node.tags)
+
+
 def test_an_inline_tag_keeps_its_combining_marks() -> None:
     node = only_node(extract("Met Di at the library today. #हिन्दी #cafe\u0301-talk", title="Monday"))
     assert node.tags == ["café_talk", "printer_log", "हिन्दी"]  # printer_log: the test source's own tag
@@ -483,7 +488,9 @@ def test_a_date_heading_gives_no_topic_tag_and_list_tags_are_read() -> None:
     [("Work Log", "work_log"), ("#a//b/", "a/b"), ("2025", None), ("Ça-va", "ça_va"), ("x!?y", "xy"),
      ("__a__", "a"), ("", None), ("3D printing", "3d_printing"),
      # Vowel signs are combining marks, not punctuation; a decomposed é is composed, not dropped.
-     ("हिन्दी", "हिन्दी"), ("தமிழ்", "தமிழ்"), ("Cafe\u0301 Talk", "café_talk")],
+     ("हिन्दी", "हिन्दी"), ("தமிழ்", "தமிழ்"), ("Cafe\u0301 Talk", "café_talk"),
+     # Three languages, three tags, spelled as their entity names are.
+     ("C", "c"), ("C++", "c_plus_plus"), ("#C#", "c_sharp")],
 )  # fmt: skip
 def test_normalize_tag(raw: str, tag: str | None) -> None:
     assert normalize_tag(raw) == tag

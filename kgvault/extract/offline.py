@@ -38,7 +38,7 @@ from kgvault.extract.patterns import (
     clean_name,
     match_verb_patterns,
 )
-from kgvault.names import is_word_char, note_aliases
+from kgvault.names import is_word_char, note_aliases, spell_symbols
 from kgvault.records import Chunk, Source
 from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
 from kgvault.when import When, dated_title, find_times
@@ -360,10 +360,12 @@ def read_turn(
 def normalize_tag(raw: str) -> str | None:
     """Normalize a tag: NFC, lowercase, spaces and `-` to `_`, `/` for nesting; None when nothing is left.
 
-    Characters other than letters, combining marks (`हिन्दी`'s vowel signs), digits, `_` and `/`
-    go, empty segments go, and a tag made only of digits is no tag (Obsidian does not accept `#2025`).
+    `C++` and `C#` are spelled out as names are (`c_plus_plus`); other characters than letters,
+    combining marks (`हिन्दी`'s vowel signs), digits, `_` and `/` go, empty segments go, and a tag
+    made only of digits is no tag (Obsidian does not accept `#2025`).
     """
-    text = _TAG_SEPARATORS.sub("_", unicodedata.normalize("NFC", raw.strip().lstrip("#")).lower())
+    text = spell_symbols(unicodedata.normalize("NFC", raw.strip().lstrip("#")))
+    text = _TAG_SEPARATORS.sub("_", text.strip()).lower()
     text = "".join(ch for ch in text if is_word_char(ch) or ch in "_/")
     segments = [_UNDERSCORES.sub("_", segment).strip("_") for segment in text.split("/")]
     tag = "/".join(segment for segment in segments if segment)
@@ -1633,7 +1635,7 @@ class _ChunkReader:
                 and not find_dates(topic, None)
                 and not self.heading_secret
             ):
-                raw.append(topic)
+                raw.append(topic.replace("/", " "))  # "Setup / Config" is prose, not a tag's levels
             self.base_tags = frozenset(tag for tag in map(normalize_tag, raw) if tag)
             self.sorted_base_tags = sorted(self.base_tags)
         if not own:
