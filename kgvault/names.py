@@ -23,10 +23,15 @@ def is_word_char(char: str) -> bool:
 
 
 def _words_only(text: str) -> str:
-    """Replace every run of characters that are not letters, marks or digits with one hyphen."""
+    """Replace every run of characters that are not letters, marks or digits with one hyphen.
+
+    Invisible format characters (a zero-width space, a soft hyphen) join what they stand between:
+    `Zero<ZWSP>Width` is the word a reader sees.
+    """
     if text.isascii():
         return _ASCII_SEPARATORS.sub("-", text)
-    return _SEPARATORS.sub("-", "".join(c if is_word_char(c) else "\x00" for c in text))
+    kept = (c if is_word_char(c) else "" if unicodedata.category(c) == "Cf" else "\x00" for c in text)
+    return _SEPARATORS.sub("-", "".join(kept))
 
 
 _SEPARATORS = re.compile("\x00+")

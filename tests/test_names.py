@@ -586,3 +586,10 @@ def test_note_aliases_reads_what_yaml_made_of_them() -> None:
     assert note_aliases(meta) == ("Alias", "Thing", "2024-01-01", "3")
     assert note_aliases({"alias": "  Solo   name "}) == ("Solo name",)
     assert note_aliases({"aliases": None}) == note_aliases({}) == ()
+
+
+def test_invisible_format_characters_join_the_word_they_stand_in() -> None:
+    # A zero-width space or a soft hyphen pasted into a name is not a word break a reader sees.
+    assert normalize_name("Zero\u200bWidth") == normalize_name("ZeroWidth") == "zerowidth"
+    assert normalize_name("co\u00adoperate") == "cooperate"
+    assert slugify("Zero\u200bWidth") == "zerowidth"
