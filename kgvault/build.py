@@ -404,9 +404,12 @@ def _render_and_write(
                 graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned, memory=memory
             )
         if gate is not None:
+            before = pages.memory.checkpoint() if pages.memory is not None else None
             if pages.memory is not None and pages.memory.around is not None:
                 pages.prepare()  # while the gate waits anyway
             if not gate():
+                if pages.memory is not None and before is not None:
+                    pages.memory.rollback(before)
                 raise Superseded("the notes changed while they were read; nothing was written")
         say("writing")
         # The last pages rendered on the other core meanwhile; with a page memory few are rendered.

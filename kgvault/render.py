@@ -189,6 +189,17 @@ class PageMemory:
             self.salt, self.pages, self.around, self._relations = salt, {}, None, ((), "")
             self._relation_lines = _ByIdentity()
 
+    def checkpoint(self) -> dict[str, tuple[Plan, str]]:
+        """The plans as they stand, for `rollback`."""
+        return dict(self.pages)
+
+    def rollback(self, plans: dict[str, tuple[Plan, str]]) -> None:
+        """Forget the plans of a build that wrote nothing (back to `checkpoint`'s): they were made
+        against a graph no build wrote, and the next build would take them for its last complete
+        build's, against which it finds what changed."""
+        self.pages = plans
+        self.seen = set()
+
     def changed_since(self, around: _Around) -> _Changed | None:
         """What changed around node pages since the last complete build; None when there is none."""
         self._pending = around

@@ -509,3 +509,30 @@ def test_after_a_long_rebuild_the_next_waits_out_the_debounce_before_reading(
     assert "Switched the Ender 3 from Klipper to Marlin" in (vault / "entities" / "ender-3.md").read_text(
         "utf-8"
     )
+
+
+def test_a_build_stopped_at_its_gate_leaves_no_plan_the_next_build_trusts(tmp_path: Path) -> None:
+    # Found by a burst of edits under watch: a note added, another edited, the first deleted, each
+    # within the debounce. The stopped build had planned pages against a graph no build wrote;
+    # the next one took such a plan for the one its last complete build made.
+    notes, vault, clean = tmp_path / "notes", tmp_path / "vault", tmp_path / "clean"
+    for path, text in {
+        "daily/2025-01-12.md": "The Voron 2.4 runs Klipper.\n",
+        "journal/2025-03-16.md": "Switched the Voron 2.4 from RepRapFirmware to Klipper today.\n",
+        "journal/2025-04-18.md": "Switched the Voron 2.4 from RepRapFirmware to Marlin today.\n",
+        "daily/2025-04-05.md": "Met Alice about Project Atlas.\n",
+    }.items():
+        (notes / path).parent.mkdir(parents=True, exist_ok=True)
+        (notes / path).write_text(text, "utf-8")
+    memory = BuildMemory()
+    build(load_settings(notes, vault=vault), memory=memory)
+    added = notes / "daily" / "2025-11-17.md"
+    added.write_text("Switched the Voron 2.4 from Marlin to RepRapFirmware today.\n", "utf-8")
+    with pytest.raises(Superseded):
+        build(load_settings(notes, vault=vault), memory=memory, gate=lambda: False)
+    added.unlink()
+    with (notes / "daily" / "2025-04-05.md").open("a", encoding="utf-8") as text:
+        text.write("\nWe decided to use Postgres.\n")
+    build(load_settings(notes, vault=vault), memory=memory)
+    run_build(notes, clean)
+    assert tree_bytes(vault) == tree_bytes(clean)
