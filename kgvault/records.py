@@ -53,7 +53,7 @@ class Turn:
     line_end: int
     """Last line of the turn in the source's text, 1-based, inclusive."""
     time: datetime | None = None
-    """When it was said (naive, UTC), when the conversation tells."""
+    """When it was said (naive, on the clocks of the settings' time zone), when the conversation tells."""
     pointer: str | None = None
     """JSON pointer of the message in its file (`/3/chat_messages/5`), for JSON exports."""
     session: int = 0
