@@ -703,6 +703,16 @@ def test_a_frontmatter_link_is_related_by_its_own_key() -> None:
     }
 
 
+def test_dataview_fields_inside_a_sentence_relate_the_note() -> None:
+    text = (
+        "- Rebuilt the hotend [uses:: [[Klipper]]] (owner:: [[Dana Kim]]), (speed:: 300 mm/s) [not a field]."
+    )
+    result = extract(text, title="Voron 2.4")
+    assert relations(result) == {("Voron 2.4", "uses", "Klipper"), ("Voron 2.4", "owner", "Dana Kim")}
+    quotes = {r.object: r.supporting_text for r in result.draft.relations}
+    assert quotes == {"Klipper": "[uses:: [[Klipper]]]", "Dana Kim": "(owner:: [[Dana Kim]])"}
+
+
 def test_frontmatter_without_links_gives_nothing_and_says_why() -> None:
     text = "---\ntags: [daily]\ndate: 2025-03-12\n---"
     source = make_source(text, meta={"tags": ["daily"]})

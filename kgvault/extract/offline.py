@@ -111,6 +111,12 @@ _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _FIELD = re.compile(r"^\s*(?:[-*+][ \t]+)?(?P<key>[A-Za-z][\w -]{0,40}?)::[ \t]*(?P<value>.*?)\s*$")
+# Dataview's fields inside a sentence: `[key:: value]` (shown as "key: value") and `(key:: value)`
+# (shown as the value); a value may hold wikilinks, whose brackets do not end the field.
+_BRACKETED_FIELD = re.compile(
+    r"\[(?P<key>[A-Za-z][\w -]{0,40}?)::[ \t]*(?P<value>(?:\[\[[^\[\]\n]*\]\]|[^\[\]\n])*?)[ \t]*\]"
+    r"|\((?P<pkey>[A-Za-z][\w -]{0,40}?)::[ \t]*(?P<pvalue>(?:\[\[[^\[\]\n]*\]\]|[^()\[\]\n])*?)[ \t]*\)"
+)
 _ITEM = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?P<bullet>[-*+])|(?P<number>\d{1,3})[.)])(?:[ \t]+(?P<text>.*)|$)"
 )
@@ -1215,6 +1221,11 @@ class _ChunkReader:
                     previous = blocks[position - 1] if position else None
                     self._procedure(steps[block.ordered_list], previous, lines)
                 continue
+            if "::" in block.text:
+                for field_match in _BRACKETED_FIELD.finditer(block.text):
+                    key = field_match.group("key") or field_match.group("pkey")
+                    value = field_match.group("value") or field_match.group("pvalue") or ""
+                    self._field(key, value, field_match.group())
             if block.kind == "row":
                 if not block.header_row:
                     self._candidate(_Candidate(block.text, quote, "row", heading_entity, quoted))
@@ -1301,7 +1312,11 @@ class _ChunkReader:
         """`uses:: [[Klipper]]`: the note is the subject, the key the predicate."""
         field_match = _FIELD.match(block.text)
         assert field_match is not None
-        key, value = field_match.group("key").strip(), field_match.group("value")
+        self._field(field_match.group("key"), field_match.group("value"), quote)
+
+    def _field(self, key: str, value: str, quote: str) -> None:
+        """Relate the note to a field's values (wikilinks, else bare names), the key as predicate."""
+        key = key.strip()
         predicate = _snake(key)
         if predicate is None or key.lower() in _SKIPPED_KEYS or key.lower() in _DATE_KEYS:
             return
