@@ -70,6 +70,8 @@ class EntityGroup:
     evidence: set[Evidence] = field(default_factory=set)
     note_title: str | None = None
     note_aliases: set[str] = field(default_factory=set)
+    stated_aliases: set[str] = field(default_factory=set)
+    """Aliases the drafts state for it (`[[Klipper|Klipper Fw]]`)."""
     title_override: str | None = None
     type_override: str | None = None
     homonym: bool = False
@@ -91,9 +93,18 @@ class EntityGroup:
         return min(typed, key=lambda t: (-t[0], t[1]))[1] if typed else _UNTYPED
 
     def wanted_id(self) -> str:
-        """The page name this entity asks for; homonyms add their type ("apple-food")."""
-        title = self.title()
-        return slugify(f"{title} {self.entity_type().replace('_', ' ')}" if self.homonym else title)
+        """The page name this entity asks for; homonyms add their kind ("apple-food", "apple-organization").
+
+        Unlike the title it does not follow mention counts, so a note added or deleted elsewhere
+        never moves the page (and the notes you wrote on it): it is the corrected title, else the
+        note's title, else the first spelling in code-point order, which changes only when no note
+        spells the name that way any more.
+        """
+        name = self.title_override or self.note_title or min(self.spellings, default="") or self.title()
+        if not self.homonym:
+            return slugify(name)
+        kind = type_class(self.entity_type()) or self.entity_type()
+        return slugify(f"{name} {kind.replace('_', ' ')}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +153,9 @@ class _Mention:
 
 Edge = tuple[int, str, str, str]
 """(precedence, name, other name, reason): a join to make, in the order of the tuple."""
-DraftMentions = tuple[list[_Mention], list[Edge]]
-"""One draft's entity mentions and the aliases it states."""
+DraftMentions = tuple[list[_Mention], list[Edge], list[tuple[str, str, str, str]]]
+"""One draft's entity mentions, the aliases it states (as joins), and each of those as written:
+(alias key, alias spelling, the entity's name, its type)."""
 
 
 class Resolution:
@@ -275,15 +287,17 @@ def _patched(last: Resolved, drafts: list[DraftMentions]) -> Resolution | None:
     if len(before) != len(drafts):
         return None
     changed = [(old, new) for old, new in zip(before, drafts, strict=True) if old is not new]
-    for (old_mentions, old_edges), (new_mentions, new_edges) in changed:
-        if old_edges != new_edges or [_name_of(m) for m in old_mentions] != [
-            _name_of(m) for m in new_mentions
-        ]:
+    for (old_mentions, old_edges, old_spelled), (new_mentions, new_edges, new_spelled) in changed:
+        if (
+            old_edges != new_edges
+            or old_spelled != new_spelled
+            or [_name_of(m) for m in old_mentions] != [_name_of(m) for m in new_mentions]
+        ):
             return None
     resolution = copy(last.resolution)
     resolution.groups = dict(resolution.groups)
     patches: dict[str, tuple[set[Evidence], list[tuple[Evidence, str]], set[Evidence]]] = {}
-    for (old_mentions, _), (new_mentions, _) in changed:
+    for (old_mentions, _, _), (new_mentions, _, _) in changed:
         for old, new in zip(old_mentions, new_mentions, strict=True):
             gone, said, cited = patches.setdefault(_group_key(resolution, old), (set(), [], set()))
             gone.add(old.evidence)
@@ -324,11 +338,14 @@ def _resolve(
     """Resolve the drafts' mentions from scratch (see `resolve_entities`); `gathered` is what the
     last pass gathered per name root (`_group`)."""
     resolution = Resolution()
-    mentions = [mention for own, _ in drafts for mention in own]
-    alias_edges = [edge for _, stated in drafts for edge in stated]
+    mentions = [mention for own, _, _ in drafts for mention in own]
+    alias_edges = [edge for _, stated, _ in drafts for edge in stated]
     spellings: dict[str, Counter[str]] = defaultdict(Counter)
     for mention in mentions:
         spellings[mention.key][mention.spelling] += 1
+    for _, _, spelled in drafts:
+        for key, spelling, _name, _type in spelled:
+            spellings[key][spelling] += 0  # known as a spelling (an alias), counted by no mention
     note_edges = _note_edges(sources, spellings)
     resolution.spelling_of = {
         key: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] for key, counts in spellings.items()
@@ -365,6 +382,7 @@ def _resolve(
     )
     _apply(resolution, guard, later)
     resolution.gathered = _group(resolution, mentions, sources, gathered)
+    _attach_stated_aliases(resolution, drafts)
     _correct_entities(resolution, corrections, find)
     return resolution
 
@@ -449,6 +467,7 @@ def _draft_mentions(extraction: Extraction, number: int = 0) -> DraftMentions:
     turns = bool(chunk.turns)
     mentions = []
     edges = []
+    spelled = []
     for entity in extraction.draft.entities:
         key = normalize_name(entity.name)
         if not key:
@@ -464,7 +483,8 @@ def _draft_mentions(extraction: Extraction, number: int = 0) -> DraftMentions:
             alias_key = normalize_name(alias)
             if alias_key and alias_key != key:
                 edges.append((2, key, alias_key, f"alias stated in {chunk.source_path}"))
-    return mentions, edges
+                spelled.append((alias_key, alias, entity.name, entity.entity_type))
+    return mentions, edges, spelled
 
 
 def _note_edges(sources: Sequence[Source], spellings: dict[str, Counter[str]]) -> list[Edge]:
@@ -727,6 +747,17 @@ def _attach_notes(
         )
 
 
+def _attach_stated_aliases(resolution: Resolution, drafts: Sequence[DraftMentions]) -> None:
+    """An alias a draft states (`[[Klipper|Klipper Fw]]`) is an alias of the entity it joined."""
+    for _, _, spelled in drafts:
+        for alias_key, alias, name, entity_type in spelled:
+            target = resolution.key_of(name, entity_type)
+            group = resolution.groups.get(target or "")
+            # Kept apart from it (a correction), the alias names another entity.
+            if group is not None and resolution.key_of_normalized(alias_key) in (target, None):
+                group.stated_aliases.add(alias)
+
+
 def _attach_joins(resolution: Resolution) -> None:
     """File each join under the entity it made, for ontology.md."""
     raw = {k: v for k, v in resolution.joins.items() if k.startswith(("edge:", "apart:"))}
@@ -750,7 +781,7 @@ def make_entity(entity_id: str, group: EntityGroup) -> Entity:
     else:
         description = f"{title} ({entity_type.replace('_', ' ')})."
     folded_title = title.casefold()
-    spellings = {plain_text(s) for s in (*group.spellings, *group.note_aliases)}
+    spellings = {plain_text(s) for s in (*group.spellings, *group.note_aliases, *group.stated_aliases)}
     if group.title_override and group.note_title:
         spellings.add(plain_text(group.note_title))
     aliases = sorted(

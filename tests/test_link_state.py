@@ -102,7 +102,7 @@ def test_homonyms_split_by_a_change_are_read_again_and_joined_when_it_goes() -> 
     )
     for _ in range(2):
         split = state.update([source("c.md")], [fruit])
-        assert {e.id for e in split.entities} == {"apple-company", "apple-food"}
+        assert {e.id for e in split.entities} == {"apple-organization", "apple-food"}
         # An untyped mention means the kind mentioned most: the kept reading had to be read again.
         assert node_entities(split, "Bought an Apple watch.") == ("apple-food",)
         assert split == relinked(state)

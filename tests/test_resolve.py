@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from kgvault.corrections import Correction, Corrections
 from kgvault.link import link
 from kgvault.records import Graph
 from tests.test_link import extraction, fact, source
@@ -219,3 +220,38 @@ def test_a_node_about_one_homonym_links_that_one_only() -> None:
     )
     (node,) = graph.nodes
     assert node.entities == ("apple-food",)
+
+
+def test_an_entity_id_does_not_follow_mention_counts() -> None:
+    # The title is the spelling used most; the id is not: adding or deleting a note elsewhere
+    # must not move a page (and the user's notes on it).
+    two = [("a.md", [entity("PrusaSlicer", "software")]), ("b.md", [entity("PrusaSlicer", "software")])]
+    one = [("c.md", [entity("Prusa Slicer", "software")])]
+    before, after = build(*two, *one), build(two[0], *one)
+    assert titles(before) == {"prusa-slicer": ("PrusaSlicer", "software")}
+    assert set(titles(after)) == {"prusa-slicer"}
+
+
+def test_a_homonym_id_names_its_kind_not_its_most_stated_type() -> None:
+    food = ("f.md", [entity("Apple", "food")])
+    company = ("c.md", [entity("Apple", "company")])
+    employer = ("e.md", [entity("Apple", "organization")])
+    assert (
+        set(titles(build(food, company, employer)))
+        == set(titles(build(food, employer)))
+        == {
+            "apple-food",
+            "apple-organization",
+        }
+    )
+
+
+def test_an_alias_a_draft_states_is_listed_and_found_by_corrections() -> None:
+    draft = extraction("a.md", 0, (1, 2), entities=[entity("Klipper", "software", aliases=["Klipper Fw"])])
+    graph = link([source("a.md")], [draft])
+    [klipper] = graph.entities
+    assert klipper.aliases == ("Klipper Fw",)
+    assert graph.merges == (("klipper", "Klipper + Klipper Fw", "alias stated in a.md"),)
+    fix = Corrections((Correction("retype", ("Klipper Fw",), "firmware", 3),))
+    [retyped] = link([source("a.md")], [draft], corrections=fix).entities
+    assert retyped.entity_type == "firmware"
