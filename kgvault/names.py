@@ -66,7 +66,12 @@ def _cut_at_word(slug: str, max_chars: int) -> str:
 
 
 def slugify(text: str, *, max_chars: int | None = None) -> str:
-    """Turn any text into a kebab-case file-safe id; non-Latin scripts are kept, never transliterated."""
+    """Turn any text into a kebab-case file-safe id; non-Latin scripts are kept, never transliterated.
+
+    `C++` and `C#` are spelled out (`c-plus-plus`), as names are: they are not `c`'s page.
+    """
+    # Composed first: in `À#` decomposed, the `#` follows a combining mark, not a letter.
+    text = spell_symbols(text if text.isascii() else unicodedata.normalize("NFC", text))
     if text.isascii():  # most titles: one regex pass, the same slug as the general path
         slug = "-".join(_ASCII_WORDS.findall(text.lower()))
         # Short enough to need no cut, and no dot: nothing below would change it.
@@ -277,7 +282,7 @@ def spell_symbols(name: str) -> str:
 @lru_cache(maxsize=1 << 17)
 def normalize_name(name: str) -> str:
     """Fold an entity name for matching: NFC, casefold, punctuation and spacing collapsed."""
-    name = spell_symbols(name)
+    name = spell_symbols(name if name.isascii() else unicodedata.normalize("NFC", name))
     if name.isascii():  # most names: one regex pass, same result as the general path
         return " ".join(_ASCII_WORDS.findall(name.lower()))
     folded = unicodedata.normalize("NFC", name).casefold()

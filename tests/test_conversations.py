@@ -403,7 +403,7 @@ def test_a_conversation_is_no_entity_s_own_note(tmp_path: Path) -> None:
     relation = json.loads(line)
     assert relation["evidence"] == ["graph#1.json#/relations/0"]
     assert relation["statement"] == "Printer runs Klipper."  # a relation stated without a sentence
-    assert (vault / "sources" / "c-tips-summary.md").is_file()
+    assert (vault / "sources" / "c-sharp-tips-summary.md").is_file()
 
 
 def test_a_chat_log_with_no_readable_message_gives_nothing(tmp_path: Path) -> None:

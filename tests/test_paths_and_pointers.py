@@ -134,7 +134,8 @@ def test_a_folder_ending_in_a_hash_is_no_json_pointer(tmp_path: Path) -> None:
     run_build(notes, vault)
     assert check_vault(vault, notes=notes) == []
     (notes / "x#" / "a.md").unlink()  # now the page names a file that is gone, and says so
-    assert [p.message for p in check_vault(vault, notes=notes) if p.path == "sources/x-a-summary.md"] == [
+    page = "sources/x-sharp-a-summary.md"
+    assert [p.message for p in check_vault(vault, notes=notes) if p.path == page] == [
         "source_document x#/a.md not found under the notes folder"
     ]
 

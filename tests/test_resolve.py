@@ -189,6 +189,8 @@ def test_c_cpp_and_csharp_are_three_languages() -> None:
         ("z.md", [entity("C#"), entity("C#"), entity("C sharp")]),
     )
     assert sorted(e.title for e in graph.entities) == ["C", "C#", "C++"]
+    # Pages of their own, not `c` and two hash-suffixed ids that an alias of one could reorder.
+    assert sorted(e.id for e in graph.entities) == ["c", "c-plus-plus", "c-sharp"]
     assert {e.title: e.aliases for e in graph.entities}["C#"] == ("C sharp",)
 
 
