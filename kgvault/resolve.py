@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -478,12 +479,16 @@ def _draft_mentions(extraction: Extraction, number: int = 0) -> DraftMentions:
             if turns or entity.pointer is not None
             else whole
         )
-        mentions.append(_Mention(key, entity.name, entity.entity_type, entity.description, evidence, number))
+        # One spelling whatever its Unicode form: `Café` composed or not is counted once, shown composed.
+        spelling = entity.name if entity.name.isascii() else unicodedata.normalize("NFC", entity.name)
+        mentions.append(_Mention(key, spelling, entity.entity_type, entity.description, evidence, number))
         for alias in entity.aliases:
             alias_key = normalize_name(alias)
             if alias_key and alias_key != key:
                 edges.append((2, key, alias_key, f"alias stated in {chunk.source_path}"))
-                spelled.append((alias_key, alias, entity.name, entity.entity_type))
+                spelled.append(
+                    (alias_key, unicodedata.normalize("NFC", alias), entity.name, entity.entity_type)
+                )
     return mentions, edges, spelled
 
 

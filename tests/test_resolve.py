@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import unicodedata
 from typing import Any
 
 from kgvault.corrections import Correction, Corrections
@@ -257,3 +258,15 @@ def test_an_alias_a_draft_states_is_listed_and_found_by_corrections() -> None:
     fix = Corrections((Correction("retype", ("Klipper Fw",), "firmware", 3),))
     [retyped] = link([source("a.md")], [draft], corrections=fix).entities
     assert retyped.entity_type == "firmware"
+
+
+def test_a_spelling_counts_once_whatever_its_unicode_form() -> None:
+    composed, decomposed = "Café Lumière", unicodedata.normalize("NFD", "Café Lumière")
+    graph = build(
+        ("a.md", [entity(composed, "organization")]),
+        ("b.md", [entity(decomposed, "organization")]),
+        ("c.md", [entity("CAFÉ LUMIÈRE", "organization")]),
+    )
+    # Two mentions of one spelling outvote the capitals (not three spellings of one mention each).
+    [cafe] = graph.entities
+    assert cafe.title == composed
