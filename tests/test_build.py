@@ -297,3 +297,22 @@ def test_no_draft_is_alive_while_pages_are_rendered(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(kgvault.render, "render", counting)
     report = run_build(SAMPLE, tmp_path / "vault")
     assert report["chunks"] and alive and alive[0] == 0
+
+
+def test_switching_the_printer_twice_supersedes_the_first_switch(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "2025-03-12.md").write_text("Switched the printer from Marlin to Klipper today.\n", "utf-8")
+    (notes / "2025-06-01.md").write_text(
+        "Switched the printer from Klipper to RepRapFirmware today.\n", "utf-8"
+    )
+    run_build(notes, vault)
+    lines = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    assert {(r["from"], r["to"], r["valid_at"], r["invalid_at"]) for r in lines} == {
+        ("printer", "marlin", None, "2025-03-12"),
+        ("printer", "klipper", "2025-03-12", "2025-06-01"),
+        ("printer", "reprapfirmware", "2025-06-01", None),
+    }
+    first = (vault / "episodic" / "switched-the-printer-from-marlin-to-klipper-today.md").read_text("utf-8")
+    assert "superseded_by:" in first and "switched-the-printer-from-klipper-to-reprapfirmware-today" in first
+    assert check_vault(vault, notes=notes) == []

@@ -703,6 +703,15 @@ def test_a_frontmatter_link_is_related_by_its_own_key() -> None:
     }
 
 
+def test_a_switch_of_an_unnamed_thing_relates_the_thing() -> None:
+    # Issue 3's own example of ordinary prose: "the printer" names nothing, yet it is switched.
+    result = extract("Switched the printer from Marlin to Klipper today.")
+    assert relations(result) == {("printer", "runs", "Klipper"), ("printer", "runs", "Marlin")}
+    assert {(r.object, r.invalid_at) for r in result.draft.relations} == {("Klipper", None), ("Marlin", REF)}
+    # Without a determiner there is no thing: "over" or "from" are not what was switched.
+    assert relations(extract("We switched over from Marlin to Klipper today.")) == set()
+
+
 def test_dataview_fields_inside_a_sentence_relate_the_note() -> None:
     text = (
         "- Rebuilt the hotend [uses:: [[Klipper]]] (owner:: [[Dana Kim]]), (speed:: 300 mm/s) [not a field]."

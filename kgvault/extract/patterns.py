@@ -4,7 +4,8 @@ A pattern is a regular expression over one candidate sentence in which wikilinks
 have been replaced by placeholders (`\\ue000<n>\\ue001`); `{S}` is the subject, `{O}` the object and
 `{A}` an earlier object that the relation replaces ("switched X from A to B"). Both ends must look
 like names: a placeholder, or a Capitalized name of at most five words where later words may be
-numbers ("Ender 3", "Postgres 15", "Voron 2.4"). "the printer" is no name, so it matches nothing.
+numbers ("Ender 3", "Postgres 15", "Voron 2.4"). "the printer" is no name, so it matches nothing,
+except as `{T}`, what a switch is made to ("Switched the printer from Marlin to Klipper").
 
 `functional` marks predicates with one current value per subject (a printer runs one firmware,
 a person lives in one place): pass 2 uses them to supersede older values and to spot conflicts.
@@ -37,6 +38,10 @@ _DETERMINERS: tuple[str, ...] = (
     *("le", "la", "les", "un", "une", "du", "de la"),
 )
 _DETERMINER = rf"(?:(?i:{'|'.join(_DETERMINERS)})[ ]|(?i:l)['’])?"
+_OWNED = r"(?i:the|my|our|his|her|their)[ ]"
+_THING = r"[a-z][a-z0-9-]*(?:[ ][a-z][a-z0-9-]*){0,2}"
+"""What a switch is made to, unnamed: "the printer", "my old laptop" (`{T}` in a pattern; the
+determiner is needed, so "switched over from" names nothing)."""
 _NAME_START = rf"(?=[\ue000{_UPPER}]|(?i:[{''.join(sorted({word[0] for word in (*_DETERMINERS, 'l')}))}]))"
 """A lookahead for the first character of a determiner or a name: where `{S}` can start."""
 
@@ -73,6 +78,7 @@ def _pattern(
     regex = (
         template.replace(" ", r"[ \t]+")
         .replace("{S}", rf"{_DETERMINER}(?P<subject>{NAME})")
+        .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}(?P<thing>{_THING}))")
         .replace("{O}", rf"{_DETERMINER}(?P<object>{NAME})")
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
     )
@@ -104,7 +110,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "runs", "runs", True, None, "software", keywords="runs ran running"),
     _pattern(r"{S} (?:runs|is running) on {O}", "runs_on", "runs on", False, "software", None,
              keywords="runs running"),
-    _pattern(r"(?i:switched|migrated|moved|changed|converted) {S} from {A} to {O}",
+    _pattern(r"(?i:switched|migrated|moved|changed|converted) {T} from {A} to {O}",
              "runs", "runs", True, None, "software", keywords="from"),
     # A switch leaves one current value: it asserts the functional `runs`, so pass 2 supersedes.
     _pattern(r"{S} (?:switched|migrated|moved) from {A} to {O}", "runs", "runs", True, None, "software",
@@ -222,12 +228,13 @@ def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[
     seen: set[tuple[str, str, str]] = set()
     for pattern in _screened(_KEYWORDS.intersection(words)):
         for match in pattern.regex.finditer(text):
-            key = (pattern.predicate, match.group("subject"), match.group("object"))
+            found = match.groupdict()
+            subject = found["subject"] or found.get("thing") or ""  # `{T}`: a name or an unnamed thing
+            key = (pattern.predicate, subject, found["object"])
             if key in seen:
                 continue
             seen.add(key)
-            old = match.groupdict().get("old")
-            hits.append(PatternHit(pattern, match.group("subject"), match.group("object"), old))
+            hits.append(PatternHit(pattern, subject, found["object"], found.get("old")))
     return hits
 
 
