@@ -108,6 +108,15 @@ def apply_time(
             if later - {node_id}:
                 superseded_by[node_id].update(later - {node_id})
                 valid_to[node_id] = min(valid_to.get(node_id, run.end), run.end)
+    # A node consolidated from episodes holds while one of them does: once each is superseded, so is
+    # it, by what superseded them (three days of "The Voron runs Marlin." stop at the switch).
+    for node in nodes:
+        if node.derived_from and all(episode in superseded_by for episode in node.derived_from):
+            later = set().union(*(superseded_by[e] for e in node.derived_from))
+            later -= {node.id, *node.derived_from}
+            if later:
+                superseded_by[node.id].update(later)
+                valid_to[node.id] = max(valid_to[e] for e in node.derived_from)
     conflicts: dict[str, set[str]] = defaultdict(set)
     pairs: set[tuple[str, str]] = set()
     for first, second, when in rivals:

@@ -316,3 +316,22 @@ def test_switching_the_printer_twice_supersedes_the_first_switch(tmp_path: Path)
     first = (vault / "episodic" / "switched-the-printer-from-marlin-to-klipper-today.md").read_text("utf-8")
     assert "superseded_by:" in first and "switched-the-printer-from-klipper-to-reprapfirmware-today" in first
     assert check_vault(vault, notes=notes) == []
+
+
+def test_a_consolidated_state_is_superseded_with_the_episodes_it_was_made_from(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    for day in ("01", "02", "03"):
+        (notes / f"2025-05-{day}.md").write_text(f"# 2025-05-{day}\n\nThe Voron runs Marlin.\n", "utf-8")
+    (notes / "2025-06-01.md").write_text("Switched the Voron from Marlin to Klipper today.\n", "utf-8")
+    run_build(notes, vault)
+    fact = (vault / "semantic" / "the-voron-runs-marlin.md").read_text("utf-8")
+    assert "derived_from:" in fact
+    assert 'superseded_by:\n  - "[[episodic/switched-the-voron-from-marlin-to-klipper-today|' in fact
+    voron = (vault / "entities" / "voron.md").read_text("utf-8")
+    assert "- [[semantic/the-voron-runs-marlin|The Voron runs Marlin.]] (superseded)" in voron
+    assert check_vault(vault, notes=notes) == []
+    # While one of its episodes still holds, so does the consolidated node.
+    (notes / "2025-07-01.md").write_text("# 2025-07-01\n\nThe Voron runs Marlin.\n", "utf-8")
+    run_build(notes, vault)
+    assert "superseded_by" not in (vault / "semantic" / "the-voron-runs-marlin.md").read_text("utf-8")
