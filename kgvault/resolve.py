@@ -35,6 +35,8 @@ _KIND_SUFFIXES = frozenset([
     "firmware", "software", "app", "application", "library", "framework", "database", "plugin", "package",
     "tool", "service", "company", "inc", "ltd", "llc", "corp", "corporation", "gmbh", "project", "language",
 ])  # fmt: skip
+_LEGAL_FORMS = frozenset(["inc", "ltd", "llc", "corp", "corporation", "gmbh"])
+"""Kind suffixes that say a company."""
 # Types that name the same kind of thing; any other type is a kind of its own.
 _TYPE_CLASSES = {
     **dict.fromkeys(["person", "people", "human", "contact"], "person"),
@@ -569,7 +571,10 @@ def _compatible(names: _UnionFind, classes: Mapping[str, set[str]], a: str, b: s
 def _suffix_edges(
     spellings: Mapping[str, Counter[str]], names: _UnionFind, classes: Mapping[str, set[str]]
 ) -> list[Edge]:
-    """ "Marlin firmware" is Marlin when Marlin is known: the last word only said what kind it is."""
+    """ "Marlin firmware" is Marlin when Marlin is known: the last word only said what kind it is.
+
+    That kind must be one the head is known as, if it has a type: "Manhattan Project" is no place.
+    """
     edges = []
     for key in spellings:
         head, _, last = key.rpartition(" ")
@@ -579,9 +584,16 @@ def _suffix_edges(
             and not head.isdigit()
             and len(head) > 1
             and _compatible(names, classes, key, head)
+            and _kind_fits(last, classes.get(names.find(head), set()))
         ):
             edges.append((3, head, key, f"the same name with “{last}”"))
     return edges
+
+
+def _kind_fits(suffix: str, kinds: set[str]) -> bool:
+    """Whether a kind suffix ("firmware", "inc", "project") may name a thing of these kinds."""
+    implied = "organization" if suffix in _LEGAL_FORMS else type_class(suffix)
+    return not kinds or implied is None or implied in kinds
 
 
 def _cooccurring(mentions: Sequence[_Mention], roots: Mapping[str, str]) -> dict[str, set[int]]:

@@ -270,3 +270,16 @@ def test_a_spelling_counts_once_whatever_its_unicode_form() -> None:
     # Two mentions of one spelling outvote the capitals (not three spellings of one mention each).
     [cafe] = graph.entities
     assert cafe.title == composed
+
+
+def test_a_kind_suffix_joins_only_a_thing_of_that_kind() -> None:
+    graph = build(
+        ("a.md", [entity("Manhattan", "place")]),
+        ("b.md", [entity("Manhattan Project")]),
+        ("c.md", [entity("Marlin", "firmware")]),
+        ("d.md", [entity("Marlin firmware")]),
+        ("e.md", [entity("Globex", "company")]),
+        ("f.md", [entity("Globex Inc")]),
+    )
+    # "Project" says what the untyped name is; a place it is not. Firmware and Inc fit their heads.
+    assert sorted(e.title for e in graph.entities) == ["Globex", "Manhattan", "Manhattan Project", "Marlin"]
