@@ -703,6 +703,11 @@ def test_a_frontmatter_link_is_related_by_its_own_key() -> None:
     }
 
 
+def test_csharp_is_named_whole() -> None:
+    # Its `#` is part of the name: "Beacon uses C#." is no relation to C.
+    assert relations(extract("Beacon uses C#.")) == {("Beacon", "uses", "C#")}
+
+
 def test_a_switch_of_an_unnamed_thing_relates_the_thing() -> None:
     # Issue 3's own example of ordinary prose: "the printer" names nothing, yet it is switched.
     result = extract("Switched the printer from Marlin to Klipper today.")

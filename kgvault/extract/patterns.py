@@ -28,8 +28,8 @@ PLACEHOLDER = "\ue000{index}\ue001"
 PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 
 _UPPER = "A-ZÀ-ÖØ-Þ"
-_WORD = rf"[{_UPPER}][\w+&-]*(?:['’][{_UPPER}][\w-]*)?(?:\.\w+)*"
-"""A Capitalized word: "Klipper", "O'Connor", "Node.js" (but not the possessive of "Bob's")."""
+_WORD = rf"[{_UPPER}][\w+&-]*#?(?:['’][{_UPPER}][\w-]*)?(?:\.\w+)*"
+"""A Capitalized word: "Klipper", "O'Connor", "Node.js", "C#" (but not the possessive of "Bob's")."""
 _NUMBER = r"\d+(?:[.,]\d+)*[A-Za-z]*"
 NAME = rf"(?:\ue000\d+\ue001|{_WORD}(?:[ ](?:{_WORD}|{_NUMBER})){{0,4}})"
 """An entity-like name: a placeholder or a Capitalized name (later words may be numbers)."""
