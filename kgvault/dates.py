@@ -34,8 +34,17 @@ def wall_clock(moment: datetime, zone: tzinfo = UTC) -> datetime | None:
         return None
 
 
-def epoch_wall_clock(seconds: float, zone: tzinfo = UTC) -> datetime | None:
-    """Seconds since 1970 (UTC) as the clocks of `zone` show them, naive (see `wall_clock`)."""
+def epoch_wall_clock(value: int | float, zone: tzinfo = UTC) -> datetime | None:
+    """Epoch seconds (or milliseconds) as the clocks of `zone` show them, naive (see `wall_clock`).
+
+    Numbers far from today's epoch range (a bare year, a counter) are no time: None.
+    """
+    if 10**9 <= value < 10**10:
+        seconds = float(value)
+    elif 10**12 <= value < 10**13:
+        seconds = value / 1000
+    else:
+        return None
     try:
         return datetime.fromtimestamp(seconds, zone).replace(tzinfo=None)
     except (OverflowError, OSError, ValueError):  # out of the platform's or the calendar's range
@@ -75,13 +84,7 @@ def _number_as_date(value: int | float, zone: tzinfo) -> date | None:
     """
     if isinstance(value, int) and 10**7 <= value < 10**8:
         return _make_date(value // 10000, value // 100 % 100, value % 100)
-    if 10**9 <= value < 10**10:
-        seconds = float(value)
-    elif 10**12 <= value < 10**13:
-        seconds = value / 1000
-    else:
-        return None
-    moment = epoch_wall_clock(seconds, zone)
+    moment = epoch_wall_clock(value, zone)
     return _make_date(moment.year, moment.month, moment.day) if moment is not None else None
 
 

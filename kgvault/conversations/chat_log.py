@@ -36,17 +36,12 @@ def wall_time(value: object, zone: tzinfo = UTC) -> datetime | None:
     """Read an ISO string or epoch seconds (or milliseconds) as a naive time on `zone`'s clocks
     (see `dates.wall_clock`); None otherwise.
 
-    A naive ISO time is taken as it is. Numbers far from today's epoch range (a bare year, a
-    counter) are not times at all.
+    A naive ISO time is taken as it is; a number, as `dates.epoch_wall_clock` reads it.
     """
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        if 10**9 <= value < 10**10:
-            return epoch_wall_clock(float(value), zone)
-        if 10**12 <= value < 10**13:
-            return epoch_wall_clock(value / 1000, zone)
-        return None
+        return epoch_wall_clock(value, zone)
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
