@@ -20,7 +20,7 @@ from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PR
 from kgvault.link_groups import ChunkRef, Grouped, NodeGroup, NodeKey, Reading, collect_nodes
 from kgvault.link_memory import LinkMemory, PassMade
 from kgvault.names import UniqueIds, assign_unique, node_slug, normalize_name, summary_slug
-from kgvault.node_corrections import correct_nodes
+from kgvault.node_corrections import confirmed_nodes, correct_nodes
 from kgvault.properties import clean_body, plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence, turn_of
 from kgvault.records import (
@@ -160,6 +160,7 @@ def link(
         functional=functional,
         # A node superseded or in conflict as last pass is last pass's node: its page is reused.
         retime=memory.retimed.remade if memory is not None else None,
+        confirmed=confirmed_nodes(made.values(), corrections),
     )
     summaries = _summaries(sources, grouped, ids, summary_key, node_id, entity_id, memory, since)
     corrected = correct_nodes(timed, conflicts, summaries, corrections)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from kgvault.corrections import Correction, Corrections
@@ -33,16 +33,7 @@ def correct_nodes(
     if not (corrections.of("confirm") or corrections.of("hide")):
         ordered = tuple(sorted(nodes, key=lambda n: (n.memory_layer, n.id)))
         return Corrected(ordered, tuple(conflicts), tuple(summaries), {})
-    by_title: dict[str, list[str]] = defaultdict(list)
-    for node in nodes:
-        by_title[normalize_name(node.title)].append(node.id)
-    ids = {node.id for node in nodes}
-
-    def find(reference: str) -> list[str]:
-        if reference in ids:
-            return [reference]
-        return sorted(by_title.get(normalize_name(reference), ()))
-
+    find = _finder(nodes)
     outcomes: dict[Correction, str] = {}
     by_id = {node.id: node for node in nodes}
     pairs = set(conflicts)
@@ -77,6 +68,30 @@ def correct_nodes(
         ),
         outcomes=outcomes,
     )
+
+
+def confirmed_nodes(nodes: Iterable[Node], corrections: Corrections) -> frozenset[str]:
+    """The ids of the nodes the user confirmed (by id or title)."""
+    if not corrections.of("confirm"):
+        return frozenset()
+    find = _finder(nodes)
+    return frozenset(i for correction in corrections.of("confirm") for i in find(correction.targets[0]))
+
+
+def _finder(nodes: Iterable[Node]) -> Callable[[str], list[str]]:
+    """Find nodes by id, else by title (all nodes with that title, in id order)."""
+    by_title: dict[str, list[str]] = defaultdict(list)
+    ids = set()
+    for node in nodes:
+        by_title[normalize_name(node.title)].append(node.id)
+        ids.add(node.id)
+
+    def find(reference: str) -> list[str]:
+        if reference in ids:
+            return [reference]
+        return sorted(by_title.get(normalize_name(reference), ()))
+
+    return find
 
 
 def _settle(by_id: dict[str, Node], winner: str, loser: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
 
@@ -64,6 +65,7 @@ def apply_time(
     *,
     functional: frozenset[str] = FUNCTIONAL_PREDICATES,
     retime: Retime | None = None,
+    confirmed: AbstractSet[str] = frozenset(),
 ) -> tuple[tuple[Node, ...], tuple[Relation, ...], tuple[tuple[str, str], ...]]:
     """Close superseded relations, link superseded and conflicting nodes; never delete, never resolve.
 
@@ -71,19 +73,38 @@ def apply_time(
     after another (Marlin, then Klipper, then Marlin again) is current again: its relation holds
     from its latest run.
     Returns the updated nodes and relations and the conflicting node pairs (for the review queue).
-    `retime` makes each node that changes (`retimed` by default).
+    `retime` makes each node that changes (`retimed` by default). `confirmed` are the nodes the
+    user confirmed: a value they state wins its same-day rivals, so the relations' times follow the
+    user's choice (the conflict is still reported here; `correct_nodes` settles the nodes).
     """
     slots: dict[tuple[str, ...], list[Assertion]] = defaultdict(list)
     for assertion in assertions:
         slot = _slot(assertion.key, entity_titles, functional)
         if slot is not None and assertion.valid_at is not None:
             slots[slot].append(assertion)
+    asserting = _asserting_nodes(nodes, [a for members in slots.values() for a in members])
 
     last_run: dict[RelationKey, _Run] = {}
     run_of: dict[tuple[RelationKey, date], _Run] = {}
     rivals: list[tuple[RelationKey, RelationKey, date]] = []
+    lost: dict[RelationKey, list[date]] = defaultdict(list)
+    # Nodes stating a value that lost its day to a confirmed rival: superseded by the winner's.
+    beaten_nodes: dict[str, set[str]] = defaultdict(set)
+    valid_to: dict[str, date] = {}
     for slot, members in slots.items():
-        for run in _runs(members, rivals):
+        found: list[tuple[RelationKey, RelationKey, date]] = []
+        runs = _runs(members, found)
+        rivals.extend(found)
+        beaten = _beaten(found, asserting, confirmed) if confirmed and found else {}
+        if beaten:  # the slot again without what lost: the winner alone held on that day
+            runs = _runs([a for a in members if (a.key, a.valid_at) not in beaten], [])
+            for (key, when), winners in beaten.items():
+                lost[key].append(when)
+                won = {n for winner in winners for n in asserting.get((winner, when), ())}
+                for node_id in asserting.get((key, when), set()) - won:
+                    beaten_nodes[node_id].update(won)
+                    valid_to[node_id] = min(valid_to.get(node_id, when), when)
+        for run in runs:
             key = (slot[0], slot[1], run.value)
             last_run[key] = run
             for when in run.dates:
@@ -93,21 +114,24 @@ def apply_time(
     for assertion in assertions:
         if assertion.invalid_at is not None:
             stated_ends[assertion.key].append(assertion.invalid_at)
-    new_relations = tuple(_timed(r, last_run.get(_key(r)), stated_ends.get(_key(r), [])) for r in relations)
+    new_relations = tuple(
+        _timed(r, last_run.get(_key(r)), stated_ends.get(_key(r), []))
+        if _key(r) in last_run or _key(r) not in lost
+        else _ended(r, max(lost[_key(r)]))
+        for r in relations
+    )
 
-    asserting = _asserting_nodes(nodes, [a for a in assertions if (a.key, a.valid_at) in run_of])
-    superseded_by: dict[str, set[str]] = defaultdict(set)
-    valid_to: dict[str, date] = {}
+    superseded_by: dict[str, set[str]] = beaten_nodes
     for (key, when), node_ids in asserting.items():
-        run = run_of[(key, when)]
-        if run.end is None:
+        ran = run_of.get((key, when))  # none: it lost to a confirmed rival (above)
+        if ran is None or ran.end is None:
             continue
         subject, predicate, _ = key
-        later = {n for s in run.successors for n in asserting.get(((subject, predicate, s), run.end), ())}
+        later = {n for s in ran.successors for n in asserting.get(((subject, predicate, s), ran.end), ())}
         for node_id in node_ids:
             if later - {node_id}:
                 superseded_by[node_id].update(later - {node_id})
-                valid_to[node_id] = min(valid_to.get(node_id, run.end), run.end)
+                valid_to[node_id] = min(valid_to.get(node_id, ran.end), ran.end)
     # A node consolidated from episodes holds while one of them does: once each is superseded, so is
     # it, by what superseded them (three days of "The Voron runs Marlin." stop at the switch).
     for node in nodes:
@@ -175,6 +199,31 @@ def _runs(members: Sequence[Assertion], rivals: list[tuple[RelationKey, Relation
                 runs.append(active[value])
             active[value].dates.append(when)
     return runs
+
+
+def _beaten(
+    rivals: Sequence[tuple[RelationKey, RelationKey, date]],
+    asserting: Mapping[tuple[RelationKey, date], set[str]],
+    confirmed: AbstractSet[str],
+) -> dict[tuple[RelationKey, date], set[RelationKey]]:
+    """Values that lost their day to rivals a confirmed node states (none states them), with those rivals."""
+    beaten: dict[tuple[RelationKey, date], set[RelationKey]] = defaultdict(set)
+    for first, second, when in rivals:
+        first_won = not confirmed.isdisjoint(asserting.get((first, when), ()))
+        second_won = not confirmed.isdisjoint(asserting.get((second, when), ()))
+        if first_won != second_won:
+            loser, winner = (second, first) if first_won else (first, second)
+            beaten[(loser, when)].add(winner)
+    return beaten
+
+
+def _ended(relation: Relation, end: date) -> Relation:
+    """A relation every statement of which lost to a confirmed rival: it stops on the (last) day it lost."""
+    if relation.invalid_at is not None and relation.invalid_at <= end:
+        return relation
+    if relation.valid_at is not None and relation.valid_at > end:
+        return relation
+    return replace(relation, invalid_at=end)
 
 
 def _timed(relation: Relation, run: _Run | None, stated_ends: list[date]) -> Relation:

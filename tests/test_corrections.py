@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import frontmatter
@@ -68,6 +69,11 @@ def test_every_correction_changes_the_vault_and_survives_a_rebuild(sample_copy: 
     assert "conflicts_with" not in old.metadata
     assert old["superseded_by"] == ["[[semantic/atlas-uses-postgres-16|Atlas uses Postgres 16.]]"]
     assert "Review queue" not in (vault / "index.md").read_text("utf-8")
+    # ... and its relation ends where the confirmed one starts, which stays current.
+    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    uses = {r["to"]: (r["valid_at"], r["invalid_at"]) for r in relations if r["from"] == "project-atlas"}
+    assert uses["postgres-15"] == ("2025-04-10", "2025-04-10")
+    assert uses["postgres-16"] == ("2025-04-10", None)
     # listed in ontology.md, and the one naming nothing is reported, not fatal.
     ontology = (vault / "ontology.md").read_text("utf-8")
     assert "| rename Ender 3 → Creality Ender 3 | renamed |" in ontology

@@ -6,6 +6,7 @@ import random
 from datetime import date
 from typing import Any
 
+from kgvault.corrections import Correction, Corrections
 from kgvault.link import link
 
 from .test_link import episode, extraction, source
@@ -95,6 +96,55 @@ def test_same_day_rivals_conflict_both_ways_and_go_to_review() -> None:
     assert first.conflicts_with == (second.id,) and second.conflicts_with == (first.id,)
     assert graph.conflicts == ((first.id, second.id),)
     assert all(r.invalid_at is None for r in graph.relations)  # never auto-resolved
+
+
+def lives(path: str, city: str, when: str) -> Any:
+    """A note saying Dana lives in `city` on `when`."""
+    ends = [{"name": "Dana"}, {"name": city}]
+    title = f"Dana lives in {city}."
+    return extraction(
+        path,
+        0,
+        (1, 1),
+        entities=ends,
+        nodes=[{**state(title, when, "Dana", city), "confidence": "high"}],
+        relations=[rel("Dana", "lives_in", city, when)],
+    )
+
+
+def test_a_confirmed_rival_closes_the_relations_of_the_side_that_lost() -> None:
+    drafts = [
+        lives("early.md", "Oakland", "2025-01-01"),
+        lives("a.md", "Oakland", "2025-04-10"),
+        lives("b.md", "Berkeley", "2025-04-10"),
+    ]
+    sources = [source("early.md"), source("a.md"), source("b.md")]
+    fix = Corrections((Correction("confirm", ("Dana lives in Berkeley.",), None, 1),))
+    graph = link(sources, drafts, corrections=fix)
+    times = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
+    assert times == {
+        "oakland": (date(2025, 1, 1), date(2025, 4, 10)),
+        "berkeley": (date(2025, 4, 10), None),
+    }
+    berkeley = next(n for n in graph.nodes if n.title == "Dana lives in Berkeley.")
+    oaklands = [n for n in graph.nodes if n.title == "Dana lives in Oakland." and not n.derived_from]
+    assert len(oaklands) == 2
+    assert all(n.superseded_by == (berkeley.id,) and n.valid_to == date(2025, 4, 10) for n in oaklands)
+    assert all(n.conflicts_with == () for n in graph.nodes) and graph.conflicts == ()
+    # Both episodes superseded: what was consolidated from them is too.
+    (consolidated,) = [n for n in graph.nodes if n.derived_from]
+    assert consolidated.superseded_by == (berkeley.id,)
+    # Without the correction the same notes stay a conflict, and no relation is closed.
+    plain = link(sources, drafts)
+    assert len(plain.conflicts) == 1 and all(r.invalid_at is None for r in plain.relations)
+
+
+def test_a_value_only_said_on_the_day_it_lost_ends_that_day() -> None:
+    drafts = [lives("a.md", "Oakland", "2025-04-10"), lives("b.md", "Berkeley", "2025-04-10")]
+    fix = Corrections((Correction("confirm", ("Dana lives in Oakland.",), None, 1),))
+    graph = link([source("a.md"), source("b.md")], drafts, corrections=fix)
+    times = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
+    assert times == {"oakland": (date(2025, 4, 10), None), "berkeley": (date(2025, 4, 10), date(2025, 4, 10))}
 
 
 def test_versions_of_one_thing_hold_one_value_even_with_a_plain_predicate() -> None:
