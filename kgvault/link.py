@@ -387,8 +387,11 @@ class _Reading:
     """The folded capitalized words of its texts: where a name new to the corpus could be found."""
 
 
-# (from key, predicate, to key, evidence, confidence, statement, valid_at, invalid_at, label)
-_RelationItem = tuple[str, str, str, Evidence, float, str, date | None, date | None, str]
+# (from key, predicate, to key, evidence, confidence, statement, valid_at, invalid_at, label, the
+# chunk's date: when it was said)
+_RelationItem = tuple[str, str, str, Evidence, float, str, date | None, date | None, str, date | None]
+# (evidence, confidence, statement, valid_at, invalid_at, when it was said)
+_Statement = tuple[Evidence, float, str, date | None, date | None, date | None]
 
 
 def _readings(
@@ -477,6 +480,7 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
                 rel.valid_at,
                 rel.invalid_at,
                 plain_text(label) or predicate,
+                chunk.reference_time,
             )
         )
     if not track:
@@ -672,9 +676,7 @@ def _merge_relations(
     Also returns each chunk's dated statement of a triple, which time reads (a value can come back).
     With a memory, a triple stated by the same items under the same label is last pass's relation.
     """
-    merged: dict[tuple[str, str, str], list[tuple[Evidence, float, str, date | None, date | None]]] = (
-        defaultdict(list)
-    )
+    merged: dict[tuple[str, str, str], list[_Statement]] = defaultdict(list)
     labels: dict[str, Counter[str]] = defaultdict(Counter)
     for reading in readings:
         for (
@@ -687,12 +689,14 @@ def _merge_relations(
             valid_at,
             invalid_at,
             label,
+            said,
         ) in reading.relations:
             start = entity_id.get(subject)
             end = entity_id.get(obj)
             if start is None or end is None or start == end:
                 continue
-            merged[(start, predicate, end)].append((evidence, confidence, statement, valid_at, invalid_at))
+            said_as = (evidence, confidence, statement, valid_at, invalid_at, said)
+            merged[(start, predicate, end)].append(said_as)
             labels[predicate][label] += 1
     ordered = sorted(merged.items())
     # One label per predicate: the one its statements use most.
@@ -704,7 +708,7 @@ def _merge_relations(
         label = label_of[key[1]]
         make = partial(_merged_relation, *key, items, label)
         relations.append(make() if memory is None else memory.relations.get(key, (label, items), make))
-    assertions = [Assertion(key, item[0], item[3], item[4]) for key, items in ordered for item in items]
+    assertions = [Assertion(key, i[0], i[3], i[4], i[5]) for key, items in ordered for i in items]
     return tuple(relations), assertions
 
 
@@ -712,7 +716,7 @@ def _merged_relation(
     start: str,
     predicate: str,
     end: str,
-    items: list[tuple[Evidence, float, str, date | None, date | None]],
+    items: list[_Statement],
     label: str,
 ) -> Relation:
     """One relation from every statement of a triple."""

@@ -29,6 +29,8 @@ class Assertion:
     evidence: Evidence
     valid_at: date | None
     invalid_at: date | None
+    said: date | None = None
+    """The date of the chunk that said it (its note's, or a dated heading's)."""
 
 
 @dataclass(slots=True)
@@ -83,21 +85,25 @@ def apply_time(
         if slot is not None and assertion.valid_at is not None:
             slots[slot].append(assertion)
     asserting = _asserting_nodes(nodes, [a for members in slots.values() for a in members])
+    spans = _spans(nodes, [a for members in slots.values() for a in members], asserting)
 
     last_run: dict[RelationKey, _Run] = {}
     run_of: dict[tuple[RelationKey, date], _Run] = {}
     rivals: list[tuple[RelationKey, RelationKey, date]] = []
+    overlaps: list[tuple[frozenset[str], RelationKey, date]] = []
     lost: dict[RelationKey, list[date]] = defaultdict(list)
     # Nodes stating a value that lost its day to a confirmed rival: superseded by the winner's.
     beaten_nodes: dict[str, set[str]] = defaultdict(set)
     valid_to: dict[str, date] = {}
     for slot, members in slots.items():
         found: list[tuple[RelationKey, RelationKey, date]] = []
-        runs = _runs(members, found)
+        runs = _runs(members, found, spans)
         rivals.extend(found)
+        if spans:
+            overlaps.extend(_overlaps(members, spans))
         beaten = _beaten(found, asserting, confirmed) if confirmed and found else {}
         if beaten:  # the slot again without what lost: the winner alone held on that day
-            runs = _runs([a for a in members if (a.key, a.valid_at) not in beaten], [])
+            runs = _runs([a for a in members if (a.key, a.valid_at) not in beaten], [], spans)
             for (key, when), winners in beaten.items():
                 lost[key].append(when)
                 won = {n for winner in winners for n in asserting.get((winner, when), ())}
@@ -150,6 +156,13 @@ def apply_time(
                     conflicts[a].add(b)
                     conflicts[b].add(a)
                     pairs.add((min(a, b), max(a, b)))
+    for held, other, when in overlaps:  # said while a value was stated to hold "since" earlier
+        for a in held:
+            for b in asserting.get((other, when), ()):
+                if a != b:
+                    conflicts[a].add(b)
+                    conflicts[b].add(a)
+                    pairs.add((min(a, b), max(a, b)))
 
     make = retime or retimed
     new_nodes = tuple(
@@ -173,17 +186,93 @@ def retimed(
     return replace(node, superseded_by=superseded_by, conflicts_with=conflicts_with, valid_to=valid_to)
 
 
-def _runs(members: Sequence[Assertion], rivals: list[tuple[RelationKey, RelationKey, date]]) -> list[_Run]:
+@dataclass(frozen=True, slots=True)
+class _Span:
+    """A state said in a note to hold "since" an earlier date: it held from then until the note's date."""
+
+    until: date
+    nodes: frozenset[str]
+
+
+def _spans(
+    nodes: Sequence[Node],
+    assertions: Sequence[Assertion],
+    asserting: Mapping[tuple[RelationKey, date], set[str]],
+) -> dict[tuple[RelationKey, date], _Span]:
+    """The statements that cover a stretch of time: "X lives in Y since <date>" in a later note.
+
+    A state node holding from its `valid_from` with no stated end, whose relation was said after
+    that date, says the value held all along until then. "Ran Marlin from March" is no such state.
+    """
+    since = {
+        node.id: node.valid_from
+        for node in nodes
+        if node.type == "state" and node.valid_from is not None and node.valid_to is None
+    }
+    if not since:
+        return {}
+    found: dict[tuple[RelationKey, date], _Span] = {}
+    for assertion in assertions:
+        when, said = assertion.valid_at, assertion.said
+        if when is None or said is None or said <= when or assertion.invalid_at is not None:
+            continue
+        held = frozenset(i for i in asserting.get((assertion.key, when), ()) if since.get(i) == when)
+        if held:
+            last = found.get((assertion.key, when))
+            found[(assertion.key, when)] = _Span(
+                max(said, last.until) if last else said, held | last.nodes if last else held
+            )
+    return found
+
+
+def _overlaps(
+    members: Sequence[Assertion], spans: Mapping[tuple[RelationKey, date], _Span]
+) -> list[tuple[frozenset[str], RelationKey, date]]:
+    """Values said within a stretch a state was said to hold: (the state's nodes, the value, its date).
+
+    The stretch's first day is left out: rivals on one day are found by `_runs`.
+    """
+    found = []
+    for assertion in members:
+        span = spans.get((assertion.key, assertion.valid_at))  # type: ignore[arg-type]
+        if span is None or assertion.valid_at is None:
+            continue
+        for other in members:
+            if (
+                other.key != assertion.key
+                and other.valid_at is not None
+                and assertion.valid_at < other.valid_at <= span.until
+            ):
+                found.append((span.nodes, other.key, other.valid_at))
+    return found
+
+
+def _runs(
+    members: Sequence[Assertion],
+    rivals: list[tuple[RelationKey, RelationKey, date]],
+    spans: Mapping[tuple[RelationKey, date], _Span],
+) -> list[_Run]:
     """Walk a slot's statements in date order: a new value ends the runs of the others on its date.
 
-    Two values first said on the same date are rivals (a conflict), never a succession.
+    Two values first said on the same date are rivals (a conflict), never a succession. A value said
+    to hold "since" a date (`spans`) is there on every day until the note's date, so another value
+    said meanwhile does not end it, and it is said again on the note's date.
     """
     by_date: dict[date, set[str]] = defaultdict(set)
     keys: dict[str, RelationKey] = {}
+    lasting: list[tuple[str, date, date]] = []
     for assertion in members:
         assert assertion.valid_at is not None
         by_date[assertion.valid_at].add(assertion.key[2])
         keys[assertion.key[2]] = assertion.key
+        span = spans.get((assertion.key, assertion.valid_at)) if spans else None
+        if span is not None:
+            lasting.append((assertion.key[2], assertion.valid_at, span.until))
+            by_date[span.until].add(assertion.key[2])
+    for value, start, until in lasting:
+        for when in list(by_date):
+            if start < when < until:
+                by_date[when].add(value)
     runs: list[_Run] = []
     active: dict[str, _Run] = {}
     for when in sorted(by_date):

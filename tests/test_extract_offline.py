@@ -162,6 +162,19 @@ def test_state_since_a_date_is_episodic_with_valid_from() -> None:
     assert relation.valid_at == date(2025, 3, 22)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dana has lived in [[Berlin]] since 10 January 2024.",
+        "I've used [[Klipper]] since 10 January 2024.",
+        "We have been printing with [[PETG]] since 10 January 2024.",
+    ],
+)
+def test_a_perfect_tense_since_a_date_is_a_state_that_still_holds(text: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.valid_from) == ("episodic", "state", date(2024, 1, 10))
+
+
 def test_a_dated_state_without_since_has_no_valid_from() -> None:
     node = only_node(extract("The [[Ender 3]] is currently running [[Klipper]] with input shaping."))
     assert (node.memory_layer, node.type, node.timestamp, node.valid_from) == ("episodic", "state", REF, None)

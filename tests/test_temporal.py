@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -145,6 +146,51 @@ def test_a_value_only_said_on_the_day_it_lost_ends_that_day() -> None:
     graph = link([source("a.md"), source("b.md")], drafts, corrections=fix)
     times = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
     assert times == {"oakland": (date(2025, 4, 10), None), "berkeley": (date(2025, 4, 10), date(2025, 4, 10))}
+
+
+def said_on(item: Any, when: str) -> Any:
+    """The extraction as if its note were dated `when`."""
+    return replace(item, chunk=replace(item.chunk, reference_time=date.fromisoformat(when)))
+
+
+def lived_since(city: str, since: str, said: str) -> Any:
+    """A note dated `said`: "Dana lives in `city` since `since`." (a state holding from then on)."""
+    ends = [{"name": "Dana"}, {"name": city}]
+    node = {**state(f"Dana lives in {city} since {since}.", since, "Dana", city), "valid_from": since}
+    item = extraction(
+        "a.md", 0, (1, 1), entities=ends, nodes=[node], relations=[rel("Dana", "lives_in", city, since)]
+    )
+    return said_on(item, said)
+
+
+def test_a_value_said_while_another_was_stated_to_hold_since_earlier_is_a_conflict() -> None:
+    berlin = lived_since("Berlin", "2024-01-10", said="2025-05-01")
+    paris = said_on(lives("b.md", "Paris", "2024-06-01"), "2024-06-01")
+    graph = link([source("a.md"), source("b.md")], [berlin, paris])
+    times = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
+    # Berlin held from January through the note of May 2025; Paris came and went in between.
+    assert times == {"berlin": (date(2024, 1, 10), None), "paris": (date(2024, 6, 1), date(2025, 5, 1))}
+    first, second = sorted(graph.nodes, key=lambda n: n.id)
+    assert graph.conflicts == ((first.id, second.id),)
+    assert first.conflicts_with == (second.id,) and second.conflicts_with == (first.id,)
+    assert first.superseded_by == second.superseded_by == ()
+
+
+def test_a_value_said_after_the_note_of_a_since_state_supersedes_it() -> None:
+    berlin = lived_since("Berlin", "2024-01-10", said="2024-03-01")
+    paris = said_on(lives("b.md", "Paris", "2024-06-01"), "2024-06-01")
+    graph = link([source("a.md"), source("b.md")], [berlin, paris])
+    times = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
+    assert times == {"berlin": (date(2024, 1, 10), date(2024, 6, 1)), "paris": (date(2024, 6, 1), None)}
+    assert graph.conflicts == ()
+
+
+def test_a_past_run_written_down_later_is_no_stretch_and_no_conflict() -> None:
+    marlin, klipper = (said_on(item, "2025-07-01") for item in firmware_history())
+    graph = link([source("a.md")], [marlin, klipper])
+    assert graph.conflicts == ()
+    old = next(r for r in graph.relations if r.to_id == "marlin")
+    assert old.invalid_at == date(2025, 6, 2)
 
 
 def test_versions_of_one_thing_hold_one_value_even_with_a_plain_predicate() -> None:

@@ -251,6 +251,8 @@ _STATE_FIRST_PERSON = _Keywords(
     r"|(?i:\bj['’]utilise\b|\bnous utilisons\b|\bj['’]habite\b|\bje travaille\b)",
     starts="(?=[IWw]|(?i:[jn]))",
 )
+# "has lived", "have used", "'ve been": with "since <date>" a state that still holds, no past event.
+_PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
 _HEDGE = _Keywords(
     "maybe perhaps probably possibly might may think guess believe suppose sure unsure seem seems apparently"
@@ -1558,6 +1560,8 @@ class _ChunkReader:
             return _Outcome("episodic", "decision") if dated else _Outcome(None, reason="undated event")
         since = self._since(inline.title, dates)
         if _PREFERENCE.search(text, words):
+            return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
+        if since is not None and _PERFECT.search(text):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
         past = wording.past
         date_led = _DATE_LEAD.match(inline.title) is not None and inline.word_count >= 3
