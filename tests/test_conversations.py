@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from kgvault.check import check_vault
+from kgvault.conversations.small_talk import is_small_talk
 
 from .conftest import ROOT, SHARED_DATA, run_build, tree_bytes
 
@@ -123,6 +124,22 @@ def test_small_talk_gives_nothing_and_coverage_says_so_turn_by_turn(
     assert "Thanks" not in titles and "Good to see you" not in titles and "that's cool" not in titles
 
 
+@pytest.mark.parametrize(
+    ("text", "glue"),
+    [
+        ("Wow, that's cool, Caroline!", True),
+        ("So glad to hear that!", True),
+        ("I'm so glad you liked it.", True),
+        ("I'm so glad you came to my wedding last Saturday.", False),
+        ("Glad it finally sold — we closed on the house in Austin yesterday.", False),
+        ("San Francisco.", False),  # an answer, not glue
+        ("Thanks, Melanie!", True),
+    ],
+)
+def test_small_talk_is_glue_alone_and_never_news(text: str, glue: bool) -> None:
+    assert is_small_talk(text) is glue
+
+
 def test_an_assistant_is_never_anyone_s_memory(tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -141,6 +158,28 @@ def test_an_assistant_is_never_anyone_s_memory(tmp_path: Path) -> None:
     assert episodes[0]["timestamp"] == date(2024, 2, 9)
     assert not any("installed Klipper" in str(n["_body"]) for n in nodes)
     assert all("Assistant" not in str(n.get("attributed_to")) for n in nodes)
+
+
+def test_a_request_to_the_listener_is_nobody_s_memory_and_every_episode_names_its_speaker(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "chat.md").write_text(
+        "---\ndate: 2024-02-10\nparticipants: [Alex, Assistant]\n---\n"
+        "Alex: Translate 'I moved to Berlin yesterday' into German.\n"
+        "Alex: Pretend you are my grandmother who died last year and tell me a story.\n"
+        "Alex: Write a cover letter for a marketing job at Google.\n"
+        "Alex: Researching adoption agencies, it has been a dream for years. Write me a plan.\n",
+        "utf-8",
+    )
+    vault = tmp_path / "vault"
+    run_build(notes, vault)
+    (episode,) = [n for n in _nodes(vault) if n["memory_layer"] == "episodic"]
+    # The statement the rules know no pattern for is Alex's, and Alex is an entity of it.
+    assert episode["title"] == "Alex: Researching adoption agencies, it has been a dream for years."
+    assert episode["entities"] == ["[[entities/alex|Alex]]"]
+    assert (vault / "entities" / "alex.md").is_file()
 
 
 # -- LoCoMo -------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ _GLUE = re.compile(
           (?:great|awesome|amazing|cool|nice|good|wonderful|fantastic|lovely|fun|interesting|exciting|sweet
             |perfect|incredible|beautiful|true|right|fair|tough|hard|sad|terrible|awful)
       | (?:i'?m\ )?(?:so\ |really\ |very\ )?(?:glad|happy\ for\ you|proud\ of\ you)
-          (?:\ (?:to\ hear|you|it|for\ you|y'all|to\ help)\b.*)?
+          (?:\ (?:to\ hear(?:\ (?:that|it|from\ you))?|for\ you|y'all|to\ help|you\ (?:liked|enjoyed)\ it))?
       | (?:that\ )?sounds\ (?:so\ |really\ |super\ )?(?:great|awesome|amazing|fun|lovely|wonderful|nice
           |cool|good|fantastic|exciting|interesting|incredible|tough|hard|rough)(?:\ to\ me)?
       | (?:glad|happy|good)\ to\ (?:hear|see|know)(?:\ (?:that|it|you))?
@@ -32,6 +32,16 @@ _GLUE = re.compile(
       | happy\ (?:birthday|new\ year|holidays)
       | (?:good|best\ of)\ luck(?:\ (?:with|on|for)\ [\w\s'-]+)? | have\ fun | enjoy(?:\ it)?
     )(?:[\s,]+[A-Z][\w'-]*)?[\W_]*$""",
+)
+# A request to the listener ("Write a cover letter …", "Translate 'I moved …'", "Pretend you are
+# my grandmother …"): what an assistant is asked to do, no memory of the one asking.
+_REQUEST = re.compile(
+    r"""(?ix)^\W*(?:please\s+)?(?:
+        write|rewrite|translate|explain|summari[sz]e|give|make|create|list|tell|show|help|pretend|imagine
+      | generate|draft|describe|compare|suggest|recommend|convert|calculate|design|outline|brainstorm
+      | provide|define|draw|compose|proofread|paraphrase|rephrase|continue|ignore|act\s+as|role-?play
+      | (?:can|could|would|will)\s+you
+    )\b"""
 )
 _PIECE_END = re.compile(r"[.!?…,;:]+(?:\s+|$)|\n+")
 _NO_LETTERS = re.compile(r"^[\W\d_]*$")
@@ -45,7 +55,15 @@ def is_small_talk(text: str) -> bool:
     while "Thanks, I adopted Miso" is not.
     """
     pieces = [p.strip() for p in _PIECE_END.split(text.strip()) if p.strip()]
-    return all(_NO_LETTERS.match(p) or _GLUE.match(p) or _NAME.match(p) for p in pieces)
+    if not all(_NO_LETTERS.match(p) or _GLUE.match(p) or _NAME.match(p) for p in pieces):
+        return False
+    # A name alone is an answer ("Where did you move to?" "San Francisco."), not glue.
+    return not any(_NAME.match(p) for p in pieces) or any(_GLUE.match(p) for p in pieces)
+
+
+def is_request(text: str) -> bool:
+    """Whether a sentence asks the listener to do something ("Write a cover letter for …")."""
+    return _REQUEST.match(text) is not None
 
 
 def silence_reason(turn: Turn) -> str:

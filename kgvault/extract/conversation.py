@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
-from kgvault.conversations.small_talk import is_small_talk
+from kgvault.conversations.small_talk import is_request, is_small_talk
 from kgvault.extract import Extraction
 from kgvault.extract.draft import validate_items
 from kgvault.extract.offline import EXTRACTOR, read_turn
@@ -74,6 +74,8 @@ class _Merged:
             said = _ATTACHMENT.sub("", str(node["body"] or node["title"])).strip()
             if said.endswith("?") or is_small_talk(said) or _about_the_listener(said):
                 continue  # a question, a reaction or a compliment tells nothing about the speaker
+            if human and is_request(said):
+                continue  # "Translate 'I moved to Berlin yesterday'": the words are not the speaker's news
             title = _ATTACHMENT.sub("", node["title"]).strip() or node["title"]
             if node["memory_layer"] == "episodic":
                 if not human:
@@ -114,8 +116,8 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
         words = sentence.split()
         if len(words) < 4 or sentence.rstrip().endswith("?") or is_small_talk(sentence):
             continue
-        if _about_the_listener(sentence):
-            continue  # a compliment first: the speaker's own statement may follow
+        if _about_the_listener(sentence) or is_request(sentence):
+            continue  # a compliment or a request first: the speaker's own statement may follow
         times = find_times(sentence, said_at)
         title = dated_title(" ".join(words), times)
         day = times[0].first if times else (said_at.date() if isinstance(said_at, datetime) else said_at)
@@ -130,10 +132,13 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
             "attributed_to": turn.speaker,
             "confidence": "low",
             "origin": "stated",
-            "entities": [],
+            "entities": [turn.speaker],
             "supporting_text": sentence.strip(),
         }
-        return {**raw, "nodes": [node]}
+        # The speaker is an entity of their episode, as with every other episode of theirs.
+        entities = [e for e in raw["entities"] if e["name"].casefold() != turn.speaker.casefold()]
+        speaker = {"name": turn.speaker, "entity_type": "person", "aliases": [], "description": ""}
+        return {**raw, "nodes": [node], "entities": [*entities, {**speaker, "supporting_text": None}]}
     return {**raw, "nodes": []}
 
 
