@@ -450,8 +450,26 @@ def _note_source(
             body_line = closing_line + 1
     title = meta.get("title")
     reference_time = _reference_time(rel_path, stem, meta, yaml_text, zone, problems)
-    names = participants(meta) if kind == "markdown" else ()
-    turns = read_turns(text, body_line, names, session_time(meta, zone) or reference_time)
+    names = participants(meta) if kind == "markdown" else {}
+    turns, strangers = read_turns(text, body_line, names, session_time(meta, zone) or reference_time)
+    if turns and reference_time is None:
+        problems.append(
+            Problem(
+                rel_path,
+                None,
+                "a transcript with no date: its turns cannot be dated, so they give no episode; "
+                "add `date: YYYY-MM-DD` to its frontmatter",
+            )
+        )
+    for line, stranger in strangers:
+        problems.append(
+            Problem(
+                rel_path,
+                line,
+                f"“{stranger}:” names no participant, so the line is read as part of the turn before; "
+                f"add {stranger} to `participants` if they speak here",
+            )
+        )
     return Source(
         id=rel_path,
         path=rel_path,

@@ -21,6 +21,7 @@ from kgvault.conversations import Conversation
 from kgvault.conversations.chat_log import read_chat_log, wall_time
 from kgvault.conversations.chatgpt import read_chatgpt
 from kgvault.conversations.claude import read_claude
+from kgvault.conversations.transcript import participants, read_turns
 from kgvault.records import Problem
 
 FIXTURES = Path(__file__).parent / "fixtures" / "conversations"
@@ -586,3 +587,37 @@ def test_chat_log_never_raises(lines: list[str]) -> None:
     conversation, problems = read_chat_log("\n".join(lines), path="log.jsonl", user_name=USER)
     assert all(1 <= turn.line_start <= len(lines) for turn in conversation.turns)
     assert all(problem.line is not None for problem in problems)
+
+
+# -- transcripts ---------------------------------------------------------------------------------
+
+
+def test_transcript_participants_read_links_aliases_and_a_comma_separated_string() -> None:
+    linked = participants({"participants": ["[[Caroline Jones|Caro]]", "[[Melanie]]", "Melanie"]})
+    assert linked == {"Caroline Jones": "Caroline Jones", "Caro": "Caroline Jones", "Melanie": "Melanie"}
+    assert participants({"participants": "Dana, Eve"}) == {"Dana": "Dana", "Eve": "Eve"}
+    assert participants({"participants": 3}) == {} and participants({}) == {}
+
+
+def test_transcript_turns_by_alias_after_a_time_cue_and_strangers_reported() -> None:
+    text = (
+        "---\nparticipants: x\n---\n"
+        "[00:01:12] Caro: I visited the Louvre yesterday.\n"
+        "(14:03) **Melanie:** I baked bread.\n"
+        "Carol: I moved to Berlin yesterday.\n"
+        "Note: the recording stopped here.\n"
+        "Caroline Jones: I bought a bike.\n"
+    )
+    names = {"Caroline Jones": "Caroline Jones", "Caro": "Caroline Jones", "Melanie": "Melanie"}
+    turns, strangers = read_turns(text, 4, names, None)
+    assert [(t.speaker, t.text, t.line_start, t.line_end) for t in turns] == [
+        ("Caroline Jones", "I visited the Louvre yesterday.", 4, 4),
+        (
+            "Melanie",
+            "I baked bread.\nCarol: I moved to Berlin yesterday.\nNote: the recording stopped here.",
+            5,
+            7,
+        ),
+        ("Caroline Jones", "I bought a bike.", 8, 8),
+    ]
+    assert strangers == [(6, "Carol")]  # "Note:" introduces notes, not a speaker

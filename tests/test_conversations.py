@@ -182,6 +182,21 @@ def test_a_request_to_the_listener_is_nobody_s_memory_and_every_episode_names_it
     assert (vault / "entities" / "alex.md").is_file()
 
 
+def test_an_undated_transcript_and_a_line_by_no_participant_are_reported(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "undated.md").write_text("---\nparticipants: [Nina, Omar]\n---\nNina: I sold my car.\n")
+    (notes / "party.md").write_text(
+        "---\ndate: 2024-03-01\nparticipants: [Alice, Bob]\n---\n"
+        "Alice: I started a new job at Acme yesterday.\nCarol: I moved to Berlin yesterday.\n"
+    )
+    report = run_build(notes, tmp_path / "vault")
+    problems = {(p["path"], p["line"]): p["message"] for p in report["problems"]}  # type: ignore[union-attr]
+    assert "no date" in problems[("undated.md", None)] and "add `date:" in problems[("undated.md", None)]
+    assert problems[("party.md", 6)].startswith("“Carol:” names no participant")
+    assert len(problems) == 2
+
+
 # -- LoCoMo -------------------------------------------------------------------------------------
 
 

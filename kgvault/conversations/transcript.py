@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
@@ -12,17 +13,52 @@ from kgvault.records import Role, Turn
 _ASSISTANT_NAMES = frozenset({"assistant", "ai", "chatgpt", "claude", "gpt", "bot", "gemini", "copilot"})
 
 
-def participants(meta: dict[str, Any]) -> tuple[str, ...]:
-    """The participants a transcript's frontmatter names, or () when the note is not a transcript."""
+# A recording's time before the speaker ("[00:01:12] Hank: …", "(14:03) Ivy: …"); the turn keeps
+# the session's time: it may be a clock time or an offset into the recording.
+_CUE = r"(?:[\[(]?\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?[\])]?[ \t]+)?"
+# A line that looks like another speaker's ("Carol: …"): one to three capitalized words and a colon.
+_WORD = r"[^\W\d_][\w'’.-]*"
+_LABEL = re.compile(
+    rf"^[ \t]*{_CUE}(?:\*\*)?(?P<label>{_WORD}(?:[ \t]{_WORD}){{0,2}})[ \t]*:(?:\*\*)?[ \t]+\S"
+)
+# Labels that introduce a line of notes, not a speaker.
+_NOT_SPEAKERS = frozenset(
+    (
+        *("note", "notes", "nb", "ps", "update", "edit", "todo", "action", "actions", "decision"),
+        *("decisions", "summary", "agenda", "question", "answer", "q", "a", "time", "date", "location"),
+        *("place", "topic", "topics", "next", "context", "tldr", "fyi", "re", "subject", "source", "link"),
+        *("follow-up", "followup", "important", "warning", "caveat", "aside", "example", "reminder"),
+        *("result", "results", "status"),
+    )
+)
+
+
+def participants(meta: dict[str, Any]) -> dict[str, str]:
+    """The labels that start a participant's turn, each to that participant's name; {} when the note
+    is not a transcript.
+
+    `participants` is a list (or a comma-separated string) of names; a link `[[Caroline Jones|Caro]]`
+    names Caroline Jones, whose lines may start with either name.
+    """
     value = meta.get("participants")
+    if isinstance(value, str):
+        value = [part for part in value.split(",") if part.strip()]
     if not isinstance(value, list):
-        return ()
-    names = []
+        return {}
+    labels: dict[str, str] = {}
     for item in value:
-        name = str(item).strip().removeprefix("[[").removesuffix("]]").strip() if item is not None else ""
-        if name and name not in names:
-            names.append(name)
-    return tuple(names)
+        text = str(item).strip() if item is not None else ""
+        if text.startswith("[[") and text.endswith("]]"):
+            target, _, shown = text[2:-2].partition("|")
+            name, shown = target.split("#", 1)[0].strip(), shown.strip()
+        else:
+            name, shown = text, ""
+        if not name or name.casefold() in (n.casefold() for n in labels.values()):
+            continue
+        labels.setdefault(name, name)
+        if shown:
+            labels.setdefault(shown, name)
+    return labels
 
 
 def session_time(meta: dict[str, Any], zone: tzinfo = UTC) -> datetime | None:
@@ -42,22 +78,24 @@ def session_time(meta: dict[str, Any], zone: tzinfo = UTC) -> datetime | None:
 
 
 def read_turns(
-    text: str, body_line: int, names: tuple[str, ...], when: datetime | date | None
-) -> tuple[Turn, ...]:
+    text: str, body_line: int, names: Mapping[str, str], when: datetime | date | None
+) -> tuple[tuple[Turn, ...], list[tuple[int, str]]]:
     """Read the turns of a transcript body: a `Name:` or `**Name:**` line starts one, others continue it.
 
-    Lines before the first turn belong to no turn (a heading, a preamble); trailing blank lines
-    are not part of a turn.
+    `names` are `participants`'. Lines before the first turn belong to no turn (a heading, a
+    preamble); trailing blank lines are not part of a turn. Also returns the lines that look like
+    the turn of someone who is no participant (line number, name): they continue the turn before.
     """
     if not names:
-        return ()
+        return (), []
     alternation = "|".join(re.escape(name) for name in sorted(names, key=lambda n: (-len(n), n)))
     starts = re.compile(
-        rf"^[ \t]*(?:\*\*(?P<bold>{alternation})[ \t]*:[ \t]*\*\*|\*\*(?P<bold2>{alternation})\*\*[ \t]*:"
-        rf"|(?P<plain>{alternation})[ \t]*:)[ \t]*(?P<text>.*)$",
+        rf"^[ \t]*{_CUE}(?:\*\*(?P<bold>{alternation})[ \t]*:[ \t]*\*\*"
+        rf"|\*\*(?P<bold2>{alternation})\*\*[ \t]*:|(?P<plain>{alternation})[ \t]*:)[ \t]*(?P<text>.*)$",
         re.IGNORECASE,
     )
-    canonical = {name.casefold(): name for name in names}
+    canonical = {label.casefold(): name for label, name in names.items()}
+    strangers: list[tuple[int, str]] = []
     moment = when if isinstance(when, datetime) else None
     lines = text.split("\n")
     turns: list[Turn] = []
@@ -78,9 +116,22 @@ def read_turns(
             said.append(line)
             if line.strip():
                 last = number
+            if (stranger := _stranger(line)) is not None:
+                strangers.append((number, stranger))
     if speaker is not None:
         turns.append(_turn(speaker, said, first, last, moment))
-    return tuple(turns)
+    return tuple(turns), strangers
+
+
+def _stranger(line: str) -> str | None:
+    """The name a line starts with as a speaker's turn does ("Carol: I moved …"), if it reads as one."""
+    match = _LABEL.match(line)
+    if match is None:
+        return None
+    label = match.group("label")
+    if label.casefold() in _NOT_SPEAKERS or not all(word[0].isupper() for word in label.split()):
+        return None
+    return label
 
 
 def _turn(speaker: str, said: list[str], first: int, last: int, moment: datetime | None) -> Turn:
