@@ -17,9 +17,19 @@ _WINDOWS_RESERVED = frozenset(
 )
 
 
+_VARIATION_SELECTOR = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef\u180b-\u180d\u180f]")
+
+
 def is_word_char(char: str) -> bool:
-    """Letters, combining marks and digits of every script (Devanagari vowel signs are marks, not breaks)."""
-    return unicodedata.category(char)[0] in "LMN"
+    """Letters, combining marks and digits of every script (Devanagari vowel signs are marks, not breaks).
+
+    Not a variation selector (the U+FE0F that makes ❤ an emoji) nor an enclosing mark (a keycap):
+    they dress a symbol, and left alone in a name they are invisible.
+    """
+    category = unicodedata.category(char)
+    if category[0] in "LN":
+        return True
+    return category in ("Mn", "Mc") and not _VARIATION_SELECTOR.match(char)
 
 
 def _words_only(text: str) -> str:

@@ -138,6 +138,14 @@ def test_slugify_emoji_inside_words_is_dropped() -> None:
 
 @pytest.mark.parametrize(
     ("text", "expected"),
+    [("I bought a sofa 🛋️", "i-bought-a-sofa"), ("Love ❤️ it", "love-it"), ("Key 1️⃣", "key-1")],
+)
+def test_slugify_drops_the_selectors_and_keycaps_that_dress_an_emoji(text: str, expected: str) -> None:
+    assert slugify(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
     [
         ("東京タワー", "東京タワー"),
         ("日本語 の ノート", "日本語-の-ノート"),
