@@ -21,7 +21,7 @@ from rapidfuzz import fuzz
 
 from kgvault.drafts import DraftFile, read_draft_data
 from kgvault.extract.draft import Draft, DraftNode, normalize_for_match
-from kgvault.extract.from_draft import named_lines, quoted_in
+from kgvault.extract.from_draft import masked, named_lines, quoted_in
 from kgvault.layout import DRAFTS_DIR, FOLDERS, MARKER, STATE_DIR
 from kgvault.lock import vault_lock
 from kgvault.names import node_slug, slugify
@@ -114,6 +114,9 @@ def import_draft(
     if found.named_source and notes is not None:
         note = notes / found.named_source
         try:
+            # Only a note among the notes: a draft naming `../secret.md` must not read any file.
+            if not note.resolve().is_relative_to(notes.resolve()):
+                raise FileNotFoundError(note)
             text = note.read_text("utf-8", errors="replace").replace("\r\n", "\n")
         except OSError:
             problems.append(
@@ -122,6 +125,7 @@ def import_draft(
         else:
             draft, unquoted = quoted_in(draft, named_lines(text, found.named_lines))
             problems += [tuple(reason.split(": ", 1)) for reason in unquoted]  # type: ignore[misc]
+    draft = masked(draft)  # what is kept and compared holds no secret, as pages do not
     for pointer, reason in problems:
         result.errors += 1
         index = _LAST_INDEX.search(pointer)

@@ -552,12 +552,35 @@ def test_a_pointer_written_by_the_agent_is_replaced() -> None:
 
 def test_a_broken_envelope_is_one_problem() -> None:
     data: dict[str, Any] = load("agent_draft.json")
-    data["reference_time"] = "not a date"
+    data["colour"] = "red"
     result = read(data)
     [(pointer, reason)] = result.problems
     assert pointer == ""
-    assert "envelope is invalid" in reason and "reference_time" in reason
+    assert "envelope is invalid" in reason and "colour" in reason
     assert pointers(result.draft) == []
+
+
+def test_an_unreadable_or_too_long_envelope_field_is_repaired_and_no_item_is_lost() -> None:
+    data: dict[str, Any] = load("agent_draft.json")
+    data["reference_time"] = "last week"
+    data["episode_name"] = "Ender 3 heater fault after the Marlin update"
+    result = read(data)
+    assert result.problems == (
+        (
+            "/episode_name",
+            "episode_name is longer than 30 characters; cut to 'Ender 3 heater fault after the'",
+        ),
+        (
+            "/reference_time",
+            "reference_time 'last week' is not valid (YYYY-MM-DD): Input should be a valid date or datetime, "
+            "input is too short; cleared",
+        ),
+    )
+    assert (result.draft.episode_name, result.draft.reference_time) == (
+        "Ender 3 heater fault after the",
+        None,
+    )
+    assert pointers(result.draft) == pointers(read(load("agent_draft.json")).draft)
 
 
 def test_items_not_in_a_list_and_a_generic_episode_name_are_reported() -> None:
@@ -582,12 +605,13 @@ def test_a_list_of_drafts_is_merged_with_prefixed_pointers() -> None:
         ("/0/relations/1", "subject or object is not among the entities"),
         ("/0/relations/2", "confidence: Input should be greater than or equal to 0.6"),
         ("/0/links/1", "source or target is not the title of a node of the draft"),
-        ("/1", "the draft's envelope is invalid: episode_name: String should have at most 30 characters"),
+        ("/1/episode_name", "episode_name is longer than 30 characters; cut to 'An episode name far longer'"),
         ("/2", "not a draft: schema_version is not 'kgvault.draft/1'"),
     )
     assert pointers(result.draft) == [
         "/0/nodes/0",
         "/0/nodes/2",
+        "/1/nodes/0",
         "/3/nodes/0",
         "/0/entities/0",
         "/0/entities/2",
@@ -600,8 +624,8 @@ def test_a_list_of_drafts_is_merged_with_prefixed_pointers() -> None:
     )
     assert result.draft.source_description == "notes/printer.md lines 1-3"
     assert result.draft.skip_reason is None
-    # Both drafts name the same note: the file's lines span both ranges.
-    assert (result.named_source, result.named_lines) == ("notes/printer.md", (1, 6))
+    # The drafts naming a note agree on it; the repaired /1 gives no range, so the whole note is read.
+    assert (result.named_source, result.named_lines) == ("notes/printer.md", None)
 
 
 def test_drafts_naming_different_notes_name_none() -> None:

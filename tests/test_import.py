@@ -278,3 +278,41 @@ def test_deeply_nested_json_is_refused_not_a_crash(built: tuple[Path, Path], tmp
     code, _, err = _import(str(deep), "-o", str(vault), "--dry-run")
     assert code == 2
     assert "is not valid JSON" in err
+
+
+@pytest.mark.parametrize(
+    ("named", "checked"),
+    [
+        ("today.md lines 4-4", True),
+        ("today.md#L4-L4", True),  # the vault's own evidence style
+        ("today.md:4", True),
+        ("../outside.md", False),  # never read: it is not among the notes
+    ],
+)
+def test_an_imported_draft_s_quotes_are_checked_against_its_note_and_only_among_the_notes(
+    built: tuple[Path, Path], tmp_path: Path, named: str, checked: bool
+) -> None:
+    notes, vault = built
+    (notes.parent / "outside.md").write_text("The outside key is 1234.\n", "utf-8")
+    draft = {
+        "schema_version": "kgvault.draft/1",
+        "source_description": named,
+        "nodes": [
+            {
+                "memory_layer": "semantic",
+                "type": "fact",
+                "title": "A quote",
+                "supporting_text": "The outside key is 1234.",
+            }
+        ],
+    }
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(draft), "utf-8")
+    code, out, _ = _import(str(path), "-o", str(vault), "--dry-run", "--json")
+    assert code == 0, out
+    rows = json.loads(out)["results"]
+    reasons = [row.get("reason", "") for row in rows if row["action"] == "error"]
+    if checked:  # the quote is not in today.md: the item is refused
+        assert reasons == ["supporting_text not found in the note it names"]
+    else:  # the file outside the notes was not read to accept the quote
+        assert reasons == [f"the note it names, {named}, is not among the notes; quotes not checked"]

@@ -10,6 +10,7 @@ values, prose, list items, a table, a heading, a fenced block, a `.txt` note, a 
 from __future__ import annotations
 
 import gc
+import json
 import re
 import shutil
 import sys
@@ -322,3 +323,39 @@ def test_no_planted_secret_reaches_a_model(tmp_path: Path, monkeypatch: pytest.M
     for planted in PLANTED:
         assert _leaks(bodies, planted.secret) == {}, planted.name
         assert _leaks(_files(vault), planted.secret) == {}, planted.name
+
+
+def test_secrets_in_draft_files_are_masked_in_builds_and_imports(tmp_path: Path) -> None:
+    key, mail, token = (
+        next(p for p in PLANTED if p.name == n) for n in ("openai_key", "email", "github_token")
+    )
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "day.md").write_text("---\ndate: 2025-03-12\n---\nI printed a benchy.\n", "utf-8")
+    insight = f"The staging key is {key.value} and the admin is {mail.value}."
+    mnemon = {"schema_version": "1", "insights": [{"content": insight, "category": "fact", "importance": 4}]}
+    (notes / "memory_draft.json").write_text(json.dumps(mnemon), "utf-8")
+    agent = {
+        "schema_version": "kgvault.draft/1",
+        "nodes": [
+            {
+                "memory_layer": "semantic",
+                "type": "fact",
+                "title": "Deploy token",
+                "body": f"The token is {token.value}.",
+            }
+        ],
+    }
+    (tmp_path / "agent.json").write_text(json.dumps(agent), "utf-8")
+    vault = tmp_path / "vault"
+    run_build(notes, vault)
+    imported = CliRunner().invoke(main, ["import", str(tmp_path / "agent.json"), "-o", str(vault)])
+    assert imported.exit_code == 0, imported.output
+    run_build(notes, vault)
+    files = _files(vault)
+    assert any(rel.startswith(".kgvault/drafts/") for rel in files)  # the import kept its draft
+    for planted in (key, mail, token):
+        assert _leaks(files, planted.secret) == {}, planted.name
+    pages = {rel: data.decode() for rel, data in files.items() if rel.startswith("semantic/")}
+    masked = [page for page in pages.values() if key.mask in page or token.mask in page]  # type: ignore[operator]
+    assert len(masked) == 2 and all(_sensitivity(page) == "confidential" for page in masked)

@@ -13,7 +13,7 @@ from typing import Literal
 
 from kgvault.drafts.mini_graph import read_mini_graph
 from kgvault.drafts.mnemon import read_mnemon
-from kgvault.extract.draft import SCHEMA_VERSION, Draft, validate_items
+from kgvault.extract.draft import ENVELOPE_FIELDS, SCHEMA_VERSION, Draft, validate_items
 
 DraftFormat = Literal["kgvault.draft/1", "mnemon", "mini-context-graph"]
 Problem = tuple[str, str]
@@ -30,6 +30,8 @@ _LINE_RANGE = re.compile(
     r"[\s,;:(\[#]*\blines?\s+(?P<start>\d+)(?:\s*(?:-|–|—|to)\s*(?P<end>\d+))?\s*[)\]]?\s*$", re.I
 )
 # A notes path ends with a file extension (`journal.md`); a free description ("Ender 3 fault") names no note.
+# The vault's own evidence style (`journal.md#L5-L7`) and an editor's (`journal.md:5-7`).
+_CITED_RANGE = re.compile(r"(?:#L(?P<start>\d+)(?:-L?(?P<end>\d+))?|:(?P<start2>\d+)(?:-(?P<end2>\d+))?)$")
 _NOTES_PATH = re.compile(r"^\S(?:.*\S)?\.[A-Za-z][A-Za-z0-9]{0,9}$")
 
 
@@ -147,8 +149,8 @@ def _read_one(raw: dict[str, object], prefix: str, problems: list[Problem]) -> _
         item = _DROPPED_ITEM.match(reason)
         if item:
             problems.append((f"{prefix}/{item['kind']}/{item['index']}", _tidy(item["reason"])))
-        elif reason.startswith("episode_name"):
-            problems.append((f"{prefix}/episode_name", reason))
+        elif (field := reason.split(" ", 1)[0]) in ENVELOPE_FIELDS:
+            problems.append((f"{prefix}/{field}", reason))
         else:
             problems.append((prefix, reason))
     path, lines = named_in_description(draft.source_description)
@@ -165,7 +167,8 @@ def _tidy(reason: str) -> str:
 
 
 def named_in_description(description: str) -> tuple[str | None, tuple[int, int] | None]:
-    """Split a source_description like `printing/journal.md lines 12-14` into its notes path and lines."""
+    """Split a source_description like `printing/journal.md lines 12-14` (or `…#L12-L14`, `…:12-14`)
+    into its notes path and lines."""
     text = description.strip()
     lines: tuple[int, int] | None = None
     found = _LINE_RANGE.search(text)
@@ -174,6 +177,11 @@ def named_in_description(description: str) -> tuple[str | None, tuple[int, int] 
         end = int(found["end"] or start)
         lines = (start, end) if 1 <= start <= end else None
         text = text[: found.start()].strip()
+    elif cited := _CITED_RANGE.search(text):
+        start = int(cited["start"] or cited["start2"])
+        end = int(cited["end"] or cited["end2"] or start)
+        lines = (start, end) if 1 <= start <= end else None
+        text = text[: cited.start()].strip()
     return (text if _NOTES_PATH.match(text) else None), lines
 
 

@@ -181,13 +181,7 @@ def validate_items(raw: dict[str, object], chunk_text: str | None) -> tuple[Draf
     # Most drafts are valid throughout, and one call validates a whole draft much faster than one
     # call per item; only when that fails is each item validated alone, to keep the valid ones.
     whole = _validate_whole(raw, envelope, items)
-    if whole is None:
-        try:
-            base = Draft.model_validate(envelope)
-        except ValidationError as error:
-            raise ValueError(_first_error(error)) from error
-    else:
-        base = whole
+    base = _valid_envelope(envelope, dropped) if whole is None else whole
     quoted = _quote_finder(chunk_text)
 
     def keep(kind: str, model: type[_Item], check: Callable[[Any], str | None] | None = None) -> list[Any]:
@@ -239,6 +233,40 @@ def validate_items(raw: dict[str, object], chunk_text: str | None) -> tuple[Draf
     update = {"nodes": nodes, "entities": entities, "relations": relations, "links": links}
     draft = base.model_copy(update=update)
     return draft, dropped
+
+
+ENVELOPE_FIELDS = ("episode_name", "source_description", "reference_time", "skip_reason")
+"""The draft's own fields a problem may be about (beside its items)."""
+# What an envelope field too long or unreadable becomes, so one field loses no item.
+_ENVELOPE_LIMITS = {"episode_name": 30, "source_description": 120}
+
+
+def _valid_envelope(envelope: dict[str, object], dropped: list[str]) -> Draft:
+    """The draft's envelope validated; a name or description too long is cut at a word, an unreadable
+    reference_time or skip_reason is cleared (each said in `dropped`). Raises ValueError otherwise."""
+    try:
+        return Draft.model_validate(envelope)
+    except ValidationError as error:
+        repaired = dict(envelope)
+        for problem in error.errors():
+            field = str(problem["loc"][0]) if problem.get("loc") else ""
+            value, limit = repaired.get(field), _ENVELOPE_LIMITS.get(field, 0)
+            if limit and isinstance(value, str) and len(value) > limit:
+                cut = value[: limit + 1].rsplit(" ", 1)[0][:limit].rstrip()
+                repaired[field] = cut
+                dropped.append(f"{field} is longer than {limit} characters; cut to {cut!r}")
+            elif field in ENVELOPE_FIELDS:
+                repaired[field] = "" if field in _ENVELOPE_LIMITS else None
+                wanted = " (YYYY-MM-DD)" if field == "reference_time" else ""
+                dropped.append(
+                    f"{field} {value!r} is not valid{wanted}: {problem.get('msg', 'invalid')}; cleared"
+                )
+        if repaired == envelope:
+            raise ValueError(_first_error(error)) from error
+        try:
+            return Draft.model_validate(repaired)
+        except ValidationError as again:
+            raise ValueError(_first_error(again)) from again
 
 
 def _validate_whole(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from kgvault.drafts import read_draft_data
@@ -11,6 +11,7 @@ from kgvault.extract import Extraction
 from kgvault.extract.draft import Draft, normalize_for_match
 from kgvault.extract.offline import normalize_tag
 from kgvault.records import Chunk, Source
+from kgvault.secrets import find_secrets, mask_secrets
 
 EXTRACTOR = "draft@1"
 
@@ -36,7 +37,67 @@ def extract_draft(chunk: Chunk, sources: Mapping[str, Source]) -> Extraction:
         dropped.append(
             f"/: the note it names, {found.named_source}, is not among the notes; quotes not checked"
         )
-    return Extraction(chunk=chunk, draft=draft, extractor=EXTRACTOR, dropped=tuple(dropped))
+    return Extraction(chunk=chunk, draft=masked(draft), extractor=EXTRACTOR, dropped=tuple(dropped))
+
+
+def masked(draft: Draft) -> Draft:
+    """The draft with every secret masked as a note's are (`sk-…9f3a`); a node that held one is
+    confidential, and a quote that held one is left out (a masked quote is found in no note)."""
+    if not find_secrets("\n".join(_texts(draft))):
+        return draft
+
+    def text(value: str) -> str:
+        return mask_secrets(value)[0]
+
+    def quote(value: str | None) -> str | None:
+        return None if value is None or mask_secrets(value)[1] else value
+
+    nodes = []
+    for node in draft.nodes:
+        update: dict[str, Any] = {
+            "title": text(node.title),
+            "body": text(node.body),
+            "entities": [text(name) for name in node.entities],
+            "supporting_text": quote(node.supporting_text),
+        }
+        if any(mask_secrets(value)[1] for value in (node.title, node.body, node.supporting_text or "")):
+            update["sensitivity"] = "confidential"
+        nodes.append(node.model_copy(update=update))
+    entities = [
+        entity.model_copy(
+            update={
+                "name": text(entity.name),
+                "aliases": [text(alias) for alias in entity.aliases],
+                "description": text(entity.description),
+                "supporting_text": quote(entity.supporting_text),
+            }
+        )
+        for entity in draft.entities
+    ]
+    relations = [
+        relation.model_copy(
+            update={
+                "subject": text(relation.subject),
+                "object": text(relation.object),
+                "label": text(relation.label),
+                "statement": text(relation.statement),
+                "supporting_text": quote(relation.supporting_text),
+            }
+        )
+        for relation in draft.relations
+    ]
+    links = [
+        link.model_copy(
+            update={
+                "source": text(link.source),
+                "target": text(link.target),
+                "reason": None if link.reason is None else text(link.reason),
+            }
+        )
+        for link in draft.links
+    ]
+    update = {"nodes": nodes, "entities": entities, "relations": relations, "links": links}
+    return draft.model_copy(update={**update, "episode_name": text(draft.episode_name)})
 
 
 def _with_tags_normalized(draft: Draft) -> Draft:
@@ -46,6 +107,20 @@ def _with_tags_normalized(draft: Draft) -> Draft:
         for node in draft.nodes
     ]
     return draft.model_copy(update={"nodes": nodes})
+
+
+def _texts(draft: Draft) -> Iterator[str]:
+    """Every text of a draft's items that `masked` masks."""
+    yield draft.episode_name
+    for node in draft.nodes:
+        yield from (node.title, node.body, node.supporting_text or "", *node.entities)
+    for entity in draft.entities:
+        yield from (entity.name, entity.description, entity.supporting_text or "", *entity.aliases)
+    for relation in draft.relations:
+        yield from (relation.subject, relation.object, relation.label, relation.statement)
+        yield relation.supporting_text or ""
+    for link in draft.links:
+        yield from (link.source, link.target, link.reason or "")
 
 
 def named_lines(text: str, lines: tuple[int, int] | None) -> str:
