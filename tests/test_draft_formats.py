@@ -745,3 +745,30 @@ def test_reading_is_deterministic_across_runs_and_hash_seeds() -> None:
             [sys.executable, "-c", _DUMP_SCRIPT, *paths], capture_output=True, text=True, check=True, env=env
         ).stdout
         assert output == expected
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("2025-03-12T10:15:00", "2025-03-12T10:15:00"),
+        ("2025-03-12T10:15:00+01:00", "2025-03-12T09:15:00"),  # read in UTC, as Mnemon's created_at
+        ("2025-03-12T10:15:00Z", "2025-03-12T10:15:00"),
+        ("2025-03-12", None),  # a date alone is no time of day
+    ],
+)
+def test_a_draft_node_s_occurred_at_is_written_as_the_vault_writes_times(
+    given: str, kept: str | None
+) -> None:
+    data: dict[str, Any] = load("agent_draft.json")
+    data["nodes"][0]["occurred_at"] = given
+    result = read(data)
+    assert result.problems == ()
+    assert result.draft.nodes[0].occurred_at == kept
+
+
+def test_a_draft_node_with_an_unreadable_occurred_at_is_left_out_with_what_to_write() -> None:
+    data: dict[str, Any] = load("agent_draft.json")
+    data["nodes"][0]["occurred_at"] = "around noon"
+    problems = read(data).problems
+    assert problems[0] == ("/nodes/0", "occurred_at 'around noon' is not a time (YYYY-MM-DDTHH:MM:SS)")
+    assert problems[1:] == (("/links/0", "source or target is not the title of a node of the draft"),)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -46,6 +46,23 @@ class DraftNode(_Item):
     valid_to: date | None = None
     importance: int | None = Field(default=None, ge=1, le=5)
     supporting_text: str | None = None
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _wall_time(cls, value: str | None) -> str | None:
+        # The vault writes a time of day as YYYY-MM-DDTHH:MM:SS; one with an offset is read in UTC,
+        # as a Mnemon draft's created_at is.
+        if value is None or not value.strip():
+            return None
+        try:
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"occurred_at {value!r} is not a time (YYYY-MM-DDTHH:MM:SS)") from None
+        if ":" not in value:
+            return None  # a date alone says no time of day (it is the timestamp's)
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(UTC).replace(tzinfo=None)
+        return moment.isoformat(timespec="seconds")
 
     @model_validator(mode="after")
     def _layer_rules(self) -> DraftNode:
