@@ -10,6 +10,8 @@ from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
 
+from kgvault.layout import MANIFEST
+
 
 class ConfigError(ValueError):
     """A settings file or value the user must fix."""
@@ -167,6 +169,11 @@ def _check_folders(settings: Settings) -> None:
         )
     if vault.exists() and not vault.is_dir():
         raise ConfigError(f"the vault {settings.vault} is a file, not a folder")
+    if (notes / MANIFEST).is_file():
+        raise ConfigError(
+            f"the notes folder {settings.notes} is a vault kgvault built (it holds {MANIFEST}); "
+            "were the folders swapped? Run: kgvault build NOTES -o VAULT"
+        )
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -39,6 +39,18 @@ def test_the_vault_cannot_hold_the_notes_folder(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "outer").iterdir()) == ["notes"]
 
 
+@pytest.mark.parametrize("command", ["build", "watch"])
+def test_swapped_folders_are_refused_before_a_vault_is_written_into_the_notes(
+    sample_copy: Path, tmp_path: Path, command: str
+) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    before = tree_digest(sample_copy)
+    code, output = invoke(command, str(vault), "-o", str(sample_copy))
+    assert code == 2 and "were the folders swapped?" in output
+    assert tree_digest(sample_copy) == before
+
+
 def test_notes_left_inside_the_output_vault_are_reported(sample_copy: Path) -> None:
     code, output = invoke("build", str(sample_copy), "-o", str(sample_copy / "printing"), "--json")
     assert code == 0, output
