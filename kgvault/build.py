@@ -612,6 +612,15 @@ def _dropped(vault: Path, extractions: Sequence[Extraction]) -> list[Problem]:
         for x in extractions
         if x.draft.skip_reason and x.draft.skip_reason.startswith(("failed:", "dry run:"))
     ]
+    dropped += [
+        Problem(
+            x.chunk.source_path,
+            x.chunk.line_start,
+            f"extraction failed: {x.failure}; read by the rules instead, and asked again next build",
+        )
+        for x in extractions
+        if x.failure is not None
+    ]
     return dropped
 
 

@@ -857,9 +857,16 @@ def _turn_rows(
             result = f"{turn.speaker}: nothing: {draft.skip_reason}"
         else:
             result = f"{turn.speaker}: nothing: {silence_reason(turn)}"
-        rows.append(CoverageRow(turn.line_start, turn.line_end, result, turn.pointer))
+        rows.append(
+            CoverageRow(turn.line_start, turn.line_end, result + _read_instead(extraction), turn.pointer)
+        )
     rows.extend(_gap_rows(lines, covered, chunk.line_end))
     return rows
+
+
+def _read_instead(extraction: Extraction) -> str:
+    """What a coverage row adds when the model failed on the chunk and the rules read it instead."""
+    return f" (the model failed: {extraction.failure}; read by the rules)" if extraction.failure else ""
 
 
 def _gap_rows(lines: list[str], first: int, last: int) -> list[CoverageRow]:
@@ -879,9 +886,8 @@ def _gap_rows(lines: list[str], first: int, last: int) -> list[CoverageRow]:
 def _row(extraction: Extraction, fresh: int, merged: int, entity_count: int) -> CoverageRow:
     """A chunk's coverage row (see `_coverage_result`)."""
     chunk = extraction.chunk
-    return CoverageRow(
-        chunk.line_start, chunk.line_end, _coverage_result(extraction, fresh, merged, entity_count)
-    )
+    result = _coverage_result(extraction, fresh, merged, entity_count) + _read_instead(extraction)
+    return CoverageRow(chunk.line_start, chunk.line_end, result)
 
 
 def _coverage_result(extraction: Extraction, fresh: int, merged: int, entity_count: int) -> str:

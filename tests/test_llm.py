@@ -30,7 +30,7 @@ from kgvault.cli import main
 from kgvault.extract import llm
 from kgvault.sources import read_sources
 
-from .conftest import tree_bytes
+from .conftest import run_build, tree_bytes
 from .llm_stub import (
     Reply,
     Responder,
@@ -329,12 +329,14 @@ def _fault_build(
 def _assert_failed_then_retried_alone(
     notes: Path, vault: Path, stub: StubLLM, report: dict[str, Any], reason: str
 ) -> None:
-    """The kettle chunk failed visibly; a rerun with a working model asks about it alone."""
+    """The kettle chunk failed visibly and the rules read it meanwhile; a rerun with a working model
+    asks about it alone."""
     assert report["llm"]["failed"] == 1
     named = [m for m in problems(report, "kettle.md") if m.startswith("extraction failed:")]
-    assert named and reason in named[0], report["problems"]
-    assert "| 4-4 | nothing: failed: " in coverage(vault, "kettle") and reason in coverage(vault, "kettle")
-    assert not (vault / KETTLE_PAGE).exists()
+    assert named and reason in named[0] and "read by the rules instead" in named[0], report["problems"]
+    kettle = coverage(vault, "kettle")
+    assert "| 4-4 | 1 node (the model failed: " in kettle and reason in kettle
+    assert (vault / KETTLE_PAGE).is_file()  # what the rules make of the sentence, not nothing
     assert all((vault / page).is_file() for page in OTHER_PAGES)  # the other chunks were extracted
     assert check_vault(vault, notes=notes) == []
 
@@ -416,6 +418,32 @@ def test_a_server_error_fails_the_chunk_not_the_build(tmp_path: Path, stub: Stub
     notes, vault, report = _fault_build(tmp_path, stub, server_error(500))
     assert len(about(stub, BAD)) == 2  # the request and its one retry
     _assert_failed_then_retried_alone(notes, vault, stub, report, "InternalServerError")
+
+
+def test_a_model_that_cannot_be_reached_is_asked_no_more_and_leaves_the_rules_vault(
+    tmp_path: Path, stub: StubLLM
+) -> None:
+    notes = write_notes(
+        tmp_path / "notes",
+        {f"n{i}.md": f"---\ndate: 2024-05-0{i + 1}\n---\nI fixed radiator {i}.\n" for i in range(8)},
+    )
+    offline = run_build(notes, tmp_path / "offline")
+    stub.respond = server_error(500)
+    vault = tmp_path / "vault"
+    report = build(notes, vault, stub, "--jobs", "1")
+    # Three chunks failed (each with its one retry), and the other five were not sent.
+    assert len(stub.requests) == 3 * 2 and report["llm"]["failed"] == 8
+    failures = [p["message"] for p in report["problems"] if p["message"].startswith("extraction failed:")]
+    assert (
+        len(failures) == 8
+        and sum("not sent: the model failed on the first 3 chunks" in m for m in failures) == 5
+    )
+    # Nothing is lost meanwhile: the pages are those of a build without a model.
+    pages = sorted(p.relative_to(vault).as_posix() for p in vault.glob("episodic/*.md"))
+    assert pages == sorted(
+        p.relative_to(tmp_path / "offline").as_posix() for p in (tmp_path / "offline").glob("episodic/*.md")
+    )
+    assert len(pages) == 8 and offline["problems"] == []
 
 
 def test_a_timeout_fails_the_chunk_not_the_build(tmp_path: Path, stub: StubLLM) -> None:

@@ -18,6 +18,8 @@ class Extraction:
     """`name@version` of the extractor (and model, for LLM extractors)."""
     dropped: tuple[str, ...] = ()
     """Why items of the raw draft were dropped by validation."""
+    failure: str | None = None
+    """Why the model gave no draft for this chunk, which the rules read instead (`extract/llm.py`)."""
 
 
 def extract(chunks: Sequence[Chunk], sources: Sequence[Source]) -> list[Extraction]:

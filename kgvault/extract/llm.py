@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +120,11 @@ class _Request:
 class ModelFailure(Exception):
     """A chunk the model could not extract; the message is the reason shown in coverage."""
 
+    def __init__(self, message: str, *, answered: bool = True) -> None:
+        super().__init__(message)
+        self.answered = answered
+        """Whether the model was reached and answered (unusably); False when the request failed."""
+
 
 def extract_with_model(
     chunks: Sequence[Chunk],
@@ -165,10 +170,24 @@ def extract_with_model(
                 results[position] = _not_sent(request, settings, "dry run: not sent")
         else:
             client = ModelClient(settings, system, stats)
+            breaker = _Breaker()
             with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
-                done = pool.map(lambda item: _extract_one(item[1], client, cache, settings, stats), waiting)
+                done = pool.map(
+                    lambda item: _extract_one(item[1], client, cache, settings, stats, breaker), waiting
+                )
                 for (position, _), extraction in zip(waiting, done, strict=True):
                     results[position] = extraction
+    # A chunk the model failed on is read by the rules meanwhile: a model that cannot be reached
+    # leaves the vault as an offline build makes it, not emptied. The next build asks again.
+    failed = [
+        (position, x.draft.skip_reason.removeprefix("failed: "))
+        for position, x in sorted(results.items())
+        if x.draft.skip_reason is not None and x.draft.skip_reason.startswith("failed: ")
+    ]
+    if failed:
+        read = offline([results[position].chunk for position, _ in failed], sources)
+        for (position, reason), extraction in zip(failed, read, strict=True):
+            results[position] = replace(extraction, failure=reason)
     stats.dropped = sum(
         1 for x in results.values() if x.extractor.startswith(EXTRACTOR) for reason in x.dropped
     )
@@ -228,10 +247,46 @@ def _description(chunk: Chunk) -> str:
     return path + suffix
 
 
+class _Breaker:
+    """Stops asking a model that failed on the first chunks and answered none (no key, no server):
+    every other chunk would wait out the same retries."""
+
+    LIMIT = 3
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.answered = 0
+        self.failures: list[str] = []
+
+    def open(self) -> str | None:
+        """Why no more requests are sent, or None."""
+        with self._lock:
+            if self.answered or len(self.failures) < self.LIMIT:
+                return None
+            return f"not sent: the model failed on the first {self.LIMIT} chunks ({self.failures[0]})"
+
+    def record(self, failure: str | None) -> None:
+        with self._lock:
+            if failure is None:
+                self.answered += 1
+            else:
+                self.failures.append(failure)
+
+
 def _extract_one(
-    request: _Request, client: ModelClient, cache: AnswerCache, settings: LlmSettings, stats: LlmStats
+    request: _Request,
+    client: ModelClient,
+    cache: AnswerCache,
+    settings: LlmSettings,
+    stats: LlmStats,
+    breaker: _Breaker,
 ) -> Extraction:
     """Ask the model about one chunk (and once more, with its errors, if the answer is unusable)."""
+    stopped = breaker.open()
+    if stopped is not None:
+        with stats._lock:
+            stats.failed += 1
+        return _not_sent(request, settings, f"failed: {stopped}")
     try:
         answer = client.ask(request.user)
         try:
@@ -249,7 +304,9 @@ def _extract_one(
     except ModelFailure as failure:
         with stats._lock:
             stats.failed += 1
+        breaker.record(None if failure.answered else str(failure))
         return _not_sent(request, settings, f"failed: {failure}")
+    breaker.record(None)
     cache.put(request.key, {"draft": _dump(draft), "dropped": dropped, "model": settings.model})
     return Extraction(request.chunk, draft, f"{EXTRACTOR} {settings.model}", tuple(dropped))
 
@@ -367,7 +424,7 @@ class ModelClient:
                     # A server that says how long to wait (a rate limit's Retry-After) is believed.
                     time.sleep(max(settings.backoff * 2**attempt, _retry_after(error) or 0.0))
                     continue
-                raise ModelFailure(_describe(error)) from error
+                raise ModelFailure(_describe(error), answered=False) from error
             self._count(response)
             content = response.choices[0].message.content
             if not isinstance(content, str) or not content.strip():
