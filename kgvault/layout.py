@@ -11,6 +11,9 @@ DRAFTS_DIR = f"{STATE_DIR}/drafts"
 """Where `kgvault import` keeps the drafts it took in: part of every later build of the vault."""
 MANIFEST = f"{STATE_DIR}/manifest.json"
 PENDING_MANIFEST = f"{STATE_DIR}/manifest.pending.json"
+ORPHANS = f"{STATE_DIR}/orphans.json"
+"""The pages handed over to the user as orphans, with their generated part's hash: a source that
+comes back takes its page back."""
 BACKUP_DIR = f"{STATE_DIR}/backup"
 FOLDERS = {"episodic": "episodic", "semantic": "semantic", "entity": "entities", "summary": "sources"}
 """Folder of each page kind."""

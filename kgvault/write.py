@@ -19,6 +19,7 @@ from kgvault.layout import (
     FOLDERS,
     MANIFEST,
     MARKER,
+    ORPHANS,
     PROPERTY_TYPES,
     STATE_DIR,
     TOP_LEVEL_FILES,
@@ -27,6 +28,7 @@ from kgvault.layout import PENDING_MANIFEST as PENDING
 from kgvault.records import Problem
 
 _MARKER_LINE = MARKER + "\n"
+_NOT_OURS = "a file kgvault did not write is in the way; left untouched, page not written"
 GRAPH_SETTINGS = {
     "colorGroups": [
         {"query": "path:episodic", "color": {"a": 1, "rgb": 14701138}},
@@ -424,6 +426,8 @@ class _VaultWrite:
         self.known_digest: Callable[[str], str | None] | None = getattr(pages, "known_digest", None)
         self.result = WriteResult()
         self.new_manifest: dict[str, str] = {}
+        self.orphans = read_manifest(vault, ORPHANS)
+        self.new_orphans: dict[str, str] = {}
         self.created: set[str] = set()
         """Pages in folders that did not exist: written without asking what was there."""
 
@@ -470,7 +474,8 @@ class _VaultWrite:
             self.new_manifest[path] = digest
             return
         if path not in owned:
-            self._keep(path, "a file kgvault did not write is in the way; left untouched, page not written")
+            if not self._reclaim(path, existing, generated, writes):
+                self._keep(path, _NOT_OURS)
             return
         user_part = self._user_part(path, target, existing, generated)
         if user_part is None:
@@ -481,6 +486,21 @@ class _VaultWrite:
             result.unchanged.append(path)
         else:
             writes.add(path, new_text)
+
+    def _reclaim(self, path: str, existing: str, generated: str, writes: _PendingWrites) -> bool:
+        """Take back a page orphaned by an earlier build whose source is back (a branch switched back,
+        a note moved out and in again), when its generated part is still as that build left it."""
+        recorded = self.orphans.get(path)
+        parts = split_page(path, existing) if recorded is not None else None
+        if parts is None or sha256(parts[0]) != recorded:
+            return False
+        self.new_manifest[path] = sha256(generated)
+        new_text = generated + parts[1]
+        if new_text == existing:
+            self.result.unchanged.append(path)
+        else:
+            writes.add(path, new_text)
+        return True
 
     def _user_part(self, path: str, target: str, existing: str, generated: str) -> str | None:
         """What the user wrote in an existing page of ours; None when its edited generated part is kept."""
@@ -526,6 +546,9 @@ class _VaultWrite:
                 continue
             if _user_wrote_in(path, text, self.owned[path]):
                 result.orphaned.append(path)
+                parts = split_page(path, text)
+                if parts is not None:
+                    self.new_orphans[path] = sha256(parts[0])
             else:
                 result.removed.append(path)
 
@@ -598,6 +621,22 @@ class _VaultWrite:
             atomic_write(manifest_path, manifest_bytes)
         if memory is not None:  # what `read_manifest` would read back
             memory.remember(self.vault, {path: new_manifest[path] for path in result.owned})
+        self._write_orphans()
+
+    def _write_orphans(self) -> None:
+        """Record the orphaned pages: the new ones, and the old ones still there and not taken back."""
+        orphans = {
+            path: digest
+            for path, digest in self.orphans.items()
+            if path not in self.new_manifest and os.path.lexists(os.path.join(self.root, path))
+        }
+        orphans.update(self.new_orphans)
+        if orphans == self.orphans:
+            return
+        if orphans:
+            atomic_write(self.vault / ORPHANS, manifest_text(orphans).encode("utf-8"))
+        else:
+            (self.vault / ORPHANS).unlink(missing_ok=True)
 
 
 def _sweep_temporaries(vault: Path) -> None:

@@ -55,3 +55,43 @@ def test_user_text_and_files_survive_edits_renames_and_deletions(sample_copy: Pa
     assert not (
         vault / "episodic" / "nous-sommes-arrives-a-lyon-vendredi-soir-epuises-par-le-vol.md"
     ).exists()
+
+
+def test_a_page_orphaned_while_its_note_was_away_is_taken_back_when_the_note_returns(
+    sample_copy: Path, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    annotated, edited = (
+        vault / "sources" / "voyages-lyon-summary.md",
+        vault / "sources" / "work-decision-log-summary.md",
+    )
+    for page in (annotated, edited):
+        page.write_text(page.read_text("utf-8") + "My own words.\n", "utf-8")
+    lyon, log = sample_copy / "voyages" / "lyon.md", sample_copy / "work" / "decision-log.md"
+    away = tmp_path / "away"
+    away.mkdir()
+    lyon.rename(away / "lyon.md")  # a branch switched, a note moved out for a while
+    log.rename(away / "decision-log.md")
+    assert run_build(sample_copy, vault)["files"]["orphaned"] == 2  # type: ignore[index]
+    run_build(sample_copy, vault)  # another build while they are away changes nothing of that
+    # The user edits the generated part of one orphan: that page is theirs now.
+    edited.write_text(edited.read_text("utf-8").replace("# ", "# Mine: ", 1), "utf-8")
+    with (away / "lyon.md").open("a", encoding="utf-8") as note:  # and it changed while away
+        note.write("\nRevisited the [[Musée des Confluences]] on 2025-05-20.\n")
+    (away / "lyon.md").rename(lyon)
+    (away / "decision-log.md").rename(log)
+    report = run_build(sample_copy, vault)
+
+    clean = tmp_path / "clean"
+    run_build(sample_copy, clean)
+    generated = (clean / "sources" / "voyages-lyon-summary.md").read_text("utf-8")
+    assert "Musée des Confluences" in generated
+    assert annotated.read_text("utf-8") == generated + "My own words.\n"  # updated again, words kept
+    assert not [p for p in report["problems"] if p["path"] == str(annotated)]  # type: ignore[union-attr]
+    assert "# Mine: " in edited.read_text("utf-8")  # an edited one is left as the user made it
+    kept = [p for p in report["problems"] if p["path"] == str(edited)]  # type: ignore[union-attr]
+    assert len(kept) == 1 and "did not write" in kept[0]["message"], report["problems"]
+    assert not (vault / ".kgvault" / "orphans.json").exists() or "voyages-lyon" not in (
+        vault / ".kgvault" / "orphans.json"
+    ).read_text("utf-8")
