@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgvault import snapshot
 from kgvault.config import Settings
-from kgvault.layout import DRAFTS_DIR, STATE_DIR
+from kgvault.layout import BACKUP_DIR, DRAFTS_DIR, MANIFEST, STATE_DIR
 from kgvault.lock import vault_lock
 from kgvault.records import Chunk, Graph, Problem, Source
 from kgvault.write import (
@@ -24,6 +24,7 @@ from kgvault.write import (
     find_orphans,
     read_manifest,
     read_owned,
+    unreadable_manifest,
     write_vault,
 )
 
@@ -187,6 +188,14 @@ def _build_unless_unchanged(
             progress("unchanged")
         return _unchanged(recorded, time.perf_counter() - started)
     untouched = previous.untouched if previous else frozenset()
+    damaged = unreadable_manifest(settings.vault)
+    if damaged is not None and not settings.force:
+        raise BuildError(
+            f"the vault's {MANIFEST} cannot be read ({damaged}), so kgvault cannot tell its pages from "
+            "yours and would update none; restore it (from version control, a backup), or run with "
+            f"--force to take back every page that carries kgvault's marker line (each copied to "
+            f"{BACKUP_DIR}/ first)"
+        )
     snapshot.forget(settings)
     report = _run_pipeline(settings, progress, untouched, memory, gate)
     if memory is not None:

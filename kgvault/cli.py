@@ -80,7 +80,10 @@ def main() -> None:
 @_config_option
 @_templates_option
 @click.option(
-    "--force", is_flag=True, default=None, help="Overwrite hand-edited generated parts (backed up first)."
+    "--force",
+    is_flag=True,
+    default=None,
+    help="Overwrite hand-edited generated parts; take back marked pages no manifest lists (backed up first).",
 )
 @click.option("--dry-run", is_flag=True, default=None, help="Compute everything, write nothing.")
 @click.option(

@@ -139,6 +139,22 @@ def read_manifest(vault: Path, name: str = MANIFEST) -> dict[str, str]:
     return {path: hashes[0] for path, hashes in _read_hashes(vault, name).items() if hashes}
 
 
+def unreadable_manifest(vault: Path) -> str | None:
+    """Why the vault's manifest cannot be read, when it is there but damaged (None when fine or absent)."""
+    path = vault / MANIFEST
+    if not os.path.lexists(path):
+        return None
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except OSError as error:
+        return error.strerror or str(error)
+    except ValueError as error:
+        return f"not JSON: {error}"
+    if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
+        return "no files in it"
+    return None
+
+
 def _read_hashes(vault: Path, name: str) -> dict[str, list[str]]:
     """Read every hash a manifest records per path (a pending manifest may record several)."""
     try:
@@ -475,7 +491,7 @@ class _VaultWrite:
             return
         if path not in owned:
             if not self._reclaim(path, existing, generated, writes):
-                self._keep(path, _NOT_OURS)
+                self._take_back_or_keep(path, target, existing, generated, writes)
             return
         user_part = self._user_part(path, target, existing, generated)
         if user_part is None:
@@ -502,6 +518,38 @@ class _VaultWrite:
             writes.add(path, new_text)
         return True
 
+    def _take_back_or_keep(
+        self, path: str, target: str, existing: str, generated: str, writes: _PendingWrites
+    ) -> None:
+        """A file no manifest says is ours: kept, unless it carries our marker and --force takes it back
+        (a manifest lost or damaged), after a backup, keeping what is below the marker."""
+        parts = split_page(path, existing)
+        if parts is None:  # no marker: nothing says kgvault ever wrote it
+            self._keep(path, _NOT_OURS)
+            return
+        if not self.force:
+            self._keep(
+                path,
+                f"{_NOT_OURS} (it carries kgvault's marker: if the vault's manifest was lost, --force "
+                "takes it back after a backup)",
+            )
+            return
+        self.new_manifest[path] = sha256(generated)
+        if generated + parts[1] == existing:  # already what would be written: simply ours again
+            self.result.unchanged.append(path)
+            return
+        self._back_up(path, target, existing)
+        taken = f"taken back with --force; the old file is in {BACKUP_DIR}/"
+        self.result.problems.append(Problem(path, None, taken))
+        writes.add(path, generated + parts[1])
+
+    def _back_up(self, path: str, target: str, existing: str) -> None:
+        """Copy a file about to be overwritten to the backup folder: one copy per distinct content."""
+        if not self.dry_run:
+            backup = self.vault / BACKUP_DIR / f"{path}.{sha256(existing)[:12]}"
+            backup.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(target, backup)
+
     def _user_part(self, path: str, target: str, existing: str, generated: str) -> str | None:
         """What the user wrote in an existing page of ours; None when its edited generated part is kept."""
         parts = split_page(path, existing)
@@ -518,11 +566,8 @@ class _VaultWrite:
             )
             self.new_manifest[path] = self.old_manifest.get(path, min(self.owned[path]))
             return None
-        if not self.dry_run:
-            # One backup per distinct content: a second --force never overwrites the first backup.
-            backup = self.vault / BACKUP_DIR / f"{path}.{sha256(existing)[:12]}"
-            backup.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(target, backup)
+        # One backup per distinct content: a second --force never overwrites the first backup.
+        self._back_up(path, target, existing)
         # Without a marker the user's words cannot be told apart, unless only the marker line went (a
         # recorded hash then says where it stood): otherwise all of the old text is kept below it.
         parts = parts or _split_owned_page(path, existing, self.owned[path])

@@ -223,3 +223,31 @@ def test_an_unwritable_vault_is_a_usage_error(tmp_path: Path) -> None:
     code, output = invoke("build", str(SAMPLE), "-o", str(blocker / "vault"))
     assert code == 2 and "cannot write the vault" in output
     assert os.listdir(tmp_path) == ["file"]
+
+
+def test_a_damaged_manifest_stops_the_build_and_force_takes_marked_pages_back(
+    sample_copy: Path, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    summary = vault / "sources" / "daily-2025-06-24-summary.md"
+    summary.write_text(summary.read_text("utf-8") + "My own words.\n", "utf-8")
+    mine = vault / "entities" / "klipper.md"
+    mine.write_text("My Klipper page, no marker.\n", "utf-8")  # a file of the user's at a page path
+    manifest = vault / MANIFEST
+    manifest.write_text("<<<<<<< HEAD\n" + manifest.read_text("utf-8"), "utf-8")  # a merge conflict
+    with (sample_copy / "daily" / "2025-06-24.md").open("a", encoding="utf-8") as note:
+        note.write("\nSwitched the Voron to a new toolhead.\n")
+    before = {k: v for k, v in tree_digest(vault).items() if k != ".kgvault/state/lock"}
+    code, output = invoke("build", str(sample_copy), "-o", str(vault))
+    assert code == 2 and "manifest.json cannot be read" in output and "--force" in output
+    # Nothing written (the lock aside), the damaged manifest kept as evidence.
+    assert {k: v for k, v in tree_digest(vault).items() if k != ".kgvault/state/lock"} == before
+
+    code, output = invoke("build", str(sample_copy), "-o", str(vault), "--force", "--json")
+    assert code == 0, output
+    text = summary.read_text("utf-8")
+    assert "new toolhead" in text and text.endswith("My own words.\n")
+    assert mine.read_text("utf-8") == "My Klipper page, no marker.\n"  # no marker: never taken
+    assert any((vault / ".kgvault" / "backup" / "sources").glob("daily-2025-06-24-summary.md.*"))
+    assert "sources/daily-2025-06-24-summary.md" in json.loads(manifest.read_text("utf-8"))["files"]
