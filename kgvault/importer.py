@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,8 @@ class _Known:
     kept_in: str | None = None
     """The kept draft file (vault-relative) the node comes from, when an import gave it."""
     title: str = ""
+    when: date | None = None
+    """An episode's date: the same words on another day are another event (None for a semantic node)."""
 
 
 def read_draft_file(path: Path) -> DraftFile:
@@ -241,7 +244,14 @@ def _kept_drafts(vault: Path) -> dict[str, Draft]:
 
 def _kept_nodes(kept: dict[str, Draft]) -> list[_Known]:
     return [
-        _Known(node_slug(node.title), _folded(node), _names(node.entities), kept_in=path, title=node.title)
+        _Known(
+            node_slug(node.title),
+            _folded(node),
+            _names(node.entities),
+            kept_in=path,
+            title=node.title,
+            when=_when(node.memory_layer, node.timestamp),
+        )
         for path, draft in kept.items()
         for node in draft.nodes
     ]
@@ -264,6 +274,7 @@ def _page_nodes(vault: Path) -> list[_Known]:
                     normalize_for_match(text),
                     _names(names),
                     title=str(properties.get("title", "")),
+                    when=_when(properties.get("memory_layer"), properties.get("timestamp")),
                 )
             )
     return known
@@ -289,6 +300,8 @@ def _compare(node: DraftNode, known: list[_Known]) -> tuple[str, _Known | None]:
     """`skipped` for the same content, `updated` for a near-identical imported node, else `added`."""
     folded = _folded(node)
     names = _names(node.entities)
+    when = _when(node.memory_layer, node.timestamp)
+    known = [other for other in known if other.when == when]
     for other in known:
         if other.folded == folded:
             return "skipped", other
@@ -297,6 +310,18 @@ def _compare(node: DraftNode, known: list[_Known]) -> tuple[str, _Known | None]:
             # A note's word stands: only what an earlier import gave is replaced.
             return ("updated", other) if other.kept_in is not None else ("skipped", other)
     return "added", None
+
+
+def _when(layer: object, timestamp: object) -> date | None:
+    """An episode's date, as a draft or a page gives it; None for a semantic node."""
+    if layer != "episodic":
+        return None
+    if isinstance(timestamp, date):
+        return timestamp
+    try:
+        return date.fromisoformat(str(timestamp))
+    except ValueError:
+        return None
 
 
 def _folded(node: DraftNode) -> str:

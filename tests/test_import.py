@@ -316,3 +316,43 @@ def test_an_imported_draft_s_quotes_are_checked_against_its_note_and_only_among_
         assert reasons == ["supporting_text not found in the note it names"]
     else:  # the file outside the notes was not read to accept the quote
         assert reasons == [f"the note it names, {named}, is not among the notes; quotes not checked"]
+
+
+def test_the_same_words_on_another_day_are_another_event_not_an_update(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, vault = built
+
+    def episode(content: str, created_at: str) -> dict[str, object]:
+        return {"content": content, "category": "context", "importance": 3, "created_at": created_at}
+
+    first = {
+        "schema_version": "1",
+        "insights": [
+            episode("Upgraded Postgres to version 15.4 on the main server.", "2024-03-15T10:00:00Z"),
+            episode("Deployed the API to production.", "2024-03-15T11:00:00Z"),
+        ],
+    }
+    later = {
+        "schema_version": "1",
+        "insights": [
+            episode("Upgraded Postgres to version 16.2 on the main server.", "2024-06-01T10:00:00Z"),
+            episode("Deployed the API to production.", "2024-04-20T11:00:00Z"),
+        ],
+    }
+    for name, draft in (("first.json", first), ("later.json", later)):
+        (tmp_path / name).write_text(json.dumps(draft), "utf-8")
+        code, out, _ = _import(str(tmp_path / name), "-o", str(vault), "--json")
+        assert code == 0, out
+        assert [row["action"] for row in json.loads(out)["results"]] == ["added", "added"]
+    run_build(vault.parent / "notes", vault)
+    dated = sorted(
+        (str(_properties(p)["title"]), str(_properties(p)["timestamp"]))
+        for p in (vault / "episodic").glob("*.md")
+    )
+    assert [d for d in dated if "Watered" not in d[0]] == [
+        ("Deployed the API to production", "2024-03-15"),
+        ("Deployed the API to production", "2024-04-20"),
+        ("Upgraded Postgres to version 15.4 on the main server", "2024-03-15"),
+        ("Upgraded Postgres to version 16.2 on the main server", "2024-06-01"),
+    ]
