@@ -9,6 +9,7 @@ with its JSON pointer and reason; the valid items of the same file still land.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -23,6 +24,7 @@ from rapidfuzz import fuzz
 from kgvault.drafts import DraftFile, read_draft_data
 from kgvault.extract.draft import Draft, DraftNode, normalize_for_match
 from kgvault.extract.from_draft import masked, named_lines, quoted_in
+from kgvault.extract.patterns import PREDICATE_SYNONYMS
 from kgvault.layout import DRAFTS_DIR, FOLDERS, MARKER, STATE_DIR
 from kgvault.lock import vault_lock
 from kgvault.names import node_slug, slugify
@@ -156,7 +158,7 @@ def import_draft(
             updates.setdefault(match.kept_in, []).append((match.title, node))
         setattr(result, _COUNTERS[action], getattr(result, _COUNTERS[action]) + 1)
     if not draft.nodes:
-        names = set() if no_diff else _entity_names(vault)
+        names = set() if no_diff else set(_entity_ids(vault))
         for entity in draft.entities:
             action = "skipped" if entity.name.casefold() in names else "added"
             row = _row(entity.pointer, len(result.results), entity.name, action)
@@ -364,25 +366,47 @@ def _update(path: Path, draft: Draft, replaced: list[tuple[str, DraftNode]]) -> 
     atomic_write(path, _as_json(draft.model_copy(update={"nodes": nodes, "links": links})).encode("utf-8"))
 
 
-def _entity_names(vault: Path) -> set[str]:
-    """The names (titles and aliases, casefolded) of the vault's entity pages."""
-    names: set[str] = set()
+def _entity_ids(vault: Path) -> dict[str, str]:
+    """The names (titles and aliases, casefolded) of the vault's entity pages, each to its page's id."""
+    ids: dict[str, str] = {}
     for page in sorted((vault / FOLDERS["entity"]).glob("*.md")):
         properties, _ = _page(page)
         if properties is None:
             continue
         for name in [properties.get("title"), *(properties.get("aliases") or [])]:
             if isinstance(name, str):
-                names.add(name.casefold())
-    return names
+                ids.setdefault(name.casefold(), page.stem)
+    return ids
 
 
 def _says_more(draft: Draft, vault: Path, no_diff: bool) -> bool:
-    """Whether a draft names an entity the vault does not know (nodes aside)."""
+    """Whether a draft names an entity or relates two the way the vault does not know (nodes aside)."""
     if no_diff:
         return bool(draft.entities or draft.relations)
-    names = _entity_names(vault)
-    return any(entity.name.casefold() not in names for entity in draft.entities)
+    ids = _entity_ids(vault)
+    if any(entity.name.casefold() not in ids for entity in draft.entities):
+        return True
+    known = _relation_keys(vault)
+    for relation in draft.relations:
+        start, end = ids.get(relation.subject.casefold()), ids.get(relation.object.casefold())
+        predicate = PREDICATE_SYNONYMS.get(relation.predicate, relation.predicate)
+        if start is None or end is None or (start, predicate, end) not in known:
+            return True
+    return False
+
+
+def _relation_keys(vault: Path) -> set[tuple[str, str, str]]:
+    """(from, relation, to) of every line of the vault's relations.jsonl."""
+    keys = set()
+    try:
+        lines = (vault / "relations.jsonl").read_text("utf-8").splitlines()
+    except OSError:
+        return set()
+    for line in lines:
+        with contextlib.suppress(ValueError, TypeError, KeyError):
+            row = json.loads(line)
+            keys.add((str(row["from"]), str(row["relation"]), str(row["to"])))
+    return keys
 
 
 def _as_json(draft: Draft) -> str:

@@ -356,3 +356,31 @@ def test_the_same_words_on_another_day_are_another_event_not_an_update(
         ("Upgraded Postgres to version 15.4 on the main server", "2024-03-15"),
         ("Upgraded Postgres to version 16.2 on the main server", "2024-06-01"),
     ]
+
+
+def test_a_draft_whose_only_news_is_a_relation_is_kept(built: tuple[Path, Path], tmp_path: Path) -> None:
+    notes, vault = built
+    ends = [{"name": "system crash", "type": "issue"}, {"name": "memory leak", "type": "issue"}]
+    first = {
+        "entities": ends,
+        "relations": [
+            {"source": "memory leak", "target": "system crash", "type": "causes", "confidence": 1.0}
+        ],
+    }
+    news = {
+        "entities": ends,
+        "relations": [
+            {"source": "system crash", "target": "memory leak", "type": "is reported as", "confidence": 0.9}
+        ],
+    }
+    for name, draft in (("first.json", first), ("news.json", news), ("again.json", news)):
+        (tmp_path / name).write_text(json.dumps(draft), "utf-8")
+        code, out, _ = _import(str(tmp_path / name), "-o", str(vault), "--json")
+        assert code == 0, out
+        run_build(notes, vault)
+    lines = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    assert {(r["from"], r["relation"], r["to"]) for r in lines} == {
+        ("memory-leak", "causes", "system-crash"),
+        ("system-crash", "is_reported_as", "memory-leak"),
+    }
+    assert len(list((vault / ".kgvault" / "drafts").glob("*.json"))) == 2  # the same news again keeps nothing
