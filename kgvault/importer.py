@@ -128,7 +128,7 @@ def import_draft(
                 ("", f"the note it names, {found.named_source}, is not among the notes; quotes not checked")
             )
         else:
-            draft, unquoted = quoted_in(draft, named_lines(text, found.named_lines))
+            draft, unquoted = quoted_in(draft, named_lines(text, found.named_lines), text)
             problems += [tuple(reason.split(": ", 1)) for reason in unquoted]  # type: ignore[misc]
     draft = masked(draft)  # what is kept and compared holds no secret, as pages do not
     for pointer, reason in problems:

@@ -384,3 +384,41 @@ def test_a_draft_whose_only_news_is_a_relation_is_kept(built: tuple[Path, Path],
         ("system-crash", "is_reported_as", "memory-leak"),
     }
     assert len(list((vault / ".kgvault" / "drafts").glob("*.json"))) == 2  # the same news again keeps nothing
+
+
+def test_an_imported_draft_survives_lines_added_above_what_it_quotes(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    journal = notes / "journal.md"
+    journal.write_text(
+        "---\ndate: 2025-03-12\n---\n\nThe Ender 3 stopped with a heating failed error.\n", "utf-8"
+    )
+    run_build(notes, vault)
+    draft = {
+        "schema_version": "kgvault.draft/1",
+        "source_description": "journal.md lines 5-5",
+        "nodes": [
+            {
+                "memory_layer": "episodic",
+                "type": "observation",
+                "title": "Heater fault on the Ender 3",
+                "timestamp": "2025-03-12",
+                "supporting_text": "stopped with a heating failed error",
+            },
+            {
+                "memory_layer": "semantic",
+                "type": "fact",
+                "title": "Made up",
+                "supporting_text": "never written",
+            },
+        ],
+    }
+    (tmp_path / "d.json").write_text(json.dumps(draft), "utf-8")
+    code, out, _ = _import(str(tmp_path / "d.json"), "-o", str(vault), "--json")
+    assert code == 0 and json.loads(out)["imported"] == 1, out
+    journal.write_text(
+        journal.read_text("utf-8").replace("\n\nThe Ender", "\n\nPrinter log.\n\nThe Ender"), "utf-8"
+    )
+    report = run_build(notes, vault)
+    assert (vault / "episodic" / "heater-fault-on-the-ender-3.md").is_file()
+    assert not [p for p in report["problems"] if "supporting_text" in p["message"]]  # type: ignore[union-attr]

@@ -31,7 +31,7 @@ def extract_draft(chunk: Chunk, sources: Mapping[str, Source]) -> Extraction:
     draft = _with_tags_normalized(found.draft)
     note = sources.get(found.named_source) if found.named_source else None
     if note is not None:
-        draft, unquoted = quoted_in(draft, named_lines(note.text, found.named_lines))
+        draft, unquoted = quoted_in(draft, named_lines(note.text, found.named_lines), note.text)
         dropped.extend(unquoted)
     elif found.named_source and found.format == "kgvault.draft/1":
         dropped.append(
@@ -134,15 +134,25 @@ def named_lines(text: str, lines: tuple[int, int] | None) -> str:
     return "\n".join(all_lines[first - 1 : last])
 
 
-def quoted_in(draft: Draft, text: str) -> tuple[Draft, list[str]]:
-    """The draft without the items whose supporting_text the note does not hold; what was left out."""
+def quoted_in(draft: Draft, text: str, whole: str | None = None) -> tuple[Draft, list[str]]:
+    """The draft without the items whose supporting_text the note does not hold; what was left out.
+
+    `text` is what the draft names (a note's lines); a quote not there is looked for in the `whole`
+    note: lines added above since (the note edited after an import) move what a draft quoted.
+    """
     folded = normalize_for_match(text)
+    whole_folded: list[str] = []
     dropped: list[str] = []
 
     def holds(item: Any) -> bool:
         quote = item.supporting_text
         if not quote or quote in text or normalize_for_match(quote) in folded:
             return True
+        if whole is not None and whole != text:
+            if not whole_folded:
+                whole_folded.append(normalize_for_match(whole))
+            if quote in whole or normalize_for_match(quote) in whole_folded[0]:
+                return True
         dropped.append(f"{item.pointer or '/'}: supporting_text not found in the note it names")
         return False
 
