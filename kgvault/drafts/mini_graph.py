@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -46,6 +47,10 @@ def _items(data: dict[str, Any], kind: str, problems: list[Problem]) -> list[obj
     return value
 
 
+_NOT_SNAKE = re.compile(r"[^a-z0-9]+")
+_SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
 def _entity(raw: object, pointer: str) -> DraftEntity | str:
     """The entity, or why it is left out."""
     if not isinstance(raw, dict):
@@ -54,10 +59,14 @@ def _entity(raw: object, pointer: str) -> DraftEntity | str:
     if reasons:
         return "; ".join(reasons)
     try:
+        kind = _snake(raw.get("type") or "") or DEFAULT_ENTITY_TYPE
+        # A type kgvault cannot spell as one (`人物`, `3D printer`) is kept in words, not lost.
+        said = " ".join(str(raw.get("type") or "").split())
         return DraftEntity.model_validate(
             {
                 "name": raw["name"],
-                "entity_type": raw.get("type") or DEFAULT_ENTITY_TYPE,
+                "entity_type": kind,
+                "description": f"type: {said}" if said and kind != _snake(said) else "",
                 "supporting_text": raw.get("supporting_text"),
                 "pointer": pointer,
             }
@@ -94,7 +103,8 @@ def _relation(raw: object, pointer: str, names: set[str]) -> DraftRelation | str
         return DraftRelation.model_validate(
             {
                 "subject": raw["source"],
-                "predicate": relation_type.replace(" ", "_").replace("-", "_"),
+                # A type kgvault cannot spell as a predicate (`位于`) relates the two, in its own words.
+                "predicate": _snake(relation_type) or "related_to",
                 "label": relation_type,
                 "object": raw["target"],
                 "statement": supporting_text or "",
@@ -105,6 +115,12 @@ def _relation(raw: object, pointer: str, names: set[str]) -> DraftRelation | str
         )
     except ValidationError as error:
         return _reason(error)
+
+
+def _snake(text: str) -> str | None:
+    """The type as snake_case (`Part-of / related` → `part_of_related`), or None when it cannot be."""
+    snake = _NOT_SNAKE.sub("_", text.casefold()).strip("_")
+    return snake if _SNAKE.match(snake) else None
 
 
 def _texts(raw: dict[Any, Any], *, required: tuple[str, ...], optional: tuple[str, ...]) -> list[str]:
