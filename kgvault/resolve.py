@@ -6,7 +6,7 @@ import re
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -700,15 +700,20 @@ def _group(
 
 
 def _gather(root: str, found: list[_Mention]) -> _Gathered:
-    """One name root's entity groups: one, or one per kind of its homonyms, each saying its type."""
-    kinds = Counter(kind for m in found if (kind := type_class(m.entity_type)))
+    """One name root's entity groups: one, or one per kind of its homonyms, each saying its type.
+
+    Types of no known kind are one kind among themselves: "device" and "printer" both say what the
+    Ender 3 is, while "organization" and "food" make two Apples.
+    """
+    kind_of = _kinds(found)
+    kinds = Counter(kind for m in found if (kind := kind_of(m.entity_type)))
     if len(kinds) < 2:
         return _Gathered(root, found, {root: _made(found)}, None, {})
     default = min(kinds.items(), key=lambda item: (-item[1], item[0]))[0]
     by_class = {kind: f"{root}{HOMONYM_SEPARATOR}{kind}" for kind in kinds}
     groups = {}
     for kind in kinds:
-        own = [m for m in found if (type_class(m.entity_type) or default) == kind]
+        own = [m for m in found if (kind_of(m.entity_type) or default) == kind]
         group = groups[by_class[kind]] = _made(own)
         # Every kind says its type: a plain name for the kind mentioned most would move from one
         # entity to the other (and the user's notes on its page with it) as mention counts change.
@@ -721,6 +726,24 @@ def _gather(root: str, found: list[_Mention]) -> _Gathered:
             root, root, f"kept apart from the {others} of the same name: the types differ"
         )
     return _Gathered(root, found, groups, (by_class, by_class[default]), joins)
+
+
+_KNOWN_KINDS = frozenset(_TYPE_CLASSES.values())
+
+
+def _kinds(found: Sequence[_Mention]) -> Callable[[str], str | None]:
+    """Each mention's kind for telling homonyms apart: its type's class, where the type has a known
+    one; else the most mentioned of the other types, for all of them."""
+    other = Counter(kind for m in found if (kind := type_class(m.entity_type)) and kind not in _KNOWN_KINDS)
+    if len(other) < 2:
+        return type_class
+    shared = min(other.items(), key=lambda item: (-item[1], item[0]))[0]
+
+    def kind_of(entity_type: str) -> str | None:
+        kind = type_class(entity_type)
+        return kind if kind is None or kind in _KNOWN_KINDS else shared
+
+    return kind_of
 
 
 def _made(mentions: Sequence[_Mention]) -> EntityGroup:

@@ -57,6 +57,22 @@ def test_apple_the_company_and_apple_the_fruit_stay_two_entities() -> None:
     assert ("apple-food", "kept apart from the organization of the same name: the types differ") in reasons
 
 
+def test_types_of_no_known_kind_name_one_thing_and_a_known_kind_still_splits() -> None:
+    graph = build(
+        ("a.md", [entity("Ender 3", "device")]),
+        ("b.md", [entity("Ender 3", "printer")]),
+        ("c.md", [entity("Ender 3", "printer")]),
+    )
+    assert titles(graph) == {"ender-3": ("Ender 3", "printer")}
+    graph = build(
+        ("a.md", [entity("Jordan", "person")]),
+        ("b.md", [entity("Jordan", "country")]),
+        ("c.md", [entity("Jordan", "river")]),
+        ("d.md", [entity("Jordan", "stream")]),
+    )
+    assert set(titles(graph)) == {"jordan-person", "jordan-place", "jordan-river"}
+
+
 def test_an_untyped_mention_joins_the_homonym_mentioned_most() -> None:
     graph = build(
         ("a.md", [entity("Apple", "organization")]),
