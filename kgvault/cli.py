@@ -167,7 +167,8 @@ def build(
     except (SourceError, BuildError) as error:
         raise UsageProblem(str(error)) from error
     except VaultBusyError as error:
-        raise UsageProblem(f"{error}; or run with --wait") from error
+        advice = f"waited {wait:g} s; wait longer with --wait SECONDS" if wait else "or run with --wait"
+        raise UsageProblem(f"{error}; {advice}") from error
     except OSError as error:
         raise UsageProblem(f"cannot write the vault {settings.vault}: {error}") from error
     _exit_without_collecting()
@@ -545,11 +546,41 @@ def get(vault: Path, tag: str | None, node_id: str | None, entity: str | None, a
     if as_json:
         click.echo(json.dumps(found, ensure_ascii=False, indent=2, default=str))
         return
-    rows = found if isinstance(found, list) else [found]
-    for row in rows:
-        assert isinstance(row, dict)
+    if isinstance(found, dict):  # one node or entity: the whole record, as `--json` has it
+        click.echo("\n".join(_record_lines(found)))
+        return
+    assert isinstance(found, list)
+    for row in found:
         when = f"{row.get('timestamp')}  " if row.get("timestamp") else ""
         click.echo(f"{when}{row.get('title')}  ({row.get('path') or row.get('id')})")
+
+
+def _record_lines(record: dict[str, object]) -> list[str]:
+    """One node or entity as `get` prints it: its title and id, then each field that says something."""
+    lines = [f"{record.get('title')}  ({record.get('path') or record.get('id')})"]
+    for key, value in record.items():
+        if key in ("title", "id", "path") or value in (None, "", [], {}):
+            continue
+        if not isinstance(value, list):
+            lines.append(f"{key}: {value}")
+            continue
+        lines.append(f"{key}:")
+        for item in value:
+            lines.append(f"  - {_item_text(item)}")
+    return lines
+
+
+def _item_text(item: object) -> str:
+    """A list item of a record in words: a relation, a node, a source, an entity, or the value."""
+    if not isinstance(item, dict):
+        return str(item)
+    if "relation" in item:
+        return f"{item.get('from')} {item.get('label') or item.get('relation')} {item.get('to')}"
+    if "line_start" in item:
+        where = f"lines {item.get('line_start')}-{item.get('line_end')}"
+        return f"{item.get('path')}, {item.get('pointer') or where}"
+    when = f"{item['timestamp']}  " if item.get("timestamp") else ""
+    return f"{when}{item.get('title')}  ({item.get('id')})"
 
 
 @main.command()
@@ -603,10 +634,25 @@ def check(vault: Path, notes: Path | None, max_sensitivity: str | None, as_json:
     """
     from kgvault.check import check_vault
     from kgvault.importer import notes_root
+    from kgvault.layout import MANIFEST
 
     if not vault.is_dir():
         raise UsageProblem(f"vault folder {vault} not found")
-    problems = check_vault(vault, notes=notes or notes_root(vault), max_sensitivity=max_sensitivity)
+    if notes is not None and not notes.is_dir():
+        raise UsageProblem(f"notes folder {notes} not found")
+    if not (vault / MANIFEST).exists() and not (vault / "index.md").exists():
+        raise UsageProblem(
+            f"{vault} is not a kgvault vault (no {MANIFEST}, no index.md); build one with: "
+            f"kgvault build NOTES -o {vault}"
+        )
+    notes = notes or notes_root(vault)
+    if notes is None:  # the folder it was built from is gone (or it never was built): say what is not checked
+        click.echo(
+            "note: the notes folder this vault was built from is not found, so coverage and evidence are "
+            "not checked against the notes; name it with --notes",
+            err=True,
+        )
+    problems = check_vault(vault, notes=notes, max_sensitivity=max_sensitivity)
     if as_json:
         rows = [{"path": p.path, "line": p.line, "message": p.message} for p in problems]
         click.echo(json.dumps(rows, ensure_ascii=False, indent=2))

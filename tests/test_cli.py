@@ -173,3 +173,19 @@ def test_config_timezone_dates_zoned_and_epoch_times_where_the_user_lives(tmp_pa
     clean = tmp_path / "clean"
     assert CliRunner().invoke(main, ["build", str(notes), "-o", str(clean), "-q"]).exit_code == 0
     assert _episode_days(clean) == _episode_days(vault)
+
+
+def test_check_says_what_it_cannot_check_and_refuses_what_is_no_vault(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("---\ndate: 2025-03-12\n---\nFixed the heater today.\n", "utf-8")
+    vault = tmp_path / "vault"
+    assert CliRunner().invoke(main, ["build", str(notes), "-o", str(vault), "-q"]).exit_code == 0
+    runner = CliRunner()
+    plain = runner.invoke(main, ["check", str(notes)])
+    assert plain.exit_code == 2 and "is not a kgvault vault" in plain.stderr
+    missing = runner.invoke(main, ["check", str(vault), "--notes", str(tmp_path / "nosuch")])
+    assert missing.exit_code == 2 and "notes folder" in missing.stderr
+    notes.rename(tmp_path / "moved")
+    gone = runner.invoke(main, ["check", str(vault)])
+    assert gone.exit_code == 0 and "coverage and evidence are not checked" in gone.stderr

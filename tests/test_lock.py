@@ -58,6 +58,7 @@ def test_a_build_gives_up_after_wait_and_names_the_holder(tmp_path: Path) -> Non
         _, err = second.communicate(timeout=60)
     assert second.returncode == 2
     assert "is being written by kgvault" in err and f"pid {os.getpid()}" in err
+    assert "waited 0.3 s; wait longer with --wait SECONDS" in err and "or run with --wait" not in err
     assert not (vault / "index.md").exists()
 
 

@@ -393,3 +393,20 @@ def test_get_says_what_it_did_not_find(sample_vault_built: Built, args: list[str
     result = CliRunner().invoke(main, ["get", *args, "--vault", str(vault)])
     assert result.exit_code != 0
     assert message in result.output
+
+
+def test_get_prints_a_whole_entity_or_node_without_json(sample_vault_built: Built) -> None:
+    vault, _ = sample_vault_built
+    entity = CliRunner().invoke(main, ["get", "--entity", "Klipper", "--vault", str(vault)])
+    assert entity.exit_code == 0, entity.output
+    lines = entity.output.splitlines()
+    assert lines[0] == "Klipper  (klipper)" and "entity_type: software" in lines
+    assert "  - voron-2-4 runs klipper" in lines
+    assert any(
+        line.startswith("  - 2025-") and "(switched-the-ender-3-from-marlin-to-klipper)" in line
+        for line in lines
+    )
+    node = CliRunner().invoke(main, ["get", "--node", "the-voron-2-4-runs-klipper", "--vault", str(vault)])
+    assert node.exit_code == 0, node.output
+    assert "  - printing/Voron 2.4.md, lines 7-15" in node.output.splitlines()
+    assert "  - Klipper  (klipper)" in node.output.splitlines()
