@@ -80,6 +80,8 @@ def load_settings(notes: Path, config: Path | None = None, **flags: Any) -> Sett
     config_path = config or notes / "kgvault.toml"
     if config is not None and not config.is_file():
         raise ConfigError(f"config file {config} does not exist")
+    if config_path.exists() and not config_path.is_file():
+        raise ConfigError(f"{config_path} is not a file; the settings file must be a TOML file")
     if config_path.is_file():
         values.update(_read_toml(config_path))
     for variable, key in _ENV.items():

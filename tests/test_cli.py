@@ -189,3 +189,10 @@ def test_check_says_what_it_cannot_check_and_refuses_what_is_no_vault(tmp_path: 
     notes.rename(tmp_path / "moved")
     gone = runner.invoke(main, ["check", str(vault)])
     assert gone.exit_code == 0 and "coverage and evidence are not checked" in gone.stderr
+
+
+def test_a_settings_path_that_is_a_folder_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "notes" / "kgvault.toml").mkdir(parents=True)
+    result = CliRunner().invoke(main, ["build", str(tmp_path / "notes"), "-o", str(tmp_path / "vault")])
+    assert result.exit_code == 2 and "kgvault.toml is not a file" in result.stderr
+    assert not (tmp_path / "vault").exists()
