@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgvault import snapshot
 from kgvault.config import Settings
-from kgvault.layout import BACKUP_DIR, DRAFTS_DIR, MANIFEST, STATE_DIR
+from kgvault.layout import BACKUP_DIR, DRAFTS_DIR, FOLDERS, MANIFEST, STATE_DIR, TOP_LEVEL_FILES
 from kgvault.lock import vault_lock
 from kgvault.records import Chunk, Graph, Problem, Source
 from kgvault.write import (
@@ -122,11 +122,28 @@ Gate = Callable[[], bool]
 
 
 def enclosing_vault(vault: Path) -> Path | None:
-    """The Obsidian vault the output folder lies inside (an ancestor holding `.obsidian/`), if any."""
-    for ancestor in vault.resolve().parents:
+    """The Obsidian vault the output folder lies inside (an ancestor holding `.obsidian/`), if any;
+    or the output folder itself, when it is an Obsidian vault holding notes of the user's at its root."""
+    resolved = vault.resolve()
+    for ancestor in resolved.parents:
         if (ancestor / ".obsidian").is_dir():
             return ancestor
-    return None
+    return resolved if (resolved / ".obsidian").is_dir() and _holds_user_notes(resolved) else None
+
+
+def _holds_user_notes(vault: Path) -> bool:
+    """Whether the vault's root holds a note or a folder that is not kgvault's (one listing, no walk)."""
+    ours = {*FOLDERS.values(), *TOP_LEVEL_FILES}
+    try:
+        with os.scandir(vault) as entries:
+            return any(
+                not entry.name.startswith(".")
+                and entry.name not in ours
+                and (entry.name.endswith(".md") or entry.is_dir(follow_symlinks=False))
+                for entry in entries
+            )
+    except OSError:
+        return False
 
 
 def build(
@@ -400,7 +417,8 @@ def _render_and_write(
     from kgvault.render_forked import SharedPages
 
     vault = settings.vault
-    prefix = vault.resolve().relative_to(outer).as_posix() + "/" if outer else ""
+    inside = vault.resolve().relative_to(outer).as_posix() if outer else "."
+    prefix = "" if inside == "." else inside + "/"
     try:
         pages = render(graph, templates=settings.templates, link_prefix=prefix, memory=memory)
         # What kgvault owns is read once for finding orphans and for writing: nothing writes the
@@ -576,6 +594,13 @@ def _link(
     problems.extend(correction_problems)
     extractions = apply_floors(extractions, sources)
     taken = _outer_basenames(outer, vault) if outer else ()
+    folded = {name.casefold() for name in taken}
+    for fixed in sorted(name for name in TOP_LEVEL_FILES if name.endswith(".md") and name[:-3] in folded):
+        clash = (
+            f"a note of yours in the enclosing Obsidian vault is also named {fixed[:-3]!r}: a link "
+            f"[[{fixed[:-3]}]] may reach either; rename yours, or build into a folder of its own"
+        )
+        problems.append(_in_vault(vault, Problem(fixed, None, clash)))
     functional = FUNCTIONAL_PREDICATES.union(settings.functional_predicates)
     link_memory = memory.link if memory is not None else None
     if link_memory is not None and (settings.model or len(sources) > BuildMemory.MAX_SOURCES):
@@ -732,10 +757,17 @@ def _outer_basenames(outer: Path, vault: Path) -> set[str]:
     """Basenames of the user's own notes in the enclosing vault: our ids must not collide with them."""
     names: set[str] = set()
     inner = vault.resolve()
+    # The vault itself an Obsidian vault of the user's: its notes are theirs, kgvault's folders not.
+    ours = {*FOLDERS.values(), *TOP_LEVEL_FILES} if outer.resolve() == inner else set()
     for folder, dirs, files in os.walk(outer):
         here = Path(folder)
-        dirs[:] = [d for d in dirs if not d.startswith(".") and (here / d).resolve() != inner]
-        names.update(f[:-3] for f in files if f.endswith(".md"))
+        top = here.resolve() == outer.resolve()
+        dirs[:] = [
+            d
+            for d in dirs
+            if not d.startswith(".") and (here / d).resolve() != inner and not (top and d in ours)
+        ]
+        names.update(f[:-3] for f in files if f.endswith(".md") and not (top and f in ours))
     return names
 
 

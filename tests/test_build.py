@@ -226,6 +226,21 @@ def test_a_folder_inside_an_existing_vault(tmp_path: Path) -> None:
     assert check_vault(vault, notes=SAMPLE) == []
 
 
+def test_an_existing_vault_s_root_keeps_its_notes_basenames(tmp_path: Path) -> None:
+    vault = tmp_path / "MyVault"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "Klipper.md").write_text("my own klipper page\n", "utf-8")
+    (vault / "Notes").mkdir()
+    (vault / "Notes" / "Index.md").write_text("my own index\n", "utf-8")
+    report = run_build(SAMPLE, vault)
+    assert (vault / "Klipper.md").read_text("utf-8") == "my own klipper page\n"
+    assert not (vault / "entities" / "klipper.md").exists()  # the user's Klipper.md keeps the basename
+    assert "[[entities/" in (vault / "index.md").read_text("utf-8")  # no prefix: the vault is the root
+    clashes = [p for p in report["problems"] if "also named 'index'" in p["message"]]  # type: ignore[union-attr]
+    assert len(clashes) == 1
+    assert run_build(SAMPLE, vault)["files"]["written"] == 0  # type: ignore[index]
+
+
 def test_golden_sample_vault(sample_vault_built: tuple[Path, dict[str, object]]) -> None:
     """Compare the whole output tree with tests/golden/sample_vault (KGVAULT_UPDATE_GOLDEN=1 rewrites it)."""
     vault, _ = sample_vault_built
