@@ -716,6 +716,23 @@ def test_a_frontmatter_link_is_related_by_its_own_key() -> None:
     }
 
 
+def test_a_value_over_several_lines_holds_no_keys_and_a_block_of_text_relates_nothing() -> None:
+    text = (
+        "---\ndescription: >\n  It has the effect of [[Suggestion]], with the message: that's my number.\n"
+        "  On a save: nothing.\nsummary: Runs [[Klipper]] and\n  also: [[Marlin]]\n"
+        'parent:\n  author: "[[Ann Lee]]"\n---'
+    )
+    source = make_source(text, title="Telepathic Demand")
+    draft = extract_chunk(make_chunk(text, source, kind="frontmatter"), source).draft
+    # No key read from the text of `description`, nor from the plain value that goes on; a nested
+    # mapping under an empty key still names its value.
+    assert {(r.predicate, r.object) for r in draft.relations} == {
+        ("summary", "Klipper"),
+        ("summary", "Marlin"),
+        ("author", "Ann Lee"),
+    }
+
+
 def test_csharp_is_named_whole() -> None:
     # Its `#` is part of the name: "Beacon uses C#." is no relation to C.
     assert relations(extract("Beacon uses C#.")) == {("Beacon", "uses", "C#")}

@@ -1139,20 +1139,34 @@ class _ChunkReader:
         key: str | None = None
         title_quote: str | None = None
         found: list[tuple[str, str, str]] = []
+        # A value written over several lines (`description: >` and its text, or a plain value that
+        # goes on, indented): its lines are no keys, and a block of text relates nothing.
+        scalar: tuple[int, bool] | None = None  # (indent of its key, whether it is a block of text)
         for line in self.chunk.text.split("\n"):
-            if line.strip() in ("---", "...") or line.lstrip().startswith("#"):
-                continue  # delimiters and YAML comments
+            if line.strip() in ("---", "..."):
+                continue  # delimiters
             stripped = line.lstrip()
-            nested = len(stripped) < len(line)
-            if not stripped.startswith("-"):
-                keyed = _YAML_KEY.match(stripped)
-                if keyed:
-                    # A nested mapping's key names its value better than the key above it.
-                    key = keyed.group("key").strip("'\"").strip() or None
-                    if key is not None and key.lower() == "title" and not nested:
-                        title_quote = line.strip()
-                elif not nested:
-                    key = None  # a top-level line that is no key we read (`"": …`, `? …`): relate nothing
+            indent = len(line) - len(stripped)
+            if scalar is not None and (not stripped or indent > scalar[0]):
+                if scalar[1]:
+                    continue
+            else:
+                scalar = None
+                if stripped.startswith("#"):
+                    continue  # a YAML comment
+                nested = indent > 0
+                if not stripped.startswith("-"):
+                    keyed = _YAML_KEY.match(stripped)
+                    if keyed:
+                        # A nested mapping's key names its value better than the key above it.
+                        key = keyed.group("key").strip("'\"").strip() or None
+                        if key is not None and key.lower() == "title" and not nested:
+                            title_quote = line.strip()
+                        value = (keyed.group("rest") or "").strip()
+                        if value and not value.startswith(("#", "&", "*", "!")):
+                            scalar = (indent, value[0] in "|>")
+                    elif not nested:
+                        key = None  # a top-level line that is no key we read (`"": …`, `? …`): relate nothing
             if key is None or key.lower() in _SKIPPED_KEYS or "[[" not in line:
                 continue
             for link in _WIKILINK.finditer(line):
