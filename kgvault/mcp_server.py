@@ -298,10 +298,12 @@ def write_memory(
 ) -> AddedMemory:
     """Validate one memory as a kgvault.draft/1 draft and write it atomically into NOTES/`inbox`/.
 
-    The file is named `<date>-<title slug>-<hash>.json`, the hash of the memory's layer, timestamp
-    and content: the same memory again rewrites its file (under its first name), never adds one.
+    The file is named `<date>-<title slug>-<hash>.json`, the hash of the whole memory: the same
+    memory again finds its file and writes nothing, another (other tags, another title) gets a file
+    of its own, and a file the user edited since is never overwritten.
     """
     folder = notes / _inbox_path(inbox)
+    _check_inbox(notes, folder)
     raw = memory_draft(
         content,
         memory_layer=memory_layer,
@@ -313,21 +315,40 @@ def write_memory(
         attributed_to=attributed_to,
     )
     node = raw["nodes"][0]
-    digest = short_hash(json.dumps([memory_layer, timestamp, content.strip()], ensure_ascii=False))
+    data = (json.dumps(raw, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    digest = short_hash(data.decode("utf-8"))
     day = timestamp or (today or date.today()).isoformat()
     name = f"{day}-{slugify(node['title'], max_chars=60)}-{digest}.json"
     same = sorted(folder.glob(f"*-{digest}.json")) if folder.is_dir() else []
     path = same[0] if same else folder / name
-    data = (json.dumps(raw, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    note = PICKED_UP
     try:
-        unchanged = path.is_file() and path.read_bytes() == data
-        if not unchanged:  # an untouched file does not wake `kgvault watch`
-            atomic_write(path, data)
+        if not path.is_file():
+            atomic_write(path, data, new=True)
+        elif path.read_bytes() != data:  # the user edited it since: theirs now, left as it is
+            note = "already in the inbox, and edited since: left as it is"
     except OSError as error:
         raise ToolProblem(f"cannot write {path}: {error.strerror or error}") from error
-    return AddedMemory(
-        path=path.relative_to(notes).as_posix(), id_hint=node_slug(node["title"]), note=PICKED_UP
-    )
+    return AddedMemory(path=path.relative_to(notes).as_posix(), id_hint=node_slug(node["title"]), note=note)
+
+
+def _check_inbox(notes: Path, folder: Path) -> None:
+    """Refuse an inbox no build reads: one leading out of the notes (a link), or one the notes'
+    `.kgvaultignore` leaves out."""
+    from kgvault.sources import is_ignored
+
+    root, real = notes.resolve(), folder.resolve()
+    if real != root and root not in real.parents:
+        raise ToolProblem(
+            f"the inbox {folder} leads out of the notes folder (a symbolic link), so no build would read "
+            "what is written there; start kgvault mcp with another --inbox"
+        )
+    inside = real.relative_to(root).as_posix()
+    if is_ignored(root, f"{inside}/memory.json"):
+        raise ToolProblem(
+            f"the inbox {inside}/ is left out by the notes' .kgvaultignore, so no build would read what "
+            "is written there; start kgvault mcp with another --inbox, or change .kgvaultignore"
+        )
 
 
 def memory_draft(

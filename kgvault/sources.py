@@ -199,6 +199,12 @@ def _folders_inside(root_real: str, folders: Sequence[Path]) -> tuple[str, ...]:
     return tuple(folder for folder in resolved if folder != root_real and _is_within(folder, root_real))
 
 
+def is_ignored(root: Path, rel_path: str) -> bool:
+    """Whether the notes' `.kgvaultignore` leaves this notes-relative path out of every build."""
+    spec = _load_ignore_file(root, [])
+    return spec is not None and spec.match_file(rel_path)
+
+
 def _load_ignore_file(root: Path, problems: list[Problem]) -> GitIgnoreSpec | None:
     """Compile `.kgvaultignore`; a bad pattern is reported and left out, never fatal."""
     path = root / IGNORE_FILE

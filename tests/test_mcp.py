@@ -163,3 +163,25 @@ def test_write_memory_names_files_by_date_title_and_content(tmp_path: Path) -> N
             write_memory(tmp_path, inbox, content="x", timestamp="2025-08-03")
     with pytest.raises(ToolProblem, match="YYYY-MM-DD"):
         write_memory(tmp_path, "inbox", content="x", timestamp="2025-13-01")
+
+
+def test_write_memory_never_overwrites_a_file_and_writes_only_where_a_build_reads(tmp_path: Path) -> None:
+    fact = "PETG needs a hotter bed than PLA."
+    first = write_memory(tmp_path, "inbox", content=fact, memory_layer="semantic", tags=["printing"])
+    path = tmp_path / first["path"]
+    edited = path.read_text("utf-8").replace('"printing"', '"3d_printing"')
+    path.write_text(edited, "utf-8")  # the user corrects the tag
+    again = write_memory(tmp_path, "inbox", content=fact, memory_layer="semantic", tags=["printing"])
+    assert again["path"] == first["path"] and "edited since" in again["note"]
+    assert path.read_text("utf-8") == edited  # the user's edit is kept
+    other = write_memory(tmp_path, "inbox", content=fact, memory_layer="semantic", tags=["materials"])
+    assert other["path"] != first["path"] and path.read_text("utf-8") == edited  # a file of its own
+    (tmp_path / ".kgvaultignore").write_text("drafts/\n", "utf-8")
+    with pytest.raises(ToolProblem, match="kgvaultignore"):
+        write_memory(tmp_path, "drafts", content=fact, memory_layer="semantic")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (tmp_path / "linked").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(ToolProblem, match="leads out of the notes"):
+        write_memory(tmp_path, "linked", content=fact, memory_layer="semantic")
+    assert list(outside.iterdir()) == []
