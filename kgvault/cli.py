@@ -479,7 +479,9 @@ def search(query: str, vault: Path, k: int, as_json: bool) -> None:
         return
     for hit in hits:
         when = f"{hit.timestamp}  " if hit.timestamp else ""
-        click.echo(f"{hit.score:7.3f}  {when}{hit.title}  ({hit.path})")
+        marks = "  (superseded)" if hit.superseded_by else ""
+        marks += "  (in conflict)" if hit.conflicts_with else ""
+        click.echo(f"{hit.score:7.3f}  {when}{hit.title}  ({hit.path}){marks}")
     if not hits:
         click.echo("no match", err=True)
 

@@ -187,7 +187,7 @@ def test_json_shape_is_exact(sample_vault_built: Built) -> None:
     assert hits == [hit.to_json() for hit in search(vault, "Klipper", k=3)]
     assert len(hits) == 3
     for hit in hits:
-        assert list(hit) == [*LISTED, "score", "sources"]
+        assert list(hit) == [*LISTED, "score", "sources", "superseded_by", "conflicts_with"]
         assert (vault / hit["path"]).is_file() and hit["path"] == f"{hit['memory_layer']}/{hit['id']}.md"
         assert isinstance(hit["score"], float) and hit["score"] == round(hit["score"], 4)
         assert re.fullmatch(r"\d{4}-\d\d-\d\d", hit["timestamp"])
@@ -410,3 +410,18 @@ def test_get_prints_a_whole_entity_or_node_without_json(sample_vault_built: Buil
     assert node.exit_code == 0, node.output
     assert "  - printing/Voron 2.4.md, lines 7-15" in node.output.splitlines()
     assert "  - Klipper  (klipper)" in node.output.splitlines()
+
+
+def test_a_hit_says_what_replaced_it_and_what_contradicts_it(sample_vault_built: Built) -> None:
+    vault, _ = sample_vault_built
+    hits = {hit.id: hit for hit in search(vault, "Which Postgres version does Atlas use?", k=5)}
+    assert hits["atlas-uses-postgres-15"].conflicts_with == ("atlas-uses-postgres-16",)
+    assert hits["atlas-uses-postgres-16"].conflicts_with == ("atlas-uses-postgres-15",)
+    text = CliRunner().invoke(
+        main, ["search", "Which Postgres version does Atlas use?", "--vault", str(vault)]
+    )
+    assert "Atlas uses Postgres 15.  (semantic/atlas-uses-postgres-15.md)  (in conflict)" in text.output
+    old = {hit.id: hit for hit in search(vault, "The Ender 3 runs Marlin 2.1.2", k=10)}[
+        "the-ender-3-runs-marlin-2-1-2"
+    ]
+    assert old.superseded_by and old.to_json()["superseded_by"] == list(old.superseded_by)

@@ -117,6 +117,10 @@ class Hit:
     score: float
     """Higher is better; comparable only within one query."""
     sources: tuple[SourceRef, ...]
+    superseded_by: tuple[str, ...] = ()
+    """The nodes that replaced this one (it held until then)."""
+    conflicts_with: tuple[str, ...] = ()
+    """The nodes that say otherwise about the same thing at the same time: one of them is wrong."""
 
     def to_json(self) -> dict[str, Any]:
         """The `search --json` item of DESIGN §6."""
@@ -129,6 +133,8 @@ class Hit:
             "timestamp": self.timestamp,
             "score": round(self.score, 4),
             "sources": [source.to_json() for source in self.sources],
+            "superseded_by": list(self.superseded_by),
+            "conflicts_with": list(self.conflicts_with),
         }
 
 
@@ -331,6 +337,8 @@ def _hit(node: dict[str, Any], score: float) -> Hit:
         timestamp=node["timestamp"],
         score=score,
         sources=tuple(SourceRef(**source) for source in json.loads(node["sources"])),
+        superseded_by=tuple(json.loads(node["superseded_by"])),
+        conflicts_with=tuple(json.loads(node["conflicts_with"])),
     )
 
 
