@@ -425,3 +425,14 @@ def test_a_hit_says_what_replaced_it_and_what_contradicts_it(sample_vault_built:
         "the-ender-3-runs-marlin-2-1-2"
     ]
     assert old.superseded_by and old.to_json()["superseded_by"] == list(old.superseded_by)
+
+
+def test_a_time_brings_in_its_nodes_without_a_word_of_the_query(sample_vault_built: Built) -> None:
+    vault, _ = sample_vault_built
+    # The vault's present is 2025-06-24, so "last month" is May 2025; no node says "month".
+    hits = search(vault, "what did I do last month", k=5)
+    assert hits and all(hit.timestamp and hit.timestamp.startswith("2025-05") for hit in hits)
+    # A node of that time matching a word comes before the others of that time.
+    june = search(vault, "What did I print in June 2025?", k=10)
+    assert all(hit.timestamp and hit.timestamp.startswith("2025-06") for hit in june)
+    assert any("print" in hit.title.lower() for hit in june[:3])

@@ -161,19 +161,35 @@ def search(vault: Path, query: str, k: int = 10) -> list[Hit]:
 
 
 def _search(db: sqlite3.Connection, query: str, k: int) -> list[Hit]:
-    terms = query_terms(query)
-    if k <= 0 or not terms:
+    if k <= 0:
         return []
-    match = " OR ".join(f'"{term}"' for term in terms)
-    weights = ", ".join(map(str, schema.WEIGHTS))
-    found = db.execute(
-        f"SELECT rowid, bm25(node_text, {weights}) AS rank FROM node_text WHERE node_text MATCH ?"
-        " ORDER BY rank LIMIT ?",
-        (match, max(CANDIDATES, 20 * k)),
-    ).fetchall()
-    if not found:
+    times = _times(db, query)
+    # The words of a time ("last month") are no words to look for: the time brings its own nodes.
+    words = "".join(" " if any(t[2] <= i < t[3] for t in times) else c for i, c in enumerate(query))
+    terms = query_terms(words if times else query)
+    if not terms and not times:
         return []
+    found: list[tuple[int, float]] = []
+    if terms:
+        match = " OR ".join(f'"{term}"' for term in terms)
+        weights = ", ".join(map(str, schema.WEIGHTS))
+        found = db.execute(
+            f"SELECT rowid, bm25(node_text, {weights}) AS rank FROM node_text WHERE node_text MATCH ?"
+            " ORDER BY rank LIMIT ?",
+            (match, max(CANDIDATES, 20 * k)),
+        ).fetchall()
     bm25 = {rowid: -rank for rowid, rank in found}
+    if times:
+        # Nodes of the time the query names come in even without a word of it ("what did I do last
+        # month"): with the time's boost, below the nodes of that time that matched a word, and
+        # above every node of another time (a twentieth over the best match sees to it).
+        floor = max(max(bm25.values(), default=0.0) * 1.05, 1.0)
+        bm25 = {rowid: score + floor for rowid, score in bm25.items()}
+        spans = [(first, last) for first, last, _, _ in times]
+        for rowid in _dated_within(db, spans, max(CANDIDATES, 20 * k)):
+            bm25.setdefault(rowid, floor)
+    if not bm25:
+        return []
     nodes = _rows(db, "rowid", list(bm25))
     boosts = _Boosts(db, query, [node["id"] for node in nodes.values()])
     scores = {node["id"]: bm25[node["rowid"]] * boosts.multiplier(node) for node in nodes.values()}
@@ -224,7 +240,12 @@ class _Boosts:
 
 
 def _time_spans(db: sqlite3.Connection, query: str) -> list[tuple[str, str]]:
-    """The days the query's time expressions cover, as ISO (first, last).
+    """The days the query's time expressions cover, as ISO (first, last)."""
+    return [(first, last) for first, last, _, _ in _times(db, query)]
+
+
+def _times(db: sqlite3.Connection, query: str) -> list[tuple[str, str, int, int]]:
+    """The query's time expressions: the days each covers, as ISO (first, last), and where it is.
 
     "Last year" or "in June" mean the vault's present: its latest date not after today (an archive
     of 2023 conversations answers "in June" with June 2023). `kgvault.when` costs ~20 ms to
@@ -239,7 +260,19 @@ def _time_spans(db: sqlite3.Connection, query: str) -> list[tuple[str, str]]:
         "SELECT max(timestamp) FROM nodes WHERE timestamp <= ?", (today.isoformat(),)
     ).fetchone()
     present = date.fromisoformat(latest) if latest else today
-    return [(t.first.isoformat(), t.last.isoformat()) for t in find_times(query, present)]
+    return [(t.first.isoformat(), t.last.isoformat(), t.start, t.end) for t in find_times(query, present)]
+
+
+def _dated_within(db: sqlite3.Connection, spans: list[tuple[str, str]], limit: int) -> list[int]:
+    """The rowids of the nodes dated, or said, within these spans: the latest `limit` of them."""
+    if not spans:
+        return []
+    where = " OR ".join("timestamp BETWEEN ? AND ? OR said_on BETWEEN ? AND ?" for _ in spans)
+    values = [day for first, last in spans for day in (first, last, first, last)]
+    rows = db.execute(
+        f"SELECT rowid FROM nodes WHERE {where} ORDER BY timestamp DESC, rowid LIMIT ?", (*values, limit)
+    ).fetchall()
+    return [rowid for (rowid,) in rows]
 
 
 def _below_successors(
