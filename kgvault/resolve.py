@@ -383,7 +383,8 @@ def _resolve(
             *_fuzzy_edges(spellings, resolution.names, classes, cooccur),
         }
     )
-    _apply(resolution, guard, later)
+    # Kind suffixes and spelling are guesses: they never make one thing of two notes.
+    _apply(resolution, _Guard(resolution.names, apart, _titled(sources)), later)
     resolution.gathered = _group(resolution, mentions, sources, gathered)
     _attach_stated_aliases(resolution, drafts)
     _correct_entities(resolution, corrections, find)
@@ -517,19 +518,33 @@ def _note_edges(sources: Sequence[Source], spellings: dict[str, Counter[str]]) -
 
 
 class _Guard:
-    """Refuses a join that would put two names the user keeps apart into one entity."""
+    """Refuses a join that would put two names the user keeps apart into one entity; with `noted`
+    (the notes' own names), also one that would put two notes into one (a guess must not)."""
 
-    def __init__(self, names: _UnionFind, apart: list[list[str]]) -> None:
+    def __init__(
+        self, names: _UnionFind, apart: list[list[str]], noted: frozenset[str] = frozenset()
+    ) -> None:
         self.names = names
         self.apart = apart
+        self.noted = {names.find(key) for key in noted if key in names.parent}
+        """The roots holding a note's own name (kept up to date by `joined`)."""
 
-    def allows(self, a: str, b: str) -> bool:
+    def refusal(self, a: str, b: str) -> str | None:
+        """Why `a` and `b` may not be joined, or None."""
         roots = {self.names.find(a), self.names.find(b)}
         for group in self.apart:
             found = [self.names.find(k) for k in group if k in self.names.parent]
             if len({r for r in found if r in roots}) > 1:
-                return False
-        return True
+                return "kept apart by a correction"
+        if len(roots & self.noted) > 1:
+            return "each has a note of its own"
+        return None
+
+    def joined(self, roots: set[str], root: str) -> None:
+        """`roots` are one now, under `root`."""
+        if self.noted and roots & self.noted:
+            self.noted -= roots
+            self.noted.add(root)
 
 
 def _apply(resolution: Resolution, guard: _Guard, edges: Sequence[Edge]) -> None:
@@ -538,10 +553,13 @@ def _apply(resolution: Resolution, guard: _Guard, edges: Sequence[Edge]) -> None
     for _, a, b, reason in edges:
         if names.find(a) == names.find(b):
             continue
-        if not guard.allows(a, b):
-            resolution.joins[f"apart:{a}"].append(Join(a, b, "kept apart by a correction"))
+        refused = guard.refusal(a, b)
+        if refused is not None:
+            resolution.joins[f"apart:{a}"].append(Join(a, b, refused))
             continue
+        roots = {names.find(a), names.find(b)}
         names.union(a, b)
+        guard.joined(roots, names.find(a))
         if reason:
             resolution.joins[f"edge:{a}"].append(Join(a, b, reason))
 
@@ -602,6 +620,13 @@ def _cooccurring(mentions: Sequence[_Mention], roots: Mapping[str, str]) -> dict
     for mention in mentions:
         chunks[roots[mention.key]].add(mention.chunk)
     return chunks
+
+
+def _titled(sources: Sequence[Source]) -> frozenset[str]:
+    """The names of the notes themselves: each is a thing of its own, written down on purpose."""
+    return frozenset(
+        key for source in sources if source.kind in NOTE_KINDS and (key := normalize_name(source.title))
+    )
 
 
 def _fuzzy_edges(

@@ -434,6 +434,12 @@ def test_wikilinks_alias_heading_and_folder() -> None:
     assert only_node(result).title == "Talked to Dana about Klipper and the old printer now."
 
 
+def test_a_section_link_s_text_names_the_section_not_the_note() -> None:
+    result = extract("Talked to [[Dana Kim]] about [[conditions#Blinded|Blinded]] today.")
+    assert {e.name: e.aliases for e in result.draft.entities} == {"Dana Kim": [], "conditions": []}
+    assert only_node(result).title == "Talked to Dana Kim about Blinded today."
+
+
 def test_embeds_are_no_entities_and_plain_text_in_the_body() -> None:
     result = extract(
         "Printed the bracket on the [[Ender 3]] and filed ![[bracket.png]] under ![[Print log]]."

@@ -137,6 +137,22 @@ def test_a_misspelled_long_name_joins_the_right_one() -> None:
     assert row[2].startswith("spelled alike (")
 
 
+def test_two_names_that_each_have_a_note_are_never_spelled_alike() -> None:
+    drafts = (
+        ("spells/control-water.md", [entity("Control Water")]),
+        ("spells/control-weather.md", [entity("Control Weather")]),
+        ("log.md", [entity("Control Wather")]),  # a misspelling with no note still joins
+    )
+    notes = [
+        source("spells/control-water.md", title="Control Water"),
+        source("spells/control-weather.md", title="Control Weather"),
+        source("log.md"),
+    ]
+    graph = build(*drafts, sources=notes)
+    assert set(titles(graph)) == {"control-water", "control-weather"}
+    assert [row[1] for row in graph.merges if "spelled alike" in row[2]] == ["Control Water + Control Wather"]
+
+
 def test_fuzzy_matching_never_joins_people_numbers_short_names_or_conflicting_types() -> None:
     graph = build(
         ("a.md", [entity("Sarah Jones", "person")]),

@@ -438,6 +438,9 @@ def _parse_link(body: str) -> tuple[str | None, str, str | None]:
     if basename.lower().endswith(".md"):
         basename = basename[:-3]
     display = alias or basename or heading.lstrip("^").strip()
+    if heading.strip():
+        # `[[conditions#Blinded|Blinded]]` shows a section's name, no other name of the note.
+        alias = None
     if (
         not basename
         or body[:1].isspace()
