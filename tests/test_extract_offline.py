@@ -245,6 +245,24 @@ def test_is_a_definition_outside_a_glossary_is_a_concept() -> None:
     assert result.draft.entities[0].description.startswith("Klipper is a firmware")
 
 
+@pytest.mark.parametrize(
+    ("text", "defines"),
+    [
+        ("**Benchy**: a small boat model used as a torture test.", True),
+        ("**Benchy:** a small boat model used as a torture test.", True),
+        ("**Benchy** — a small boat model used as a torture test.", True),
+        ("**Failure** The target is frightened 1 until the end of its turn.", False),  # a label
+        ("Below is a template for a party dashboard you can copy.", False),
+        ("Beneath is the name that was carved into the handle.", False),
+    ],
+)
+def test_a_definition_outside_a_glossary_says_so(text: str, defines: bool) -> None:
+    result = extract(text, reference=None)
+    concepts = [n for n in result.draft.nodes if n.type == "concept"]
+    assert bool(concepts) is defines, result.draft.nodes
+    assert not {"Failure", "Below", "Beneath"} & {e.name for e in result.draft.entities}
+
+
 def test_a_colon_line_outside_a_glossary_is_no_definition() -> None:
     nodes = extract("- Update: switched the hotend fan this morning.").draft.nodes
     assert [n.type for n in nodes] == ["decision"]

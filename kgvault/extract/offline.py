@@ -278,8 +278,17 @@ _GLOSSARY_CONTEXT = re.compile(
     r"(?i)\b(?:glossary|glossaire|definitions?|définitions?|lexique|terms|vocabulary)\b"
 )
 _BOLD_DEFINITION = re.compile(
-    r"^(?:\*\*|__)(?P<term>[^*_\n]{1,80}?):?(?:\*\*|__)[ \t]*(?:[:—–]|-(?=\s))?[ \t]*(?P<definition>\S.*)$",
+    r"^(?:\*\*|__)(?P<term>[^*_\n]{1,80}?)(?P<inner>:)?(?:\*\*|__)[ \t]*(?P<sep>[:—–]|-(?=\s))?[ \t]*"
+    r"(?P<definition>\S.*)$",
     re.S,
+)
+# Words that open "X is a …" without naming anything: "Below is a template for …", "Here is the …".
+_NOT_TERMS = frozenset(
+    (
+        *("below", "above", "beneath", "underneath", "inside", "outside", "within", "behind", "nearby"),
+        *("here", "there", "this", "that", "these", "those", "it", "what", "which", "who", "where"),
+        *("attached", "included", "enclosed", "following", "next", "today", "tomorrow", "yesterday"),
+    )
 )
 _DASH_DEFINITION = re.compile(
     r"^(?P<term>[^\s—–:][^—–:\n]{0,60}?)[ \t]+[—–][ \t]+(?P<definition>\S.*)$", re.S
@@ -1625,7 +1634,12 @@ class _ChunkReader:
         term: str | None = None
         definition = ""
         bold = _BOLD_DEFINITION.match(text) if text.startswith(("**", "__")) else None
-        if bold and (self.glossary or _ARTICLE_START.match(bold.group("definition"))):
+        # Outside a glossary a bold term defines only when a colon or dash says so: "**Failure** The
+        # target is …" is a label before a sentence.
+        if bold and (
+            self.glossary
+            or ((bold.group("inner") or bold.group("sep")) and _ARTICLE_START.match(bold.group("definition")))
+        ):
             term, definition = bold.group("term"), bold.group("definition")
         if term is None and ("—" in text or "–" in text):
             dash = _DASH_DEFINITION.match(text)
@@ -1641,7 +1655,11 @@ class _ChunkReader:
                 term, definition = colon.group("term"), colon.group("definition")
         if term is None:
             is_a = None if _IS_A_VERBS.isdisjoint(words) else _IS_A_DEFINITION.match(inline.placeholder)
-            if is_a and _RELATIVE_CLAUSE.search(is_a.group("definition")):
+            if (
+                is_a
+                and is_a.group("term").casefold() not in _NOT_TERMS
+                and _RELATIVE_CLAUSE.search(is_a.group("definition"))
+            ):
                 resolved = self._resolve(is_a.group("term"), inline)
                 if resolved is None:
                     return None
