@@ -7,7 +7,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Container, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -592,7 +592,7 @@ def _link(
     vault = settings.vault
     corrections, correction_problems = load_corrections(settings.notes)
     problems.extend(correction_problems)
-    extractions = apply_floors(extractions, sources)
+    extractions = _without_templates(settings.notes, apply_floors(extractions, sources))
     taken = _outer_basenames(outer, vault) if outer else ()
     folded = {name.casefold() for name in taken}
     for fixed in sorted(name for name in TOP_LEVEL_FILES if name.endswith(".md") and name[:-3] in folded):
@@ -631,6 +631,19 @@ def _link(
         graph = restrict(graph, settings.max_sensitivity)
     problems.extend(_dropped(vault, extractions))
     return graph
+
+
+def _without_templates(notes: Path, extractions: list[Extraction]) -> list[Extraction]:
+    """Nothing from the notes in Obsidian's templates folder: their properties and text are placeholders
+    (`created: {{date}}`, `author: [[Me]]`), no knowledge. They stay sources, with a summary that says so."""
+    from kgvault.extract.draft import Draft
+    from kgvault.sources import template_folders
+
+    folders = tuple(template_folders(notes))
+    if not folders:
+        return extractions
+    template = Draft(skip_reason="a template (Obsidian's templates folder): placeholders, no knowledge")
+    return [replace(x, draft=template) if x.chunk.source_path.startswith(folders) else x for x in extractions]
 
 
 def _dropped(vault: Path, extractions: Sequence[Extraction]) -> list[Problem]:

@@ -22,7 +22,7 @@ from typing import Any
 from kgvault.config import Settings
 from kgvault.corrections import CORRECTIONS_FILE
 from kgvault.layout import DRAFTS_DIR, MANIFEST, STATE_DIR
-from kgvault.sources import find_sources, imported_draft_files
+from kgvault.sources import TEMPLATE_SETTINGS, find_sources, imported_draft_files
 from kgvault.write import is_page_path
 
 SNAPSHOT = f"{STATE_DIR}/state/snapshot.json"
@@ -38,7 +38,12 @@ def fingerprint(settings: Settings) -> dict[str, Any]:
     """Everything outside the vault a build's output depends on, as stats."""
     notes = settings.notes
     found, _ = find_sources(notes, exclude=[settings.vault])
-    inputs = [notes / "kgvault.toml", notes / CORRECTIONS_FILE, notes / ".kgvaultignore"]
+    inputs = [
+        notes / "kgvault.toml",
+        notes / CORRECTIONS_FILE,
+        notes / ".kgvaultignore",
+        *(notes / settings_file for settings_file, _ in TEMPLATE_SETTINGS),  # which folder holds templates
+    ]
     code = [*_PACKAGE.rglob("*.py"), *_templates(settings.templates)]
     return {
         "libraries": _library_versions(),

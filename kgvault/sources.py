@@ -183,6 +183,36 @@ def find_sources(root: Path, *, exclude: Sequence[Path] = ()) -> tuple[dict[str,
     return finder.find(str(root)), problems
 
 
+TEMPLATE_SETTINGS = (
+    (".obsidian/templates.json", "folder"),
+    (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
+)
+"""Where Obsidian's Templates core plugin and the Templater plugin keep the templates folder's name."""
+
+
+def template_folders(root: Path) -> list[str]:
+    """The templates folders the notes' Obsidian settings name (placeholders, not knowledge), when they
+    exist inside the notes, as notes-relative paths ending in `/`."""
+    folders: list[str] = []
+    for settings, key in TEMPLATE_SETTINGS:
+        try:
+            data = json.loads((root / settings).read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        name = data.get(key) if isinstance(data, dict) else None
+        if not isinstance(name, str) or not name.strip("/ "):
+            continue
+        folder = root / name.strip("/ ")
+        relative = f"{name.strip('/ ')}/"
+        if (
+            folder.is_dir()
+            and relative not in folders
+            and _is_within(os.path.realpath(folder), os.path.realpath(root))
+        ):
+            folders.append(relative)
+    return folders
+
+
 def _source_kind(name: str) -> SourceKind | None:
     """Return the source kind a file name implies, or None when it is not a source."""
     return SOURCE_KINDS.get(os.path.splitext(name)[1].lower())

@@ -241,6 +241,37 @@ def test_an_existing_vault_s_root_keeps_its_notes_basenames(tmp_path: Path) -> N
     assert run_build(SAMPLE, vault)["files"]["written"] == 0  # type: ignore[index]
 
 
+@pytest.mark.parametrize(
+    ("settings", "content"),
+    [
+        (".obsidian/templates.json", '{"folder": "Templates"}'),
+        (".obsidian/plugins/templater-obsidian/data.json", '{"templates_folder": "Templates/"}'),
+    ],
+)
+def test_obsidian_templates_give_no_knowledge(tmp_path: Path, settings: str, content: str) -> None:
+    notes = tmp_path / "notes"
+    (notes / settings).parent.mkdir(parents=True)
+    (notes / settings).write_text(content, "utf-8")
+    (notes / "Templates").mkdir()
+    (notes / "Templates" / "Post Template.md").write_text(
+        '---\nauthor: "[[Me]]"\ncreated: {{date}}\n---\nFixed the {{title}} printer today.\n', "utf-8"
+    )
+    (notes / "day.md").write_text(
+        '---\ndate: 2025-03-12\nauthor: "[[Dana]]"\n---\nFixed the printer today.\n', "utf-8"
+    )
+    vault = tmp_path / "vault"
+    report = run_build(notes, vault)
+    assert report["sources"] == 2
+    assert not (vault / "entities" / "me.md").exists() and (vault / "entities" / "dana.md").exists()
+    summary = (vault / "sources" / "templates-post-template-summary.md").read_text("utf-8")
+    assert "nothing: a template (Obsidian's templates folder)" in summary
+    assert [p.name for p in (vault / "episodic").glob("*.md")] == ["fixed-the-printer-today.md"]
+    assert check_vault(vault, notes=notes) == []
+    (notes / settings).write_text(content.replace("Templates", "Elsewhere"), "utf-8")  # no longer templates
+    run_build(notes, vault)
+    assert (vault / "entities" / "me.md").exists()
+
+
 def test_golden_sample_vault(sample_vault_built: tuple[Path, dict[str, object]]) -> None:
     """Compare the whole output tree with tests/golden/sample_vault (KGVAULT_UPDATE_GOLDEN=1 rewrites it)."""
     vault, _ = sample_vault_built
