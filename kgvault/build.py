@@ -205,14 +205,6 @@ def _build_unless_unchanged(
             progress("unchanged")
         return _unchanged(recorded, time.perf_counter() - started)
     untouched = previous.untouched if previous else frozenset()
-    damaged = unreadable_manifest(settings.vault)
-    if damaged is not None and not settings.force:
-        raise BuildError(
-            f"the vault's {MANIFEST} cannot be read ({damaged}), so kgvault cannot tell its pages from "
-            "yours and would update none; restore it (from version control, a backup), or run with "
-            f"--force to take back every page that carries kgvault's marker line (each copied to "
-            f"{BACKUP_DIR}/ first)"
-        )
     snapshot.forget(settings)
     report = _run_pipeline(settings, progress, untouched, memory, gate)
     if memory is not None:
@@ -424,6 +416,14 @@ def _render_and_write(
         # What kgvault owns is read once for finding orphans and for writing: nothing writes the
         # vault in between, and the lock is held.
         owned = read_owned(vault, manifest_memory)
+        damaged = unreadable_manifest(vault) if not owned[1] and not settings.force else None
+        if damaged is not None:  # only a vault whose manifest gave nothing is looked at again
+            raise BuildError(
+                f"the vault's {MANIFEST} cannot be read ({damaged}), so kgvault cannot tell its pages "
+                "from yours and would update none; restore it (from version control, a backup), or run "
+                f"with --force to take back every page that carries kgvault's marker line (each copied "
+                f"to {BACKUP_DIR}/ first)"
+            )
         # The set of pages does not depend on the orphan list, so plan again only when there are orphans.
         orphaned = find_orphans(vault, set(pages), owned)
         if orphaned:
