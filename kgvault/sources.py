@@ -484,7 +484,7 @@ def _note_source(
             meta = _parse_frontmatter(rel_path, yaml_text, closing_line, problems)
             frontmatter_lines = (1, closing_line)
             body_line = closing_line + 1
-    title = meta.get("title")
+    title = _note_title(meta)
     reference_time = _reference_time(rel_path, stem, meta, yaml_text, zone, problems)
     names = participants(meta) if kind == "markdown" else {}
     turns, strangers = read_turns(text, body_line, names, session_time(meta, zone) or reference_time)
@@ -510,7 +510,7 @@ def _note_source(
         id=rel_path,
         path=rel_path,
         kind="transcript" if names else kind,
-        title=title.strip() if isinstance(title, str) and title.strip() else stem,
+        title=title or stem,
         meta=meta,
         reference_time=reference_time,
         text=text,
@@ -519,6 +519,17 @@ def _note_source(
         frontmatter_lines=frontmatter_lines,
         turns=turns,
     )
+
+
+def _note_title(meta: dict[str, Any]) -> str | None:
+    """The title the frontmatter gives: `title`, else a `name` (Dataview notes name their thing so:
+    `name: Ghoulish Cravings` in `ghoulish-cravings.md`), when it is one line of text and no link."""
+    title, name = meta.get("title"), meta.get("name")
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    if isinstance(name, str) and name.strip() and "\n" not in name.strip() and "[[" not in name:
+        return name.strip()[:200]
+    return None
 
 
 # --- conversations ---------------------------------------------------------------------------

@@ -596,6 +596,21 @@ def test_title_falls_back_to_the_file_name(tmp_path: Path, title_yaml: str) -> N
     assert sources[0].title == "My File.v2"
 
 
+@pytest.mark.parametrize(
+    ("frontmatter", "title"),
+    [
+        ("name: Ghoulish Cravings", "Ghoulish Cravings"),  # a Dataview note names its thing so
+        ("title: The Title\nname: A Name", "The Title"),  # title wins
+        ("name: '[[Someone]]'", "ghoulish-cravings"),  # a link names another note
+        ("name: 42", "ghoulish-cravings"),
+    ],
+)
+def test_a_name_property_titles_a_note_without_a_title(tmp_path: Path, frontmatter: str, title: str) -> None:
+    write(tmp_path, "spells/ghoulish-cravings.md", f"---\n{frontmatter}\n---\nText.\n")
+    sources, _ = read_sources(tmp_path)
+    assert sources[0].title == title
+
+
 # --- reference time --------------------------------------------------------------------------------
 
 
