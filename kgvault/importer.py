@@ -15,6 +15,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from rapidfuzz import fuzz
 
 from kgvault.drafts import DraftFile, read_draft_data
 from kgvault.extract.draft import Draft, DraftNode, normalize_for_match
-from kgvault.extract.from_draft import masked, named_lines, quoted_in
+from kgvault.extract.from_draft import checked_quotes, masked
 from kgvault.extract.patterns import PREDICATE_SYNONYMS
 from kgvault.layout import DRAFTS_DIR, FOLDERS, MARKER, STATE_DIR
 from kgvault.lock import vault_lock
@@ -116,20 +117,9 @@ def import_draft(
     result = ImportResult()
     problems = [(pointer, reason) for pointer, reason in found.problems if not _is_notice(pointer, reason)]
     draft = found.draft
-    if found.named_source and notes is not None:
-        note = notes / found.named_source
-        try:
-            # Only a note among the notes: a draft naming `../secret.md` must not read any file.
-            if not note.resolve().is_relative_to(notes.resolve()):
-                raise FileNotFoundError(note)
-            text = note.read_text("utf-8", errors="replace").replace("\r\n", "\n")
-        except OSError:
-            problems.append(
-                ("", f"the note it names, {found.named_source}, is not among the notes; quotes not checked")
-            )
-        else:
-            draft, unquoted = quoted_in(draft, named_lines(text, found.named_lines), text)
-            problems += [tuple(reason.split(": ", 1)) for reason in unquoted]  # type: ignore[misc]
+    if notes is not None:
+        draft, unquoted = checked_quotes(found, partial(_read_note, notes))
+        problems += [tuple(reason.split(": ", 1)) for reason in unquoted]  # type: ignore[misc]
     draft = masked(draft)  # what is kept and compared holds no secret, as pages do not
     for pointer, reason in problems:
         result.errors += 1
@@ -184,6 +174,18 @@ def import_draft(
 
 
 _COUNTERS = {"added": "imported", "updated": "updated", "skipped": "skipped"}
+
+
+def _read_note(notes: Path, path: str) -> str | None:
+    """A note's text by notes path; None when it is not there or not among the notes (a draft naming
+    `../secret.md` must not read any file)."""
+    note = notes / path
+    try:
+        if not note.resolve().is_relative_to(notes.resolve()):
+            return None
+        return note.read_text("utf-8", errors="replace").replace("\r\n", "\n")
+    except OSError:
+        return None
 
 
 def _row(pointer: str | None, position: int, content: str, action: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import pytest
 
 from kgvault.drafts import DraftFile, read_draft_data
 from kgvault.extract.draft import Draft
+from kgvault.extract.from_draft import checked_quotes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "drafts"
 CHATGPT_EXPORT = Path(__file__).parent / "fixtures" / "conversations" / "chatgpt" / "conversations.json"
@@ -653,15 +654,20 @@ def test_a_list_of_drafts_is_merged_with_prefixed_pointers() -> None:
     assert (result.named_source, result.named_lines) == ("notes/printer.md", None)
 
 
-def test_drafts_naming_different_notes_name_none() -> None:
+def test_drafts_naming_different_notes_are_each_checked_against_their_own() -> None:
     drafts: list[dict[str, Any]] = [load("agent_draft.json"), load("agent_draft.json")]
     drafts[1]["source_description"] = "notes/other.md lines 4-5"
+    drafts[1]["nodes"][1]["supporting_text"] = "words nobody wrote"
     result = read(drafts)
     assert (result.named_source, result.named_lines) == (None, None)
-    assert result.problems == (
-        ("/1", "names 'notes/other.md' but the first draft names 'notes/printer.md': the file names no note"),
-    )
-    assert len(result.draft.nodes) == 4
+    assert result.named_each == (("/0", "notes/printer.md", (1, 3)), ("/1", "notes/other.md", (4, 5)))
+    assert result.problems == () and len(result.draft.nodes) == 4
+    printer = (FIXTURES / "notes" / "printer.md").read_text(encoding="utf-8")
+    notes = {"notes/printer.md": printer, "notes/other.md": printer}
+    draft, dropped = checked_quotes(result, notes.get)
+    # The second draft's made-up quote is not in its note: its node goes; the first draft's all hold.
+    assert dropped == ["/1/nodes/1: supporting_text not found in the note it names"]
+    assert [n.pointer for n in draft.nodes] == ["/0/nodes/0", "/0/nodes/1", "/1/nodes/0"]
 
 
 def test_a_list_with_nothing_kept_keeps_the_skip_reason() -> None:

@@ -50,6 +50,9 @@ class DraftFile:
     `source_description`); else None."""
     named_lines: tuple[int, int] | None
     """The line range `source_description` gives (`lines 12-14`), when it gives one."""
+    named_each: tuple[tuple[str, str, tuple[int, int] | None], ...] = ()
+    """For a list of drafts naming different notes: (pointer prefix, notes path, lines) of each draft
+    that names one, so each is checked against its own note."""
 
 
 def read_draft_data(data: object) -> DraftFile | None:
@@ -119,8 +122,13 @@ def _read_kgvault(data: dict[str, object] | list[object]) -> DraftFile:
         else:
             problems.append((f"/{index}", f"not a draft: schema_version is not {SCHEMA_VERSION!r}"))
     draft = _merge([r.draft for r in reads if r.draft is not None])
-    source, lines = _named_by_all(reads, problems)
-    return DraftFile(SCHEMA_VERSION, draft, _in_file_order(problems, data), source, lines)
+    source, lines = _named_by_all(reads)
+    each = (
+        tuple((r.pointer, r.source, r.lines) for r in reads if r.source is not None and r.draft is not None)
+        if source is None
+        else ()
+    )
+    return DraftFile(SCHEMA_VERSION, draft, _in_file_order(problems, data), source, lines, each)
 
 
 def _read_one(raw: dict[str, object], prefix: str, problems: list[Problem]) -> _Read:
@@ -194,22 +202,18 @@ def _merge(drafts: list[Draft]) -> Draft:
     return drafts[0].model_copy(update={**items, "skip_reason": None if kept else drafts[0].skip_reason})
 
 
-def _named_by_all(reads: list[_Read], problems: list[Problem]) -> tuple[str | None, tuple[int, int] | None]:
+def _named_by_all(reads: list[_Read]) -> tuple[str | None, tuple[int, int] | None]:
     """The note a list of drafts was made from, when they agree on it, and the lines they span.
 
-    Drafts naming different notes leave the file with no named note (reported on each draft that
-    disagrees with the first), since one file's quotes are checked against one note. The lines are
-    the span of every draft's range; a draft without a range means the whole note.
+    Drafts naming different notes leave the file with no one named note (each draft is then checked
+    against its own: `DraftFile.named_each`). The lines are the span of every draft's range; a draft
+    without a range means the whole note.
     """
     named = [r for r in reads if r.source is not None]
     if not named:
         return None, None
     first = named[0].source
-    disagreeing = [r for r in named if r.source != first]
-    for read in disagreeing:
-        reason = f"names {read.source!r} but the first draft names {first!r}: the file names no note"
-        problems.append((read.pointer, reason))
-    if disagreeing:
+    if any(r.source != first for r in named):
         return None, None
     ranges = [r.lines for r in reads if r.draft is not None]
     if not ranges or any(r is None for r in ranges):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
-from kgvault.drafts import read_draft_data
+from kgvault.drafts import DraftFile, read_draft_data
 from kgvault.extract import Extraction
 from kgvault.extract.draft import Draft, normalize_for_match
 from kgvault.extract.offline import normalize_tag
@@ -28,16 +29,34 @@ def extract_draft(chunk: Chunk, sources: Mapping[str, Source]) -> Extraction:
     if found is None:  # the sources stage said it was a draft: only a changed file gets here
         return Extraction(chunk, Draft(skip_reason="not a draft any more"), EXTRACTOR)
     dropped = [f"{pointer or '/'}: {reason}" for pointer, reason in found.problems]
-    draft = _with_tags_normalized(found.draft)
-    note = sources.get(found.named_source) if found.named_source else None
-    if note is not None:
-        draft, unquoted = quoted_in(draft, named_lines(note.text, found.named_lines), note.text)
-        dropped.extend(unquoted)
-    elif found.named_source and found.format == "kgvault.draft/1":
-        dropped.append(
-            f"/: the note it names, {found.named_source}, is not among the notes; quotes not checked"
-        )
+    found = replace(found, draft=_with_tags_normalized(found.draft))
+    draft, unquoted = checked_quotes(found, lambda path: note.text if (note := sources.get(path)) else None)
+    dropped.extend(unquoted)
     return Extraction(chunk=chunk, draft=masked(draft), extractor=EXTRACTOR, dropped=tuple(dropped))
+
+
+def checked_quotes(found: DraftFile, read_note: Callable[[str], str | None]) -> tuple[Draft, list[str]]:
+    """The draft without the items whose quote the note they name does not hold, and what was left out.
+
+    One named note checks every item; a list of drafts naming different notes checks each draft's
+    items against its own. `read_note` gives a note's text by notes path, None when it is not there.
+    """
+    if found.named_source:
+        targets: list[tuple[str, str, tuple[int, int] | None]] = [("", found.named_source, found.named_lines)]
+    else:
+        targets = list(found.named_each)
+    draft, dropped = found.draft, []
+    for prefix, path, lines in targets:
+        text = read_note(path)
+        if text is None:
+            if found.format == "kgvault.draft/1":
+                dropped.append(
+                    f"{prefix or '/'}: the note it names, {path}, is not among the notes; quotes not checked"
+                )
+            continue
+        draft, unquoted = quoted_in(draft, named_lines(text, lines), text, prefix)
+        dropped.extend(unquoted)
+    return draft, dropped
 
 
 def masked(draft: Draft) -> Draft:
@@ -134,11 +153,12 @@ def named_lines(text: str, lines: tuple[int, int] | None) -> str:
     return "\n".join(all_lines[first - 1 : last])
 
 
-def quoted_in(draft: Draft, text: str, whole: str | None = None) -> tuple[Draft, list[str]]:
+def quoted_in(draft: Draft, text: str, whole: str | None = None, prefix: str = "") -> tuple[Draft, list[str]]:
     """The draft without the items whose supporting_text the note does not hold; what was left out.
 
     `text` is what the draft names (a note's lines); a quote not there is looked for in the `whole`
-    note: lines added above since (the note edited after an import) move what a draft quoted.
+    note: lines added above since (the note edited after an import) move what a draft quoted. With
+    `prefix`, only the items whose pointer starts with it (one draft of a list) are looked at.
     """
     folded = normalize_for_match(text)
     whole_folded: list[str] = []
@@ -146,6 +166,8 @@ def quoted_in(draft: Draft, text: str, whole: str | None = None) -> tuple[Draft,
 
     def holds(item: Any) -> bool:
         quote = item.supporting_text
+        if prefix and not (item.pointer or "").startswith(prefix + "/"):
+            return True  # another draft's item, checked against its own note
         if not quote or quote in text or normalize_for_match(quote) in folded:
             return True
         if whole is not None and whole != text:
