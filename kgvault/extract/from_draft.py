@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from kgvault.drafts import DraftFile, read_draft_data
 from kgvault.extract import Extraction
-from kgvault.extract.draft import Draft, normalize_for_match
+from kgvault.extract.draft import Draft, DraftEntity, DraftLink, DraftNode, DraftRelation, normalize_for_match
 from kgvault.extract.offline import normalize_tag
 from kgvault.records import Chunk, Source
 from kgvault.secrets import find_secrets, mask_secrets
@@ -64,59 +64,38 @@ def masked(draft: Draft) -> Draft:
     confidential, and a quote that held one is left out (a masked quote is found in no note)."""
     if not find_secrets("\n".join(_texts(draft))):
         return draft
-
-    def text(value: str) -> str:
-        return mask_secrets(value)[0]
-
-    def quote(value: str | None) -> str | None:
-        return None if value is None or mask_secrets(value)[1] else value
-
-    nodes = []
-    for node in draft.nodes:
-        update: dict[str, Any] = {
-            "title": text(node.title),
-            "body": text(node.body),
-            "entities": [text(name) for name in node.entities],
-            "supporting_text": quote(node.supporting_text),
+    nodes = [
+        _masked(node, ("title", "body"), ("entities",))
+        if not any(mask_secrets(v)[1] for v in (node.title, node.body, node.supporting_text or ""))
+        else _masked(node, ("title", "body"), ("entities",)).model_copy(
+            update={"sensitivity": "confidential"}
+        )
+        for node in draft.nodes
+    ]
+    return draft.model_copy(
+        update={
+            "episode_name": mask_secrets(draft.episode_name)[0],
+            "nodes": nodes,
+            "entities": [_masked(e, ("name", "description"), ("aliases",)) for e in draft.entities],
+            "relations": [_masked(r, ("subject", "object", "label", "statement")) for r in draft.relations],
+            "links": [_masked(link, ("source", "target", "reason")) for link in draft.links],
         }
-        if any(mask_secrets(value)[1] for value in (node.title, node.body, node.supporting_text or "")):
-            update["sensitivity"] = "confidential"
-        nodes.append(node.model_copy(update=update))
-    entities = [
-        entity.model_copy(
-            update={
-                "name": text(entity.name),
-                "aliases": [text(alias) for alias in entity.aliases],
-                "description": text(entity.description),
-                "supporting_text": quote(entity.supporting_text),
-            }
-        )
-        for entity in draft.entities
-    ]
-    relations = [
-        relation.model_copy(
-            update={
-                "subject": text(relation.subject),
-                "object": text(relation.object),
-                "label": text(relation.label),
-                "statement": text(relation.statement),
-                "supporting_text": quote(relation.supporting_text),
-            }
-        )
-        for relation in draft.relations
-    ]
-    links = [
-        link.model_copy(
-            update={
-                "source": text(link.source),
-                "target": text(link.target),
-                "reason": None if link.reason is None else text(link.reason),
-            }
-        )
-        for link in draft.links
-    ]
-    update = {"nodes": nodes, "entities": entities, "relations": relations, "links": links}
-    return draft.model_copy(update={**update, "episode_name": text(draft.episode_name)})
+    )
+
+
+_Item = TypeVar("_Item", DraftNode, DraftEntity, DraftRelation, DraftLink)
+
+
+def _masked(item: _Item, texts: tuple[str, ...], lists: tuple[str, ...] = ()) -> _Item:
+    """One item with its texts and lists of texts masked, and a quote that held a secret left out."""
+    update: dict[str, Any] = {
+        name: mask_secrets(value)[0] for name in texts if isinstance(value := getattr(item, name), str)
+    }
+    update.update({name: [mask_secrets(v)[0] for v in getattr(item, name)] for name in lists})
+    quote = getattr(item, "supporting_text", None)
+    if quote is not None and mask_secrets(quote)[1]:
+        update["supporting_text"] = None
+    return item.model_copy(update=update)
 
 
 def _with_tags_normalized(draft: Draft) -> Draft:
