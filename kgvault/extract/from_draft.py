@@ -64,14 +64,12 @@ def masked(draft: Draft) -> Draft:
     confidential, and a quote that held one is left out (a masked quote is found in no note)."""
     if not find_secrets("\n".join(_texts(draft))):
         return draft
-    nodes = [
-        _masked(node, ("title", "body"), ("entities",))
-        if not any(mask_secrets(v)[1] for v in (node.title, node.body, node.supporting_text or ""))
-        else _masked(node, ("title", "body"), ("entities",)).model_copy(
-            update={"sensitivity": "confidential"}
-        )
-        for node in draft.nodes
-    ]
+    nodes = []
+    for node in draft.nodes:
+        node_masked = _masked(node, ("title", "body"), ("entities",))
+        if any(mask_secrets(value)[1] for value in (node.title, node.body, node.supporting_text or "")):
+            node_masked = node_masked.model_copy(update={"sensitivity": "confidential"})
+        nodes.append(node_masked)
     return draft.model_copy(
         update={
             "episode_name": mask_secrets(draft.episode_name)[0],
