@@ -530,7 +530,7 @@ class _VaultWrite:
         if not self.force:
             self._keep(
                 path,
-                f"{_NOT_OURS} (it carries kgvault's marker: if the vault's manifest was lost, --force "
+                f"{_NOT_OURS} (it looks like kgvault's own: if the vault's manifest was lost, --force "
                 "takes it back after a backup)",
             )
             return
