@@ -342,7 +342,7 @@ def _resolve(
     last pass gathered per name root (`_group`)."""
     resolution = Resolution()
     mentions = [mention for own, _, _ in drafts for mention in own]
-    alias_edges = [edge for _, stated, _ in drafts for edge in stated]
+    alias_edges, refused = _stated_aliases(drafts, mentions)
     spellings: dict[str, Counter[str]] = defaultdict(Counter)
     for mention in mentions:
         spellings[mention.key][mention.spelling] += 1
@@ -371,6 +371,11 @@ def _resolve(
     edges.extend(note_edges)
     edges.extend(alias_edges)
     _apply(resolution, guard, sorted(set(edges)))
+    for a, b in refused:  # said where it made a difference: the two names are two entities
+        if resolution.names.find(a) != resolution.names.find(b):
+            resolution.joins[f"apart:{a}"].append(
+                Join(a, b, "a draft's alias, but named as two things in one chunk")
+            )
     for correction, keys in merges:
         joined = len({resolution.names.find(key) for key in keys}) == 1
         _outcome(resolution, correction, "merged" if joined else "not merged: a keep_apart line forbids it")
@@ -612,6 +617,29 @@ def _kind_fits(suffix: str, kinds: set[str]) -> bool:
     """Whether a kind suffix ("firmware", "inc", "project") may name a thing of these kinds."""
     implied = "organization" if suffix in _LEGAL_FORMS else type_class(suffix)
     return not kinds or implied is None or implied in kinds
+
+
+def _stated_aliases(
+    drafts: Sequence[DraftMentions], mentions: Sequence[_Mention]
+) -> tuple[list[Edge], list[tuple[str, str]]]:
+    """The aliases the drafts state, as joins, and those refused: one whose two names another chunk
+    mentions as two things ("Klipper runs on Python" is no alias of Python for Klipper)."""
+    stated = [(edge, own) for own, edges, _ in drafts for edge in edges]
+    if not stated:
+        return [], []
+    chunks: dict[str, set[int]] = defaultdict(set)
+    for mention in mentions:
+        chunks[mention.key].add(mention.chunk)
+    kept: list[Edge] = []
+    refused: list[tuple[str, str]] = []
+    for edge, own in stated:
+        _, a, b, _ = edge
+        stating = {mention.chunk for mention in own}
+        if (chunks.get(a, set()) & chunks.get(b, set())) - stating:
+            refused.append((a, b))
+        else:
+            kept.append(edge)
+    return kept, sorted(set(refused))
 
 
 def _cooccurring(mentions: Sequence[_Mention], roots: Mapping[str, str]) -> dict[str, set[int]]:

@@ -137,6 +137,25 @@ def test_a_misspelled_long_name_joins_the_right_one() -> None:
     assert row[2].startswith("spelled alike (")
 
 
+def test_a_draft_s_alias_never_joins_two_things_another_chunk_names_apart() -> None:
+    note = extraction(
+        "journal.md",
+        0,
+        (1, 2),
+        entities=[entity("Klipper", "software"), entity("Python", "software")],
+        relations=[relation("Klipper", "runs_on", "Python")],
+    )
+    agent = extraction("agent.json", 0, (1, 1), entities=[entity("Python", "software", aliases=["Klipper"])])
+    kept = extraction(
+        "agent2.json", 0, (1, 1), entities=[entity("Klipper", "software", aliases=["Klipper Fw"])]
+    )
+    graph = link([source("journal.md"), source("agent.json"), source("agent2.json")], [note, agent, kept])
+    assert set(titles(graph)) == {"klipper", "python"}
+    assert [(r.from_id, r.relation, r.to_id) for r in graph.relations] == [("klipper", "runs_on", "python")]
+    (klipper,) = [e for e in graph.entities if e.id == "klipper"]
+    assert "Klipper Fw" in klipper.aliases  # an alias no chunk contradicts still joins
+
+
 def test_two_names_that_each_have_a_note_are_never_spelled_alike() -> None:
     drafts = (
         ("spells/control-water.md", [entity("Control Water")]),
