@@ -42,7 +42,18 @@ _templates_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """kgvault's commands: one interrupted with Ctrl-C exits 130, as shells expect, not 1."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kgvault")
 def main() -> None:
     """Compile notes and conversations into an Obsidian vault that is a temporal knowledge graph.

@@ -196,3 +196,15 @@ def test_a_settings_path_that_is_a_folder_is_a_usage_error(tmp_path: Path) -> No
     result = CliRunner().invoke(main, ["build", str(tmp_path / "notes"), "-o", str(tmp_path / "vault")])
     assert result.exit_code == 2 and "kgvault.toml is not a file" in result.stderr
     assert not (tmp_path / "vault").exists()
+
+
+def test_ctrl_c_exits_130(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kgvault.build
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(kgvault.build, "build", interrupted)
+    (tmp_path / "notes").mkdir()
+    result = CliRunner().invoke(main, ["build", str(tmp_path / "notes"), "-o", str(tmp_path / "vault")])
+    assert result.exit_code == 130 and "interrupted" in result.stderr
