@@ -436,3 +436,11 @@ def test_a_time_brings_in_its_nodes_without_a_word_of_the_query(sample_vault_bui
     june = search(vault, "What did I print in June 2025?", k=10)
     assert all(hit.timestamp and hit.timestamp.startswith("2025-06") for hit in june)
     assert any("print" in hit.title.lower() for hit in june[:3])
+
+
+def test_a_word_of_a_tag_most_nodes_carry_still_finds_what_says_it(sample_vault_built: Built) -> None:
+    vault, _ = sample_vault_built
+    # `3d_printing` tags most nodes of the sample; "print" must still weigh in titles and bodies.
+    hits = search(vault, "print", k=5)
+    assert all(hit.score > 1.0 for hit in hits)
+    assert all("print" in hit.title.lower() for hit in hits), [hit.title for hit in hits]

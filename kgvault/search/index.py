@@ -14,7 +14,7 @@ from typing import Any
 
 from kgvault.layout import FOLDERS
 from kgvault.records import Entity, Evidence, Graph, Node, Source, Turn
-from kgvault.search.schema import INDEX_FILE, SCHEMA, SCHEMA_VERSION, TEXT_COLUMNS, name_key
+from kgvault.search.schema import INDEX_FILE, SCHEMA, SCHEMA_VERSION, TAG_WORD_PREFIX, TEXT_COLUMNS, name_key
 from kgvault.secrets import mask_secrets
 
 _MONTHS = (
@@ -317,7 +317,11 @@ def _node_row(node: Node, wanted: _Wanted) -> tuple[tuple[Any, ...], tuple[str, 
         node.title,
         node.body,
         said,
-        " ".join(tag.replace("/", " ").replace("_", " ") for tag in node.tags),
+        " ".join(
+            TAG_WORD_PREFIX + word
+            for tag in node.tags
+            for word in tag.replace("/", " ").replace("_", " ").split()
+        ),
         " ".join(dict.fromkeys(names)),
         _date_words(node.timestamp),
         context,

@@ -171,7 +171,8 @@ def _search(db: sqlite3.Connection, query: str, k: int) -> list[Hit]:
         return []
     found: list[tuple[int, float]] = []
     if terms:
-        match = " OR ".join(f'"{term}"' for term in terms)
+        # A word is looked for in the text and, with its prefix, in the tags (see TAG_WORD_PREFIX).
+        match = " OR ".join(f'"{term}" OR "{schema.TAG_WORD_PREFIX}{term}"' for term in terms)
         weights = ", ".join(map(str, schema.WEIGHTS))
         found = db.execute(
             f"SELECT rowid, bm25(node_text, {weights}) AS rank FROM node_text WHERE node_text MATCH ?"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 INDEX_FILE = ".kgvault/state/search.sqlite"
 """Where the index lives, relative to the vault: machine-local state, never compared byte for byte."""
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The index's `PRAGMA user_version`, bumped whenever a table or the indexed text changes: an index
 of another version is rebuilt by the next build, and read by no query."""
 
@@ -19,6 +19,10 @@ TEXT_COLUMNS = ("title", "body", "said", "tags", "names", "dates", "context")
 timestamp in words ("7 May 2023"); `context` what it needs to be found but does not say, such as
 the question a turn answers: it is searched, never cited.
 """
+TAG_WORD_PREFIX = "kgtag"
+"""Glued to each word of a node's tags in the index (`kgtagprinting`), and to each query word looked
+for in them: a tag on most nodes ("3d_printing") would otherwise make its words worthless everywhere,
+since BM25 weighs a word by how few nodes hold it in any column."""
 WEIGHTS = (2.0, 1.0, 1.0, 1.5, 1.0, 1.0, 0.6)
 """BM25 weight of each column, in TEXT_COLUMNS order: the title counts most, context least."""
 
