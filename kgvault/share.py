@@ -8,6 +8,7 @@ tree then list only what remains. `check --max-sensitivity` proves the result.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -91,20 +92,33 @@ class _Tainted:
 
     def __init__(self, evidence: Iterable[Evidence]) -> None:
         self.lines: dict[str, list[tuple[int, int]]] = {}
-        self.pointers: set[tuple[str, str]] = set()
+        self.pointers: dict[str, set[str]] = {}
         for e in evidence:
             if e.pointer is not None:
-                self.pointers.add((e.path, e.pointer))
+                self.pointers.setdefault(e.path, set()).add(_pointer_chunk(e.pointer))
             else:
                 self.lines.setdefault(e.path, []).append((e.line_start, e.line_end))
 
     def holds(self, evidence: Evidence) -> bool:
-        if evidence.pointer is not None and (evidence.path, evidence.pointer) in self.pointers:
-            return True
+        if evidence.pointer is not None:
+            tainted = self.pointers.get(evidence.path, ())
+            if any(evidence.pointer == p or evidence.pointer.startswith(p + "/") for p in tainted):
+                return True
         return any(
             start <= evidence.line_end and evidence.line_start <= end
             for start, end in self.lines.get(evidence.path, ())
         )
+
+
+_DRAFT_NODE = re.compile(r"^(?P<draft>(?:/\d+)?)/nodes/\d+$")
+
+
+def _pointer_chunk(pointer: str) -> str:
+    """What a left-out node's JSON pointer taints, as a chunk of a note would: a kgvault draft's
+    node its whole draft (`/1/nodes/0` → `/1`, whose entities and relations it gave), any other
+    item itself and what lies under it (a Mnemon insight `/insights/0` and its `/entities/…`)."""
+    found = _DRAFT_NODE.match(pointer)
+    return found.group("draft") if found else pointer
 
 
 def _without(node: Node, out: set[str], entity_ids: set[str]) -> Node:

@@ -69,3 +69,36 @@ def test_max_sensitivity_public_leaves_out_private_and_confidential_and_what_the
     )
     assert result.exit_code == 1
     assert all("above public" in p["message"] for p in json.loads(result.stdout))
+
+
+def test_a_left_out_draft_item_takes_what_it_named_with_it(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    key = "sk-ant-api03-Q8mZr2LkP9vX4tY7wN1cB6hJ3dF5gS0aE8uI2oK4"
+    insight = {
+        "content": f"Chose Zephyrion over Milvus; the Zephyrion API key is {key}.",
+        "category": "decision",
+        "importance": 5,
+        "entities": ["Zephyrion", "Project Nightjar"],
+        "created_at": "2024-03-15T09:30:00Z",
+    }
+    (notes / "memory_draft.json").write_text(
+        json.dumps({"schema_version": "1", "insights": [insight]}), "utf-8"
+    )
+    agent = {
+        "schema_version": "kgvault.draft/1",
+        "nodes": [
+            {"memory_layer": "semantic", "type": "fact", "title": "Deploy key", "body": f"The key is {key}."}
+        ],
+        "entities": [{"name": "Atlas"}, {"name": "Redis"}],
+        "relations": [
+            {"subject": "Atlas", "predicate": "uses", "label": "uses", "object": "Redis", "confidence": 0.9}
+        ],
+    }
+    (notes / "agent.json").write_text(json.dumps(agent), "utf-8")
+    vault = tmp_path / "public"
+    run_build(notes, vault, "--max-sensitivity", "public")
+    # Each node was confidential (a key), so what only it named or related is not shared either.
+    assert not (vault / "entities").exists() or list((vault / "entities").glob("*.md")) == []
+    assert (vault / "relations.jsonl").read_text("utf-8") == ""
+    assert check_vault(vault, max_sensitivity="public") == []
