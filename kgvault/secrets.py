@@ -74,18 +74,31 @@ _PRIVATE_KEY = re.compile(
     r"(?: BLOCK)?-----|\Z)",
     re.DOTALL,
 )
+_PASSWORD_WORDS = r"(?:password|passwd|passphrase|pwd|pw|passwort|kennwort|contraseña|mot[ ]de[ ]passe|mdp)"
 _PASSWORD = re.compile(
-    r"""(?ix)
-    (?=[pcm])
-    (?<![\w-])(?:password|passwd|passphrase|pwd|passwort|contraseña|mot[ ]de[ ]passe|mdp)["']?
-    [ \t]*(?:[:=]|\bis\b|\best\b)[ \t]*
+    rf"""(?ix)
+    (?=[pcmk])
+    (?<![A-Za-z0-9-]){_PASSWORD_WORDS}["']?
+    [ \t]*(?:[:=]|\bis\b|\best\b|\bist\b|\bes\b)[ \t]*
     (?P<value>"[^"\n]+"|'[^'\n]+'|[^\s,;]+)
+    """
+)
+# "the password for the router is …", "the password was …": prose whose value must look like one
+# (a digit or a sign in it), so "the password was reset" keeps its word.
+_PASSWORD_PROSE = re.compile(
+    rf"""(?ix)
+    (?=[pcmk])
+    (?<![A-Za-z0-9-]){_PASSWORD_WORDS}
+    (?:[ \t]+(?:for|to|of|für|de|pour)[ \t]+[^:=\n]{{1,40}}?[ \t]*(?:[:=]|\bis\b|\bist\b|\bes\b|\best\b)
+      |[ \t]+(?:was|war|era|était)\b)
+    [ \t]*
+    (?P<value>(?=[^\s,;]*[\d!@#$%^&*()+=?<>{{}}\[\]|~])[^\s,;]{{4,}})
     """
 )
 _CREDENTIAL = re.compile(
     r"""(?ix)
     (?=[ascb])
-    (?<![\w-])(?:api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|bearer)["']?
+    (?<![A-Za-z0-9-])(?:api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|bearer)["']?
     [ \t]*[:=\s][ \t]*
     (?P<value>"[^"\n]{8,}"|'[^'\n]{8,}'|[A-Za-z0-9_./+=-]{16,})
     """
@@ -159,7 +172,7 @@ CamelCase names, paths and slugs: 0.2 to 0.4)."""
 _TOKEN_HINTS = ("sk-", "AKIA", "ASIA", "xox", "AIza", "eyJ")
 _UNDERSCORE_TOKEN_HINTS = ("_live_", "_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
 """The token hints that hold `_`, which prose seldom does: one test for it spares most of these."""
-_PASSWORD_HINTS = ("pass", "pwd", "mdp", "mot de passe", "contraseña")
+_PASSWORD_HINTS = ("pass", "pwd", "pw", "mdp", "mot de passe", "contraseña", "kennwort")
 _CREDENTIAL_HINTS = ("key", "token", "secret", "bearer")
 
 
@@ -228,7 +241,8 @@ def _private_key_spans(text: str) -> list[_Span]:
 
 
 def _password_spans(text: str) -> list[_Span]:
-    return [(m.start("value"), m.end("value"), "password", "…") for m in _PASSWORD.finditer(text)]
+    found = [*_PASSWORD.finditer(text), *_PASSWORD_PROSE.finditer(text)]
+    return sorted({(m.start("value"), m.end("value"), "password", "…") for m in found})
 
 
 def _credential_spans(text: str) -> list[_Span]:

@@ -62,6 +62,32 @@ def test_password_values_are_masked_whole(text: str) -> None:
     assert kinds == ("password",)
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("POSTGRES_PASSWORD=Xq7!pL2mR9", "Xq7!pL2mR9"),
+        ("DB_PASSWORD: s3cr3tValue", "s3cr3tValue"),
+        ("Das Passwort ist Kl9#vT2q", "Kl9#vT2q"),
+        ("Kennwort: Brezel2024!", "Brezel2024!"),
+        ("La contraseña es Sol9!luna", "Sol9!luna"),
+        ("The password for the router is Tr0ub4dor&3", "Tr0ub4dor&3"),
+        ("the password was Hunter2!x", "Hunter2!x"),
+        ("wifi pw: Summ3r!2024", "Summ3r!2024"),
+        ("DD_API_KEY=abcdef0123456789abcdef0123456789", "abcdef0123456789abcdef"),
+    ],
+)
+def test_passwords_in_variables_other_languages_and_prose_are_masked(text: str, value: str) -> None:
+    masked, kinds = mask_secrets(text)
+    assert value not in masked and kinds
+
+
+@pytest.mark.parametrize(
+    "text", ["The password was reset yesterday.", "passwords are hard", "I typed the pw wrong."]
+)
+def test_prose_about_a_password_keeps_its_words(text: str) -> None:
+    assert mask_secrets(text) == (text, ())
+
+
 def test_email_keeps_its_first_letter_and_domain() -> None:
     assert mask_secrets("write to dana.kim@example.com today") == (
         "write to d…@example.com today",
