@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from functools import lru_cache
 
+from kgvault.secrets import mask_secrets
+
 MAX_NAME_BYTES = 200
 MAX_NODE_ID_CHARS = 80
 RESERVED_IDS = frozenset({"index", "ontology"})
@@ -273,7 +275,7 @@ def note_aliases(meta: Mapping[str, object]) -> tuple[str, ...]:
         link = _WHOLE_WIKILINK.match(text.strip())
         if link is not None:
             text = link["display"] or link["target"].partition("#")[0].rsplit("/", 1)[-1]
-        text = " ".join(text.split())
+        text = mask_secrets(" ".join(text.split()))[0]  # a name is copied everywhere: never a secret
         if text:
             found.append(text)
     return tuple(found)

@@ -29,6 +29,7 @@ from kgvault.conversations.transcript import participants, read_turns, session_t
 from kgvault.dates import date_in_filename, parse_date_value
 from kgvault.layout import DRAFTS_DIR
 from kgvault.records import Problem, Source, SourceKind
+from kgvault.secrets import mask_secrets
 
 try:
     from yaml import CSafeLoader as _SafeLoader
@@ -510,7 +511,7 @@ def _note_source(
         id=rel_path,
         path=rel_path,
         kind="transcript" if names else kind,
-        title=title or stem,
+        title=title or mask_secrets(stem)[0],
         meta=meta,
         reference_time=reference_time,
         text=text,
@@ -525,10 +526,11 @@ def _note_title(meta: dict[str, Any]) -> str | None:
     """The title the frontmatter gives: `title`, else a `name` (Dataview notes name their thing so:
     `name: Ghoulish Cravings` in `ghoulish-cravings.md`), when it is one line of text and no link."""
     title, name = meta.get("title"), meta.get("name")
+    # A title names pages, links and entities everywhere: a secret in it is masked as in any text.
     if isinstance(title, str) and title.strip():
-        return title.strip()
+        return mask_secrets(title.strip())[0]
     if isinstance(name, str) and name.strip() and "\n" not in name.strip() and "[[" not in name:
-        return name.strip()[:200]
+        return mask_secrets(name.strip()[:200])[0]
     return None
 
 
@@ -642,7 +644,7 @@ def _conversation_source(rel_path: str, stem: str, conversation: Conversation) -
         id=f"{rel_path}#{pointer}" if pointer is not None else rel_path,
         path=f"{rel_path}#{pointer}" if pointer is not None else rel_path,
         kind="chat",
-        title=conversation.title or (f"{stem} {pointer}" if pointer is not None else stem),
+        title=mask_secrets(conversation.title or (f"{stem} {pointer}" if pointer is not None else stem))[0],
         meta={},
         reference_time=started.date() if started else date_in_filename(stem),
         text=conversation.text,

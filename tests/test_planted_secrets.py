@@ -359,3 +359,39 @@ def test_secrets_in_draft_files_are_masked_in_builds_and_imports(tmp_path: Path)
     pages = {rel: data.decode() for rel, data in files.items() if rel.startswith("semantic/")}
     masked = [page for page in pages.values() if key.mask in page or token.mask in page]  # type: ignore[operator]
     assert len(masked) == 2 and all(_sensitivity(page) == "confidential" for page in masked)
+
+
+def test_secrets_in_titles_and_aliases_are_masked(tmp_path: Path) -> None:
+    key, token = (next(p for p in PLANTED if p.name == n) for n in ("stripe_key", "openai_key"))
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "deploy.md").write_text(
+        f"---\ntitle: Rotated key {token.value} for Atlas\naliases: [{key.value}, Deploy keys]\n---\n"
+        "[[Atlas]] uses [[Redis]].\n",
+        "utf-8",
+    )
+    conversation = {
+        "title": f"debug {token.value}",
+        "create_time": 1683540000.0,
+        "current_node": "a",
+        "mapping": {
+            "u": {"id": "u", "parent": None, "children": ["a"], "message": None},
+            "a": {
+                "id": "a",
+                "parent": "u",
+                "children": [],
+                "message": {
+                    "author": {"role": "user"},
+                    "create_time": 1683540005.0,
+                    "content": {"content_type": "text", "parts": ["I adopted a cat named Miso yesterday."]},
+                },
+            },
+        },
+    }
+    (notes / "conversations.json").write_text(json.dumps([conversation]), "utf-8")
+    vault = tmp_path / "vault"
+    run_build(notes, vault)
+    files = _files(vault)
+    names = {rel: rel.encode() for rel in files}  # file names count too
+    for planted in (key, token):
+        assert _leaks({**files, **names}, planted.secret) == {}, planted.name
