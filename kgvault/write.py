@@ -116,6 +116,11 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _file_digest(text: str) -> str:
+    """Hex digest of a file's text as read, bytes that are not UTF-8 included (surrogateescape)."""
+    return hashlib.sha256(_encode(text)).hexdigest()
+
+
 def split_page(path: str, text: str) -> tuple[str, str] | None:
     """Split a page into its generated part (through the marker line) and the user's part.
 
@@ -442,6 +447,9 @@ class _VaultWrite:
         self.known_digest: Callable[[str], str | None] | None = getattr(pages, "known_digest", None)
         self.result = WriteResult()
         self.new_manifest: dict[str, str] = {}
+        self.read_as: dict[str, tuple[str, str, int]] = {}
+        """Pages to rewrite as they were read: their digest, their generated part's, and how many
+        bytes the user's part kept from them takes (see `_as_now`)."""
         self.orphans = read_manifest(vault, ORPHANS)
         self.new_orphans: dict[str, str] = {}
         self.created: set[str] = set()
@@ -502,6 +510,9 @@ class _VaultWrite:
             result.unchanged.append(path)
         else:
             writes.add(path, new_text)
+            old = split_page(path, existing)
+            if old is not None and old[1] == user_part:
+                self.read_as[path] = (_file_digest(existing), _file_digest(old[0]), len(_encode(user_part)))
 
     def _reclaim(self, path: str, existing: str, generated: str, writes: _PendingWrites) -> bool:
         """Take back a page orphaned by an earlier build whose source is back (a branch switched back,
@@ -546,7 +557,7 @@ class _VaultWrite:
     def _back_up(self, path: str, target: str, existing: str) -> None:
         """Copy a file about to be overwritten to the backup folder: one copy per distinct content."""
         if not self.dry_run:
-            backup = self.vault / BACKUP_DIR / f"{path}.{sha256(existing)[:12]}"
+            backup = self.vault / BACKUP_DIR / f"{path}.{_file_digest(existing)[:12]}"
             backup.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(target, backup)
 
@@ -608,7 +619,10 @@ class _VaultWrite:
             return
         if writes or result.removed:
             self._record_pending()
-        for path, data in writes:
+        for path, page in writes:
+            data = self._as_now(path, page) if path in self.read_as else page
+            if data is None:
+                continue
             try:
                 atomic_write(os.path.join(self.root, path), data, new=path in self.created)
             except OSError as error:
@@ -618,6 +632,20 @@ class _VaultWrite:
                 self.new_manifest.pop(path, None)
             else:
                 result.written.append(path)
+
+    def _as_now(self, path: str, data: bytes) -> bytes | None:
+        """The page to write, with what the user wrote below the marker since it was read (an editor
+        saving while a rebuild runs); None, and the page kept, when they edited its generated part."""
+        was, generated_was, user_bytes = self.read_as[path]
+        now = _read_text(os.path.join(self.root, path))
+        if now is None or _file_digest(now) == was:
+            return data
+        parts = split_page(path, now)
+        if parts is not None and _file_digest(parts[0]) == generated_was:
+            return data[: len(data) - user_bytes] + _encode(parts[1])
+        self._keep(path, "edited while this build wrote the vault; left as it is (the next build updates it)")
+        self.new_manifest[path] = self.old_manifest.get(path, min(self.owned[path]))
+        return None
 
     def _record_pending(self) -> None:
         """Record every hash about to be written before writing, so a build killed half-way is finished

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kgvault.layout import MARKER
 
 from .conftest import run_build
@@ -95,3 +97,30 @@ def test_a_page_orphaned_while_its_note_was_away_is_taken_back_when_the_note_ret
     assert not (vault / ".kgvault" / "orphans.json").exists() or "voyages-lyon" not in (
         vault / ".kgvault" / "orphans.json"
     ).read_text("utf-8")
+
+
+def test_words_written_below_the_marker_while_a_build_writes_are_kept(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kgvault.write
+
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    page = vault / "sources" / "daily-2025-06-24-summary.md"
+    page.write_text(page.read_text("utf-8") + "Read before the build.\n", "utf-8")
+    flush = kgvault.write._VaultWrite.flush
+
+    def editor_saves_meanwhile(self: kgvault.write._VaultWrite, writes: kgvault.write._PendingWrites) -> None:
+        if page.exists():  # the page was read and decided; an editor saves it before it is written
+            page.write_text(page.read_text("utf-8") + "Saved during the build.\n", "utf-8")
+        flush(self, writes)
+
+    monkeypatch.setattr(kgvault.write._VaultWrite, "flush", editor_saves_meanwhile)
+    with (sample_copy / "daily" / "2025-06-24.md").open("a", encoding="utf-8") as note:
+        note.write("\nSwitched the Voron to a new toolhead.\n")
+    run_build(sample_copy, vault)
+    text = page.read_text("utf-8")
+    assert "new toolhead" in text  # the build's update went in
+    assert text.endswith(
+        f"{MARKER}\nRead before the build.\nSaved during the build.\n"
+    )  # and both words stay
