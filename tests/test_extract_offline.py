@@ -724,15 +724,20 @@ def test_frontmatter_links_become_relations_from_the_note() -> None:
     assert {r.confidence for r in draft.relations} == {0.9}
 
 
+def frontmatter_relations(text: str) -> set[tuple[str, str]]:
+    """(predicate, object) of each relation a note's frontmatter block gives."""
+    source = make_source(text, title="Voron")
+    draft = extract_chunk(make_chunk(text, source, kind="frontmatter"), source).draft
+    return {(r.predicate, r.object) for r in draft.relations}
+
+
 def test_a_frontmatter_link_is_related_by_its_own_key() -> None:
     text = (
         '---\nuses: "[[Klipper]]"\n"": "[[Empty]]"\nmeta:\n  author: "[[Ann Lee]]"\n'
         'people:\n  - "[[Bo Chen]]"\n"weird:key": "[[Linux]]"\n---'
     )
-    source = make_source(text, title="Voron")
-    draft = extract_chunk(make_chunk(text, source, kind="frontmatter"), source).draft
     # The empty key relates nothing (it used to take the key above it); a nested key names its value.
-    assert {(r.predicate, r.object) for r in draft.relations} == {
+    assert frontmatter_relations(text) == {
         ("uses", "Klipper"),
         ("author", "Ann Lee"),
         ("people", "Bo Chen"),
@@ -746,11 +751,9 @@ def test_a_value_over_several_lines_holds_no_keys_and_a_block_of_text_relates_no
         "  On a save: nothing.\nsummary: Runs [[Klipper]] and\n  also: [[Marlin]]\n"
         'parent:\n  author: "[[Ann Lee]]"\n---'
     )
-    source = make_source(text, title="Telepathic Demand")
-    draft = extract_chunk(make_chunk(text, source, kind="frontmatter"), source).draft
     # No key read from the text of `description`, nor from the plain value that goes on; a nested
     # mapping under an empty key still names its value.
-    assert {(r.predicate, r.object) for r in draft.relations} == {
+    assert frontmatter_relations(text) == {
         ("summary", "Klipper"),
         ("summary", "Marlin"),
         ("author", "Ann Lee"),
