@@ -200,7 +200,7 @@ def watch(
     # Watching starts before the first build, so a change made while it runs is not missed.
     events = _Events(*watched)
     try:
-        started = _rebuild(load, [], memory)
+        started = _rebuild(load, [], memory, say=say)
         say(started.line())
         # Wait out the whole debounce, then build, after a rebuild the notes outran or a long one.
         careful = started.milliseconds > EARLY_START_UNDER * 1000
@@ -215,7 +215,7 @@ def watch(
                 events.paths.add("anything changed meanwhile")
                 careful = True
             gate = None if careful else _Gate(events, debounce, stop)
-            rebuild = _rebuild(load, sorted(events.paths), memory, gate)
+            rebuild = _rebuild(load, sorted(events.paths), memory, gate, say)
             careful = rebuild.superseded or rebuild.milliseconds > EARLY_START_UNDER * 1000
             if not rebuild.superseded:
                 events.take()
@@ -248,8 +248,10 @@ def _rebuild(
     changed: list[str],
     memory: BuildMemory | None = None,
     gate: Callable[[], bool] | None = None,
+    say: Say | None = None,
 ) -> Rebuild:
-    """Run one build and say what it did; any error is reported, never raised."""
+    """Run one build and say what it did; any error is reported, never raised. `say` hears when it
+    waits for another kgvault writing the vault."""
     from kgvault.build import BuildError, Superseded, build
     from kgvault.config import ConfigError
     from kgvault.lock import VaultBusyError
@@ -259,7 +261,8 @@ def _rebuild(
     rebuild = Rebuild(changed)
     try:
         # A `kgvault build` of the same vault may be running: let it finish first.
-        report = build(load(), wait=WAIT_FOR_OTHERS, memory=memory, gate=gate)
+        told = (lambda what: say(f"{time.strftime('%H:%M:%S')} {what}")) if say is not None else None
+        report = build(load(), wait=WAIT_FOR_OTHERS, on_wait=told, memory=memory, gate=gate)
     except Superseded:
         rebuild.superseded = True
         return rebuild

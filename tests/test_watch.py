@@ -536,3 +536,30 @@ def test_a_build_stopped_at_its_gate_leaves_no_plan_the_next_build_trusts(tmp_pa
     build(load_settings(notes, vault=vault), memory=memory)
     run_build(notes, clean)
     assert tree_bytes(vault) == tree_bytes(clean)
+
+
+def test_a_rebuild_waiting_for_another_writer_says_so(watched: tuple[Path, Path, BuildMemory]) -> None:
+    from kgvault.lock import vault_lock
+
+    notes, vault, memory = watched
+    said: list[str] = []
+    with vault_lock(vault):  # another kgvault writes the vault
+        (notes / "daily" / "2025-06-24.md").write_text("Fixed the zq widget today.\n", "utf-8")
+        release = threading.Event()
+        holder = threading.Thread(target=release.wait, args=(5,))
+        holder.start()
+        rebuild = threading.Thread(
+            target=lambda: said.append(
+                watch_module._rebuild(
+                    lambda: load_settings(notes, vault=vault), ["x"], memory, say=said.append
+                ).line()
+            )
+        )
+        rebuild.start()
+        deadline = time.monotonic() + 10
+        while not any("waiting for" in line for line in said) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        release.set()
+        holder.join()
+    rebuild.join(30)
+    assert any("waiting for" in line and "to finish writing" in line for line in said), said
