@@ -84,8 +84,9 @@ def apply_time(
         slot = _slot(assertion.key, entity_titles, functional)
         if slot is not None and assertion.valid_at is not None:
             slots[slot].append(assertion)
-    asserting = _asserting_nodes(nodes, [a for members in slots.values() for a in members])
-    spans = _spans(nodes, [a for members in slots.values() for a in members], asserting)
+    dated = [a for members in slots.values() for a in members]
+    asserting = _asserting_nodes(nodes, dated)
+    spans = _spans(nodes, dated, asserting)
 
     last_run: dict[RelationKey, _Run] = {}
     run_of: dict[tuple[RelationKey, date], _Run] = {}

@@ -164,6 +164,7 @@ def _search(db: sqlite3.Connection, query: str, k: int) -> list[Hit]:
     if k <= 0:
         return []
     times = _times(db, query)
+    spans = [(first, last) for first, last, _, _ in times]
     # The words of a time ("last month") are no words to look for: the time brings its own nodes.
     words = "".join(" " if any(t[2] <= i < t[3] for t in times) else c for i, c in enumerate(query))
     terms = query_terms(words if times else query)
@@ -186,13 +187,12 @@ def _search(db: sqlite3.Connection, query: str, k: int) -> list[Hit]:
         # above every node of another time (a twentieth over the best match sees to it).
         floor = max(max(bm25.values(), default=0.0) * 1.05, 1.0)
         bm25 = {rowid: score + floor for rowid, score in bm25.items()}
-        spans = [(first, last) for first, last, _, _ in times]
         for rowid in _dated_within(db, spans, max(CANDIDATES, 20 * k)):
             bm25.setdefault(rowid, floor)
     if not bm25:
         return []
     nodes = _rows(db, "rowid", list(bm25))
-    boosts = _Boosts(db, query, [node["id"] for node in nodes.values()])
+    boosts = _Boosts(db, query, [node["id"] for node in nodes.values()], spans)
     scores = {node["id"]: bm25[node["rowid"]] * boosts.multiplier(node) for node in nodes.values()}
     by_id = {node["id"]: node for node in nodes.values()}
     _below_successors(db, scores, by_id)
@@ -210,7 +210,9 @@ def query_terms(query: str) -> list[str]:
 class _Boosts:
     """What a query names, computed once per query: entities, their neighbours, times, a "when"."""
 
-    def __init__(self, db: sqlite3.Connection, query: str, candidates: list[str]) -> None:
+    def __init__(
+        self, db: sqlite3.Connection, query: str, candidates: list[str], spans: list[tuple[str, str]]
+    ) -> None:
         keys = _ngrams(name_key(query).split()[: _MOST_TERMS * 2], _LONGEST_NAME)
         named = _column(db, "SELECT entity_id FROM names WHERE name IN ({})", keys)
         self.speakers = _column(db, "SELECT speaker FROM nodes WHERE speaker IN ({})", keys)
@@ -222,7 +224,8 @@ class _Boosts:
         )
         self.linked = {node_id for node_id, entity_id in links if entity_id in named}
         self.near = {node_id for node_id, entity_id in links if entity_id in near}
-        self.spans = _time_spans(db, query)
+        self.spans = spans
+        """The days the query's times cover, as ISO (first, last) (see `_times`)."""
         self.when = bool(_WHEN.search(query))
 
     def multiplier(self, node: dict[str, Any]) -> float:
@@ -238,11 +241,6 @@ class _Boosts:
         if self.when and node["timestamp"]:
             factor += WHEN_BOOST if node["stated_time"] else WHEN_BOOST / 2
         return factor
-
-
-def _time_spans(db: sqlite3.Connection, query: str) -> list[tuple[str, str]]:
-    """The days the query's time expressions cover, as ISO (first, last)."""
-    return [(first, last) for first, last, _, _ in _times(db, query)]
 
 
 def _times(db: sqlite3.Connection, query: str) -> list[tuple[str, str, int, int]]:
