@@ -267,10 +267,11 @@ def _ago(match: re.Match[str], today: date | None) -> _Span | None:
 
 
 def _ahead(match: re.Match[str], today: date | None) -> _Span | None:
-    """in N days/weeks/months/years."""
-    if today is None:
+    """in N days/weeks/months/years; "in a day" is an idiom ("Rome wasn't built in a day"), no date."""
+    unit = match["ahead_unit"].lower()
+    if today is None or (unit == "day" and match["ahead_n"].lower() in ("a", "an")):
         return None
-    return _shifted(today, _count(match["ahead_n"]), match["ahead_unit"].lower())
+    return _shifted(today, _count(match["ahead_n"]), unit)
 
 
 def _around(match: re.Match[str], today: date | None) -> _Span | None:
@@ -356,7 +357,8 @@ def dated_title(title: str, times: list[When]) -> str:
             continue
         before = title[written : time.start]
         phrase = time.phrase()
-        if _LEADING_PREPOSITION.search(before):
+        if _LEADING_PREPOSITION.search(before) or title[time.end : time.end + 2] in ("'s", "’s"):
+            # "since last week" → "since the week of …"; "tomorrow's opening" → "5 March 2024's opening"
             phrase = _PHRASE_PREPOSITION.sub("", phrase)
         elif not (pieces or before.strip()):
             phrase = phrase[0].upper() + phrase[1:]  # it opens the sentence

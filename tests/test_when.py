@@ -320,3 +320,15 @@ def test_dated_title_names_the_date_in_place_of_the_words(title: str, expected: 
 def test_short_weekday_names_after_last_this_next(text: str, expected: tuple[str, date] | None) -> None:
     found = find_times(text, date(2023, 5, 10))  # a Wednesday
     assert [(w.text, w.first) for w in found] == ([expected] if expected else [])
+
+
+def test_in_a_day_is_an_idiom_and_in_two_days_a_date() -> None:
+    monday = date(2024, 3, 4)
+    assert find_times("Rome wasn't built in a day, keep pushing!", monday) == []
+    assert [w.first for w in find_times("Done in two days.", monday)] == [date(2024, 3, 6)]
+
+
+def test_a_possessive_time_reads_as_a_date_in_the_title() -> None:
+    text = "Can't wait for tomorrow's grand opening!"
+    times = find_times(text, date(2024, 3, 4))
+    assert dated_title(text, times) == "Can't wait for 5 March 2024's grand opening!"

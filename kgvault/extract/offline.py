@@ -36,6 +36,7 @@ from kgvault.extract.patterns import (
     PLACEHOLDER_RE,
     PatternHit,
     clean_name,
+    is_asserted,
     match_verb_patterns,
 )
 from kgvault.names import is_word_char, note_aliases, spell_symbols
@@ -52,8 +53,6 @@ FIELD_CONFIDENCE = 0.9
 """Explicit relations: frontmatter links, inline fields, relation items."""
 PATTERN_CONFIDENCE = 0.75
 """Relations read from prose with the verb-pattern table."""
-HEDGED_CONFIDENCE = 0.6
-"""Any relation stated under a hedge ("maybe", "I think")."""
 
 
 def _word_set(words: str) -> frozenset[str]:
@@ -153,6 +152,25 @@ _CATEGORY_TYPES: dict[str, str] = {
     "events": "event", "products": "product", "software": "software", "tools": "software",
 }  # fmt: skip
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
+_KIND_TYPES: dict[str, str] = {
+    **_CATEGORY_TYPES,
+    "contact": "person", "contacts": "person", "npc": "person", "character": "person",
+    "company": "organization", "organization": "organization", "organisation": "organization",
+    "org": "organization", "team": "organization", "faction": "organization", "group": "organization",
+    "place": "place", "location": "place", "city": "place", "country": "place", "region": "place",
+    "project": "project", "tool": "software", "app": "software", "library": "software",
+    "framework": "software", "product": "product", "device": "product", "hardware": "product",
+    "book": "book", "movie": "movie", "film": "movie", "show": "show", "series": "show", "event": "event",
+    "concept": "concept", "topic": "concept", "idea": "concept", "game": "game", "podcast": "podcast",
+    "article": "article", "paper": "paper", "album": "album", "song": "song", "recipe": "recipe",
+    "course": "course", "plant": "plant", "animal": "animal", "pet": "animal", "creature": "creature",
+    "monster": "creature", "deity": "deity", "item": "item", "vehicle": "vehicle", "language": "language",
+    "service": "service", "website": "website", "restaurant": "place", "shop": "place", "store": "place",
+    "meeting": "meeting", "trip": "trip", "conference": "event", "workshop": "event",
+}  # fmt: skip
+"""What a note's `type:` may say that is a kind of thing: a note's `type` is as often what kind of
+page the note is (`daily`, `moc`, `note`) or a field of a game's rules (`type: save` on a spell) as what its
+subject is, so only these words type its entity; `entity_type:` is taken as it is written."""
 
 # -- wording ------------------------------------------------------------------------------------
 
@@ -253,6 +271,11 @@ _STATE_FIRST_PERSON = _Keywords(
 )
 # "has lived", "have used", "'ve been": with "since <date>" a state that still holds, no past event.
 _PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
+_TARGET_BEFORE = re.compile(
+    r"(?i)\b(?:to|until|till|til|by|before|due|deadline|postponed|pushed|moved|rescheduled|jusqu['’]au|avant)"
+    r"\s+(?:the\s+|on\s+|le\s+)?$"
+)
+"""The words before a date that say it is a target: "to April 15", "until Friday", "due 3 May"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
 _HEDGE = _Keywords(
     "maybe perhaps probably possibly might may think guess believe suppose sure unsure seem seems apparently"
@@ -595,12 +618,36 @@ def _cut_at_word(text: str, limit: int, *, ellipsis: bool) -> str:
 
 
 def _visible_lines(lines: list[str]) -> list[str | None]:
-    """Hide what is never mined: fenced code, `$$` math, `%%` and `<!-- -->` comments (None = hidden)."""
+    """Hide what is never mined: fenced and indented code, `$$` math, `%%` and `<!-- -->` comments
+    (None = hidden); a line's block id (` ^id`) is no part of what it says."""
     out: list[str | None] = []
     fence: str | None = None
     comment: str | None = None
     math = False
+    indented = False  # in an indented code block
+    in_list = False  # after a list item: indented lines continue it, they are no code
+    blank_before = True
     for line in lines:
+        if fence is None and comment is None and not math:
+            depth = _indent(line)
+            if not line.strip():
+                if indented:
+                    out.append(None)
+                    continue
+            elif indented and depth >= 4:
+                out.append(None)
+                continue
+            elif depth >= 4 and blank_before and not in_list:
+                indented = True  # CommonMark: four spaces after a blank line, outside a list, are code
+                out.append(None)
+                continue
+            else:
+                indented = False
+                if depth < 4:
+                    in_list = _LIST_ITEM.match(line) is not None
+            blank_before = not line.strip()
+        if _BLOCK_ID.search(line):
+            line = _BLOCK_ID.sub("", line)
         if fence is not None:
             stripped = line.strip()
             if stripped.startswith(fence) and not stripped.strip(fence[0]):
@@ -639,6 +686,23 @@ def _visible_lines(lines: list[str]) -> list[str | None]:
         visible = "".join(pieces)
         out.append(visible if visible.strip() else None)
     return out
+
+
+def _indent(line: str) -> int:
+    """How far a line is indented, a tab counting as four columns."""
+    width = 0
+    for char in line:
+        if char == " ":
+            width += 1
+        elif char == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_BLOCK_ID = re.compile(r"[ \t]\^[A-Za-z0-9_-]+[ \t]*$")
 
 
 @dataclass(slots=True)
@@ -1126,8 +1190,14 @@ class _ChunkReader:
             if isinstance(value, list) and len(value) == 1:
                 value = value[0]
             if isinstance(value, str):
-                candidate = re.sub(r"[\s-]+", "_", value.strip().lower())
-                if _SNAKE.match(candidate) and len(candidate) <= 30:
+                link = _WIKILINK.search(value)  # `type: "[[People]]"`, as categories are written
+                word = link.group("body").split("|")[0] if link else value
+                candidate = re.sub(r"[\s-]+", "_", word.strip().lower())
+                if key == "type":
+                    kind = _KIND_TYPES.get(candidate)
+                    if kind is not None:
+                        return kind
+                elif _SNAKE.match(candidate) and len(candidate) <= 30:
                     return candidate
         categories = self.meta.get("categories")
         for value in categories if isinstance(categories, list) else [categories]:
@@ -1277,7 +1347,7 @@ class _ChunkReader:
             return "structural: code or comments only"
         if all(block.kind == "heading" for block in blocks):
             return "structural: heading only"
-        for reason in ("small talk", "navigation", "quoted", "too short", "no statement"):
+        for reason in ("small talk", "navigation", "quoted", "question", "too short", "no statement"):
             if self.reasons[reason]:
                 return reason
         return "structural"
@@ -1468,13 +1538,16 @@ class _ChunkReader:
             dates = find_dates(inline.title, self.chunk.reference_time, languages=self.date_languages)
             if not dates and self.language == "en":
                 dates = self._relative_days(inline.title)
-        node_date = dates[0][2] if dates else self._chunk_date()
+        # "Postponed the launch to April 15": a date something is moved to, or due by, is not when
+        # the sentence's event happened; the note's date is.
+        happened = [d for d in dates if not _TARGET_BEFORE.search(inline.title[max(0, d[0] - 24) : d[0]])]
+        node_date = happened[0][2] if happened else self._chunk_date()
         secret = self.heading_secret or (
             self.secrets
             and (bool(find_secrets(candidate.text)) or any(v in candidate.text for v in self.values))
         )
 
-        relations = self._pattern_relations(inline, candidate, wording, node_date)
+        relations = self._pattern_relations(inline, candidate, wording, node_date, dated_here=bool(dates))
         for subject, _predicate, object_name, _functional in relations:
             names.extend((subject, object_name))
         outcome = self._classify(inline, candidate, wording, dates, relations, secret, node_date)
@@ -1495,12 +1568,27 @@ class _ChunkReader:
         self._node(inline, candidate, outcome, confidence, node_date, names, secret)
 
     def _pattern_relations(
-        self, inline: _Inline, candidate: _Candidate, wording: _Wording, node_date: date | None
+        self,
+        inline: _Inline,
+        candidate: _Candidate,
+        wording: _Wording,
+        node_date: date | None,
+        *,
+        dated_here: bool,
     ) -> list[tuple[str, str, str, bool]]:
-        """Record what the verb-pattern table reads; return (subject, predicate, object, functional)."""
+        """Record what the verb-pattern table reads; return (subject, predicate, object, functional).
+
+        A guess ("Perhaps Anna works at Meta"), a question, a supposition, a denial or someone
+        else's claim gives no relation: a relation is taken as so, and a functional one ends the
+        value before it. A past state ("Zoe worked at SAP") held at no date the note's gives it.
+        """
         found: list[tuple[str, str, str, bool]] = []
-        confidence = HEDGED_CONFIDENCE if wording.hedged else PATTERN_CONFIDENCE
+        if wording.hedged:
+            return found
+        confidence = PATTERN_CONFIDENCE
         for hit in wording.hits:
+            if not is_asserted(inline.placeholder, hit):
+                continue
             subject = self._resolve(hit.subject, inline)
             object_name = self._resolve(hit.object, inline)
             if subject is None or object_name is None or subject.casefold() == object_name.casefold():
@@ -1521,7 +1609,7 @@ class _ChunkReader:
                 statement,
                 confidence,
                 candidate.quote,
-                node_date,
+                None if hit.past_state and not dated_here else node_date,
             )
             found.append((subject, pattern.predicate, object_name, pattern.functional))
             # "switched X from A to B": A stopped on that date; without a date nothing true can be said.
@@ -1562,9 +1650,9 @@ class _ChunkReader:
     ) -> _Outcome:
         """Decide what a candidate is, first rule that applies wins (DESIGN §5).
 
-        definition → concept; someone else's words (a blockquote, a clipped page) without a date →
-        fact or nothing; decision → decision; preference → state; a past event (first person,
-        a diary line starting with a past verb, a dated sentence, a line led by a date) →
+        definition → concept; a question → nothing; someone else's words (a blockquote, a clipped
+        page) without a date → fact or nothing; decision → decision; preference → state; a past
+        event (first person, a diary line starting with a past verb, a dated sentence, a line led by a date) →
         observation; a state ("since <date>", "currently", "I use", a functional relation in the
         present) → state; a hedge → observation; a secret, or a named subject → fact. Episodic
         outcomes need a date: a state or preference without one becomes a fact, an event is dropped.
@@ -1576,6 +1664,8 @@ class _ChunkReader:
 
         if self._definition(inline, candidate, words) is not None:
             return _Outcome("semantic", "concept", public=not first_person and not secret)
+        if not secret and inline.title.rstrip(" \t*_\"'”’)]").endswith("?"):
+            return _Outcome(None, reason="question")  # it asks; it states nothing
         if candidate.quoted and not any(any(c.isdigit() for c in inline.title[a:b]) for a, b, _ in dates):
             # Someone else's words (a quotation, a clipped page) are no episode of the notes' owner
             # unless they give the date something happened ("today" in a quotation is not ours).
@@ -1771,7 +1861,11 @@ class _ChunkReader:
             relations = (
                 bool(
                     self._pattern_relations(
-                        inline, _Candidate(step.text, quote, "item"), wording, self._chunk_date()
+                        inline,
+                        _Candidate(step.text, quote, "item"),
+                        wording,
+                        self._chunk_date(),
+                        dated_here=False,
                     )
                 )
                 or relations

@@ -13,6 +13,7 @@ a person lives in one place): pass 2 uses them to supersede older values and to 
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,8 +32,9 @@ _UPPER = "A-ZÀ-ÖØ-Þ"
 _WORD = rf"[{_UPPER}][\w+&-]*#?(?:['’][{_UPPER}][\w-]*)?(?:\.\w+)*"
 """A Capitalized word: "Klipper", "O'Connor", "Node.js", "C#" (but not the possessive of "Bob's")."""
 _NUMBER = r"\d+(?:[.,]\d+)*[A-Za-z]*"
-NAME = rf"(?:\ue000\d+\ue001|{_WORD}(?:[ ](?:{_WORD}|{_NUMBER})){{0,4}})"
-"""An entity-like name: a placeholder or a Capitalized name (later words may be numbers)."""
+NAME = rf"(?:\ue000\d+\ue001|{_WORD}(?:[ ](?:{_WORD}|{_NUMBER}|of[ ]{_WORD})){{0,4}})"
+"""An entity-like name: a placeholder or a Capitalized name (later words may be numbers, and "of"
+may join two: "Bank of America", "Isle of Man")."""
 _DETERMINERS: tuple[str, ...] = (
     *("the", "a", "an", "my", "our", "his", "her", "their", "its", "this", "that"),
     *("le", "la", "les", "un", "une", "du", "de la"),
@@ -113,7 +115,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"(?i:switched|migrated|moved|changed|converted) {T} from {A} to {O}",
              "runs", "runs", True, None, "software", keywords="from"),
     # A switch leaves one current value: it asserts the functional `runs`, so pass 2 supersedes.
-    _pattern(r"{S} (?:switched|migrated|moved) from {A} to {O}", "runs", "runs", True, None, "software",
+    # Not "Anna moved from Berlin to Hamburg": a person moves house, a project migrates.
+    _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "runs", "runs", True, None, "software",
              keywords="from"),
     _pattern(r"(?i:switched|migrated) {S} (?:over )?to {O}", "runs", "runs", True, None, "software",
              keywords="switched migrated"),
@@ -196,6 +199,10 @@ class PatternHit:
     object: str
     old: str | None
     """The value the relation replaces ("switched X from A to B": A), if the pattern has one."""
+    start: int
+    """Where the match starts in the sentence: what comes before it may take the statement back."""
+    past_state: bool
+    """A state in the past tense ("worked at", "ran", "lived in"): it held once, since no date said."""
 
 
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
@@ -234,8 +241,54 @@ def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[
             if key in seen:
                 continue
             seen.add(key)
-            hits.append(PatternHit(pattern, subject, found["object"], found.get("old")))
+            past = pattern.functional and _PAST_STATE.search(match.group(0)) is not None
+            hits.append(PatternHit(pattern, subject, found["object"], found.get("old"), match.start(), past))
     return hits
+
+
+_PAST_STATE = re.compile(r"(?i)(?<!has )(?<!have )\b(?:worked|ran|lived|was running|were running)\b")
+"""A state verb in the past tense; "has worked" still holds, and "switched" is an event of its day."""
+_TAKEN_BACK = _word_set(
+    """
+    if unless whether suppose supposing assuming imagine pretend
+    not no never nobody noone none neither nor except without hardly barely
+    doubt doubts doubted deny denies denied
+    said says say told tells tell claim claims claimed think thinks thought believe believes believed
+    heard hear hears rumor rumour rumored rumoured reportedly allegedly supposedly according
+    wonder wonders wondered ask asks asked hope hopes hoped wish wishes wished
+    would could should might must maybe perhaps probably possibly
+    si ne pas jamais personne aucun aucune dit dit-il dit-elle pense crois croit
+    """
+)
+"""Words that, before a relation in its clause, say it is asked, supposed, denied or someone's claim."""
+_CLAUSE_START = re.compile(r"[,;:(—–]|\bbut\b|\bmais\b", re.IGNORECASE)
+_CLAUSE_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_OPENING_QUOTES = frozenset("“«„")
+_CLOSING_QUOTES = frozenset("”»")
+
+
+def is_asserted(text: str, hit: PatternHit) -> bool:
+    """Whether a sentence states a hit as so: not a question, a supposition, a denial or someone's words.
+
+    "If Marco works at Amazon, …", "Nobody at Acme uses Jira.", "Anna said Tom works at Microsoft."
+    and "Does Phoenix use Redis?" hold the words of a relation, but state none.
+    """
+    if text.rstrip(" \t*_\"'”’)]").endswith("?"):
+        return False
+    before = text[: hit.start]
+    # Inside a quotation: someone's words, not the writer's ("'Tom works at Apple,' Anna claimed").
+    straight = before.count('"')
+    curly = sum(c in _OPENING_QUOTES for c in before) - sum(c in _CLOSING_QUOTES for c in before)
+    if straight % 2 or curly > 0:
+        return False
+    clause = before[max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :]
+    # A name's match may start with a word `clean_name` drops: "If Marco works at …" matched whole.
+    lead = list(itertools.takewhile(lambda word: word.casefold() in _LEADING_NOISE, hit.subject.split()))
+    for word in [*_CLAUSE_WORDS.findall(clause), *lead]:
+        folded = word.lower()
+        if folded in _TAKEN_BACK or folded.endswith(("n't", "n’t")):
+            return False
+    return True
 
 
 _LEADING_NOISE = _word_set(
@@ -252,7 +305,26 @@ _LEADING_NOISE = _word_set(
     monday tuesday wednesday thursday friday saturday sunday
     """
 )
+_LEADING_NOISE |= _word_set(
+    """
+    apparently obviously clearly hopefully unfortunately fortunately luckily sadly basically anyway
+    meanwhile suddenly recently usually sometimes often definitely surely certainly literally frankly
+    thankfully interestingly eventually initially originally
+    """
+)
+_WEEKDAYS = _word_set("monday tuesday wednesday thursday friday saturday sunday")
+_NAME_OPENERS = _word_set("new old first last los las el san santa")
+"""Words that start many names when a name follows ("New Zealand", "Los Angeles", "First Republic
+Bank"), and are noise before anything else ("New printer", "First, …")."""
 _VERSION = re.compile(r"^(?:v\d+(?:\.\d+)*|\d+\.\d+\.\d+[\w.-]*)$", re.IGNORECASE)
+
+
+def _begins_a_name(words: list[str]) -> bool:
+    """Whether the first word opens the name after it: "New Zealand", not "Last Tuesday Bob"."""
+    if words[0].casefold() not in _NAME_OPENERS or len(words) < 2:
+        return False
+    following = words[1]
+    return following[:1].isupper() and following.casefold() not in _LEADING_NOISE
 
 
 def clean_name(raw: str, known: frozenset[str] = frozenset()) -> str | None:
@@ -264,7 +336,13 @@ def clean_name(raw: str, known: frozenset[str] = frozenset()) -> str | None:
     """
     words = raw.split()
     while words and (words[0].casefold() in _LEADING_NOISE or words[0][0].isdigit()):
+        if _begins_a_name(words):
+            break
         words.pop(0)
+    while len(words) > 1 and words[-1].casefold() in _WEEKDAYS:
+        words.pop()  # "works at Google Monday through Friday"
+    if words and words[-1] == "of":
+        words.pop()
     if not words:
         return None
     name = " ".join(words)
