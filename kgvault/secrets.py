@@ -44,11 +44,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
+
+from kgvault.layout import TABLE_DELIMITER
 
 _TOKEN_KINDS: tuple[tuple[str, str], ...] = (
     # Order matters where shapes share a prefix: sk-ant- is Anthropic, not OpenAI.
@@ -95,6 +98,15 @@ _PASSWORD_PROSE = re.compile(
     (?P<value>(?=[^\s,;]*[\d!@#$%^&*()+=?<>{{}}\[\]|~])[^\s,;]{{4,}})
     """
 )
+# "pw NetflixPass2024": a label and a value with letters and digits, no word between.
+_PASSWORD_BARE = re.compile(
+    r"(?i)(?=[pP])(?<![A-Za-z0-9-])(?:password|passwd|pwd|pw)[ \t]+"
+    r"(?P<value>(?=[^\s,;]*\d)(?=[^\s,;]*[A-Za-z])[^\s,;|]{6,})"
+)
+_SECRET_HEADER = re.compile(
+    rf"(?i){_PASSWORD_WORDS}s?|passcode|pin|secrets?|tokens?|api[ _-]?keys?|secret[ _-]?keys?"
+)
+"""A table column whose every cell is a secret: its header says so."""
 _CREDENTIAL = re.compile(
     r"""(?ix)
     (?=[ascb])
@@ -142,7 +154,7 @@ _CONTEXT_WORDS = frozenset(
         *("key", "keys", "apikey", "token", "tokens", "authtoken", "accesstoken", "secret", "secrets"),
         *("secretkey", "password", "passwords", "passwd", "passphrase", "pwd", "passwort", "kennwort"),
         *("mdp", "api", "bearer", "credential", "credentials", "auth", "authorization", "jeton", "clé"),
-        *("clef", "schlüssel"),
+        *("clef", "schlüssel", "aws"),
     }
 )
 """Words that make a key-like string nearby a likely secret (camelCase is split: `apiKey` holds key)."""
@@ -174,6 +186,8 @@ _UNDERSCORE_TOKEN_HINTS = ("_live_", "_test_", "ghp_", "gho_", "ghu_", "ghs_", "
 """The token hints that hold `_`, which prose seldom does: one test for it spares most of these."""
 _PASSWORD_HINTS = ("pass", "pwd", "pw", "mdp", "mot de passe", "contraseña", "kennwort")
 _CREDENTIAL_HINTS = ("key", "token", "secret", "bearer")
+_COLUMN_HINTS = ("pin", "key", "token", "secret")
+"""What else a table's secret column may be headed (see `_SECRET_HEADER`)."""
 
 
 def _byte_classes(classes: dict[bytes, bytes], other: bytes) -> bytes:
@@ -241,8 +255,51 @@ def _private_key_spans(text: str) -> list[_Span]:
 
 
 def _password_spans(text: str) -> list[_Span]:
-    found = [*_PASSWORD.finditer(text), *_PASSWORD_PROSE.finditer(text)]
-    return sorted({(m.start("value"), m.end("value"), "password", "…") for m in found})
+    found = [*_PASSWORD.finditer(text), *_PASSWORD_PROSE.finditer(text), *_PASSWORD_BARE.finditer(text)]
+    spans = {(m.start("value"), m.end("value"), "password", "…") for m in found}
+    if "|" in text:
+        spans.update(_secret_column_spans(text))
+    return sorted(spans)
+
+
+def _secret_column_spans(text: str) -> Iterator[_Span]:
+    """The cells of a Markdown table's columns headed `Password`, `PIN`, `Token`, `API key`, …"""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    index = 0
+    while index < len(lines) - 1:
+        header = lines[index]
+        if "|" not in header or not TABLE_DELIMITER.fullmatch(lines[index + 1]):
+            index += 1
+            continue
+        secret = {
+            column for column, (_, _, cell) in enumerate(_cells(header)) if _SECRET_HEADER.fullmatch(cell)
+        }
+        index += 2
+        while index < len(lines) and "|" in lines[index]:
+            for column, (start, end, cell) in enumerate(_cells(lines[index])):
+                if column in secret and cell:
+                    yield (starts[index] + start, starts[index] + end, "password", "…")
+            index += 1
+
+
+def _cells(row: str) -> list[tuple[int, int, str]]:
+    """A table row's cells: (start, end, text) of each, stripped, by the row's unescaped pipes."""
+    bounds = [i for i, char in enumerate(row) if char == "|" and (i == 0 or row[i - 1] != "\\")]
+    if not bounds:
+        return []
+    edges = [-1, *bounds] if row[: bounds[0]].strip() else bounds  # a row may leave out its outer pipes
+    if row[edges[-1] + 1 :].strip():
+        edges.append(len(row))
+    cells = []
+    for left, right in itertools.pairwise(edges):
+        raw = row[left + 1 : right]
+        stripped = raw.strip()
+        start = left + 1 + (len(raw) - len(raw.lstrip()))
+        cells.append((start, start + len(stripped), stripped))
+    return cells
 
 
 def _credential_spans(text: str) -> list[_Span]:
@@ -530,7 +587,7 @@ def find_secrets(text: str) -> list[_Span]:
         finders.append((0, _private_key_spans))
     if _holds_any(text, _TOKEN_HINTS) or ("_" in text and _holds_any(text, _UNDERSCORE_TOKEN_HINTS)):
         finders.append((1, _token_spans))
-    if _holds_any(lower, _PASSWORD_HINTS):
+    if _holds_any(lower, _PASSWORD_HINTS) or ("|" in text and _holds_any(lower, _COLUMN_HINTS)):
         finders.append((2, _password_spans))
     if _holds_any(lower, _CREDENTIAL_HINTS):
         finders.append((3, _credential_spans))
@@ -645,13 +702,14 @@ def secret_values(text: str) -> SecretValues:
 
     Text taken from it (a title cut from one sentence of a line, a table cell) may have left behind
     the words that showed a string to be a secret (`the deploy token is in the vault. Sam pasted
-    Wq9…`); mask_values masks such a string wherever it shows. Values under 6 characters are left
-    out: they are too likely to be part of other words.
+    Wq9…`); mask_values masks such a string wherever it shows. Values under 6 characters but a PIN's
+    4 digits or more are left out: they are too likely to be part of other words.
     """
     values: SecretValues = {}
     for start, end, kind, mask in find_secrets(text):
         value = text[start:end]
-        if len(value) >= 6 and value != mask:
+        short_pin = kind == "password" and value.isdigit() and len(value) >= 4
+        if (len(value) >= 6 or short_pin) and value != mask:
             values.setdefault(value, (kind, mask))
     return values
 

@@ -74,6 +74,10 @@ def test_password_values_are_masked_whole(text: str) -> None:
         ("the password was Hunter2!x", "Hunter2!x"),
         ("wifi pw: Summ3r!2024", "Summ3r!2024"),
         ("DD_API_KEY=abcdef0123456789abcdef0123456789", "abcdef0123456789abcdef"),
+        ("- netflix login anna@example.com pw NetflixPass2024", "NetflixPass2024"),
+        ("| Service | User | Password |\n|---|---|---|\n| Netflix | anna | Netfl1xPass |", "Netfl1xPass"),
+        ("Card | PIN\n--- | ---\nVisa | 4821", "4821"),
+        ("| Service | API key |\n|:--|--|\n| Stripe | abc \\| def |", "abc \\| def"),
     ],
 )
 def test_passwords_in_variables_other_languages_and_prose_are_masked(text: str, value: str) -> None:
@@ -82,7 +86,15 @@ def test_passwords_in_variables_other_languages_and_prose_are_masked(text: str, 
 
 
 @pytest.mark.parametrize(
-    "text", ["The password was reset yesterday.", "passwords are hard", "I typed the pw wrong."]
+    "text",
+    [
+        "The password was reset yesterday.",
+        "passwords are hard",
+        "I typed the pw wrong.",
+        "the password field was reset 2 times",
+        "| Key | Action |\n|---|---|\n| Ctrl-S | save |",  # a shortcut is no key
+        "| Password | Rules |\n|---|---|",  # a header with no row under it
+    ],
 )
 def test_prose_about_a_password_keeps_its_words(text: str) -> None:
     assert mask_secrets(text) == (text, ())
@@ -401,3 +413,8 @@ def test_a_secret_glued_to_another_is_found_once_that_one_is_masked() -> None:
 def test_masking_twice_changes_nothing(text: str) -> None:
     once, _ = mask_secrets(text)
     assert mask_secrets(once)[0] == once
+
+
+def test_a_short_pin_in_a_secret_column_is_masked_wherever_the_chunk_shows_it() -> None:
+    values = secret_values("| Card | PIN |\n|---|---|\n| Visa | 4821 |")
+    assert mask_values("Visa; 4821", values)[0] == "Visa; …"
