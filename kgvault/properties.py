@@ -28,9 +28,21 @@ PATH_PROPERTIES = frozenset({"source_document", "sources"})
 
 
 def _stays_text(text: str) -> bool:
-    """Whether PyYAML reads this plain scalar back as a string (not a number, bool, null, date, merge)."""
+    """Whether YAML reads this plain scalar back as a string (not a number, bool, null, date, merge).
+
+    PyYAML speaks YAML 1.1; Obsidian's parser and other tools speak 1.2, whose numbers (`1e3`,
+    `08`, `0o17`) PyYAML reads as text: a scalar is plain only when neither reads it otherwise.
+    """
+    if _YAML12_NUMBER.match(text):
+        return False
     tag: str = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     return tag == _STR_TAG
+
+
+_YAML12_NUMBER = re.compile(
+    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$|0o[0-7]+$|0x[0-9a-fA-F]+$"
+    r"|[-+]?\.(?:inf|Inf|INF)$|\.(?:nan|NaN|NAN)$"
+)
 
 
 def clean_body(value: str) -> str:

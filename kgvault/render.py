@@ -22,7 +22,7 @@ from kgvault.layout import FOLDERS, MARKER, TABLE_DELIMITER
 from kgvault.names import normalize_name
 from kgvault.properties import PropertyValue, clean_text, plain_text, render_properties
 from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary, record
-from kgvault.templating import direct_call, environment, packaged_templates
+from kgvault.templating import direct_call, environment, load, packaged_templates, render_template
 from kgvault.write import sha256
 
 RELATION_KEYS = (
@@ -151,7 +151,9 @@ class Linker:
 def display(title: str) -> str:
     """Make a title safe as a link's display text: one line, no brackets or pipes."""
     text = clean_text(title)
-    return text.replace("[", "(").replace("]", ")").replace("|", "/") or "untitled"
+    text = text.replace("[", "(").replace("]", ")").replace("|", "/") or "untitled"
+    # "%%" would open an Obsidian comment that runs on to the marker line.
+    return text.replace("%%", "%\u200b%") if "%%" in text else text
 
 
 def valid_tag(tag: str) -> bool:
@@ -438,8 +440,8 @@ def render(
     def write(plan: Plan) -> str:
         template = plan.template
         if template not in loaded:
-            loaded[template] = env.get_template(template)
-        body = loaded[template].render(link=linker.link, **plan.values).strip("\n")
+            loaded[template] = load(env, template)
+        body = render_template(loaded[template], link=linker.link, **plan.values).strip("\n")
         head = render_properties(plan.properties) if plan.properties is not None else ""
         return f"{head}{_guard_marker(body)}\n\n{MARKER}\n"
 
@@ -542,7 +544,7 @@ def render(
             None,
             "ontology.md.j2",
             entity_types=ctx.entity_types(),
-            predicates=graph.predicates,
+            predicates=[(p, _table_cell(clean_text(label)), n) for p, label, n in graph.predicates],
             functional=frozenset(graph.functional) or FUNCTIONAL_PREDICATES,
             review=[(ctx.node_by_id[a], ctx.node_by_id[b]) for a, b in graph.conflicts],
             tag_tree=_tag_tree(graph.tag_counts),
@@ -586,7 +588,7 @@ def render(
         makers[path] = partial(summary_page, path, summary)
     makers["index.md"] = index_page
     makers["ontology.md"] = ontology_page
-    makers["kgvault.base"] = partial(env.get_template("kgvault.base.j2").render, prefix=link_prefix)
+    makers["kgvault.base"] = partial(render_template, load(env, "kgvault.base.j2"), prefix=link_prefix)
     makers["relations.jsonl"] = partial(
         render_relations if memory is None else memory.relations_text, graph.relations
     )
@@ -707,7 +709,9 @@ class _Context:
             target = self.node_by_id.get(link.to_id)
             if target is not None:
                 wikilink = self.linker.link(target.memory_layer, target.id, target.title)
-                found.append((_LINK_LABELS[link.kind], wikilink, link.weight, link.reason))
+                # A draft's words: "[[x]]" in them would link to nothing, "%%" open a comment.
+                reason = plain_text(link.reason).replace("%%", "%\u200b%") if link.reason else None
+                found.append((_LINK_LABELS[link.kind], wikilink, link.weight, reason))
         return found
 
     def entities_of(self, *relation_lists: list[Relation]) -> dict[str, EntityName]:
@@ -840,11 +844,16 @@ def _rewrite_links(body: str, entity_by_name: Mapping[str, Entity], linker: Link
         embed, inner = match.group(1), match.group(2)
         target, _, alias = inner.partition("|")
         name = target.split("#", 1)[0].strip()
+        if name[-3:].lower() == ".md":  # Obsidian resolves `[[Klipper.md]]` to the note `Klipper`
+            name = name[:-3]
         shown = alias.strip() or target.replace("#", " ").strip()
         entity = entity_by_name.get(normalize_name(name))
         if embed or entity is None:
             return shown
         return linker.link("entity", entity.id, shown, in_table=in_table)
+
+    def rewrite(text: str) -> str:
+        return _rewrite_text(text, replace)
 
     lines = []
     in_fence = False
@@ -865,12 +874,31 @@ def _rewrite_links(body: str, entity_by_name: Mapping[str, Entity], linker: Link
         out = []
         pos = 0
         for code in _INLINE_CODE.finditer(line):
-            out.append(_WIKILINK.sub(replace, line[pos : code.start()]))
+            out.append(rewrite(line[pos : code.start()]))
             out.append(code.group(0))
             pos = code.end()
-        out.append(_WIKILINK.sub(replace, line[pos:]))
+        out.append(rewrite(line[pos:]))
         lines.append("".join(out))
     return "\n".join(lines)
+
+
+def _rewrite_text(text: str, replace: Callable[[re.Match[str]], str]) -> str:
+    """Rewrite a run of text's wikilinks; brackets around them that are no link are made single."""
+    if "[[" not in text and "]]" not in text:
+        return text
+    out = []
+    pos = 0
+    for match in _WIKILINK.finditer(text):
+        out.append(_single_brackets(text[pos : match.start()]))
+        out.append(replace(match))
+        pos = match.end()
+    out.append(_single_brackets(text[pos:]))
+    return "".join(out)
+
+
+def _single_brackets(text: str) -> str:
+    """`[[1,2],[3,4]]` or a stray `]]` would read as a link to nothing (Obsidian's rule 11)."""
+    return text.replace("[[", "[").replace("]]", "]")
 
 
 def _tag_tree(tag_counts: Sequence[tuple[str, int]]) -> list[tuple[int, str, str, int]]:

@@ -256,3 +256,18 @@ def test_clean_text_shortcut_changes_nothing(value: str) -> None:
     """Text taken as clean already must be exactly what the full cleaning would give."""
     assert clean_text(value) == _clean_the_long_way(value)
     assert clean_text(clean_text(value)) == clean_text(value)
+
+
+@pytest.mark.parametrize(
+    "text", ["1e3", "1E6", "2e-5", "+1e3", "08", "0o17", "0x1F", ".inf", ".NaN", "1_000"]
+)
+def test_text_any_yaml_reads_as_a_number_is_quoted(text: str) -> None:
+    """PyYAML (YAML 1.1) reads `1e3` as text, Obsidian's YAML 1.2 parser as a number: quote it."""
+    written = scalar(text)
+    assert written.startswith('"') and yaml.safe_load(f"k: {written}") == {"k": text}
+
+
+def test_words_and_versions_stay_plain() -> None:
+    assert [scalar(t) for t in ("Ender 3", "v1.2", "e3", "1e", "Marlin 2.1.3")] == [
+        "Ender 3", "v1.2", "e3", "1e", "Marlin 2.1.3"
+    ]  # fmt: skip

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
 import yaml
 
 from kgvault.layout import MARKER
-from kgvault.records import CoverageRow, Entity, Evidence, Graph, Node, Relation, SourceSummary
+from kgvault.records import CoverageRow, Entity, Evidence, Graph, Node, NodeLink, Relation, SourceSummary
 from kgvault.render import render, render_relations
 
 from .test_link import source
@@ -157,3 +158,31 @@ def test_ontology_marks_functional_predicates_and_lists_the_review_queue() -> No
     assert "| `runs` | runs | 1 | yes |" in ontology and "| `uses` | uses | 2 | no |" in ontology
     assert "## Review queue" in ontology and "[[episodic/rival|Rival]] ⟷ [[episodic/switched|" in ontology
     assert "## Review" in render(conflicted)["index.md"]
+
+
+def test_brackets_that_are_no_link_are_made_single_and_md_links_resolve() -> None:
+    body = "Saved [[1,2],[3,4]] and a ]] stray; see [[Klipper.md]] and [[KLIPPER.md|k]]."
+    page = render(graph(body))["episodic/switched.md"]
+    assert (
+        "Saved [1,2],[3,4] and a ] stray; see [[entities/klipper|Klipper.md]] and [[entities/klipper|k]]."
+        in page
+    )
+
+
+def test_a_draft_links_reason_and_a_predicate_label_are_plain_text() -> None:
+    base = graph()
+    other = replace(base.nodes[0], id="other", title="Other", links=())
+    node = replace(
+        base.nodes[0], links=(NodeLink("causes", "other", 0.5, "see [[Klipper]] | and ![[img.png]] %% x"),)
+    )
+    odd = replace(base, nodes=(node, other), predicates=(("runs", "runs | via [[x]]", 1),))
+    pages = render(odd)
+    assert "(weight 0.5): see [Klipper] | and ![img.png] %\u200b% x" in pages["episodic/switched.md"]
+    assert "| `runs` | runs \\| via [x] | 1 | yes |" in pages["ontology.md"]
+
+
+def test_a_title_cannot_open_an_obsidian_comment_in_a_link() -> None:
+    base = graph()
+    renamed = replace(base.entities[1], title="Klipper %% fork")
+    page = render(replace(base, entities=(base.entities[0], renamed)))["entities/ender-3.md"]
+    assert "[[entities/klipper|Klipper %\u200b% fork]]" in page
