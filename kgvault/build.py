@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from kgvault import snapshot
 from kgvault.config import Settings
-from kgvault.layout import BACKUP_DIR, DRAFTS_DIR, FOLDERS, MANIFEST, STATE_DIR, TOP_LEVEL_FILES
+from kgvault.layout import (
+    BACKUP_DIR,
+    DRAFTS_DIR,
+    FOLDERS,
+    MANIFEST,
+    PROPERTY_TYPES,
+    STATE_DIR,
+    TOP_LEVEL_FILES,
+)
 from kgvault.lock import vault_lock
 from kgvault.records import Chunk, Graph, Problem, Source
 from kgvault.write import (
@@ -258,6 +266,8 @@ class _Linked:
     cache_keys: dict[str, str]
     """The cache key of every source, by path, so entries of notes changed or gone can be pruned."""
     stats: LlmStats | None
+    undeclared: frozenset[str] = frozenset()
+    """Properties the notes use otherwise than kgvault does: left out of `.obsidian/types.json`."""
 
 
 def _run_pipeline(
@@ -305,6 +315,7 @@ def _run_pipeline(
             manifest_memory,
             gate,
             start_indexing if gate is not None else None,
+            linked.undeclared,
         )
         if not settings.dry_run:
             _remember_notes_root(vault, settings.notes)
@@ -396,6 +407,7 @@ def _render_and_write(
     manifest_memory: ManifestMemory | None = None,
     gate: Gate | None = None,
     on_first_written: Callable[[], None] | None = None,
+    undeclared: frozenset[str] = frozenset(),
 ) -> WriteResult:
     """Render the pages as they are written; a template's error surfaces in either stage.
 
@@ -451,6 +463,7 @@ def _render_and_write(
                 # Inside a vault you already have, only its types.json learns our property types.
                 settings_dir=(outer or vault) / ".obsidian",
                 graph_settings=outer is None,
+                undeclared=undeclared,
                 trusted=untouched,
                 owned_pages=owned,
                 manifest_memory=manifest_memory,
@@ -510,6 +523,14 @@ def _read_extract_link(
         kept.files.clear()  # too many sources to hold between builds: they are read from disk
     problems.extend(_in_vault(vault, problem) for problem in import_problems)
     problems.extend(_notes_in_vault(settings))
+    undeclared = _property_clashes(settings, sources, outer) if outer is not None else {}
+    problems.extend(
+        Problem(path, None, f"your notes use the property `{key}` as a list, while kgvault's pages write "
+                f"it as {PROPERTY_TYPES[key]}: Obsidian keeps one type per property in a vault, so kgvault "
+                f"leaves `{key}` out of .obsidian/types.json (Obsidian may show its pages' `{key}` as "
+                "mismatched)")
+        for key, path in sorted(undeclared.items())
+    )  # fmt: skip
     say("chunking")
     read_as = (settings.max_chunk_chars, settings.user_name, settings.timezone)
     keys = [source_key(source, *read_as) for source in sources]
@@ -570,7 +591,28 @@ def _read_extract_link(
         raise
     cache_keys = {source.path: key for source, key in zip(sources, keys, strict=True)}
     made = frozenset(entry[0] for entry in to_store)
-    return _Linked(graph, len(sources), len(chunks), problems, entries, storing, made, cache_keys, stats)
+    return _Linked(
+        graph, len(sources), len(chunks), problems, entries, storing, made, cache_keys, stats,
+        frozenset(undeclared),
+    )  # fmt: skip
+
+
+def _property_clashes(settings: Settings, sources: Sequence[Source], outer: Path) -> dict[str, str]:
+    """The properties kgvault writes as one value that the notes of the enclosing vault hold as a list
+    (`type: []`), each with the first note that does; only notes inside that vault count."""
+    try:
+        inside = settings.notes.resolve().is_relative_to(outer)
+    except OSError:
+        return {}
+    if not inside:
+        return {}
+    scalar = {key for key, kind in PROPERTY_TYPES.items() if kind in ("text", "date", "datetime", "number")}
+    found: dict[str, str] = {}
+    for source in sources:
+        for key in scalar.intersection(source.meta):
+            if isinstance(source.meta[key], list):
+                found.setdefault(key, source.path)
+    return found
 
 
 def _link(
@@ -648,8 +690,12 @@ def _without_templates(notes: Path, extractions: list[Extraction]) -> list[Extra
 
 def _dropped(vault: Path, extractions: Sequence[Extraction]) -> list[Problem]:
     """What extraction left out, and the chunks it failed on: one problem each."""
+    from kgvault.extract.from_draft import is_notice
+
     dropped = [
-        Problem(x.chunk.source_path, x.chunk.line_start, f"dropped: {reason}")
+        Problem(
+            x.chunk.source_path, x.chunk.line_start, reason if is_notice(reason) else f"dropped: {reason}"
+        )
         for x in extractions
         for reason in x.dropped
     ]

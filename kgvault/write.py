@@ -377,6 +377,7 @@ def write_vault(
     owned_pages: OwnedPages | None = None,
     manifest_memory: ManifestMemory | None = None,
     on_first_written: Callable[[], None] | None = None,
+    undeclared: Container[str] = frozenset(),
 ) -> WriteResult:
     """Bring the vault to `pages`: write what changed, remove what is stale, keep every word the user wrote.
 
@@ -387,8 +388,8 @@ def write_vault(
     `on_first_written` is called (at once when there are none).
     With `obsidian`, the `.obsidian/` folder (`settings_dir`, by default the vault's own) gets a
     `types.json` with our property types (created when absent, otherwise only missing keys are
-    added) and, with `graph_settings`, a `graph.json` when absent. `owned_pages` is
-    `read_owned(vault)` when the caller read it already, and nothing wrote the vault since;
+    added, but not the `undeclared` ones) and, with `graph_settings`, a `graph.json` when absent.
+    `owned_pages` is `read_owned(vault)` when the caller read it already, and nothing wrote the vault since;
     `manifest_memory` learns the manifest written (see `ManifestMemory`).
     """
     for folder in (STATE_DIR, BACKUP_DIR, ".obsidian"):
@@ -418,7 +419,9 @@ def write_vault(
     (vault / PENDING).unlink(missing_ok=True)
     _sweep_temporaries(vault)
     if obsidian:
-        result.problems.extend(_write_obsidian_settings(settings_dir or vault / ".obsidian", graph_settings))
+        result.problems.extend(
+            _write_obsidian_settings(settings_dir or vault / ".obsidian", graph_settings, undeclared)
+        )
     return result
 
 
@@ -793,12 +796,18 @@ def _remove_empty_parents(vault: Path, folder: Path) -> None:
         folder = folder.parent
 
 
-def _write_obsidian_settings(settings: Path, graph_settings: bool) -> list[Problem]:
-    """Create `types.json` (and `graph.json`) when absent; afterwards only add missing property types."""
+def _write_obsidian_settings(
+    settings: Path, graph_settings: bool, undeclared: Container[str] = frozenset()
+) -> list[Problem]:
+    """Create `types.json` (and `graph.json`) when absent; afterwards only add missing property types.
+
+    A property declared with another type than ours is reported, and left as it is.
+    """
     problems: list[Problem] = []
     types_path = settings / "types.json"
+    ours = {key: kind for key, kind in sorted(PROPERTY_TYPES.items()) if key not in undeclared}
     if not types_path.exists():
-        atomic_write(types_path, _json_bytes({"types": dict(sorted(PROPERTY_TYPES.items()))}))
+        atomic_write(types_path, _json_bytes({"types": ours}))
     else:
         try:
             data = json.loads(types_path.read_text("utf-8"))
@@ -808,7 +817,17 @@ def _write_obsidian_settings(settings: Path, graph_settings: bool) -> list[Probl
         except (OSError, ValueError, KeyError, TypeError) as error:
             problems.append(Problem(".obsidian/types.json", None, f"not updated, unreadable: {error}"))
         else:
-            missing = {k: v for k, v in PROPERTY_TYPES.items() if k not in types}
+            missing = {k: v for k, v in ours.items() if k not in types}
+            problems.extend(
+                Problem(
+                    ".obsidian/types.json",
+                    None,
+                    f"declares the property `{key}` as {types[key]}, while kgvault's pages write it as "
+                    f"{kind}: Obsidian may show their `{key}` as mismatched (left as you declared it)",
+                )
+                for key, kind in ours.items()
+                if key in types and types[key] != kind
+            )
             if missing:
                 types.update(sorted(missing.items()))
                 atomic_write(types_path, _json_bytes(data))

@@ -381,3 +381,28 @@ def test_a_consolidated_state_is_superseded_with_the_episodes_it_was_made_from(t
     (notes / "2025-07-01.md").write_text("# 2025-07-01\n\nThe Voron runs Marlin.\n", "utf-8")
     run_build(notes, vault)
     assert "superseded_by" not in (vault / "semantic" / "the-voron-runs-marlin.md").read_text("utf-8")
+
+
+def test_a_property_your_notes_hold_as_a_list_is_not_declared_as_ours(tmp_path: Path) -> None:
+    """Obsidian keeps one type per property name in a vault: kgvault must not retype yours."""
+    outer = tmp_path / "vault"
+    (outer / ".obsidian").mkdir(parents=True)
+    (outer / "Catan.md").write_text("---\ntype: [board-game]\n---\nA game about trading.\n", "utf-8")
+    (outer / "Log.md").write_text("---\ndate: 2025-03-12\n---\nFixed the Ender 3 heater today.\n", "utf-8")
+    report = run_build(outer, outer / "kg")
+    declared = json.loads((outer / ".obsidian" / "types.json").read_text("utf-8"))["types"]
+    assert "type" not in declared and declared["memory_layer"] == "text"
+    said = [(p["path"], p["message"]) for p in report["problems"]]  # type: ignore[union-attr]
+    assert any(path == "Catan.md" and "property `type` as a list" in m for path, m in said), said
+
+
+def test_a_property_declared_with_another_type_is_reported_and_left(tmp_path: Path) -> None:
+    outer = tmp_path / "vault"
+    (outer / ".obsidian").mkdir(parents=True)
+    (outer / ".obsidian" / "types.json").write_text('{"types": {"confidence": "number"}}', "utf-8")
+    (outer / "Log.md").write_text("---\ndate: 2025-03-12\n---\nFixed the Ender 3 heater today.\n", "utf-8")
+    report = run_build(outer, outer / "kg")
+    declared = json.loads((outer / ".obsidian" / "types.json").read_text("utf-8"))["types"]
+    assert declared["confidence"] == "number" and declared["memory_layer"] == "text"
+    messages = [p["message"] for p in report["problems"]]  # type: ignore[union-attr]
+    assert any("declares the property `confidence` as number" in m for m in messages), messages

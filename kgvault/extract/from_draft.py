@@ -17,6 +17,15 @@ from kgvault.secrets import find_secrets, mask_secrets
 EXTRACTOR = "draft@1"
 
 
+UNCHECKED = "; quotes not checked"
+"""How a notice ends that leaves every item in: the note a draft names is not there to check against."""
+
+
+def is_notice(reason: str) -> bool:
+    """Whether a reason `checked_quotes` gives left its items in (the quotes went unchecked)."""
+    return reason.endswith(UNCHECKED)
+
+
 def extract_draft(chunk: Chunk, sources: Mapping[str, Source]) -> Extraction:
     """Read the draft file a `draft` chunk spans; every item left out is named with its pointer and why.
 
@@ -51,7 +60,7 @@ def checked_quotes(found: DraftFile, read_note: Callable[[str], str | None]) -> 
         if text is None:
             if found.format == "kgvault.draft/1":
                 dropped.append(
-                    f"{prefix or '/'}: the note it names, {path}, is not among the notes; quotes not checked"
+                    f"{prefix or '/'}: the note it names, {path}, is not among the notes{UNCHECKED}"
                 )
             continue
         draft, unquoted = quoted_in(draft, named_lines(text, lines), text, prefix)
