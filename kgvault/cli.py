@@ -49,7 +49,12 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            click.echo("\ninterrupted", err=True)
+            writing = ctx.invoked_subcommand in ("build", "watch", "import")
+            # Pages are replaced whole, and the manifest last: nothing is half-written.
+            after = (
+                "; every page is as it was or as new, and the next build finishes the job" if writing else ""
+            )
+            click.echo(f"\ninterrupted{after}", err=True)
             ctx.exit(130)
 
 
@@ -106,7 +111,7 @@ def main() -> None:
     help="Wait for another kgvault writing the same vault: --wait until it is done, --wait S for S seconds.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as one JSON object.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors and the problems found.")
 @click.option("-v", "--verbose", is_flag=True, help="Say more (reserved; every problem is always listed).")
 def build(
     notes: Path,
@@ -169,6 +174,18 @@ def build(
         )
     except ConfigError as error:
         raise UsageProblem(str(error)) from error
+    if not settings.model:
+        model_options = {
+            "--api-base": api_base, "--jobs": jobs, "--refresh": refresh, "--strict": strict,
+            "--max-cost": max_cost, "--llm-link": llm_link,
+        }  # fmt: skip
+        unused = [name for name, value in model_options.items() if value is not None]
+        if unused:
+            click.echo(
+                f"note: {', '.join(unused)} only change(s) a build with a model; without --model (or "
+                "KGVAULT_MODEL) the notes are read offline",
+                err=True,
+            )
     show_progress = not (as_json or quiet) and sys.stderr.isatty()
     try:
         with _StageBar(show_progress) as bar:
@@ -188,6 +205,8 @@ def build(
         click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     elif not quiet:
         _summarize(settings, report)
+    else:
+        _print_problems(report)  # nothing but what went wrong: every problem is always listed
     if failed:
         raise SystemExit(1)
 
@@ -213,6 +232,7 @@ def _summarize(settings: Settings, report: BuildReport) -> None:
         f"{settings.vault}: {files['written']} written, {files['unchanged']} unchanged, "
         f"{files['removed']} removed, "
         f"{files['kept']} kept, {files['orphaned']} orphaned in {report.seconds:.2f} s"
+        + (" (dry run: nothing written)" if settings.dry_run else "")
     )
     llm = report.llm
     if settings.model:
@@ -222,6 +242,11 @@ def _summarize(settings: Settings, report: BuildReport) -> None:
             f"{estimate}{llm['prompt_tokens']} + {llm['completion_tokens']} tokens, "
             f"{estimate}${llm['cost_usd']:.4f}"
         )
+    _print_problems(report)
+
+
+def _print_problems(report: BuildReport) -> None:
+    """The build's problems, if any, on stderr."""
     if report.problems:
         click.echo(f"{len(report.problems)} problem(s):", err=True)
         for problem in report.problems:
@@ -412,11 +437,17 @@ def import_(
     from kgvault.importer import ImportProblem, import_draft, notes_root, resolve_ids
     from kgvault.lock import VaultBusyError
 
-    root = notes or notes_root(vault)
+    recorded = notes_root(vault)
+    root = notes or recorded
     if root is None:
         raise UsageProblem(
             f"{vault} has not been built yet (or its notes folder moved): build it first with "
             f"`kgvault build NOTES -o {vault}`, or name the notes with --notes"
+        )
+    if notes is not None and recorded is not None and notes.resolve() != recorded.resolve():
+        click.echo(
+            f"note: {vault} was built from {recorded}; it is rebuilt from {notes} instead, as --notes says",
+            err=True,
         )
     try:
         settings = load_settings(root, config, vault=vault, templates=templates, dry_run=dry_run or None)
@@ -477,6 +508,7 @@ def search(query: str, vault: Path, k: int, as_json: bool) -> None:
     Examples:
       kgvault search "when did Caroline go to the support group" --vault ~/notes-vault
       kgvault search klipper --vault ~/notes-vault -k 5 --json
+      kgvault search --vault ~/notes-vault -- "-20 degrees"   (a query starting with -)
     """
     from kgvault.search import NoIndexError
     from kgvault.search import search as run_search
@@ -540,8 +572,14 @@ def get(vault: Path, tag: str | None, node_id: str | None, entity: str | None, a
     """
     from kgvault.search import NoIndexError, get_entity, get_node, nodes_by_tag
 
-    if sum(x is not None for x in (tag, node_id, entity)) != 1:
-        raise UsageProblem("say what to get: one of --tag TAG, --node ID or --entity NAME")
+    asked = sum(x is not None for x in (tag, node_id, entity))
+    if asked != 1:
+        what = "say what to get" if not asked else "get one thing at a time"
+        raise UsageProblem(f"{what}: one of --tag TAG, --node ID or --entity NAME")
+    if node_id is not None:
+        # A page's path, as search and `get --tag` print it, names its node too.
+        folder, _, page = node_id.removesuffix(".md").rpartition("/")
+        node_id = page if folder in ("", "episodic", "semantic") else node_id
     try:
         if tag is not None:
             found: object = nodes_by_tag(vault, tag)
@@ -552,8 +590,15 @@ def get(vault: Path, tag: str | None, node_id: str | None, entity: str | None, a
     except NoIndexError as error:
         raise _recall_error(error) from error
     if found is None:
-        what, name = ("node", node_id) if node_id is not None else ("entity", entity)
-        raise UsageProblem(f"no {what} {name!r} in {vault}")
+        if node_id is not None:
+            raise UsageProblem(
+                f"no node {node_id!r} in {vault}; `kgvault search WORDS --vault {vault}` finds nodes "
+                f"(an entity is got with --entity NAME)"
+            )
+        raise UsageProblem(
+            f"no entity {entity!r} in {vault}; "
+            f"`kgvault search {entity} --vault {vault}` finds what mentions it"
+        )
     if found == [] and not as_json:  # JSON says it with []
         raise UsageProblem(f"no node is tagged {tag!r} in {vault}; `kgvault tags --vault {vault}` lists them")
     if as_json:
@@ -581,6 +626,16 @@ def _record_lines(record: dict[str, object]) -> list[str]:
         for item in value:
             lines.append(f"  - {_item_text(item)}")
     return lines
+
+
+def _holds_marker(page: Path) -> bool:
+    """Whether a page carries kgvault's marker line (an index.md of yours does not)."""
+    from kgvault.layout import MARKER
+
+    try:
+        return MARKER in page.read_text("utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def _item_text(item: object) -> str:
@@ -617,8 +672,11 @@ def mcp(vault: Path, notes: Path | None, inbox: str) -> None:
       kgvault mcp --vault ~/notes-vault
       claude mcp add kgvault -- kgvault mcp --vault ~/notes-vault
     """
-    from kgvault.mcp_server import serve
+    from kgvault.mcp_server import serve, startup_problem
 
+    problem = startup_problem(vault, notes, inbox)
+    if problem is not None:
+        raise UsageProblem(problem)
     serve(vault, notes, inbox)
 
 
@@ -653,9 +711,9 @@ def check(vault: Path, notes: Path | None, max_sensitivity: str | None, as_json:
         raise UsageProblem(f"vault folder {vault} not found")
     if notes is not None and not notes.is_dir():
         raise UsageProblem(f"notes folder {notes} not found")
-    if not (vault / MANIFEST).exists() and not (vault / "index.md").exists():
+    if not (vault / MANIFEST).exists() and not _holds_marker(vault / "index.md"):
         raise UsageProblem(
-            f"{vault} is not a kgvault vault (no {MANIFEST}, no index.md); build one with: "
+            f"{vault} is not a kgvault vault (no {MANIFEST}, no index.md of kgvault's); build one with: "
             f"kgvault build NOTES -o {vault}"
         )
     notes = notes or notes_root(vault)

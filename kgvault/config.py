@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from datetime import UTC, tzinfo
 from pathlib import Path
@@ -82,24 +83,31 @@ def load_settings(notes: Path, config: Path | None = None, **flags: Any) -> Sett
         raise ConfigError(f"config file {config} does not exist")
     if config_path.exists() and not config_path.is_file():
         raise ConfigError(f"{config_path} is not a file; the settings file must be a TOML file")
+    origins: dict[str, str] = {}  # where a value came from, when not the settings file: for errors
     if config_path.is_file():
         values.update(_read_toml(config_path))
     for variable, key in _ENV.items():
         if os.environ.get(variable):
             values[key] = os.environ[variable]
-    values.update({k: v for k, v in flags.items() if v is not None})
+            origins[key] = f"the environment variable {variable}"
+    for key, value in flags.items():
+        if value is not None:
+            values[key] = value
+            origins[key] = f"--{key.replace('_', '-')}"
     unknown = set(values) - _KEYS
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
-    settings = Settings(notes=notes, **_checked(values, config_path))
+    settings = Settings(notes=notes, **_checked(values, lambda key: origins.get(key, str(config_path))))
     _check_folders(settings)
     return settings
 
 
-def _checked(values: dict[str, Any], origin: Path) -> dict[str, Any]:
-    """Check every value's type, so `force = "false"` is an error rather than a surprise."""
+def _checked(values: dict[str, Any], origin_of: Callable[[str], str]) -> dict[str, Any]:
+    """Check every value's type, so `force = "false"` is an error rather than a surprise; an error
+    names where the value came from (`origin_of(key)`)."""
     checked: dict[str, Any] = {}
     for key, value in values.items():
+        origin = origin_of(key)
         if key in _PATH_KEYS:
             if not isinstance(value, str | Path):
                 raise ConfigError(f"{origin}: `{key}` must be a path, not {value!r}")
@@ -133,7 +141,7 @@ def _checked(values: dict[str, Any], origin: Path) -> dict[str, Any]:
     return checked
 
 
-def _zone(name: str, origin: Path | None = None) -> tzinfo:
+def _zone(name: str, origin: str | None = None) -> tzinfo:
     """The time zone an IANA name names; a ConfigError that says what to write otherwise."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -147,7 +155,7 @@ def _zone(name: str, origin: Path | None = None) -> tzinfo:
         ) from error
 
 
-def _predicates(value: Any, origin: Path) -> tuple[str, ...]:
+def _predicates(value: Any, origin: str) -> tuple[str, ...]:
     """A list of snake_case predicate names, as relations.jsonl writes them."""
     if not isinstance(value, list | tuple) or not all(
         isinstance(v, str) and _SNAKE_CASE.fullmatch(v) for v in value

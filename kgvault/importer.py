@@ -24,7 +24,7 @@ from rapidfuzz import fuzz
 
 from kgvault.drafts import DraftFile, read_draft_data
 from kgvault.extract.draft import Draft, DraftNode, normalize_for_match
-from kgvault.extract.from_draft import checked_quotes, masked
+from kgvault.extract.from_draft import checked_quotes, is_notice, masked
 from kgvault.extract.patterns import PREDICATE_SYNONYMS
 from kgvault.layout import DRAFTS_DIR, FOLDERS, MARKER, STATE_DIR
 from kgvault.lock import vault_lock
@@ -119,7 +119,11 @@ def import_draft(
     draft = found.draft
     if notes is not None:
         draft, unquoted = checked_quotes(found, partial(_read_note, notes))
-        problems += [tuple(reason.split(": ", 1)) for reason in unquoted]  # type: ignore[misc]
+        problems += [
+            tuple(reason.split(": ", 1))  # type: ignore[misc]
+            for reason in unquoted
+            if not is_notice(reason)
+        ]
     draft = masked(draft)  # what is kept and compared holds no secret, as pages do not
     for pointer, reason in problems:
         result.errors += 1
@@ -160,7 +164,13 @@ def import_draft(
     result.edges_inserted = len(kept.links)
     new = bool(result.imported) or _says_more(kept, vault, no_diff)
     if new and any(_digest(other) == _digest(kept) for other in kept_drafts.values()):
-        new = False  # the very same items are kept already
+        new = False  # the very same items are kept already: nothing is added, even with --no-diff
+        for row in result.results:
+            if row["action"] == "added":
+                row["action"] = "skipped"
+                result.imported -= 1
+                result.skipped += 1
+        result.edges_inserted = 0
     if dry_run or not (new or updates):
         return result
     with vault_lock(vault):
@@ -224,7 +234,7 @@ def resolve_ids(result: ImportResult, vault: Path) -> None:
 
 def _is_notice(pointer: str, reason: str) -> bool:
     """A problem that leaves no item out: a generic episode name cleared, drafts naming different notes."""
-    return pointer.endswith("/episode_name") or "the file names no note" in reason
+    return pointer.endswith("/episode_name") or "the file names no note" in reason or is_notice(reason)
 
 
 # -- what the vault knows -----------------------------------------------------------------------

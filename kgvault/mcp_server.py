@@ -119,6 +119,21 @@ def serve(vault: Path, notes: Path | None = None, inbox: str = "inbox") -> None:
     build_server(vault, notes, inbox).run("stdio")
 
 
+def startup_problem(vault: Path, notes: Path | None, inbox: str) -> str | None:
+    """What keeps the server from answering at all (a vault with no index, a wrong --notes or
+    --inbox), said before any client waits on it; None when it can start."""
+    from kgvault import search
+
+    try:
+        search.require_index(vault.expanduser())
+        _inbox_path(inbox)
+        if notes is not None:
+            _notes_folder(vault.expanduser(), notes.expanduser())
+    except (search.NoIndexError, ToolProblem) as problem:
+        return str(problem)
+    return None
+
+
 def build_server(vault: Path, notes: Path | None = None, inbox: str = "inbox") -> "MCPServer[Any]":
     """The MCP server with kgvault's six tools over `vault`; `add_memory` writes into NOTES/`inbox`."""
     from mcp.server.mcpserver import MCPServer

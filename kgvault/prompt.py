@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kgvault.layout import FOLDERS, MANIFEST, STATE_DIR
-from kgvault.templating import environment
+from kgvault.templating import environment, load, render_template
 
 SCHEMA_VERSION = "kgvault.draft/1"
 """The draft format the prompt asks for (kgvault.extract.draft.SCHEMA_VERSION, kept here so the plain
@@ -379,7 +379,7 @@ def _render(name: str, templates: Path | None, **context: object) -> str:
     import jinja2
 
     try:
-        return environment(templates).get_template(name).render(**context)
+        return render_template(load(environment(templates), name), **context)
     except jinja2.TemplateError as error:
         raise PromptError(
             f"cannot render {name}: {error.message or error}; fix the template or remove it"

@@ -242,7 +242,12 @@ def remember(
         return
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.kgvault-tmp")
-    temporary.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True), "utf-8")
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    try:
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError:  # a path that is no UTF-8 (a byte read as a surrogate): escaped instead
+        encoded = json.dumps(data, sort_keys=True).encode("ascii")
+    temporary.write_bytes(encoded)
     os.replace(temporary, target)
     if kept is not None:
         # What a reader would parse: every value here is a JSON string, number, list or object.

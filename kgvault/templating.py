@@ -63,6 +63,32 @@ def environment(user_dir: Path | None = None) -> jinja2.Environment:
     return env
 
 
+def load(env: jinja2.Environment, name: str) -> jinja2.Template:
+    """Look a template up; one that is no UTF-8 text is a template error naming it."""
+    try:
+        return env.get_template(name)
+    except UnicodeDecodeError as error:
+        raise jinja2.TemplateError(f"{name} is not UTF-8 text (byte {error.start} cannot be read)") from error
+
+
+def render_template(template: jinja2.Template, **values: Any) -> str:
+    """Render a template; what a user's template raises (`{{ 1/0 }}`) is a template error naming it.
+
+    An error in a packaged template is kgvault's own bug, and goes up as it is.
+    """
+    try:
+        return template.render(**values)
+    except jinja2.TemplateError:
+        raise
+    except Exception as error:
+        filename = Path(template.filename or "")
+        if filename.parent == packaged_templates():
+            raise
+        raise jinja2.TemplateRuntimeError(
+            f"{filename.name or template.name}: {type(error).__name__}: {error}"
+        ) from error
+
+
 def period(relation: Relation) -> str:
     """When a relation held, as a link line ends: " (since 2025-03-12, until 2025-06-02)", or ""."""
     parts = []

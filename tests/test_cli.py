@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -184,6 +185,10 @@ def test_check_says_what_it_cannot_check_and_refuses_what_is_no_vault(tmp_path: 
     runner = CliRunner()
     plain = runner.invoke(main, ["check", str(notes)])
     assert plain.exit_code == 2 and "is not a kgvault vault" in plain.stderr
+    (notes / "index.md").write_text("# My index\n", "utf-8")  # an Obsidian vault's own index
+    theirs = runner.invoke(main, ["check", str(notes)])
+    assert theirs.exit_code == 2 and "is not a kgvault vault" in theirs.stderr
+    (notes / "index.md").unlink()
     missing = runner.invoke(main, ["check", str(vault), "--notes", str(tmp_path / "nosuch")])
     assert missing.exit_code == 2 and "notes folder" in missing.stderr
     notes.rename(tmp_path / "moved")
@@ -208,3 +213,84 @@ def test_ctrl_c_exits_130(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     (tmp_path / "notes").mkdir()
     result = CliRunner().invoke(main, ["build", str(tmp_path / "notes"), "-o", str(tmp_path / "vault")])
     assert result.exit_code == 130 and "interrupted" in result.stderr
+
+
+def _one_note(tmp_path: Path, text: str = "# A\n\nAtlas uses Postgres.\n") -> Path:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text(text, "utf-8")
+    return notes
+
+
+@pytest.mark.parametrize(
+    ("template", "says"),
+    [
+        (b"{{ 1/0 }}", "node.md.j2: ZeroDivisionError: division by zero"),
+        (b"\xff\xfe not text", "node.md.j2 is not UTF-8 text (byte 0 cannot be read)"),
+    ],
+)
+def test_a_template_that_fails_while_rendering_is_a_usage_error(
+    tmp_path: Path, template: bytes, says: str
+) -> None:
+    notes = _one_note(tmp_path, "# A\n\nAtlas uses Postgres.\n\nFixed the heater on 2025-03-12.\n")
+    (tmp_path / "tpl").mkdir()
+    (tmp_path / "tpl" / "node.md.j2").write_bytes(template)
+    args = ["build", str(notes), "-o", str(tmp_path / "vault"), "--templates", str(tmp_path / "tpl")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert f"cannot render a template: {says}; fix the template or remove it" in result.stderr
+
+
+def test_quiet_still_lists_the_problems(tmp_path: Path) -> None:
+    notes = _one_note(tmp_path)
+    (notes / "kgvault.corrections.yaml").write_text("merge: [[a\n", "utf-8")
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "vault"), "-q"])
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "kgvault.corrections.yaml" in result.stderr and "1 problem(s)" in result.stderr
+
+
+def test_a_bad_value_from_the_environment_names_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = _one_note(tmp_path)
+    monkeypatch.setenv("KGVAULT_USER_NAME", " ")
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "vault")])
+    assert result.exit_code == 2
+    assert "the environment variable KGVAULT_USER_NAME: `user_name` must be a name" in result.stderr
+
+
+def test_model_options_without_a_model_are_said_to_do_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KGVAULT_MODEL", raising=False)
+    notes = _one_note(tmp_path)
+    args = ["build", str(notes), "-o", str(tmp_path / "vault"), "--llm-link", "--jobs", "8"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0
+    assert "note: --jobs, --llm-link only change(s) a build with a model" in result.stderr
+    quiet = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "vault")])
+    assert "note:" not in quiet.stderr
+
+
+def test_get_takes_a_pages_path_and_says_how_to_find_what_it_lacks(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    assert CliRunner().invoke(main, ["build", str(SAMPLE), "-o", str(vault), "-q"]).exit_code == 0
+    page = next((vault / "episodic").glob("*.md"))
+    by_path = CliRunner().invoke(main, ["get", "--vault", str(vault), "--node", f"episodic/{page.name}"])
+    assert by_path.exit_code == 0 and f"(episodic/{page.name})" in by_path.stdout
+    missing = CliRunner().invoke(main, ["get", "--vault", str(vault), "--node", "klipper"])
+    assert missing.exit_code == 2 and "--entity NAME" in missing.stderr
+    both = CliRunner().invoke(main, ["get", "--vault", str(vault), "--node", "a", "--tag", "b"])
+    assert both.exit_code == 2 and "one thing at a time" in both.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a file name of any bytes is a Linux file system's")
+def test_folders_whose_names_are_no_utf8_build_and_rebuild(tmp_path: Path) -> None:
+    notes = Path(os.fsdecode(bytes(tmp_path) + b"/notes\xff"))
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nAtlas uses Postgres.\n", "utf-8")
+    vault = Path(os.fsdecode(bytes(tmp_path) + b"/vault\xfe"))
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["build", str(notes), "-o", str(vault), "--json"])
+        assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["files"]["written"] == 0

@@ -102,12 +102,23 @@ def test_a_near_identical_item_updates_what_an_import_gave(built: tuple[Path, Pa
     assert titles == ["The user prefers concise API responses, without extra explanatory text"]
 
 
-def test_no_diff_inserts_every_item_as_new(built: tuple[Path, Path]) -> None:
+def test_no_diff_inserts_every_item_as_new(built: tuple[Path, Path], tmp_path: Path) -> None:
     _, vault = built
     _import(str(DRAFTS / "memory_draft.json"), "-o", str(vault))
-    code, out, _ = _import(str(DRAFTS / "memory_draft.json"), "-o", str(vault), "--no-diff", "--json")
+    # The same items in other words (another file): no duplicate detection, both are added.
+    draft = json.loads((DRAFTS / "memory_draft.json").read_text("utf-8"))
+    for insight in draft["insights"]:
+        insight["content"] += " Noted again."
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps(draft), "utf-8")
+    code, out, _ = _import(str(again), "-o", str(vault), "--no-diff", "--json")
     assert code == 0
     assert [r["action"] for r in json.loads(out)["results"]] == ["added", "added"]
+    # The very file an import kept already adds nothing, and says so rather than "added".
+    code, out, _ = _import(str(again), "-o", str(vault), "--no-diff", "--json")
+    result = json.loads(out)
+    assert code == 0 and (result["imported"], result["skipped"]) == (0, 2)
+    assert [r["action"] for r in result["results"]] == ["skipped", "skipped"]
 
 
 def test_invalid_items_are_errors_with_their_pointer_while_the_valid_ones_land(
@@ -212,6 +223,18 @@ def test_an_agent_draft_is_checked_against_the_note_it_names(tmp_path: Path) -> 
     assert "Replaced the Ender 3 hotend thermistor" not in titles
 
 
+def test_a_draft_naming_a_note_outside_the_notes_lands_whole_with_a_notice(built: tuple[Path, Path]) -> None:
+    """Its quotes cannot be checked: a notice, not an error, and no build calls its items dropped."""
+    _, vault = built
+    code, out, _ = _import(str(DRAFTS / "agent_draft.json"), "-o", str(vault), "--json")
+    result = json.loads(out)
+    assert code == 0 and result["errors"] == 0 and result["imported"] == 2, result
+    report = run_build(built[0], vault)
+    messages = [p["message"] for p in report["problems"]]  # type: ignore[union-attr]
+    assert any(m.endswith("is not among the notes; quotes not checked") for m in messages), messages
+    assert not any(m.startswith("dropped:") for m in messages)
+
+
 def test_an_update_keeps_the_links_and_entities_of_what_it_replaces(
     built: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -314,8 +337,8 @@ def test_an_imported_draft_s_quotes_are_checked_against_its_note_and_only_among_
     reasons = [row.get("reason", "") for row in rows if row["action"] == "error"]
     if checked:  # the quote is not in today.md: the item is refused
         assert reasons == ["supporting_text not found in the note it names"]
-    else:  # the file outside the notes was not read to accept the quote
-        assert reasons == [f"the note it names, {named}, is not among the notes; quotes not checked"]
+    else:  # the file outside the notes was not read: the quote is unchecked, the item lands as given
+        assert reasons == [] and [row["action"] for row in rows] == ["added"]
 
 
 def test_the_same_words_on_another_day_are_another_event_not_an_update(

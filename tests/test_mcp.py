@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -134,8 +136,15 @@ def test_search_fetch_add_rebuild_and_find(sample_copy: Path, tmp_path: Path) ->
     with_server(tmp_path, vault, notes, second)
 
 
-def test_an_unbuilt_vault_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
+def test_a_vault_gone_while_serving_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "printer.md").write_text("The Ender 3 runs Klipper.\n", encoding="utf-8")
+    run_build(notes, vault)
+
     async def scenario(session: ClientSession) -> None:
+        assert not (await session.call_tool("list_tags", {})).is_error
+        shutil.rmtree(vault)  # deleted, or rebuilt elsewhere, while the client is connected
         tags = await session.call_tool("list_tags", {})
         assert tags.is_error and "build the vault first" in text(tags)
         memory = await session.call_tool("add_memory", {"content": "A fact.", "memory_layer": "semantic"})
@@ -143,7 +152,38 @@ def test_an_unbuilt_vault_is_a_tool_error_not_a_crash(tmp_path: Path) -> None:
         hits = await session.call_tool("search_memory", {"query": "anything"})
         assert hits.is_error  # the server is still up after an error
 
-    with_server(tmp_path, tmp_path / "no-vault", None, scenario)
+    with_server(tmp_path, vault, None, scenario)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--vault", "no-vault"], "no-vault has no search index; build the vault first"),
+        (["--vault", "notes"], "notes has no search index"),
+        (["--vault", "vault", "--notes", "elsewhere"], "the notes folder elsewhere does not exist"),
+        (["--vault", "vault", "--inbox", "../out"], "the inbox '../out' is not a visible folder"),
+    ],
+)
+def test_a_server_that_could_answer_nothing_does_not_start(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    """A typo in a client's settings is said at once, not as an error on every later call."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "printer.md").write_text("The Ender 3 runs Klipper.\n", encoding="utf-8")
+    run_build(notes, tmp_path / "vault")
+    python_path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-m", "kgvault", "mcp", *args],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": python_path},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert says in done.stderr
 
 
 def test_write_memory_names_files_by_date_title_and_content(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from kgvault.search.query import (
     get_entity,
     get_node,
     nodes_by_tag,
+    require_index,
     search,
     tag_tree,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "get_entity",
     "get_node",
     "nodes_by_tag",
+    "require_index",
     "search",
     "tag_tree",
     "update_index",

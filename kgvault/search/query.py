@@ -75,8 +75,13 @@ _WHEN = re.compile(r"(?i)\bwhen\b|\bwhat (?:year|month|date|day)\b|\bhow long ag
 class NoIndexError(Exception):
     """The vault has no search index (or one this version cannot read): build it first."""
 
-    def __init__(self, vault: Path, why: str = "has no search index") -> None:
-        super().__init__(f"{vault} {why}; build the vault first (kgvault build NOTES -o VAULT)")
+    def __init__(
+        self,
+        vault: Path,
+        why: str = "has no search index",
+        todo: str = "build the vault first (kgvault build NOTES -o VAULT)",
+    ) -> None:
+        super().__init__(f"{vault} {why}; {todo}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +148,23 @@ def _connect(vault: Path) -> sqlite3.Connection:
     path = vault / INDEX_FILE
     if not path.is_file():
         raise NoIndexError(vault)
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        raise NoIndexError(
+            vault,
+            f"has a search index that cannot be read ({error.strerror or error})",
+            f"make {path} readable to you",
+        ) from error
     if stored_version(path) != SCHEMA_VERSION:
         raise NoIndexError(vault, "has a search index this version of kgvault cannot read")
     return sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+
+
+def require_index(vault: Path) -> None:
+    """Raise `NoIndexError` unless the vault has an index this version of kgvault can read."""
+    _connect(vault).close()
 
 
 # -- search ---------------------------------------------------------------------------------------
