@@ -26,6 +26,7 @@ from kgvault.extract.draft import SCHEMA_VERSION
 from kgvault.extract.offline import normalize_tag
 from kgvault.importer import notes_root
 from kgvault.names import node_slug, short_hash, slugify
+from kgvault.secrets import mask_secrets
 from kgvault.write import atomic_write
 
 if TYPE_CHECKING:
@@ -333,7 +334,9 @@ def write_memory(
     data = (json.dumps(raw, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     digest = short_hash(data.decode("utf-8"))
     day = timestamp or (today or date.today()).isoformat()
-    name = f"{day}-{slugify(node['title'], max_chars=60)}-{digest}.json"
+    # The title as the vault shows it: a key or password in it must not name a file, nor the node.
+    shown = mask_secrets(node["title"])[0]
+    name = f"{day}-{slugify(shown, max_chars=60)}-{digest}.json"
     same = sorted(folder.glob(f"*-{digest}.json")) if folder.is_dir() else []
     path = same[0] if same else folder / name
     note = PICKED_UP
@@ -344,7 +347,7 @@ def write_memory(
             note = "already in the inbox, and edited since: left as it is"
     except OSError as error:
         raise ToolProblem(f"cannot write {path}: {error.strerror or error}") from error
-    return AddedMemory(path=path.relative_to(notes).as_posix(), id_hint=node_slug(node["title"]), note=note)
+    return AddedMemory(path=path.relative_to(notes).as_posix(), id_hint=node_slug(shown), note=note)
 
 
 def _check_inbox(notes: Path, folder: Path) -> None:
@@ -408,7 +411,8 @@ def memory_draft(
         node["attributed_to"] = attributed_to.strip()
     raw: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
-        "episode_name": _cut_at_word(heading, EPISODE_NAME_CHARS),
+        # Masked before it is cut: a key cut short no longer looks like one, and would stay whole.
+        "episode_name": _cut_at_word(mask_secrets(heading)[0], EPISODE_NAME_CHARS),
         "source_description": SOURCE_DESCRIPTION,
     }
     if timestamp:

@@ -225,3 +225,18 @@ def test_write_memory_never_overwrites_a_file_and_writes_only_where_a_build_read
     with pytest.raises(ToolProblem, match="leads out of the notes"):
         write_memory(tmp_path, "linked", content=fact, memory_layer="semantic")
     assert list(outside.iterdir()) == []
+
+
+def test_a_secret_in_a_memory_names_no_file_and_no_node(tmp_path: Path) -> None:
+    key = "sk-proj-AbCdEf1234567890abcdefGHIJKLmnop"
+    added = write_memory(
+        tmp_path, "inbox", content=f"{key} is the staging key for Heron.", memory_layer="semantic"
+    )
+    assert key.lower() not in added["path"].lower() and "abcdef1234567890" not in added["path"].lower()
+    assert "abcdef1234567890" not in added["id_hint"]
+    notes, vault = tmp_path, tmp_path.parent / f"{tmp_path.name}-vault"
+    run_build(notes, vault)
+    assert (vault / "semantic" / f"{added['id_hint']}.md").is_file()  # the hint is the node's id
+    for page in vault.rglob("*"):
+        if page.is_file() and page.suffix in (".md", ".json", ".jsonl"):
+            assert "abcdef1234567890" not in page.read_text("utf-8").lower() + page.name.lower(), page
