@@ -503,7 +503,7 @@ def _note_source(
             Problem(
                 rel_path,
                 line,
-                f"“{stranger}:” names no participant, so the line is read as part of the turn before; "
+                f"“{stranger}:” names no participant, so what they say here is no one's turn; "
                 f"add {stranger} to `participants` if they speak here",
             )
         )

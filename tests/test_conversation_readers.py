@@ -607,17 +607,18 @@ def test_transcript_turns_by_alias_after_a_time_cue_and_strangers_reported() -> 
         "Carol: I moved to Berlin yesterday.\n"
         "Note: the recording stopped here.\n"
         "Caroline Jones: I bought a bike.\n"
+        "> Melanie: I went to Iceland last year.\n"
+        "- Caro: I adopted a puppy.\n"
+        "Note: the puppy is called Miso.\n"
     )
     names = {"Caroline Jones": "Caroline Jones", "Caro": "Caroline Jones", "Melanie": "Melanie"}
     turns, strangers = read_turns(text, 4, names, None)
     assert [(t.speaker, t.text, t.line_start, t.line_end) for t in turns] == [
         ("Caroline Jones", "I visited the Louvre yesterday.", 4, 4),
-        (
-            "Melanie",
-            "I baked bread.\nCarol: I moved to Berlin yesterday.\nNote: the recording stopped here.",
-            5,
-            7,
-        ),
+        ("Melanie", "I baked bread.", 5, 5),
+        # Carol's line, and the note after it, are no one's: not Melanie's words.
         ("Caroline Jones", "I bought a bike.", 8, 8),
+        ("Melanie", "I went to Iceland last year.", 9, 9),  # a quote or list marker is read through
+        ("Caroline Jones", "I adopted a puppy.\nNote: the puppy is called Miso.", 10, 11),
     ]
     assert strangers == [(6, "Carol")]  # "Note:" introduces notes, not a speaker

@@ -510,3 +510,40 @@ def test_naming_the_user_rebuilds_chat_logs_as_a_clean_build_would(tmp_path: Pat
     run_build(notes, clean)
     assert tree_bytes(vault) == tree_bytes(clean)
     assert [n["attributed_to"] for n in _nodes(vault)] == ["Alex"]
+
+
+def test_what_a_user_asks_an_assistant_to_write_is_no_relation_nor_entity(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    turns = [
+        ("Translate 'Tom works at Microsoft' into German.", "10:00"),
+        ("Write a cover letter saying Zoe works at SAP.", "10:02"),
+        ("I'm researching agencies since Kate works at Acme now. Write me a plan.", "10:04"),
+    ]
+    (notes / "c.jsonl").write_text(
+        "".join(
+            json.dumps({"role": "user", "text": text, "timestamp": f"2024-03-12T{at}:00Z"}) + "\n"
+            for text, at in turns
+        ),
+        "utf-8",
+    )
+    run_build(notes, vault)
+    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    assert [(r["from"], r["relation"], r["to"]) for r in relations] == [("kate", "works_for", "acme")]
+    assert not {"tom", "microsoft", "zoe", "sap"} & {page.stem for page in vault.glob("entities/*.md")}
+
+
+def test_an_attachment_cut_short_at_a_titles_end_leaves_no_bracket(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    said = (
+        "Caroline: Thanks, Mel! I made this stained glass window to remind myself and others that within "
+        "us all is the key to discovering our true potential and living our best life. [image: a photo "
+        "of three stained glass windows in a church with a clock]\n"
+    )
+    (notes / "s.md").write_text(
+        f"---\ndate: 2023-05-08\nparticipants: [Caroline, Melanie]\n---\n{said}", "utf-8"
+    )
+    run_build(notes, vault)
+    titles = [str(node["title"]) for node in _nodes(vault)]
+    assert titles and not any("[image" in title for title in titles), titles

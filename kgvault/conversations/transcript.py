@@ -16,10 +16,12 @@ _ASSISTANT_NAMES = frozenset({"assistant", "ai", "chatgpt", "claude", "gpt", "bo
 # A recording's time before the speaker ("[00:01:12] Hank: …", "(14:03) Ivy: …"); the turn keeps
 # the session's time: it may be a clock time or an offset into the recording.
 _CUE = r"(?:[\[(]?\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?[\])]?[ \t]+)?"
+_MARK = r"(?:>[ \t]*|[-*+][ \t]+)?"
+"""A quote or list marker a turn's line may start with (`> Ann: …`, `- Ann: …`)."""
 # A line that looks like another speaker's ("Carol: …"): one to three capitalized words and a colon.
 _WORD = r"[^\W\d_][\w'’.-]*"
 _LABEL = re.compile(
-    rf"^[ \t]*{_CUE}(?:\*\*)?(?P<label>{_WORD}(?:[ \t]{_WORD}){{0,2}})[ \t]*:(?:\*\*)?[ \t]+\S"
+    rf"^[ \t]*{_MARK}{_CUE}(?:\*\*)?(?P<label>{_WORD}(?:[ \t]{_WORD}){{0,2}})[ \t]*:(?:\*\*)?[ \t]+\S"
 )
 # Labels that introduce a line of notes, not a speaker.
 _NOT_SPEAKERS = frozenset(
@@ -84,13 +86,14 @@ def read_turns(
 
     `names` are `participants`'. Lines before the first turn belong to no turn (a heading, a
     preamble); trailing blank lines are not part of a turn. Also returns the lines that look like
-    the turn of someone who is no participant (line number, name): they continue the turn before.
+    the turn of someone who is no participant (line number, name): they and the lines after them
+    belong to no turn, up to the next participant's.
     """
     if not names:
         return (), []
     alternation = "|".join(re.escape(name) for name in sorted(names, key=lambda n: (-len(n), n)))
     starts = re.compile(
-        rf"^[ \t]*{_CUE}(?:\*\*(?P<bold>{alternation})[ \t]*:[ \t]*\*\*"
+        rf"^[ \t]*{_MARK}{_CUE}(?:\*\*(?P<bold>{alternation})[ \t]*:[ \t]*\*\*"
         rf"|\*\*(?P<bold2>{alternation})\*\*[ \t]*:|(?P<plain>{alternation})[ \t]*:)[ \t]*(?P<text>.*)$",
         re.IGNORECASE,
     )
@@ -112,12 +115,16 @@ def read_turns(
             speaker = canonical[found.casefold()]
             said = [match.group("text")]
             first = last = number
+        elif (stranger := _stranger(line)) is not None:
+            # Someone who is no participant: their words are no one's turn (not the last speaker's).
+            if speaker is not None:
+                turns.append(_turn(speaker, said, first, last, moment))
+            strangers.append((number, stranger))
+            speaker = None
         elif speaker is not None:
             said.append(line)
             if line.strip():
                 last = number
-            if (stranger := _stranger(line)) is not None:
-                strangers.append((number, stranger))
     if speaker is not None:
         turns.append(_turn(speaker, said, first, last, moment))
     return tuple(turns), strangers

@@ -16,7 +16,8 @@ from kgvault.when import dated_title, find_times
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 # A shared image or file, kept in the body as said, is no part of a title.
-_ATTACHMENT = re.compile(r"\s*\[(?:image|file)(?::[^\]]*)?\]")
+_ATTACHMENT = re.compile(r"\s*\[(?:image|file)(?::[^\]]*)?\]|\s*\[(?:image|file)\b[^\]]*$")
+"""An attachment's marker (`[image: a photo of …]`), whole or cut short at a title's end (`[image…`)."""
 _SECOND_PERSON = re.compile(r"(?i)\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|ya|u)\b")
 _FIRST_PERSON = re.compile(r"(?i)\b(?:i|me|my|mine|myself|i'm|i've|i'll|i'd|we|us|our|ours|we're|we've)\b")
 
@@ -94,11 +95,17 @@ class _Merged:
             if human and key == turn.speaker.casefold() and not entity["supporting_text"]:
                 # The speaker is named by their turn, not in it: cite what they said.
                 entity = {**entity, "supporting_text": quote}
+            if human and key not in named and _asked_for(entity["supporting_text"]):
+                continue  # named only in a request: "Write a cover letter saying Zoe works at SAP."
             # An assistant's turn names only what its kept nodes are about.
             if key not in self.entities and (human or key in named):
                 self.entities[key] = {**entity, "turn_line": turn.line_start}
         if human:
-            self.relations.extend({**relation, "turn_line": turn.line_start} for relation in raw["relations"])
+            self.relations.extend(
+                {**relation, "turn_line": turn.line_start}
+                for relation in raw["relations"]
+                if not _asked_for(relation["statement"]) and not _asked_for(relation["supporting_text"])
+            )
         return (len(self.nodes), len(self.entities), len(self.relations)) != before
 
 
@@ -140,6 +147,11 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
         speaker = {"name": turn.speaker, "entity_type": "person", "aliases": [], "description": ""}
         return {**raw, "nodes": [node], "entities": [*entities, {**speaker, "supporting_text": None}]}
     return {**raw, "nodes": []}
+
+
+def _asked_for(text: str | None) -> bool:
+    """Whether the words are a request to the listener (what they hold is no one's news)."""
+    return bool(text) and is_request(_ATTACHMENT.sub("", str(text)).strip())
 
 
 def _about_the_listener(said: str) -> bool:
