@@ -162,8 +162,12 @@ def import_draft(
     result.results.sort(key=lambda row: (row["index"] is None, row["index"] or 0, row["action"]))
     kept = _kept_part(draft, actions)
     result.edges_inserted = len(kept.links)
+    # A list of drafts naming different notes is kept as one draft per note: a build checks each
+    # draft's quotes against the note it names, and one envelope would name one note for all.
+    parts = _each_draft(kept, path) if found.named_each else [(kept, None)]
     new = bool(result.imported) or _says_more(kept, vault, no_diff)
-    if new and any(_digest(other) == _digest(kept) for other in kept_drafts.values()):
+    known_digests = {_digest(other) for other in kept_drafts.values()}
+    if new and all(_digest(part) in known_digests for part, _ in parts):
         new = False  # the very same items are kept already: nothing is added, even with --no-diff
         for row in result.results:
             if row["action"] == "added":
@@ -175,9 +179,14 @@ def import_draft(
         return result
     with vault_lock(vault):
         if new:
-            name = f"{slugify(path.stem)}-{_digest(kept)[:8]}.json"
-            result.kept_as = f"{DRAFTS_DIR}/{name}"
-            atomic_write(vault / DRAFTS_DIR / name, _as_json(kept).encode("utf-8"))
+            kept_paths: list[str] = []
+            for part, source in parts:
+                if not (part.nodes or part.entities or part.relations) or _digest(part) in known_digests:
+                    continue
+                name = f"{slugify(path.stem)}-{_digest(part)[:8]}.json"
+                kept_paths.append(f"{DRAFTS_DIR}/{name}")
+                atomic_write(vault / DRAFTS_DIR / name, _as_json(part, source).encode("utf-8"))
+            result.kept_as = ", ".join(kept_paths) or None
         for kept_in, replaced in sorted(updates.items()):
             _update(vault / kept_in, kept_drafts[kept_in], replaced)
     return result
@@ -421,17 +430,44 @@ def _relation_keys(vault: Path) -> set[tuple[str, str, str]]:
     return keys
 
 
-def _as_json(draft: Draft) -> str:
-    """A kept draft as stable, readable JSON: no internal pointers, keys sorted."""
-    return (
-        json.dumps(
-            _without_pointers(draft.model_dump(mode="json", exclude_none=True)),
-            ensure_ascii=False,
-            indent=2,
-            sort_keys=True,
-        )
-        + "\n"
-    )
+def _as_json(draft: Draft, source: str | None = None) -> str:
+    """A kept draft as stable, readable JSON: no internal pointers, keys sorted; `source`, the notes
+    path the draft names, when it names one there."""
+    data = _without_pointers(draft.model_dump(mode="json", exclude_none=True))
+    if source is not None:
+        data["source"] = source
+    return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+def _each_draft(kept: Draft, path: Path) -> list[tuple[Draft, str | None]]:
+    """The kept items of a list of drafts, one draft per element of the list, each with its own
+    envelope (the note it names, its reference time) as the file gives it."""
+    try:
+        elements = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return [(kept, None)]
+    if not isinstance(elements, list):
+        return [(kept, None)]
+    parts: list[tuple[Draft, str | None]] = []
+    for index, element in enumerate(elements):
+        if not isinstance(element, dict):
+            continue
+        prefix = f"/{index}/"
+        items = {
+            kind: [item for item in getattr(kept, kind) if (item.pointer or "").startswith(prefix)]
+            for kind in ("nodes", "entities", "relations", "links")
+        }
+        fields: dict[str, Any] = {}
+        for key in ("episode_name", "source_description", "reference_time"):
+            try:  # what the reader repaired (a long episode name) is left out, not fatal
+                fields[key] = getattr(Draft.model_validate({key: element[key]}), key)
+            except (KeyError, ValueError):
+                continue
+        envelope = Draft(**fields)
+        source = element.get("source")
+        part = envelope.model_copy(update=items)
+        parts.append((part, source if isinstance(source, str) and source.strip() else None))
+    return parts
 
 
 def _without_pointers(value: Any) -> Any:

@@ -445,3 +445,43 @@ def test_an_imported_draft_survives_lines_added_above_what_it_quotes(tmp_path: P
     report = run_build(notes, vault)
     assert (vault / "episodic" / "heater-fault-on-the-ender-3.md").is_file()
     assert not [p for p in report["problems"] if "supporting_text" in p["message"]]  # type: ignore[union-attr]
+
+
+def test_a_list_of_drafts_naming_different_notes_lands_whole(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Each draft's quotes are checked against its own note, at import and at every later build."""
+    notes, vault = built
+    (notes / "daily").mkdir()
+    (notes / "daily" / "2025-09-10.md").write_text("Moved Heron to Postgres today.\n", "utf-8")
+    (notes / "daily" / "2025-09-15.md").write_text("Priya Nair works at Orbital Systems now.\n", "utf-8")
+
+    def draft(note: str, title: str, quote: str) -> dict[str, object]:
+        return {
+            "schema_version": "kgvault.draft/1",
+            "source_description": f"{note} lines 1-1",
+            "reference_time": note[-13:-3],
+            "nodes": [
+                {"memory_layer": "episodic", "type": "observation", "title": title, "timestamp": note[-13:-3],
+                 "supporting_text": quote}
+            ],
+        }  # fmt: skip
+
+    path = tmp_path / "agent.json"
+    path.write_text(
+        json.dumps(
+            [
+                draft("daily/2025-09-10.md", "Heron moved to Postgres", "Moved Heron to Postgres today."),
+                draft("daily/2025-09-15.md", "Priya joined Orbital Systems", "Priya Nair works at Orbital"),
+            ]
+        ),
+        "utf-8",
+    )
+    code, out, _ = _import(str(path), "-o", str(vault), "--json")
+    assert code == 0 and json.loads(out)["imported"] == 2, out
+    report = run_build(notes, vault)
+    assert not [p for p in report["problems"] if "dropped" in p["message"]], report["problems"]  # type: ignore[index, union-attr]
+    titles = {str(_properties(page)["title"]) for page in (vault / "episodic").glob("*.md")}
+    assert {"Heron moved to Postgres", "Priya joined Orbital Systems"} <= titles
+    code, out, _ = _import(str(path), "-o", str(vault), "--json")  # again: nothing new
+    assert json.loads(out)["imported"] == 0
