@@ -576,14 +576,38 @@ def test_a_pointer_written_by_the_agent_is_replaced() -> None:
     assert pointers(read(data).draft, "nodes") == ["/nodes/0", "/nodes/1"]
 
 
-def test_a_broken_envelope_is_one_problem() -> None:
+def test_a_field_the_contract_does_not_know_is_ignored_and_said_and_no_item_is_lost() -> None:
+    """An agent's own bookkeeping (`run_id`) or a field of a newer contract must not lose items."""
     data: dict[str, Any] = load("agent_draft.json")
+    whole = pointers(read(data).draft)
     data["colour"] = "red"
+    data["entities"][0]["extra"] = "field"
+    data["nodes"][1]["why"] = 1
     result = read(data)
-    [(pointer, reason)] = result.problems
-    assert pointer == ""
-    assert "envelope is invalid" in reason and "colour" in reason
-    assert pointers(result.draft) == []
+    assert pointers(result.draft) == whole
+    assert sorted(result.problems) == [
+        ("/colour", "colour is no field of kgvault.draft/1; ignored"),
+        ("/entities/0", "extra is no field of an entity; ignored"),
+        ("/nodes/1", "why is no field of a node; ignored"),
+    ]
+
+
+def test_a_time_of_day_where_a_day_is_wanted_keeps_the_day_and_the_time() -> None:
+    """Agents are told to write ISO UTC times (seed 000): the day is the UTC day, the time occurred_at."""
+    data: dict[str, Any] = load("agent_draft.json")
+    data["reference_time"] = "2025-03-12T23:30:00-02:00"
+    data["nodes"][0]["timestamp"] = "2025-03-12T23:30:00-02:00"
+    data["relations"][0]["valid_at"] = "2025-03-12T09:00:00Z"
+    draft = read(data).draft
+    assert draft.reference_time == date(2025, 3, 13)
+    assert (draft.nodes[0].timestamp, draft.nodes[0].occurred_at) == (
+        date(2025, 3, 13),
+        "2025-03-13T01:30:00",
+    )
+    assert draft.relations[0].valid_at == date(2025, 3, 12)
+    data["relations"][0]["valid_at"] = "last week"
+    reasons = [reason for _, reason in read(data).problems]
+    assert reasons == ["valid_at: 'last week' is not a date: write YYYY-MM-DD (or an ISO time)"]
 
 
 def test_an_unreadable_or_too_long_envelope_field_is_repaired_and_no_item_is_lost() -> None:
@@ -598,8 +622,7 @@ def test_an_unreadable_or_too_long_envelope_field_is_repaired_and_no_item_is_los
         ),
         (
             "/reference_time",
-            "reference_time 'last week' is not valid (YYYY-MM-DD): Input should be a valid date or datetime, "
-            "input is too short; cleared",
+            "reference_time 'last week' is not a date: write YYYY-MM-DD (or an ISO time); cleared",
         ),
     )
     assert (result.draft.episode_name, result.draft.reference_time) == (

@@ -13,7 +13,7 @@ from typing import Literal
 
 from kgvault.drafts.mini_graph import read_mini_graph
 from kgvault.drafts.mnemon import read_mnemon
-from kgvault.extract.draft import ENVELOPE_FIELDS, SCHEMA_VERSION, Draft, validate_items
+from kgvault.extract.draft import ENVELOPE_FIELDS, IGNORED, SCHEMA_VERSION, Draft, validate_items
 
 DraftFormat = Literal["kgvault.draft/1", "mnemon", "mini-context-graph"]
 Problem = tuple[str, str]
@@ -157,7 +157,7 @@ def _read_one(raw: dict[str, object], prefix: str, problems: list[Problem]) -> _
         item = _DROPPED_ITEM.match(reason)
         if item:
             problems.append((f"{prefix}/{item['kind']}/{item['index']}", _tidy(item["reason"])))
-        elif (field := reason.split(" ", 1)[0]) in ENVELOPE_FIELDS:
+        elif (field := reason.split(" ", 1)[0]) in ENVELOPE_FIELDS or reason.endswith(IGNORED):
             problems.append((f"{prefix}/{field}", reason))
         else:
             problems.append((prefix, reason))

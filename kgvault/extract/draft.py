@@ -17,7 +17,29 @@ GENERIC_EPISODE_NAMES = frozenset(
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
+def _day(value: object) -> object:
+    """A date field's value as a day: an ISO time (`2025-09-10T14:30:00Z`) is its day in UTC.
+
+    Anything else is left to pydantic, save text that is no date at all, said plainly.
+    """
+    if not isinstance(value, str) or len(value.strip()) <= 10:
+        if isinstance(value, str) and value.strip() and not _ISO_DAY.match(value.strip()):
+            raise ValueError(f"{value!r} is not a date: write YYYY-MM-DD (or an ISO time)")
+        return value
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{value!r} is not a date: write YYYY-MM-DD (or an ISO time)") from None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.date()
+
+
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
 class _Item(BaseModel):
+    # A field the contract does not know is dropped with a notice before validation (`validate_items`).
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
 
     pointer: SkipJsonSchema[str | None] = None
@@ -46,6 +68,26 @@ class DraftNode(_Item):
     valid_to: date | None = None
     importance: int | None = Field(default=None, ge=1, le=5)
     supporting_text: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _time_of_day(cls, data: Any) -> Any:
+        # A timestamp with a time of day (what agents are told to write): the time is kept as
+        # occurred_at, the day as timestamp.
+        if isinstance(data, dict):
+            stamp = data.get("timestamp")
+            if (
+                isinstance(stamp, str)
+                and ("T" in stamp or " " in stamp.strip())
+                and not data.get("occurred_at")
+            ):
+                data = {**data, "occurred_at": stamp}
+        return data
+
+    @field_validator("timestamp", "valid_from", "valid_to", mode="before")
+    @classmethod
+    def _days(cls, value: object) -> object:
+        return _day(value)
 
     @field_validator("occurred_at")
     @classmethod
@@ -115,6 +157,11 @@ class DraftRelation(_Item):
     valid_at: date | None = None
     invalid_at: date | None = None
 
+    @field_validator("valid_at", "invalid_at", mode="before")
+    @classmethod
+    def _days(cls, value: Any) -> Any:  # `object` is a field's name here
+        return _day(value)
+
     @field_validator("predicate")
     @classmethod
     def _snake_predicate(cls, value: str) -> str:
@@ -172,6 +219,11 @@ class Draft(_Item):
     links: list[DraftLink] = Field(default_factory=list)
     """Links between the draft's own nodes (`causes`, `precedes`, `related_to`)."""
 
+    @field_validator("reference_time", mode="before")
+    @classmethod
+    def _days(cls, value: object) -> object:
+        return _day(value)
+
 
 def normalize_for_match(text: str) -> str:
     """Fold case and collapse whitespace, so a quote can be found in its chunk."""
@@ -179,6 +231,10 @@ def normalize_for_match(text: str) -> str:
 
 
 _ITEM_KINDS = ("nodes", "entities", "relations", "links")
+_MODELS: dict[str, tuple[type[_Item], str]] = {
+    "nodes": (DraftNode, "a node"), "entities": (DraftEntity, "an entity"),
+    "relations": (DraftRelation, "a relation"), "links": (DraftLink, "a link"),
+}  # fmt: skip
 
 
 def validate_items(raw: dict[str, object], chunk_text: str | None) -> tuple[Draft, list[str]]:
@@ -189,6 +245,7 @@ def validate_items(raw: dict[str, object], chunk_text: str | None) -> tuple[Draf
     in `entities` are dropped too. Raises ValueError when the envelope itself is broken.
     """
     dropped: list[str] = []
+    raw = _known_fields(raw, dropped)
     envelope = {k: v for k, v in raw.items() if k not in _ITEM_KINDS}
     name = envelope.get("episode_name")
     if isinstance(name, str) and name.strip().casefold() in GENERIC_EPISODE_NAMES - {""}:
@@ -252,6 +309,36 @@ def validate_items(raw: dict[str, object], chunk_text: str | None) -> tuple[Draf
     return draft, dropped
 
 
+IGNORED = "; ignored"
+"""How a notice ends that left a field out, and no item."""
+
+
+def _known_fields(raw: dict[str, object], notices: list[str]) -> dict[str, object]:
+    """The draft without the fields the contract does not know (an agent's own `run_id`, a typo),
+    each said in `notices`: one unknown field loses no item."""
+    known = set(Draft.model_fields) - {"pointer", "turn_line"}
+    cleaned: dict[str, object] = {}
+    for key, value in raw.items():
+        if key in known or key in ("pointer", "turn_line"):
+            cleaned[key] = value
+        else:
+            notices.append(f"{key} is no field of {SCHEMA_VERSION}{IGNORED}")
+    for kind, (model, singular) in _MODELS.items():
+        items = cleaned.get(kind)
+        if not isinstance(items, list):
+            continue
+        fields = set(model.model_fields)
+        kept_items: list[object] = []
+        for index, item in enumerate(items):
+            if isinstance(item, dict) and not fields.issuperset(item):
+                for key in sorted(set(item) - fields, key=str):
+                    notices.append(f"{kind}[{index}]: {key} is no field of {singular}{IGNORED}")
+                item = {k: v for k, v in item.items() if k in fields}
+            kept_items.append(item)
+        cleaned[kind] = kept_items
+    return cleaned
+
+
 ENVELOPE_FIELDS = ("episode_name", "source_description", "reference_time", "skip_reason")
 """The draft's own fields a problem may be about (beside its items)."""
 # What an envelope field too long or unreadable becomes, so one field loses no item.
@@ -275,9 +362,13 @@ def _valid_envelope(envelope: dict[str, object], dropped: list[str]) -> Draft:
             elif field in ENVELOPE_FIELDS:
                 repaired[field] = "" if field in _ENVELOPE_LIMITS else None
                 wanted = " (YYYY-MM-DD)" if field == "reference_time" else ""
-                dropped.append(
-                    f"{field} {value!r} is not valid{wanted}: {problem.get('msg', 'invalid')}; cleared"
+                message = str(problem.get("msg", "invalid")).removeprefix("Value error, ")
+                said = (
+                    f"{field} {message}"  # our own words name the value already
+                    if message.startswith(repr(value))
+                    else f"{field} {value!r} is not valid{wanted}: {message}"
                 )
+                dropped.append(f"{said}; cleared")
         if repaired == envelope:
             raise ValueError(_first_error(error)) from error
         try:

@@ -9,7 +9,15 @@ from typing import Any, TypeVar
 
 from kgvault.drafts import DraftFile, read_draft_data
 from kgvault.extract import Extraction
-from kgvault.extract.draft import Draft, DraftEntity, DraftLink, DraftNode, DraftRelation, normalize_for_match
+from kgvault.extract.draft import (
+    IGNORED,
+    Draft,
+    DraftEntity,
+    DraftLink,
+    DraftNode,
+    DraftRelation,
+    normalize_for_match,
+)
 from kgvault.extract.offline import normalize_tag
 from kgvault.records import Chunk, Source
 from kgvault.secrets import find_secrets, mask_secrets
@@ -22,8 +30,9 @@ UNCHECKED = "; quotes not checked"
 
 
 def is_notice(reason: str) -> bool:
-    """Whether a reason `checked_quotes` gives left its items in (the quotes went unchecked)."""
-    return reason.endswith(UNCHECKED)
+    """Whether a reason left every item in: the quotes went unchecked (`checked_quotes`), or a field
+    the contract does not know was left out (`validate_items`)."""
+    return reason.endswith((UNCHECKED, IGNORED))
 
 
 def extract_draft(chunk: Chunk, sources: Mapping[str, Source]) -> Extraction:
