@@ -18,8 +18,9 @@ from pathlib import Path
 from kgvault.layout import STATE_DIR
 
 READY = "ready"
-# Reading a note opens and closes it: only events that change something start a rebuild.
-_CHANGES = frozenset({"created", "deleted", "modified", "moved", "closed"})
+# Reading a note opens and closes it: only events that change something start a rebuild. A chmod
+# ("attrib") does: a note made unreadable, or readable again, leaves or joins the vault.
+_CHANGES = frozenset({"created", "deleted", "modified", "moved", "closed", "attrib"})
 _NEVER_INPUT = frozenset({STATE_DIR, ".git", ".obsidian", "node_modules", "__pycache__"})
 
 

@@ -563,3 +563,22 @@ def test_a_rebuild_waiting_for_another_writer_says_so(watched: tuple[Path, Path,
         holder.join()
     rebuild.join(30)
     assert any("waiting for" in line and "to finish writing" in line for line in said), said
+
+
+def test_a_note_made_unreadable_and_readable_again_is_a_change(
+    watching: tuple[Path, Path, Watcher], tmp_path: Path
+) -> None:
+    """A chmod changes no byte, but what can be read: the vault must follow it both ways."""
+    notes, vault, watcher = watching
+    note = notes / "glossary.md"
+    note.chmod(0o000)
+    try:
+        if os.geteuid() != 0:  # root reads it anyway: then only the rebuild itself can be seen
+            same_as_clean_build(notes, vault, tmp_path / "clean", watcher)
+            assert not (vault / "sources" / "glossary-summary.md").exists()
+        else:
+            assert " glossary.md" in watcher.next_line(timeout=10)
+    finally:
+        note.chmod(0o644)
+    same_as_clean_build(notes, vault, tmp_path / "clean", watcher)
+    assert (vault / "sources" / "glossary-summary.md").exists()
