@@ -52,7 +52,15 @@ class _Wanted:
         self.entities = {entity.id: entity for entity in graph.entities}
         self.sources = {summary.source.path: summary.source for summary in graph.summaries}
         names = {entity.id: (entity.title, entity.aliases) for entity in graph.entities}
-        shas = {path: source.sha256 for path, source in self.sources.items()}
+        # A turn's speaker and time come from the settings too (`user_name`, `timezone`), not only
+        # from the file's bytes: a row citing a turn is made again when either changes.
+        shas = {
+            path: (
+                source.sha256,
+                _digest([(t.speaker, t.time) for t in source.turns]) if source.turns else "",
+            )
+            for path, source in self.sources.items()
+        }
         self.current = _current_successors(graph.nodes)
         self.nodes = {
             node.id: (
@@ -72,11 +80,18 @@ class _Wanted:
             entity.id: _digest((entity.title, entity.entity_type, entity.description, entity.aliases))
             for entity in graph.entities
         }
-        self.relations = {
-            "\x1f".join((r.from_id, r.relation, r.label, r.to_id)): (r.from_id, r.relation, r.label, r.to_id)
-            for r in graph.relations
-        }
+        # When a relation held is part of it: an agent must tell Marlin until March from Klipper since.
+        self.relations: dict[str, tuple[str, str, str, str, str | None, str | None]] = {}
+        for r in graph.relations:
+            held = (_day_text(r.valid_at), _day_text(r.invalid_at))
+            row = (r.from_id, r.relation, r.label, r.to_id, held[0] or None, held[1] or None)
+            self.relations["\x1f".join((*row[:4], *held))] = row
         self.tags = sorted(graph.tag_counts)
+
+
+def _day_text(day: date | None) -> str:
+    """A relation's date as stored: YYYY-MM-DD, or "" for none."""
+    return day.isoformat() if day is not None else ""
 
 
 def _current_successors(nodes: Sequence[Node]) -> dict[str, tuple[str, ...]]:
@@ -218,7 +233,7 @@ def _sync(db: sqlite3.Connection, wanted: _Wanted, go: Callable[[], bool]) -> No
         _write_entities(db, [wanted.entities[key] for key in entity_writes], wanted.entity_digests)
         db.executemany("DELETE FROM relations WHERE key = ?", [(key,) for key in relation_drops])
         db.executemany(
-            "INSERT INTO relations VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(key, *wanted.relations[key]) for key in relation_writes],
         )
         if tags_differ:  # a few hundred rows whose counts move together

@@ -472,7 +472,7 @@ def get_entity(vault: Path, id_or_name: str) -> dict[str, Any] | None:
             return None
         entity_id = row["id"]
         relations = db.execute(
-            'SELECT from_id AS "from", relation, label, to_id AS "to" FROM relations'
+            'SELECT from_id AS "from", relation, label, to_id AS "to", valid_at, invalid_at FROM relations'
             " WHERE from_id = ? OR to_id = ? ORDER BY from_id, relation, to_id",
             (entity_id, entity_id),
         ).fetchall()

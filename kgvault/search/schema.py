@@ -7,7 +7,7 @@ from pathlib import Path
 
 INDEX_FILE = ".kgvault/state/search.sqlite"
 """Where the index lives, relative to the vault: machine-local state, never compared byte for byte."""
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The index's `PRAGMA user_version`, bumped whenever a table or the indexed text changes: an index
 of another version is rebuilt by the next build, and read by no query."""
 
@@ -72,7 +72,9 @@ CREATE TABLE relations (
     from_id TEXT NOT NULL,
     relation TEXT NOT NULL,
     label TEXT NOT NULL,
-    to_id TEXT NOT NULL
+    to_id TEXT NOT NULL,
+    valid_at TEXT,
+    invalid_at TEXT
 ) WITHOUT ROWID;
 CREATE INDEX relations_from ON relations (from_id);
 CREATE INDEX relations_to ON relations (to_id);
