@@ -663,6 +663,15 @@ def _chat_log_source(
 
     conversation, found = read_chat_log(text, path=rel_path, user_name=user_name, zone=zone)
     problems.extend(found)
+    if conversation.turns and all(turn.time is None for turn in conversation.turns):
+        problems.append(
+            Problem(
+                rel_path,
+                None,
+                "a chat log with no time: its turns cannot be dated, so they give no episode; "
+                'give each line a "timestamp" (ISO time or epoch seconds)',
+            )
+        )
     # The log is the source's text, so its digest is the file's, as for any note.
     return _conversation_source(rel_path, stem, replace(conversation, sha256=hashlib.sha256(raw).hexdigest()))
 

@@ -547,3 +547,33 @@ def test_an_attachment_cut_short_at_a_titles_end_leaves_no_bracket(tmp_path: Pat
     run_build(notes, vault)
     titles = [str(node["title"]) for node in _nodes(vault)]
     assert titles and not any("[image" in title for title in titles), titles
+
+
+def test_an_undated_chat_log_is_reported_and_its_facts_keep_their_speaker(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    lines = [{"speaker": "Bob", "text": "I work at Acme Corp as an engineer."},
+             {"speaker": "Dave", "text": "I live in Berlin."},
+             {"speaker": "Dave", "text": "Sorry to hear that. Long time no talk."}]  # fmt: skip
+    (notes / "group.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    report = run_build(notes, vault)
+    assert any("a chat log with no time" in p["message"] for p in report["problems"])  # type: ignore[index, union-attr]
+    titles = sorted(str(node["title"]) for node in _nodes(vault))
+    assert titles == ["Bob: I work at Acme Corp as an engineer.", "Dave: I live in Berlin."]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Fix the grammar: me and him went to the store yesterday.",
+        "I want you to write a story where I adopted a dragon yesterday.",
+        "Let's roleplay. I am a knight who slew a dragon last night.",
+    ],
+)
+def test_more_requests_are_no_memory_of_the_one_asking(tmp_path: Path, request_text: str) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    line = {"speaker": "Alex", "text": request_text, "timestamp": "2024-02-01T10:00:00Z"}
+    (notes / "c.jsonl").write_text(json.dumps(line) + "\n", "utf-8")
+    run_build(notes, vault)
+    assert _nodes(vault) == []

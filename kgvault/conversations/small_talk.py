@@ -31,6 +31,12 @@ _GLUE = re.compile(
       | how'?s\ it\ going | what'?s\ up | what'?s\ new | how\ about\ you | and\ you | you\ too
       | happy\ (?:birthday|new\ year|holidays)
       | (?:good|best\ of)\ luck(?:\ (?:with|on|for)\ [\w\s'-]+)? | have\ fun | enjoy(?:\ it)?
+      | (?:i'?m\ )?(?:so\ |really\ |very\ )?sorry\ (?:to\ hear\ (?:that|about\ (?:that|it))|for\ your\ loss)
+      | long\ time\ no\ (?:see|talk|chat|hear) | oh\ no | oh\ (?:wow|my|man|dear) | me\ neither
+      | (?:i\ )?(?:totally\ |completely\ |absolutely\ |so\ )?agree(?:\ with\ you)?
+      | (?:totally|absolutely|definitely|for\ sure|of\ course)
+      | (?:i\ )?(?:just\ )?wanted\ to\ (?:say\ (?:hi|hello|hey)|check\ in)
+      | what\ an?\ (?:experience|adventure|day|story|journey|ride|trip)
     )(?:[\s,]+[A-Z][\w'-]*)?[\W_]*$""",
 )
 # A request to the listener ("Write a cover letter …", "Translate 'I moved …'", "Pretend you are
@@ -40,8 +46,15 @@ _REQUEST = re.compile(
         write|rewrite|translate|explain|summari[sz]e|give|make|create|list|tell|show|help|pretend|imagine
       | generate|draft|describe|compare|suggest|recommend|convert|calculate|design|outline|brainstorm
       | provide|define|draw|compose|proofread|paraphrase|rephrase|continue|ignore|act\s+as|role-?play
-      | (?:can|could|would|will)\s+you
+      | fix|correct|check|improve|shorten|simplify
+      | (?:can|could|would|will)\s+you | i\s+(?:want|need)\s+you\s+to
+      | let'?s\s+(?:role-?play|pretend|play\s+a\s+game)
     )\b"""
+)
+# A turn that opens a story or a game ("Let's roleplay. I am a knight who …"): all of it is fiction.
+_FICTION = re.compile(
+    r"(?i)^\W*(?:please\s+)?(?:let'?s\s+(?:role-?play|pretend|play\s+a\s+game)|role-?play|pretend|imagine"
+    r"|(?:write|tell)\s+(?:me\s+)?a\s+(?:story|poem|tale))\b"
 )
 _PIECE_END = re.compile(r"[.!?…,;:]+(?:\s+|$)|\n+")
 _NO_LETTERS = re.compile(r"^[\W\d_]*$")
@@ -64,6 +77,11 @@ def is_small_talk(text: str) -> bool:
 def is_request(text: str) -> bool:
     """Whether a sentence asks the listener to do something ("Write a cover letter for …")."""
     return _REQUEST.match(text) is not None
+
+
+def is_fiction(text: str) -> bool:
+    """Whether a turn opens a story, a game or a role play: nothing in it is anyone's memory."""
+    return _FICTION.match(text) is not None
 
 
 def silence_reason(turn: Turn) -> str:

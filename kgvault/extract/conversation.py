@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
-from kgvault.conversations.small_talk import is_request, is_small_talk
+from kgvault.conversations.small_talk import is_fiction, is_request, is_small_talk
 from kgvault.extract import Extraction
 from kgvault.extract.draft import validate_items
 from kgvault.extract.offline import EXTRACTOR, read_turn
@@ -69,6 +69,8 @@ class _Merged:
         if not self.envelope:
             self.envelope = {k: raw[k] for k in ("schema_version", "episode_name", "source_description")}
         human = turn.role == "human"
+        if human and is_fiction(turn.text):
+            return False  # "Let's roleplay. I am a knight who …": a story, nobody's memory
         named: set[str] = set()
         before = len(self.nodes), len(self.entities), len(self.relations)
         for node in raw["nodes"]:
@@ -82,6 +84,8 @@ class _Merged:
                 if not human:
                     continue  # an assistant's "I" is nobody's memory
                 title = f"{turn.speaker}: {title}"
+            elif human and _FIRST_PERSON.search(title):
+                title = f"{turn.speaker}: {title}"  # "I live in Berlin." is theirs, not the vault owner's
             node = {**node, "title": title, "turn_line": turn.line_start}
             folded = node["title"].casefold()
             if folded in self.titles:
@@ -117,7 +121,7 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
     reader knows. Questions, reactions and remarks about the listener stay out (see `add`).
     """
     said_at = _said_at(turn, chunk)
-    if turn.role != "human" or said_at is None:
+    if turn.role != "human" or said_at is None or is_fiction(turn.text):
         return {**raw, "nodes": []}
     for sentence in _SENTENCE.split(_ATTACHMENT.sub("", turn.text)):
         words = sentence.split()
