@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kgvault.drafts import DraftFile, read_draft_data
-from kgvault.extract.draft import Draft
+from kgvault.extract.draft import UNDATED_EPISODE, Draft
 from kgvault.extract.from_draft import checked_quotes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "drafts"
@@ -560,7 +560,10 @@ def test_an_invalid_node_in_the_middle_keeps_the_pointers_of_the_others() -> Non
     data["entities"].insert(0, {"name": "Creality", "entity_type": "Company!"})
     result = read(data)
     assert result.problems == (
-        ("/nodes/1", "episodic node needs a timestamp (undated event)"),
+        (
+            "/nodes/1",
+            UNDATED_EPISODE,
+        ),
         ("/entities/0", "entity_type 'company!' is not snake_case"),
     )
     assert pointers(result.draft, "nodes") == ["/nodes/0", "/nodes/2"]
@@ -649,7 +652,10 @@ def test_a_list_of_drafts_is_merged_with_prefixed_pointers() -> None:
     result = read(load("agent_drafts_invalid.json"))
     assert result.format == "kgvault.draft/1"
     assert result.problems == (
-        ("/0/nodes/1", "episodic node needs a timestamp (undated event)"),
+        (
+            "/0/nodes/1",
+            UNDATED_EPISODE,
+        ),
         ("/0/entities/1", "entity_type '3d_part' is not snake_case"),
         ("/0/relations/1", "subject or object is not among the entities"),
         ("/0/relations/2", "confidence: Input should be greater than or equal to 0.6"),

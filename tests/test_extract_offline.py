@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgvault.extract import Extraction
-from kgvault.extract.draft import DraftNode, normalize_for_match, validate_items
+from kgvault.extract.draft import UNDATED_EPISODE, DraftNode, normalize_for_match, validate_items
 from kgvault.extract.offline import (
     _DECISION,
     _HEDGE,
@@ -1057,7 +1057,7 @@ def test_validation_keeps_the_valid_items_and_says_why_the_others_went() -> None
     assert (draft.episode_name, draft.relations) == ("", [])
     assert dropped == [
         "episode_name 'Notes' is generic; cleared",
-        "nodes[1]: draft: Value error, episodic node needs a timestamp (undated event)",
+        f"nodes[1]: draft: Value error, {UNDATED_EPISODE}",
         "nodes[2]: supporting_text not found in the chunk",
         "entities[1]: entity_type: Value error, entity_type 'not_snake!' is not snake_case",
         "relations[0]: subject or object is not among the entities",

@@ -15,6 +15,10 @@ GENERIC_EPISODE_NAMES = frozenset(
     {"", "note", "notes", "untitled", "episode", "chunk", "section", "text", "misc", "summary", "document"}
 )
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
+UNDATED_EPISODE = (
+    "episodic node needs a timestamp (undated event): give the day it happened (YYYY-MM-DD), "
+    "or make it semantic"
+)
 
 
 def _day(value: object) -> object:
@@ -113,7 +117,7 @@ class DraftNode(_Item):
             if self.type not in episodic_types:
                 raise ValueError(f"episodic node cannot have type {self.type!r}")
             if self.timestamp is None:
-                raise ValueError("episodic node needs a timestamp (undated event)")
+                raise ValueError(UNDATED_EPISODE)
             if self.sensitivity == "public":
                 raise ValueError("episodic node cannot be public")
         else:
