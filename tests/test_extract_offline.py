@@ -1130,3 +1130,15 @@ def test_a_date_something_is_moved_to_or_due_by_is_not_when_it_happened() -> Non
     for sentence in ("We agreed to postpone the launch to April 15.", "Fixed the heater, due 3 May."):
         assert only_node(extract(sentence, reference=on_the_day)).timestamp == on_the_day, sentence
     assert only_node(extract("Switched to Klipper on 2 June 2025.")).timestamp == date(2025, 6, 2)
+
+
+def test_who_a_thing_was_bought_for_is_not_owned() -> None:
+    assert relations(extract("Tom bought Anna flowers for her birthday.")) == set()
+    assert relations(extract("Tom bought Anna a bike.")) == set()
+    assert relations(extract("Tom bought the Prusa MK4 last week.")) == {("Tom", "owns", "Prusa MK4")}
+
+
+def test_a_deadline_is_not_when_it_was_said() -> None:
+    said = date(2025, 9, 5)
+    node = only_node(extract("Priya said the deadline for Heron is 2025-10-15.", reference=said))
+    assert node.timestamp == said

@@ -272,10 +272,11 @@ _STATE_FIRST_PERSON = _Keywords(
 # "has lived", "have used", "'ve been": with "since <date>" a state that still holds, no past event.
 _PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
 _TARGET_BEFORE = re.compile(
-    r"(?i)\b(?:to|until|till|til|by|before|due|deadline|postponed|pushed|moved|rescheduled|jusqu['’]au|avant)"
-    r"\s+(?:the\s+|on\s+|le\s+)?$"
+    r"(?i)(?:\b(?:to|until|till|til|by|before|due|deadline|postponed|pushed|moved|rescheduled|jusqu['’]au"
+    r"|avant)\s+(?:the\s+|on\s+|le\s+)?|\b(?:deadline|due\s+date)\b[^.;]{0,40}?\b(?:is|was|of)\s+)$"
 )
-"""The words before a date that say it is a target: "to April 15", "until Friday", "due 3 May"."""
+"""The words before a date that say it is a target: "to April 15", "until Friday", "due 3 May",
+"the deadline for Heron is 2025-10-15"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
 _HEDGE = _Keywords(
     "maybe perhaps probably possibly might may think guess believe suppose sure unsure seem seems apparently"

@@ -104,6 +104,11 @@ def _start_lookahead(template: str) -> str:
 
 
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
+# No literal space in it: `_pattern` reads a template's spaces as runs of blanks.
+_NO_SECOND_OBJECT = (
+    r"(?![\w'’])(?![\t\x20]+(?!(?:yesterday|today|tonight|last|this|next|on|in|at|for|from|with|and|but|to|since|after"
+    r"|before|when|because|so|as|off|back|outright|used|secondhand)\b)[a-z])"
+)
 
 VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Past tense too: "ran X from 12 March" says what it ran from that date on.
@@ -149,7 +154,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="reports"),
     _pattern(r"{S} is married to {O}", "married_to", "married to", True, "person", "person",
              keywords="married"),
-    _pattern(r"{S} (?:owns|bought|has bought) {O}", "owns", "owns", False, keywords="owns bought"),
+    # Not "Tom bought Anna flowers": a name followed by what was bought is who it was bought for.
+    _pattern(r"{S} (?:owns|bought|has bought) {O}" + _NO_SECOND_OBJECT, "owns", "owns", False,
+             keywords="owns bought"),
     _pattern(r"{S} (?:replaces|replaced|supersedes|superseded) {O}", "replaces", "replaces", False,
              keywords="replaces replaced supersedes superseded"),
     _pattern(r"{S} supports {O}", "supports", "supports", False, keywords="supports"),
