@@ -303,11 +303,13 @@ def watch(
 class _StageBar:
     """A progress bar over the pipeline's stages, shown only on a terminal."""
 
-    STAGES = ("reading sources", "chunking", "extracting", "linking", "rendering", "writing")
+    STAGES = ("reading sources", "chunking", "extracting", "linking", "rendering", "writing", "indexing")
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.bar: object = None
+        self.done = 0
+        """How many stages are over: the bar shows those, not the one that just began."""
 
     def __enter__(self) -> _StageBar:
         if self.enabled:
@@ -316,12 +318,17 @@ class _StageBar:
         return self
 
     def stage(self, name: str) -> None:
-        if self.bar is not None:
-            self.bar.label = name  # type: ignore[attr-defined]
-            self.bar.update(1)  # type: ignore[attr-defined]
+        if self.bar is None:
+            return
+        self.bar.label = name  # type: ignore[attr-defined]
+        if name in self.STAGES and self.STAGES.index(name) > self.done:
+            self.bar.update(self.STAGES.index(name) - self.done)  # type: ignore[attr-defined]
+            self.done = self.STAGES.index(name)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
+            if exc[0] is None:
+                self.bar.update(len(self.STAGES) - self.done)  # type: ignore[attr-defined]
             self.bar.__exit__(*exc)  # type: ignore[attr-defined]
 
 

@@ -294,3 +294,29 @@ def test_folders_whose_names_are_no_utf8_build_and_rebuild(tmp_path: Path) -> No
         result = CliRunner().invoke(main, ["build", str(notes), "-o", str(vault), "--json"])
         assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["files"]["written"] == 0
+
+
+def test_the_progress_bar_counts_the_stages_that_are_over() -> None:
+    """It says 100% when the build is done, not when its last stage begins."""
+    from kgvault.cli import _StageBar
+
+    class Bar:
+        def __init__(self) -> None:
+            self.position, self.label = 0, ""
+
+        def update(self, steps: int) -> None:
+            self.position += steps
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    stages = _StageBar(enabled=False)
+    bar = stages.bar = Bar()
+    seen = []
+    for name in ("reading sources", "chunking", "extracting", "linking", "rendering", "writing", "indexing"):
+        stages.stage(name)
+        seen.append(bar.position)
+    stages.stage("linking with the model")  # a stage of its own: named, not counted
+    assert seen == [0, 1, 2, 3, 4, 5, 6] and bar.label == "linking with the model"
+    stages.__exit__(None, None, None)
+    assert bar.position == len(_StageBar.STAGES)
