@@ -523,6 +523,19 @@ def _read_extract_link(
         kept.files.clear()  # too many sources to hold between builds: they are read from disk
     problems.extend(_in_vault(vault, problem) for problem in import_problems)
     problems.extend(_notes_in_vault(settings))
+    if settings.templates is not None:
+        from kgvault.templating import unused_templates
+
+        problems.extend(
+            Problem(
+                str(settings.templates / name),
+                None,
+                "no template of kgvault's has this name, and no template of yours includes it, so it "
+                "changes nothing; `kgvault prompt` and the pages use node.md.j2, entity.md.j2, "
+                "summary.md.j2, index.md.j2, ontology.md.j2, kgvault.base.j2 and prompts/*.md.j2",
+            )
+            for name in unused_templates(settings.templates)
+        )
     undeclared = _property_clashes(settings, sources, outer) if outer is not None else {}
     problems.extend(
         Problem(path, None, f"your notes use the property `{key}` as a list, while kgvault's pages write "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -61,6 +62,23 @@ def environment(user_dir: Path | None = None) -> jinja2.Environment:
     env.context_class = _Context
     env.filters["period"] = period
     return env
+
+
+_REFERENCE = re.compile(r"""\{%-?\s*(?:include|import|from|extends)\s+["']([^"']+)["']""")
+
+
+def unused_templates(user_dir: Path) -> list[str]:
+    """The user's template files that override none of ours and no other template uses: a
+    misspelled name (`nodes.md.j2`) changes nothing, and would go unnoticed."""
+    ours = {path.relative_to(packaged_templates()).as_posix() for path in packaged_templates().rglob("*.j2")}
+    theirs = {path.relative_to(user_dir).as_posix(): path for path in sorted(user_dir.rglob("*.j2"))}
+    used: set[str] = set()
+    for path in theirs.values():
+        try:
+            used.update(_REFERENCE.findall(path.read_text("utf-8", errors="replace")))
+        except OSError:
+            continue
+    return [name for name in theirs if name not in ours and name not in used]
 
 
 def load(env: jinja2.Environment, name: str) -> jinja2.Template:

@@ -320,3 +320,17 @@ def test_the_progress_bar_counts_the_stages_that_are_over() -> None:
     assert seen == [0, 1, 2, 3, 4, 5, 6] and bar.label == "linking with the model"
     stages.__exit__(None, None, None)
     assert bar.position == len(_StageBar.STAGES)
+
+
+def test_a_template_that_overrides_nothing_is_reported(tmp_path: Path) -> None:
+    notes = _one_note(tmp_path)
+    templates = tmp_path / "tpl"
+    templates.mkdir()
+    (templates / "nodes.md.j2").write_text("{{ body }}\n", "utf-8")  # misspelled: node.md.j2
+    (templates / "node.md.j2").write_text('{% include "part.j2" %}\n', "utf-8")
+    (templates / "part.j2").write_text("{{ body }}\n", "utf-8")  # used by another of yours
+    args = ["build", str(notes), "-o", str(tmp_path / "vault"), "--templates", str(templates), "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    said = [p["path"] for p in json.loads(result.stdout)["problems"] if "changes nothing" in p["message"]]
+    assert said == [str(templates / "nodes.md.j2")]
