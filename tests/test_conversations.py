@@ -577,3 +577,32 @@ def test_more_requests_are_no_memory_of_the_one_asking(tmp_path: Path, request_t
     (notes / "c.jsonl").write_text(json.dumps(line) + "\n", "utf-8")
     run_build(notes, vault)
     assert _nodes(vault) == []
+
+
+def test_a_secret_said_in_a_turn_is_masked_everywhere(tmp_path: Path) -> None:
+    """A turn the rules find nothing in is still its speaker's episode: masked like any node."""
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    planted = [
+        "4111-1111-1111-1111",
+        "Qz8Lk3Rv91x",
+        "eve.hidden@example.com",
+        "TurnKeyQx7Rt2LmN9pVb4Kz8WcYh3",
+    ]
+    (notes / "t.md").write_text(
+        "---\nparticipants: [Dana, Eve]\ndate: 2025-03-15\n---\n"
+        f"Eve: ok, and my card is {planted[0]}\nDana: ok, and my pw is {planted[1]}\n"
+        f"Eve: ok, and my mail is {planted[2]}\nEve: ok, and my key is sk-proj-{planted[3]}\n",
+        "utf-8",
+    )
+    (notes / "log.jsonl").write_text(
+        json.dumps({"speaker": "Dana", "text": f"ok, and my mail is {planted[2]}", "timestamp": "2025-03-20"})
+        + "\n",
+        "utf-8",
+    )
+    run_build(notes, vault)
+    nodes = _nodes(vault)
+    assert len(nodes) == 5 and all(node["sensitivity"] == "confidential" for node in nodes)
+    for path in vault.rglob("*"):
+        data = path.read_bytes().lower() + str(path).lower().encode() if path.is_file() else b""
+        assert not any(value.lower().encode() in data for value in planted), path

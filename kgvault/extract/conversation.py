@@ -12,6 +12,7 @@ from kgvault.extract import Extraction
 from kgvault.extract.draft import validate_items
 from kgvault.extract.offline import EXTRACTOR, read_turn
 from kgvault.records import Chunk, Source, Turn
+from kgvault.secrets import mask_secrets
 from kgvault.when import dated_title, find_times
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
@@ -130,21 +131,24 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
         if _about_the_listener(sentence) or is_request(sentence):
             continue  # a compliment or a request first: the speaker's own statement may follow
         times = find_times(sentence, said_at)
-        title = dated_title(" ".join(words), times)
         day = times[0].first if times else (said_at.date() if isinstance(said_at, datetime) else said_at)
+        # Raw words of a turn: masked as every other node's are (DESIGN §5), a quote holding a
+        # secret is none at all, and the node is confidential.
+        title, secret = mask_secrets(dated_title(" ".join(words), times))
+        body, in_body = mask_secrets(sentence.strip())
         node: dict[str, Any] = {
             "memory_layer": "episodic",
             "type": "observation",
             "title": title[:280],
-            "body": sentence.strip(),
+            "body": body,
             "tags": [],
             "timestamp": day,
-            "sensitivity": "private",
+            "sensitivity": "confidential" if secret or in_body else "private",
             "attributed_to": turn.speaker,
             "confidence": "low",
             "origin": "stated",
             "entities": [turn.speaker],
-            "supporting_text": sentence.strip(),
+            "supporting_text": None if secret or in_body else sentence.strip(),
         }
         # The speaker is an entity of their episode, as with every other episode of theirs.
         entities = [e for e in raw["entities"] if e["name"].casefold() != turn.speaker.casefold()]
