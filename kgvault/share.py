@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from kgvault.extract import Extraction
 from kgvault.link import tag_counts
+from kgvault.names import note_aliases
 from kgvault.records import CoverageRow, Evidence, Graph, Node, Relation, Source, SourceSummary
 
 LEVELS = ("public", "private", "confidential")
@@ -50,17 +51,31 @@ def apply_floors(extractions: Sequence[Extraction], sources: Sequence[Source]) -
 
 
 def restrict(graph: Graph, level: str) -> Graph:
-    """The graph without anything above `level`, nor anything only the left-out nodes' chunks said."""
+    """The graph without anything above `level`, nor anything only the left-out nodes' chunks said.
+
+    A note whose `sensitivity:` floor is above the level is left out whole: what its properties,
+    fields and aliases said too, not only its nodes' chunks.
+    """
     kept = [node for node in graph.nodes if _RANK[node.sensitivity] <= _RANK[level]]
-    if len(kept) == len(graph.nodes):
+    floored = {
+        s.source.path for s in graph.summaries if _RANK.get(floor_of(s.source) or "public", 0) > _RANK[level]
+    }
+    if len(kept) == len(graph.nodes) and not floored:
         return graph
     out = {node.id for node in graph.nodes} - {node.id for node in kept}
-    tainted = _Tainted(e for node in graph.nodes if node.id in out for e in node.evidence)
+    tainted = _Tainted((e for node in graph.nodes if node.id in out for e in node.evidence), floored)
+    withheld_names = {
+        alias.casefold()
+        for s in graph.summaries
+        if s.source.path in floored
+        for alias in note_aliases(s.source.meta)
+    }
     entities = []
     for entity in graph.entities:
         evidence = tuple(e for e in entity.evidence if not tainted.holds(e))
         if evidence:
-            entities.append(replace(entity, evidence=evidence))
+            aliases = tuple(a for a in entity.aliases if a.casefold() not in withheld_names)
+            entities.append(replace(entity, evidence=evidence, aliases=aliases))
     entity_ids = {entity.id for entity in entities}
     relations = []
     for relation in graph.relations:
@@ -68,7 +83,10 @@ def restrict(graph: Graph, level: str) -> Graph:
         if evidence and relation.from_id in entity_ids and relation.to_id in entity_ids:
             relations.append(replace(relation, evidence=evidence))
     nodes = tuple(_without(node, out, entity_ids) for node in kept)
+    # What a correction or a merge row quotes of what was left out goes with it.
     names = {entity.title.casefold() for entity in graph.entities if entity.id not in entity_ids}
+    names |= {node.title.casefold() for node in graph.nodes if node.id in out} | withheld_names
+    names |= {path.casefold() for path in floored}
     counts = tag_counts(nodes)
     paths = {path for path, _ in counts}
     return replace(
@@ -76,13 +94,19 @@ def restrict(graph: Graph, level: str) -> Graph:
         nodes=nodes,
         entities=tuple(entities),
         relations=tuple(relations),
-        summaries=tuple(_summary(s, out, entity_ids, tainted) for s in graph.summaries),
+        summaries=tuple(
+            _summary(s, out, entity_ids, tainted) for s in graph.summaries if s.source.path not in floored
+        ),
         tag_counts=counts,
         tag_changes=tuple(change for change in graph.tag_changes if change[1] in paths),
         split_candidates=tuple(c for c in graph.split_candidates if c[0] in paths),
         predicates=_predicates(relations),
         conflicts=tuple(pair for pair in graph.conflicts if not out.intersection(pair)),
-        merges=tuple(m for m in graph.merges if m[0] in entity_ids),
+        merges=tuple(
+            m
+            for m in graph.merges
+            if m[0] in entity_ids and not any(n in f"{m[1]} {m[2]}".casefold() for n in names)
+        ),
         corrections=tuple(c for c in graph.corrections if not any(n in c[0].casefold() for n in names)),
     )
 
@@ -90,7 +114,9 @@ def restrict(graph: Graph, level: str) -> Graph:
 class _Tainted:
     """The places left-out nodes came from: a piece of evidence there is not shared."""
 
-    def __init__(self, evidence: Iterable[Evidence]) -> None:
+    def __init__(self, evidence: Iterable[Evidence], whole: Iterable[str] = ()) -> None:
+        self.whole = frozenset(whole)
+        """Sources nothing of which is shared (a note whose floor is above the level)."""
         self.lines: dict[str, list[tuple[int, int]]] = {}
         self.pointers: dict[str, set[str]] = {}
         for e in evidence:
@@ -100,6 +126,8 @@ class _Tainted:
                 self.lines.setdefault(e.path, []).append((e.line_start, e.line_end))
 
     def holds(self, evidence: Evidence) -> bool:
+        if evidence.path in self.whole:
+            return True
         if evidence.pointer is not None:
             tainted = self.pointers.get(evidence.path, ())
             if any(evidence.pointer == p or evidence.pointer.startswith(p + "/") for p in tainted):

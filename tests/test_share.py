@@ -62,7 +62,8 @@ def test_max_sensitivity_public_leaves_out_private_and_confidential_and_what_the
     relations = (public / "relations.jsonl").read_text("utf-8")
     assert "initech" not in relations and "acme" not in relations
     assert not (public / ".kgvault" / "cache").exists()  # its drafts would hold what was left out
-    summary = pages["sources/diary-summary.md"]
+    assert "sources/diary-summary.md" not in pages  # a note private as a whole is not named either
+    summary = pages["sources/work-summary.md"]  # one confidential line among public ones
     assert "withheld: above the sharing level" in summary
     result = CliRunner().invoke(
         main, ["check", str(full), "--notes", str(notes), "--max-sensitivity", "public", "--json"]
@@ -102,3 +103,28 @@ def test_a_left_out_draft_item_takes_what_it_named_with_it(tmp_path: Path) -> No
     assert not (vault / "entities").exists() or list((vault / "entities").glob("*.md")) == []
     assert (vault / "relations.jsonl").read_text("utf-8") == ""
     assert check_vault(vault, max_sensitivity="public") == []
+
+
+def test_what_a_private_notes_properties_fields_and_aliases_said_is_not_shared(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "secret-client.md").write_text(
+        '---\nsensitivity: confidential\nclient: "[[Zephyrion Corp]]"\n---\n# Deal\n\n'
+        "- acquirer:: [[Harriet Vantablack]]\n",
+        "utf-8",
+    )
+    (notes / "Orbitronix.md").write_text(
+        "---\nsensitivity: private\naliases: [Codename Nightjar]\n---\nOrbitronix makes drones.\n", "utf-8"
+    )
+    (notes / "news.md").write_text("[[Orbitronix]] is a drone company that sells to farms.\n", "utf-8")
+    (notes / "kgvault.corrections.yaml").write_text(
+        "keep_apart:\n  - [Orbitronix, Codename Nightjar]\n", "utf-8"
+    )
+    public = tmp_path / "public"
+    run_build(notes, public, "--max-sensitivity", "public")
+    for path in public.rglob("*"):
+        if path.is_file() and ".kgvault" not in path.parts:
+            text = path.read_text("utf-8").casefold() + path.name.casefold()
+            for withheld in ("zephyrion", "vantablack", "nightjar", "secret-client"):
+                assert withheld not in text, (path, withheld)
+    assert (public / "entities" / "orbitronix.md").is_file()  # what a public note says stays
