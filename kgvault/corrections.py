@@ -14,13 +14,14 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, TypeGuard
 
 import yaml
 
 from kgvault.records import Problem
+from kgvault.secrets import mask_secrets
 
 CORRECTIONS_FILE = "kgvault.corrections.yaml"
 """File at the notes root holding the user's corrections; kgvault only ever reads it."""
@@ -303,7 +304,7 @@ class _Parser:
     """Ids of collection nodes already read: YAML aliases can repeat one node many times."""
 
     def problem(self, node: yaml.Node, message: str) -> None:
-        self.problems.append(Problem(CORRECTIONS_FILE, _line(node), message))
+        self.problems.append(Problem(CORRECTIONS_FILE, _line(node), mask_secrets(message)[0]))
 
     def first_visit(self, node: yaml.Node) -> bool:
         if id(node) in self.visited:
@@ -415,7 +416,16 @@ class _Parser:
             self.add(Correction(action, (target,), None, _line(item)))
 
     def add(self, correction: Correction) -> None:
-        """Keep a correction unless it repeats one already kept or contradicts an earlier rename/retype."""
+        """Keep a correction unless it repeats one already kept or contradicts an earlier rename/retype.
+
+        Its words are masked first, as a page's are: a key pasted into the file names no page and
+        shows in no table, and "hide: My password is …" finds the node whose title is masked so.
+        """
+        correction = replace(
+            correction,
+            targets=tuple(mask_secrets(target)[0] for target in correction.targets),
+            value=mask_secrets(correction.value)[0] if correction.value is not None else None,
+        )
         action, targets = correction.action, correction.targets
         # Keeping apart is symmetric: [A, B] and [B, A] say the same thing.
         key = (action, tuple(sorted(targets)) if action == "keep_apart" else targets, correction.value)

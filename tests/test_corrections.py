@@ -145,3 +145,25 @@ def test_a_merge_a_keep_apart_forbids_or_with_unknown_names_says_so() -> None:
     assert outcomes["merge Ender 3 + Acme + Nobody Known"] == "merged; not found: Nobody Known"
     assert {p.line for p in graph.problems} == {2, 3}
     assert len(graph.entities) == 3
+
+
+def test_a_secret_written_in_the_corrections_file_is_masked_and_still_finds_its_node(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "a.md").write_text(
+        "---\ndate: 2025-03-01\n---\n"
+        "My password is Tr0ub4dor&3x for the NAS.\n\nDana Kim works at Northwind Labs.\n",
+        "utf-8",
+    )
+    (notes / CORRECTIONS_FILE).write_text(
+        "hide:\n  - My password is Tr0ub4dor&3x for the NAS.\n"
+        "rename:\n  Dana Kim: Dana pw Hunter22xyz\n  Northwind Labs: contact ceo@northwind-secret.example\n",
+        "utf-8",
+    )
+    report = run_build(notes, vault)
+    assert report["problems"] == []  # the hide found the node, whose title is masked
+    assert [page.name for page in vault.glob("*/*.md") if "password" in page.name] == []
+    for path in vault.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace") + path.name
+            assert not any(v in text for v in ("Tr0ub4dor", "Hunter22xyz", "ceo@northwind")), path
