@@ -454,6 +454,13 @@ def _correct_entities(resolution: Resolution, corrections: Corrections, find: _N
         if group is None:
             resolution.outcomes[correction] = f"not found: {reference}"
             continue
+        homonyms = _homonyms(resolution, find.one(reference)) if reference not in by_id else []
+        if len(homonyms) > 1:  # "Café Müller" the place and the organization: which one is meant?
+            resolution.outcomes[correction] = (
+                f"not {correction.action}d: {reference} names {len(homonyms)} entities "
+                f"({', '.join(homonyms)}); name the one you mean by its page name"
+            )
+            continue
         if correction.action == "rename":
             if id(group) in renamed:
                 resolution.outcomes[correction] = "not renamed: an earlier line renames this entity"
@@ -467,6 +474,17 @@ def _correct_entities(resolution: Resolution, corrections: Corrections, find: _N
                 continue
             group.type_override = correction.value
             resolution.outcomes[correction] = "retyped"
+
+
+def _homonyms(resolution: Resolution, name: str | None) -> list[str]:
+    """The page names of the entities a name stands for when homonyms share it (else one or none)."""
+    root = resolution.names.known_root(name) if name else None
+    if root is None or root not in resolution.split:
+        return []
+    by_class, _ = resolution.split[root]
+    return sorted(
+        {resolution.groups[key].wanted_id() for key in by_class.values() if key in resolution.groups}
+    )
 
 
 def _draft_mentions(extraction: Extraction, number: int = 0) -> DraftMentions:

@@ -107,6 +107,17 @@ def test_a_homonym_can_be_retyped_by_its_page_name() -> None:
         ("apple-fruit", "fruit"),
     }
     assert graph.corrections == (("retype apple-food → fruit", "retyped"),)
+    # By the name both share, which one is meant cannot be told: neither is changed, and it is said.
+    both = Corrections((Correction("rename", ("Apple",), "Apple Inc.", 3),))
+    graph = link([source("a.md"), source("b.md")], drafts, corrections=both)
+    assert {e.title for e in graph.entities} == {"Apple", "apple"}
+    assert graph.corrections == (
+        (
+            "rename Apple → Apple Inc.",
+            "not renamed: Apple names 2 entities (apple-food, apple-organization); "
+            "name the one you mean by its page name",
+        ),
+    )
 
 
 def test_keep_apart_wins_over_a_declared_alias_and_a_fuzzy_match() -> None:
