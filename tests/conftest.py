@@ -24,7 +24,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_vault"
-SHARED_DATA = ROOT.parent / "shared" / "data"
+SHARED_DATA = Path(os.environ.get("KGVAULT_TEST_DATA") or ROOT.parent / "shared" / "data")
+"""The external test data (real vaults, LoCoMo), read in place: beside the repository, or where
+KGVAULT_TEST_DATA says. The tests that need it fail without it, saying what is missing."""
 # Byte-identity covers every page and the manifest, not machine-local state or the cache (DESIGN §3).
 NOT_COMPARED = (".kgvault/state/", ".kgvault/cache/")
 

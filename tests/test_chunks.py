@@ -16,7 +16,9 @@ from kgvault import chunks as chunks_module
 from kgvault.chunks import chunk_source, chunk_sources
 from kgvault.records import Chunk, Source, SourceKind
 
-REAL_VAULTS = Path("/work/shared/data/real-vaults")
+from .conftest import SHARED_DATA
+
+REAL_VAULTS = SHARED_DATA / "real-vaults"
 KINDS: tuple[SourceKind, ...] = ("markdown", "text")
 
 

@@ -19,9 +19,9 @@ from kgvault import sources as sources_module
 from kgvault.records import Problem, Source
 from kgvault.sources import SourceError, SourceMemory, read_sources
 
-from .conftest import record_calls
+from .conftest import SHARED_DATA, record_calls
 
-REAL_VAULTS = Path("/work/shared/data/real-vaults")
+REAL_VAULTS = SHARED_DATA / "real-vaults"
 
 
 def write(root: Path, rel_path: str, content: str | bytes) -> Path:
