@@ -140,6 +140,8 @@ _URL_PASSWORD = re.compile(
     r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s:/?#@\[\]]*:(?P<value>[^\s/?#]+)@(?=[\w\[])"
 )
 """`scheme://user:password@host`: the password may hold `@` (the last one before the host ends it)."""
+_URL_USER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}://[^\s:/?#@\[\]]*:\Z")
+"""What comes before a URL's password (`https://bob:`), up to where an address would start."""
 _IBAN = re.compile(
     r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"
 )
@@ -313,7 +315,15 @@ def _email_spans(text: str) -> list[_Span]:
     return [
         (m.start(), m.end(), "email", f"{m.group('local')[0]}…@{m.group('domain')}")
         for m in _EMAIL.finditer(text)
+        if not _in_url_credentials(text, m.start())
     ]
+
+
+def _in_url_credentials(text: str, start: int) -> bool:
+    """Whether an address-like `password@host` is a URL's credentials (`https://bob:pw@host`): the
+    URL's password is masked, and its host stays (a `mailto:` address is still an address)."""
+    token = max(text.rfind(blank, 0, start) for blank in (" ", "\n", "\t")) + 1
+    return _URL_USER.search(text, token, start) is not None
 
 
 def _in_iban_shape(text: str, start: int, end: int) -> bool:

@@ -418,3 +418,16 @@ def test_masking_twice_changes_nothing(text: str) -> None:
 def test_a_short_pin_in_a_secret_column_is_masked_wherever_the_chunk_shows_it() -> None:
     values = secret_values("| Card | PIN |\n|---|---|\n| Visa | 4821 |")
     assert mask_values("Visa; 4821", values)[0] == "Visa; …"
+
+
+def test_a_urls_password_is_masked_and_its_host_kept() -> None:
+    assert mask_secrets("logged in at https://bob:pw1234@host.example.com today") == (
+        "logged in at https://bob:…@host.example.com today",
+        ("url_password",),
+    )
+    # An address is still an address elsewhere in a URL, or after mailto:.
+    assert (
+        mask_secrets("https://example.com/a?u=dana@example.com")[0]
+        == "https://example.com/a?u=d…@example.com"
+    )
+    assert mask_secrets("mailto:dana@example.com")[0] == "mailto:d…@example.com"
