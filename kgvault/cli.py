@@ -469,6 +469,8 @@ def import_(
         raise UsageProblem(f"{error}; try again when it is done") from error
     except OSError as error:
         raise UsageProblem(f"cannot write the vault {vault}: {error}") from error
+    for pointer, reason in result.notices:  # kept whole, but said: an ignored field, a cleared name
+        click.echo(f"note: {draft}#{pointer or '/'}: {reason}", err=True)
     if as_json:
         click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         return

@@ -56,6 +56,8 @@ class ImportResult:
     """The draft file written in the vault (vault-relative), or None when nothing new was kept."""
     titles: dict[int, str] = field(default_factory=dict)
     """The node title behind each result row (by the row's identity), to find its page after the build."""
+    notices: list[tuple[str, str]] = field(default_factory=list)
+    """(pointer, reason) of what was repaired or left unchecked while every item was kept."""
 
     def to_json(self) -> dict[str, Any]:
         """The Mnemon result object: counts, then one result per item."""
@@ -116,6 +118,7 @@ def import_draft(
     found = read_draft_file(path)
     result = ImportResult()
     problems = [(pointer, reason) for pointer, reason in found.problems if not _is_notice(pointer, reason)]
+    result.notices = [(pointer, reason) for pointer, reason in found.problems if _is_notice(pointer, reason)]
     draft = found.draft
     if notes is not None:
         draft, unquoted = checked_quotes(found, partial(_read_note, notes))

@@ -11,7 +11,7 @@ import stat
 import zlib
 from collections import defaultdict
 from collections.abc import Callable, Collection, Container, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from kgvault.layout import (
@@ -419,9 +419,11 @@ def write_vault(
     (vault / PENDING).unlink(missing_ok=True)
     _sweep_temporaries(vault)
     if obsidian:
-        result.problems.extend(
-            _write_obsidian_settings(settings_dir or vault / ".obsidian", graph_settings, undeclared)
-        )
+        settings = settings_dir or vault / ".obsidian"
+        found = _write_obsidian_settings(settings, graph_settings, undeclared)
+        if settings != vault / ".obsidian":  # an enclosing vault's: named by its own path
+            found = [replace(problem, path=str(settings / "types.json")) for problem in found]
+        result.problems.extend(found)
     return result
 
 

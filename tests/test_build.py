@@ -404,5 +404,9 @@ def test_a_property_declared_with_another_type_is_reported_and_left(tmp_path: Pa
     report = run_build(outer, outer / "kg")
     declared = json.loads((outer / ".obsidian" / "types.json").read_text("utf-8"))["types"]
     assert declared["confidence"] == "number" and declared["memory_layer"] == "text"
-    messages = [p["message"] for p in report["problems"]]  # type: ignore[union-attr]
-    assert any("declares the property `confidence` as number" in m for m in messages), messages
+    said = [(p["path"], p["message"]) for p in report["problems"]]  # type: ignore[union-attr]
+    assert any(
+        path == str((outer / ".obsidian" / "types.json").resolve())
+        and "declares the property `confidence` as number" in message
+        for path, message in said
+    ), said

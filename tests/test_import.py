@@ -485,3 +485,16 @@ def test_a_list_of_drafts_naming_different_notes_lands_whole(
     assert {"Heron moved to Postgres", "Priya joined Orbital Systems"} <= titles
     code, out, _ = _import(str(path), "-o", str(vault), "--json")  # again: nothing new
     assert json.loads(out)["imported"] == 0
+
+
+def test_a_field_the_contract_does_not_know_is_said_at_import(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    _, vault = built
+    draft = json.loads((DRAFTS / "agent_draft.json").read_text("utf-8"))
+    draft["run_id"] = "abc123"
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(draft), "utf-8")
+    code, out, err = _import(str(path), "-o", str(vault), "--dry-run", "--json")
+    assert code == 0 and json.loads(out)["errors"] == 0
+    assert "#/run_id: run_id is no field of kgvault.draft/1; ignored" in err
