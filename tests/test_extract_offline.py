@@ -326,6 +326,7 @@ def test_hedges_lower_a_nodes_confidence_and_give_no_relation() -> None:
         '"Tom works at Apple," Anna claimed, but she was wrong.',
         "“Tom lives in Oslo”, according to Anna.",
         "I don't think Tom lives in Oslo.",
+        "When Tom works at Google he is happy.",
     ],
 )
 def test_a_relation_asked_supposed_denied_or_reported_is_not_stated(sentence: str) -> None:

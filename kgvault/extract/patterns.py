@@ -257,7 +257,7 @@ _PAST_STATE = re.compile(r"(?i)(?<!has )(?<!have )\b(?:worked|ran|lived|was runn
 """A state verb in the past tense; "has worked" still holds, and "switched" is an event of its day."""
 _TAKEN_BACK = _word_set(
     """
-    if unless whether suppose supposing assuming imagine pretend
+    if unless whether when whenever suppose supposing assuming imagine pretend
     not no never nobody noone none neither nor except without hardly barely
     doubt doubts doubted deny denies denied
     said says say told tells tell claim claims claimed think thinks thought believe believes believed
