@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tomllib
@@ -197,6 +198,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
         if name == "output":
             name = "vault"
         if name not in _KEYS:
-            raise ConfigError(f"{path}: unknown key {key!r} (known: {', '.join(sorted(_KEYS))})")
+            close = difflib.get_close_matches(name, [*_KEYS, "output"], n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ConfigError(
+                f"{path}: unknown key {key!r}; {hint}"
+                f"(known: {', '.join(sorted(_KEYS))}, and output for vault)"
+            )
         values[name] = (path.parent / value) if name in _PATH_KEYS and isinstance(value, str) else value
     return values

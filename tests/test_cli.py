@@ -334,3 +334,11 @@ def test_a_template_that_overrides_nothing_is_reported(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     said = [p["path"] for p in json.loads(result.stdout)["problems"] if "changes nothing" in p["message"]]
     assert said == [str(templates / "nodes.md.j2")]
+
+
+def test_a_misspelled_setting_is_named_with_the_one_meant(tmp_path: Path) -> None:
+    notes = _one_note(tmp_path)
+    (notes / "kgvault.toml").write_text("max_chunk_char = 300\n", "utf-8")
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "vault")])
+    assert result.exit_code == 2
+    assert "unknown key 'max_chunk_char'; did you mean 'max_chunk_chars'?" in result.stderr
