@@ -100,13 +100,15 @@ _PASSWORD_PROSE = re.compile(
 )
 # "pw NetflixPass2024": a label and a value with letters and digits, no word between.
 _PASSWORD_BARE = re.compile(
-    r"(?i)(?=[pP])(?<![A-Za-z0-9-])(?:password|passwd|pwd|pw)[ \t]+"
+    r"(?i)(?=[pP])(?<![A-Za-z0-9-])(?:pwd|pw)[ \t]+"
     r"(?P<value>(?=[^\s,;]*\d)(?=[^\s,;]*[A-Za-z])[^\s,;|]{6,})"
 )
 _SECRET_HEADER = re.compile(
-    rf"(?i){_PASSWORD_WORDS}s?|passcode|pin|secrets?|tokens?|api[ _-]?keys?|secret[ _-]?keys?"
+    rf"(?i:{_PASSWORD_WORDS}s?|passcodes?|pin[ _-]?codes?|api[ _-]?keys?|secret[ _-]?keys?"
+    rf"|(?:access|auth|api)[ _-]?tokens?)|PINs?"
 )
-"""A table column whose every cell is a secret: its header says so."""
+"""A table column whose every cell is a secret: its header says so (not a GPIO table's `Pin`, nor a
+game's `Secret` door)."""
 _CREDENTIAL = re.compile(
     r"""(?ix)
     (?=[ascb])
@@ -188,7 +190,7 @@ _UNDERSCORE_TOKEN_HINTS = ("_live_", "_test_", "ghp_", "gho_", "ghu_", "ghs_", "
 """The token hints that hold `_`, which prose seldom does: one test for it spares most of these."""
 _PASSWORD_HINTS = ("pass", "pwd", "pw", "mdp", "mot de passe", "contraseña", "kennwort")
 _CREDENTIAL_HINTS = ("key", "token", "secret", "bearer")
-_COLUMN_HINTS = ("pin", "key", "token", "secret")
+_COLUMN_HINTS = ("pin", "key", "token")
 """What else a table's secret column may be headed (see `_SECRET_HEADER`)."""
 
 

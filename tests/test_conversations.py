@@ -606,3 +606,32 @@ def test_a_secret_said_in_a_turn_is_masked_everywhere(tmp_path: Path) -> None:
     for path in vault.rglob("*"):
         data = path.read_bytes().lower() + str(path).lower().encode() if path.is_file() else b""
         assert not any(value.lower().encode() in data for value in planted), path
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Check out my painting for the art show, I finished it yesterday!",
+        "Imagine my surprise when I found out Tom works at Google now!",
+        "I want you to know I quit smoking two weeks ago.",
+    ],
+)
+def test_what_only_sounds_like_a_request_is_the_speakers_news(tmp_path: Path, said: str) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    line = {"speaker": "Ann", "text": said, "timestamp": "2024-02-01T10:00:00Z"}
+    (notes / "c.jsonl").write_text(json.dumps(line) + "\n", "utf-8")
+    run_build(notes, vault)
+    assert [str(node["attributed_to"]) for node in _nodes(vault)] == ["Ann"]
+
+
+def test_a_label_line_in_a_turn_is_no_stranger(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "t.md").write_text(
+        "---\ndate: 2024-03-01\nparticipants: [Ann, Ben]\n---\n"
+        "Ann: Busy week ahead for me.\nMonday: I fly to Oslo for the Atlas kickoff.\n",
+        "utf-8",
+    )
+    report = run_build(notes, vault)
+    assert not [p for p in report["problems"] if "participant" in p["message"]]  # type: ignore[index, union-attr]

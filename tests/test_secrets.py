@@ -94,6 +94,9 @@ def test_passwords_in_variables_other_languages_and_prose_are_masked(text: str, 
         "the password field was reset 2 times",
         "| Key | Action |\n|---|---|\n| Ctrl-S | save |",  # a shortcut is no key
         "| Password | Rules |\n|---|---|",  # a header with no row under it
+        "| Pin | Function |\n|---|---|\n| 2024 | spare |",  # a board's pins
+        "| Secret | Location |\n|---|---|\n| Trapdoor | hall |",  # a game's secret doors
+        "Reset the password 2fa-enabled account for Tom.",
     ],
 )
 def test_prose_about_a_password_keeps_its_words(text: str) -> None:

@@ -43,18 +43,19 @@ _GLUE = re.compile(
 # my grandmother …"): what an assistant is asked to do, no memory of the one asking.
 _REQUEST = re.compile(
     r"""(?ix)^\W*(?:please\s+)?(?:
-        write|rewrite|translate|explain|summari[sz]e|give|make|create|list|tell|show|help|pretend|imagine
+        write|rewrite|translate|explain|summari[sz]e|give|make|create|list|tell|show|help|pretend
+      | imagine(?!\s+(?:my|our|his|her|their)\s+surprise)
       | generate|draft|describe|compare|suggest|recommend|convert|calculate|design|outline|brainstorm
       | provide|define|draw|compose|proofread|paraphrase|rephrase|continue|ignore|act\s+as|role-?play
-      | fix|correct|check|improve|shorten|simplify
-      | (?:can|could|would|will)\s+you | i\s+(?:want|need)\s+you\s+to
+      | fix|correct|improve|shorten|simplify
+      | (?:can|could|would|will)\s+you | i\s+(?:want|need)\s+you\s+to(?!\s+(?:know|understand|hear)\b)
       | let'?s\s+(?:role-?play|pretend|play\s+a\s+game)
     )\b"""
 )
 # A turn that opens a story or a game ("Let's roleplay. I am a knight who …"): all of it is fiction.
 _FICTION = re.compile(
-    r"(?i)^\W*(?:please\s+)?(?:let'?s\s+(?:role-?play|pretend|play\s+a\s+game)|role-?play|pretend|imagine"
-    r"|(?:write|tell)\s+(?:me\s+)?a\s+(?:story|poem|tale))\b"
+    r"(?i)^\W*(?:please\s+)?(?:let'?s\s+(?:role-?play|pretend|play\s+a\s+game)|role-?play|pretend"
+    r"|imagine\s+(?:you|that|a|an|if)|(?:write|tell)\s+(?:me\s+)?a\s+(?:story|poem|tale))\b"
 )
 _PIECE_END = re.compile(r"[.!?…,;:]+(?:\s+|$)|\n+")
 _NO_LETTERS = re.compile(r"^[\W\d_]*$")

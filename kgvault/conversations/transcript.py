@@ -28,6 +28,12 @@ _NOT_SPEAKERS = frozenset(
     (
         *("note", "notes", "nb", "ps", "update", "edit", "todo", "action", "actions", "decision"),
         *("decisions", "summary", "agenda", "question", "answer", "q", "a", "time", "date", "location"),
+        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today"),
+        *("tomorrow", "tonight", "yesterday", "morning", "afternoon", "evening", "breakfast", "lunch"),
+        *("dinner", "pros", "cons", "goal", "goals", "plan", "idea", "ideas", "tip", "warning", "status"),
+        *("result", "results", "problem", "solution", "issue", "link", "source", "quote", "step", "next"),
+        *("january", "february", "march", "april", "may", "june", "july", "august", "september"),
+        *("october", "november", "december", "weekend", "p.s", "fyi", "btw", "reminder"),
         *("place", "topic", "topics", "next", "context", "tldr", "fyi", "re", "subject", "source", "link"),
         *("follow-up", "followup", "important", "warning", "caveat", "aside", "example", "reminder"),
         *("result", "results", "status"),

@@ -36,6 +36,7 @@ from kgvault.extract.patterns import (
     PLACEHOLDER_RE,
     PatternHit,
     clean_name,
+    hit_clause,
     is_asserted,
     match_verb_patterns,
 )
@@ -53,6 +54,8 @@ FIELD_CONFIDENCE = 0.9
 """Explicit relations: frontmatter links, inline fields, relation items."""
 PATTERN_CONFIDENCE = 0.75
 """Relations read from prose with the verb-pattern table."""
+HEDGED_CONFIDENCE = 0.6
+"""A relation in a sentence with a guess elsewhere ("Tom works at Google and may be promoted")."""
 
 
 def _word_set(words: str) -> frozenset[str]:
@@ -167,6 +170,25 @@ _KIND_TYPES: dict[str, str] = {
     "monster": "creature", "deity": "deity", "item": "item", "vehicle": "vehicle", "language": "language",
     "service": "service", "website": "website", "restaurant": "place", "shop": "place", "store": "place",
     "meeting": "meeting", "trip": "trip", "conference": "event", "workshop": "event",
+    **dict.fromkeys(
+        (
+            "friend", "colleague", "coworker", "family", "relative", "client", "customer", "vendor",
+            "supplier", "mentor", "teacher", "student", "artist", "musician", "author", "writer",
+            "actor", "doctor", "employee", "manager", "founder", "investor", "candidate",
+        ),
+        "person",
+    ),
+    **dict.fromkeys(
+        ("band", "university", "school", "college", "startup", "agency", "institution", "club", "employer"),
+        "organization",
+    ),
+    **{kind: kind for kind in (
+        "printer", "machine", "car", "bike", "camera", "phone", "laptop", "computer", "server",
+        "instrument", "video_game", "board_game", "tv_show", "anime", "manga", "comic", "novel",
+        "documentary", "newsletter", "channel", "playlist", "dataset", "model", "repository", "dish",
+        "ingredient", "species", "venue", "museum", "park",
+    )},
+    "repo": "repository", "cafe": "place", "bar": "place", "hotel": "place",
 }  # fmt: skip
 """What a note's `type:` may say that is a kind of thing: a note's `type` is as often what kind of
 page the note is (`daily`, `moc`, `note`) or a field of a game's rules (`type: save` on a spell) as what its
@@ -272,9 +294,11 @@ _STATE_FIRST_PERSON = _Keywords(
 # "has lived", "have used", "'ve been": with "since <date>" a state that still holds, no past event.
 _PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
 _TARGET_BEFORE = re.compile(
-    r"(?i)(?:\b(?:to|until|till|til|by|before|due|deadline|postponed|pushed|moved|rescheduled|jusqu['’]au"
-    r"|avant)\s+(?:the\s+|on\s+|le\s+)?|\b(?:deadline|due\s+date)\b[^.;]{0,40}?\b(?:is|was|of)\s+)$"
+    r"(?i)(?:\b(?:to|by|due|deadline|postponed|pushed|moved|rescheduled|jusqu['’]au)"
+    r"\s+(?:the\s+|on\s+|le\s+)?|\b(?:deadline|due\s+date)\b[^.;]{0,40}?\b(?:is|was|of)\s+)$"
 )
+_UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au)\s+(?:the\s+)?$")
+"""Before the date a past state ended ("worked at SAP until 3 March 2023")."""
 """The words before a date that say it is a target: "to April 15", "until Friday", "due 3 May",
 "the deadline for Heron is 2025-10-15"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
@@ -618,9 +642,10 @@ def _cut_at_word(text: str, limit: int, *, ellipsis: bool) -> str:
 # -- blocks -------------------------------------------------------------------------------------
 
 
-def _visible_lines(lines: list[str]) -> list[str | None]:
+def _visible_lines(lines: list[str], markdown: bool = True) -> list[str | None]:
     """Hide what is never mined: fenced and indented code, `$$` math, `%%` and `<!-- -->` comments
-    (None = hidden); a line's block id (` ^id`) is no part of what it says."""
+    (None = hidden); a line's block id (` ^id`) is no part of what it says. In plain text
+    (`markdown` false) an indented line is no code."""
     out: list[str | None] = []
     fence: str | None = None
     comment: str | None = None
@@ -638,7 +663,7 @@ def _visible_lines(lines: list[str]) -> list[str | None]:
             elif indented and depth >= 4:
                 out.append(None)
                 continue
-            elif depth >= 4 and blank_before and not in_list:
+            elif depth >= 4 and blank_before and not in_list and markdown:
                 indented = True  # CommonMark: four spaces after a blank line, outside a list, are code
                 out.append(None)
                 continue
@@ -1286,7 +1311,7 @@ class _ChunkReader:
     def read_section(self) -> dict[str, Any]:
         """Nodes, entities and relations from a body section."""
         lines = self.chunk.text.split("\n")
-        visible = _visible_lines(lines)
+        visible = _visible_lines(lines, markdown=self.source.kind == "markdown")
         blocks = _blocks(visible)
         linked, self.chunk_tags = _links_and_tags("\n".join(block.text for block in blocks))
         aliases = self._note_aliases()
@@ -1548,7 +1573,15 @@ class _ChunkReader:
             and (bool(find_secrets(candidate.text)) or any(v in candidate.text for v in self.values))
         )
 
-        relations = self._pattern_relations(inline, candidate, wording, node_date, dated_here=bool(dates))
+        ends = [d for d in happened if _UNTIL_BEFORE.search(inline.title[max(0, d[0] - 12) : d[0]])]
+        relations = self._pattern_relations(
+            inline,
+            candidate,
+            wording,
+            node_date,
+            dated_here=len(ends) < len(happened),
+            until=ends[0][2] if ends else None,
+        )
         for subject, _predicate, object_name, _functional in relations:
             names.extend((subject, object_name))
         outcome = self._classify(inline, candidate, wording, dates, relations, secret, node_date)
@@ -1576,20 +1609,27 @@ class _ChunkReader:
         node_date: date | None,
         *,
         dated_here: bool,
+        until: date | None = None,
     ) -> list[tuple[str, str, str, bool]]:
         """Record what the verb-pattern table reads; return (subject, predicate, object, functional).
 
-        A guess ("Perhaps Anna works at Meta"), a question, a supposition, a denial or someone
-        else's claim gives no relation: a relation is taken as so, and a functional one ends the
-        value before it. A past state ("Zoe worked at SAP") held at no date the note's gives it.
+        A guess in the relation's own clause ("Perhaps Anna works at Meta"), a question, a
+        supposition, a denial or someone else's claim gives no relation: a relation is taken as so,
+        and a functional one ends the value before it; a guess elsewhere in the sentence lowers
+        its confidence. A past state ("Zoe worked at SAP") had ended when the note was written (or
+        `until` a date it gives), and began at no date the note gives, unless the sentence gives one.
         """
         found: list[tuple[str, str, str, bool]] = []
-        if wording.hedged:
-            return found
-        confidence = PATTERN_CONFIDENCE
+        confidence = HEDGED_CONFIDENCE if wording.hedged else PATTERN_CONFIDENCE
+        stated: set[tuple[str, str, str]] = set()
         for hit in wording.hits:
             if not is_asserted(inline.placeholder, hit):
                 continue
+            if wording.hedged:
+                start, end = hit_clause(inline.placeholder, hit)
+                clause = inline.placeholder[start:end]
+                if _HEDGE.search(clause, frozenset(word.lower() for word in _TOKENS.findall(clause))):
+                    continue  # "Perhaps Anna works at Meta": a guess, and it would end what is known
             subject = self._resolve(hit.subject, inline)
             object_name = self._resolve(hit.object, inline)
             if subject is None or object_name is None or subject.casefold() == object_name.casefold():
@@ -1601,7 +1641,13 @@ class _ChunkReader:
             object_name = self.entities.add(
                 object_name, pattern.object_type or _type_from_name(object_name), candidate.quote
             )
+            if (subject, pattern.predicate, object_name) in stated:
+                continue
+            stated.add((subject, pattern.predicate, object_name))
             statement = inline.title
+            valid_at, invalid_at = node_date, None
+            if hit.past_state and not dated_here:
+                valid_at, invalid_at = None, until or self._chunk_date()
             self._relation(
                 subject,
                 pattern.predicate,
@@ -1610,7 +1656,8 @@ class _ChunkReader:
                 statement,
                 confidence,
                 candidate.quote,
-                None if hit.past_state and not dated_here else node_date,
+                valid_at,
+                invalid_at,
             )
             found.append((subject, pattern.predicate, object_name, pattern.functional))
             # "switched X from A to B": A stopped on that date; without a date nothing true can be said.
@@ -1665,7 +1712,7 @@ class _ChunkReader:
 
         if self._definition(inline, candidate, words) is not None:
             return _Outcome("semantic", "concept", public=not first_person and not secret)
-        if not secret and inline.title.rstrip(" \t*_\"'”’)]").endswith("?"):
+        if not secret and _is_question(inline.title):
             return _Outcome(None, reason="question")  # it asks; it states nothing
         if candidate.quoted and not any(any(c.isdigit() for c in inline.title[a:b]) for a, b, _ in dates):
             # Someone else's words (a quotation, a clipped page) are no episode of the notes' owner
@@ -2018,6 +2065,16 @@ def _is_clipping(meta: dict[str, Any]) -> bool:
         if any(isinstance(v, str) and "clipping" in v.lower() for v in values):
             return True
     return False
+
+
+def _is_question(text: str) -> bool:
+    """Whether a candidate only asks: it ends with "?" and states nothing before ("Tom works at Google
+    now. Crazy, right?" states something)."""
+    stripped = text.rstrip(" \t*_\"'”’)]")
+    return stripped.endswith("?") and not _STATED_BEFORE.search(stripped)
+
+
+_STATED_BEFORE = re.compile(r"[.!…](?=\s)")
 
 
 def _single_sentence(text: str) -> bool:

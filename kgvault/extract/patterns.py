@@ -105,9 +105,9 @@ def _start_lookahead(template: str) -> str:
 
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
 # No literal space in it: `_pattern` reads a template's spaces as runs of blanks.
-_NO_SECOND_OBJECT = (
-    r"(?![\w'’])(?![\t\x20]+(?!(?:yesterday|today|tonight|last|this|next|on|in|at|for|from|with|and|but|to|since|after"
-    r"|before|when|because|so|as|off|back|outright|used|secondhand)\b)[a-z])"
+_BOUGHT_FOR = (
+    r"(?![\w'’])(?![\t\x20]+(?:a|an|the|some|his|her|their|my|our|flowers|gifts?|presents?|dinner|lunch"
+    r"|breakfast|coffee|drinks?|tickets?|cake|chocolates?)\b)"
 )
 
 VERB_PATTERNS: tuple[VerbPattern, ...] = (
@@ -154,9 +154,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="reports"),
     _pattern(r"{S} is married to {O}", "married_to", "married to", True, "person", "person",
              keywords="married"),
+    _pattern(r"{S} owns {O}", "owns", "owns", False, keywords="owns"),
     # Not "Tom bought Anna flowers": a name followed by what was bought is who it was bought for.
-    _pattern(r"{S} (?:owns|bought|has bought) {O}" + _NO_SECOND_OBJECT, "owns", "owns", False,
-             keywords="owns bought"),
+    _pattern(r"{S} (?:bought|has bought) {O}" + _BOUGHT_FOR, "owns", "owns", False, keywords="bought"),
     _pattern(r"{S} (?:replaces|replaced|supersedes|superseded) {O}", "replaces", "replaces", False,
              keywords="replaces replaced supersedes superseded"),
     _pattern(r"{S} supports {O}", "supports", "supports", False, keywords="supports"),
@@ -208,6 +208,8 @@ class PatternHit:
     """The value the relation replaces ("switched X from A to B": A), if the pattern has one."""
     start: int
     """Where the match starts in the sentence: what comes before it may take the statement back."""
+    end: int
+    """Where the match ends: the clause it stands in goes on to the next clause's start."""
     past_state: bool
     """A state in the past tense ("worked at", "ran", "lived in"): it held once, since no date said."""
 
@@ -239,17 +241,23 @@ def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[
     if _KEYWORDS.isdisjoint(words):
         return []
     hits: list[PatternHit] = []
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[tuple[str, str, str, int]] = set()
     for pattern in _screened(_KEYWORDS.intersection(words)):
         for match in pattern.regex.finditer(text):
             found = match.groupdict()
             subject = found["subject"] or found.get("thing") or ""  # `{T}`: a name or an unnamed thing
-            key = (pattern.predicate, subject, found["object"])
+            # The same relation twice in one candidate may be asked once and stated once ("Priya asked
+            # whether Atlas uses Redis. It does: Atlas uses Redis."): each is a hit of its own.
+            key = (pattern.predicate, subject, found["object"], match.start())
             if key in seen:
                 continue
             seen.add(key)
             past = pattern.functional and _PAST_STATE.search(match.group(0)) is not None
-            hits.append(PatternHit(pattern, subject, found["object"], found.get("old"), match.start(), past))
+            hits.append(
+                PatternHit(
+                    pattern, subject, found["object"], found.get("old"), match.start(), match.end(), past
+                )
+            )
     return hits
 
 
@@ -268,27 +276,53 @@ _TAKEN_BACK = _word_set(
     """
 )
 """Words that, before a relation in its clause, say it is asked, supposed, denied or someone's claim."""
-_CLAUSE_START = re.compile(r"[,;:(—–]|\bbut\b|\bmais\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]*_]*(?=\s|$)")
+_CLAUSE_START = re.compile(r"[,;:(—–]|\b(?:and|but|so|because|or|then|et|mais|donc)\b", re.IGNORECASE)
 _CLAUSE_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_NOT_TAKING_BACK = re.compile(
+    r"(?i)\bas\s+(?:i|we|you)\s+(?:said|say|mentioned|know|told\s+\w+)\b"
+    r"|\bno\s+(?:wonder|doubt|secret|surprise|news|kidding)\b"
+)
+"""Phrases that hold a word of `_TAKEN_BACK` and take nothing back ("As I said", "No wonder")."""
 _OPENING_QUOTES = frozenset("“«„")
 _CLOSING_QUOTES = frozenset("”»")
+
+
+def hit_sentence(text: str, hit: PatternHit) -> tuple[int, int]:
+    """Where the sentence a hit stands in starts and ends (a list item may hold several)."""
+    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, hit.start)), default=0)
+    after = _SENTENCE_END.search(text, hit.end)
+    return start, after.end() if after is not None else len(text)
+
+
+def hit_clause(text: str, hit: PatternHit) -> tuple[int, int]:
+    """Where the clause a hit stands in starts and ends: within its sentence, between commas, "and",
+    "but", "because" and the like."""
+    sentence_start, sentence_end = hit_sentence(text, hit)
+    start = max(
+        (m.end() for m in _CLAUSE_START.finditer(text, sentence_start, hit.start)), default=sentence_start
+    )
+    after = _CLAUSE_START.search(text, hit.end, sentence_end)
+    return start, after.start() if after is not None else sentence_end
 
 
 def is_asserted(text: str, hit: PatternHit) -> bool:
     """Whether a sentence states a hit as so: not a question, a supposition, a denial or someone's words.
 
     "If Marco works at Amazon, …", "Nobody at Acme uses Jira.", "Anna said Tom works at Microsoft."
-    and "Does Phoenix use Redis?" hold the words of a relation, but state none.
+    and "Does Phoenix use Redis?" hold the words of a relation, but state none. Only the hit's own
+    sentence counts ("Crazy, right?" after it asks nothing of it), and before it only its clause.
     """
-    if text.rstrip(" \t*_\"'”’)]").endswith("?"):
+    sentence_start, sentence_end = hit_sentence(text, hit)
+    if text[sentence_start:sentence_end].rstrip(" \t*_\"'”’)]").endswith("?"):
         return False
-    before = text[: hit.start]
+    before = text[sentence_start : hit.start]
     # Inside a quotation: someone's words, not the writer's ("'Tom works at Apple,' Anna claimed").
     straight = before.count('"')
     curly = sum(c in _OPENING_QUOTES for c in before) - sum(c in _CLOSING_QUOTES for c in before)
     if straight % 2 or curly > 0:
         return False
-    clause = before[max((m.end() for m in _CLAUSE_START.finditer(before)), default=0) :]
+    clause = _NOT_TAKING_BACK.sub(" ", text[hit_clause(text, hit)[0] : hit.start])
     # A name's match may start with a word `clean_name` drops: "If Marco works at …" matched whole.
     lead = list(itertools.takewhile(lambda word: word.casefold() in _LEADING_NOISE, hit.subject.split()))
     for word in [*_CLAUSE_WORDS.findall(clause), *lead]:
@@ -317,12 +351,14 @@ _LEADING_NOISE |= _word_set(
     apparently obviously clearly hopefully unfortunately fortunately luckily sadly basically anyway
     meanwhile suddenly recently usually sometimes often definitely surely certainly literally frankly
     thankfully interestingly eventually initially originally
+    most half part rest many few several much none plenty lots
     """
 )
 _WEEKDAYS = _word_set("monday tuesday wednesday thursday friday saturday sunday")
-_NAME_OPENERS = _word_set("new old first last los las el san santa")
-"""Words that start many names when a name follows ("New Zealand", "Los Angeles", "First Republic
-Bank"), and are noise before anything else ("New printer", "First, …")."""
+_NAME_OPENERS = _word_set("new los las el san santa")
+"""Words that start many names when a name follows ("New Zealand", "Los Angeles"), and are noise
+before anything else ("New printer"). "First", "Last" and "Old" open sentences more often than
+names ("First Anna …", "Last Christmas Anna …")."""
 _VERSION = re.compile(r"^(?:v\d+(?:\.\d+)*|\d+\.\d+\.\d+[\w.-]*)$", re.IGNORECASE)
 
 
@@ -342,10 +378,10 @@ def clean_name(raw: str, known: frozenset[str] = frozenset()) -> str | None:
     linked "Voron 2.4" stays whole.
     """
     words = raw.split()
-    while words and (words[0].casefold() in _LEADING_NOISE or words[0][0].isdigit()):
+    while words and (words[0].casefold() in _LEADING_NOISE or words[0][0].isdigit() or words[0] == "of"):
         if _begins_a_name(words):
             break
-        words.pop(0)
+        words.pop(0)  # "Most of Acme" → "Acme": a quantifier and its "of" go too
     while len(words) > 1 and words[-1].casefold() in _WEEKDAYS:
         words.pop()  # "works at Google Monday through Friday"
     if words and words[-1] == "of":
