@@ -468,7 +468,7 @@ def _each_draft(kept: Draft, path: Path) -> list[tuple[Draft, str | None]]:
                 continue
         envelope = Draft(**fields)
         source = element.get("source")
-        part = envelope.model_copy(update=items)
+        part = masked(envelope.model_copy(update=items))  # its own episode name may hold a secret
         parts.append((part, source if isinstance(source, str) and source.strip() else None))
     return parts
 
