@@ -1120,7 +1120,8 @@ def test_a_notes_type_types_its_entity_only_when_it_names_a_kind_of_thing(
         ("Kate works at Bank of America.", ("Kate", "works_for", "Bank of America")),
         ("Sam lives in the Isle of Man.", ("Sam", "lives_in", "Isle of Man")),
         ("Apparently Tom lives in Oslo.", None),  # a guess: no relation, and no "Apparently Tom"
-        ("Tom works at Google Monday through Friday.", ("Tom", "works_for", "Google")),
+        ("Anna founded Black Friday.", ("Anna", "founded", "Black Friday")),
+        ("Tom lives in Half Moon Bay.", ("Tom", "lives_in", "Half Moon Bay")),
         ("Last Tuesday Bob moved to Oslo and Bob lives in Oslo now.", ("Bob", "lives_in", "Oslo")),
     ],
 )
@@ -1166,6 +1167,13 @@ def test_a_deadline_is_not_when_it_was_said() -> None:
         ("Kim owns the Voron now.", ("Kim", "owns", "Voron")),
         ("Leo owns the Ender 3 too.", ("Leo", "owns", "Ender 3")),
         ("Rob bought a Prusa MK4 kit.", ("Rob", "owns", "Prusa MK4")),
+        ("Tom bought an Apple Watch some months ago.", ("Tom", "owns", "Apple Watch")),
+        ("Kim bought [[Ender 3]] a week ago.", ("Kim", "owns", "Ender 3")),
+        ("Tom works at Google now, can you believe it?", ("Tom", "works_for", "Google")),
+        ("Tom works at Google now (who knew?)", ("Tom", "works_for", "Google")),
+        ("Can't believe Tom works at Google now!", ("Tom", "works_for", "Google")),
+        ("Believe it or not Tom works at Google.", ("Tom", "works_for", "Google")),
+        ("Tom is 5'11\" and Tom works at IBM.", ("Tom", "works_for", "IBM")),
     ],
 )
 def test_a_relation_stated_beside_a_question_a_denial_or_a_claim_is_still_stated(
@@ -1187,3 +1195,33 @@ def test_an_indented_line_of_plain_text_is_no_code() -> None:
     assert relations(extract_chunk(make_chunk(text, markdown), markdown)) == set()  # Markdown: code
     plain = replace(markdown, kind="text", path="notes/week.txt")
     assert relations(extract_chunk(make_chunk(text, plain), plain)) == {("Dana", "leads", "Atlas")}
+
+
+def test_a_past_and_a_present_state_of_one_pair_are_both_kept() -> None:
+    found = extract("- Zoe worked at SAP in the 2010s. Zoe works at SAP again now.").draft.relations
+    held = {(r.valid_at, r.invalid_at) for r in found if r.object == "SAP"}
+    assert held == {(REF, None), (None, REF)}  # it holds now, and it had held before
+
+
+def test_a_guess_in_a_relative_clause_lowers_confidence_only() -> None:
+    found = extract("Atlas uses Redis which might be overkill.").draft.relations
+    assert [(r.object, r.confidence) for r in found] == [("Redis", 0.6)]
+
+
+def test_a_date_that_is_when_something_happened_dates_it() -> None:
+    said = date(2024, 5, 6)
+    for sentence, day in [
+        ("We moved on 12 April.", date(2024, 4, 12)),
+        ("I went to the 3 May meetup in Lyon.", date(2024, 5, 3)),
+        ("We agreed to postpone the launch to April 15.", said),
+        ("Moved the meeting to 3 May.", said),
+    ]:
+        assert only_node(extract(sentence, reference=said)).timestamp == day, sentence
+
+
+def test_french_si_takes_a_relation_back_only_as_if() -> None:
+    french = {"lang": "fr"}
+    assert relations(extract("Si Marie travaille chez Google, elle saura.", meta=french)) == set()
+    assert relations(extract("C'est si pratique que Marie utilise Notion.", meta=french)) == {
+        ("Marie", "uses", "Notion")
+    }

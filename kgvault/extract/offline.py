@@ -188,7 +188,17 @@ _KIND_TYPES: dict[str, str] = {
         "documentary", "newsletter", "channel", "playlist", "dataset", "model", "repository", "dish",
         "ingredient", "species", "venue", "museum", "park",
     )},
-    "repo": "repository", "cafe": "place", "bar": "place", "hotel": "place",
+    "repo": "repository", "cafe": "place", "bar": "place", "hotel": "place", "tavern": "place",
+    "inn": "place",
+    **dict.fromkeys(("partner", "user", "player", "pc"), "person"),
+    **dict.fromkeys(("business", "brand", "guild", "kingdom"), "organization"),
+    "god": "deity",
+    **{kind: kind for kind in (
+        "town", "village", "state", "neighborhood", "neighbourhood", "river", "island", "mountain",
+        "building", "tvshow", "video", "painting", "artwork", "poem", "database", "plugin", "api",
+        "protocol", "weapon", "spell", "quest", "magic_item", "campaign", "class", "race", "ship",
+        "planet", "religion", "dungeon", "stock", "medication", "exercise", "wine", "beer", "tea",
+    )},
 }  # fmt: skip
 """What a note's `type:` may say that is a kind of thing: a note's `type` is as often what kind of
 page the note is (`daily`, `moc`, `note`) or a field of a game's rules (`type: save` on a spell) as what its
@@ -294,8 +304,10 @@ _STATE_FIRST_PERSON = _Keywords(
 # "has lived", "have used", "'ve been": with "since <date>" a state that still holds, no past event.
 _PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
 _TARGET_BEFORE = re.compile(
-    r"(?i)(?:\b(?:to|by|due|deadline|postponed|pushed|moved|rescheduled|jusqu['’]au)"
-    r"\s+(?:the\s+|on\s+|le\s+)?|\b(?:deadline|due\s+date)\b[^.;]{0,40}?\b(?:is|was|of)\s+)$"
+    r"(?i)(?:\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off"
+    r"|shift(?:ed|s)?|report[ée]e?)\b[^.;]{0,40}?"
+    r"\b(?:to|until|till|à|au)\s+(?:the\s+|le\s+)?|\b(?:due|by|deadline)\s+"
+    r"|\b(?:deadline|due\s+date)\b[^.;]{0,40}?\b(?:is|was|of)\s+)$"
 )
 _UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au)\s+(?:the\s+)?$")
 """Before the date a past state ended ("worked at SAP until 3 March 2023")."""
@@ -1621,7 +1633,7 @@ class _ChunkReader:
         """
         found: list[tuple[str, str, str, bool]] = []
         confidence = HEDGED_CONFIDENCE if wording.hedged else PATTERN_CONFIDENCE
-        stated: set[tuple[str, str, str]] = set()
+        stated: set[tuple[str, str, str, bool]] = set()
         for hit in wording.hits:
             if not is_asserted(inline.placeholder, hit):
                 continue
@@ -1641,9 +1653,10 @@ class _ChunkReader:
             object_name = self.entities.add(
                 object_name, pattern.object_type or _type_from_name(object_name), candidate.quote
             )
-            if (subject, pattern.predicate, object_name) in stated:
+            # "Zoe worked at SAP before and now works at SAP again": the past and the present both count.
+            if (subject, pattern.predicate, object_name, hit.past_state) in stated:
                 continue
-            stated.add((subject, pattern.predicate, object_name))
+            stated.add((subject, pattern.predicate, object_name, hit.past_state))
             statement = inline.title
             valid_at, invalid_at = node_date, None
             if hit.past_state and not dated_here:
@@ -1712,7 +1725,7 @@ class _ChunkReader:
 
         if self._definition(inline, candidate, words) is not None:
             return _Outcome("semantic", "concept", public=not first_person and not secret)
-        if not secret and _is_question(inline.title):
+        if not secret and not relations and _is_question(inline.title):
             return _Outcome(None, reason="question")  # it asks; it states nothing
         if candidate.quoted and not any(any(c.isdigit() for c in inline.title[a:b]) for a, b, _ in dates):
             # Someone else's words (a quotation, a clipped page) are no episode of the notes' owner

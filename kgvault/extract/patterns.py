@@ -106,9 +106,11 @@ def _start_lookahead(template: str) -> str:
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
 # No literal space in it: `_pattern` reads a template's spaces as runs of blanks.
 _BOUGHT_FOR = (
-    r"(?![\w'’])(?![\t\x20]+(?:a|an|the|some|his|her|their|my|our|flowers|gifts?|presents?|dinner|lunch"
-    r"|breakfast|coffee|drinks?|tickets?|cake|chocolates?)\b)"
+    r"(?![\w'’])(?![\t\x20]+(?:(?:a|an|some|the|his|her|their|my|our)[\t\x20]+)?(?:new[\t\x20]+)?"
+    r"(?:flowers|gifts?|presents?|dinner|lunch|breakfast|coffee|drinks?|tickets?|cake|chocolates?|bike"
+    r"|toy|book|card|ring|watch)\b)"
 )
+"""What was bought for someone ("Tom bought Anna flowers"), after whom it was bought for."""
 
 VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Past tense too: "ran X from 12 March" says what it ran from that date on.
@@ -272,17 +274,26 @@ _TAKEN_BACK = _word_set(
     heard hear hears rumor rumour rumored rumoured reportedly allegedly supposedly according
     wonder wonders wondered ask asks asked hope hopes hoped wish wishes wished
     would could should might must maybe perhaps probably possibly
-    si ne pas jamais personne aucun aucune dit dit-il dit-elle pense crois croit
+    ne pas jamais aucun aucune dit dit-il dit-elle pense crois croit
     """
 )
 """Words that, before a relation in its clause, say it is asked, supposed, denied or someone's claim."""
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]*_]*(?=\s|$)")
 _CLAUSE_START = re.compile(r"[,;:(—–]|\b(?:and|but|so|because|or|then|et|mais|donc)\b", re.IGNORECASE)
-_CLAUSE_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-_NOT_TAKING_BACK = re.compile(
-    r"(?i)\bas\s+(?:i|we|you)\s+(?:said|say|mentioned|know|told\s+\w+)\b"
-    r"|\bno\s+(?:wonder|doubt|secret|surprise|news|kidding)\b"
+_CLAUSE_END = re.compile(
+    r"[,;:(—–]|\b(?:and|but|so|because|or|then|et|mais|donc|which|who|whom|whose|where|that|in\s+what)\b",
+    re.IGNORECASE,
 )
+_CLAUSE_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_CLAUSE_OPENERS = _word_set("si")
+"""Words that take a relation back only as their clause's first word (French "si": if, or so)."""
+_NOT_TAKING_BACK = re.compile(
+    r"(?i)\bas\s+(?:i|we|you)\s+(?:said|say|mentioned|know|thought|expected|told\s+\w+)\b"
+    r"|\bno\s+(?:wonder|doubt|secret|surprise|news|kidding|question)\b"
+    r"|\b(?:can['’]?t|cannot|couldn['’]t)\s+believe\b|\bdidn['’]t\s+know\b|\bbelieve\s+it\s+or\s+not\b"
+    r"|\b(?:needless|safe)\s+to\s+say\b|\bnot\s+surprisingly\b|\bglad\s+to\s+hear\b"
+)
+_QUOTE_MARK = re.compile(r'(?<!\d)"')
 """Phrases that hold a word of `_TAKEN_BACK` and take nothing back ("As I said", "No wonder")."""
 _OPENING_QUOTES = frozenset("“«„")
 _CLOSING_QUOTES = frozenset("”»")
@@ -297,12 +308,13 @@ def hit_sentence(text: str, hit: PatternHit) -> tuple[int, int]:
 
 def hit_clause(text: str, hit: PatternHit) -> tuple[int, int]:
     """Where the clause a hit stands in starts and ends: within its sentence, between commas, "and",
-    "but", "because" and the like."""
+    "but", "because" and the like; after the hit, a relative clause ("which might be overkill") is
+    another."""
     sentence_start, sentence_end = hit_sentence(text, hit)
     start = max(
         (m.end() for m in _CLAUSE_START.finditer(text, sentence_start, hit.start)), default=sentence_start
     )
-    after = _CLAUSE_START.search(text, hit.end, sentence_end)
+    after = _CLAUSE_END.search(text, hit.end, sentence_end)
     return start, after.start() if after is not None else sentence_end
 
 
@@ -314,18 +326,28 @@ def is_asserted(text: str, hit: PatternHit) -> bool:
     sentence counts ("Crazy, right?" after it asks nothing of it), and before it only its clause.
     """
     sentence_start, sentence_end = hit_sentence(text, hit)
-    if text[sentence_start:sentence_end].rstrip(" \t*_\"'”’)]").endswith("?"):
+    clause_end = hit_clause(text, hit)[1]
+    # A question asks what its clause says ("Does Phoenix use Redis?"), not what a clause before a
+    # tag question says ("Tom works at Google now, can you believe it?").
+    asked = text[sentence_start:sentence_end].rstrip(" \t*_\"'”’)]").endswith("?")
+    if asked and clause_end == sentence_end:
         return False
     before = text[sentence_start : hit.start]
-    # Inside a quotation: someone's words, not the writer's ("'Tom works at Apple,' Anna claimed").
-    straight = before.count('"')
+    # Inside a quotation: someone's words, not the writer's ("'Tom works at Apple,' Anna claimed");
+    # a `"` after a digit is inches (`27" monitor`).
+    straight = len(_QUOTE_MARK.findall(before))
     curly = sum(c in _OPENING_QUOTES for c in before) - sum(c in _CLOSING_QUOTES for c in before)
     if straight % 2 or curly > 0:
         return False
-    clause = _NOT_TAKING_BACK.sub(" ", text[hit_clause(text, hit)[0] : hit.start])
+    # Phrases that take nothing back are blanked first, so their words start no clause either.
+    said = _NOT_TAKING_BACK.sub(lambda found: " " * len(found.group()), before)
+    clause = said[max((m.end() for m in _CLAUSE_START.finditer(said)), default=0) :]
     # A name's match may start with a word `clean_name` drops: "If Marco works at …" matched whole.
     lead = list(itertools.takewhile(lambda word: word.casefold() in _LEADING_NOISE, hit.subject.split()))
-    for word in [*_CLAUSE_WORDS.findall(clause), *lead]:
+    words = [*_CLAUSE_WORDS.findall(clause), *lead]
+    if words and words[0].lower() in _CLAUSE_OPENERS:
+        return False
+    for word in words:
         folded = word.lower()
         if folded in _TAKEN_BACK or folded.endswith(("n't", "n’t")):
             return False
@@ -339,7 +361,7 @@ _LEADING_NOISE = _word_set(
     still both all some every each in on at for from to with by of as maybe perhaps probably honestly
     actually currently later first next last new old there here what which who where whose how why
     everything nothing something someone everyone nobody anyone
-    le la les un une des mon ma mes notre nos il elle ils elles on nous je hier demain
+    le la les un une des mon ma mes notre nos il elle ils elles on nous je hier demain si
     der die das ein eine el los las
     january february march april may june july august september october november december
     jan feb mar apr jun jul aug sep sept oct nov dec
@@ -351,10 +373,11 @@ _LEADING_NOISE |= _word_set(
     apparently obviously clearly hopefully unfortunately fortunately luckily sadly basically anyway
     meanwhile suddenly recently usually sometimes often definitely surely certainly literally frankly
     thankfully interestingly eventually initially originally
-    most half part rest many few several much none plenty lots
     """
 )
-_WEEKDAYS = _word_set("monday tuesday wednesday thursday friday saturday sunday")
+_QUANTIFIERS = _word_set(
+    "most half part rest many few several much none plenty lots all some each both any one"
+)
 _NAME_OPENERS = _word_set("new los las el san santa")
 """Words that start many names when a name follows ("New Zealand", "Los Angeles"), and are noise
 before anything else ("New printer"). "First", "Last" and "Old" open sentences more often than
@@ -378,12 +401,12 @@ def clean_name(raw: str, known: frozenset[str] = frozenset()) -> str | None:
     linked "Voron 2.4" stays whole.
     """
     words = raw.split()
-    while words and (words[0].casefold() in _LEADING_NOISE or words[0][0].isdigit() or words[0] == "of"):
+    while words and (words[0].casefold() in _LEADING_NOISE or words[0][0].isdigit()):
         if _begins_a_name(words):
             break
-        words.pop(0)  # "Most of Acme" → "Acme": a quantifier and its "of" go too
-    while len(words) > 1 and words[-1].casefold() in _WEEKDAYS:
-        words.pop()  # "works at Google Monday through Friday"
+        words.pop(0)
+    if len(words) > 2 and words[1] == "of" and words[0].casefold() in _QUANTIFIERS:
+        del words[:2]  # "Most of Acme" → "Acme"; "Half Moon Bay" stays whole
     if words and words[-1] == "of":
         words.pop()
     if not words:
