@@ -200,6 +200,9 @@ _KIND_TYPES: dict[str, str] = {
         "planet", "religion", "dungeon", "stock", "medication", "exercise", "wine", "beer", "tea",
     )},
 }  # fmt: skip
+_KIND_WORDS = frozenset(_KIND_TYPES) | frozenset(
+    ("coffee", "boardgame", "restaurant", "city", "country", "library", "tool", "area", "person")
+)
 """What a note's `type:` may say that is a kind of thing: a note's `type` is as often what kind of
 page the note is (`daily`, `moc`, `note`) or a field of a game's rules (`type: save` on a spell) as what its
 subject is, so only these words type its entity; `entity_type:` is taken as it is written."""
@@ -306,7 +309,7 @@ _PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
 _TARGET_BEFORE = re.compile(
     r"(?i)(?:\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off"
     r"|shift(?:ed|s)?|report[ée]e?)\b[^.;]{0,40}?"
-    r"\b(?:to|until|till|à|au)\s+(?:the\s+|le\s+)?|\b(?:due|by|deadline)\s+"
+    r"\b(?:to|until|till|à|au)\s+(?:the\s+|le\s+)?|\b(?:due|deadline)\s+"
     r"|\b(?:deadline|due\s+date)\b[^.;]{0,40}?\b(?:is|was|of)\s+)$"
 )
 _UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au)\s+(?:the\s+)?$")
@@ -1128,7 +1131,8 @@ class _ChunkReader:
         self.node_titles: set[str] = set()
         """The casefolded titles of `nodes`: a title is used once per chunk."""
         self.relations: list[dict[str, Any]] = []
-        self.relation_keys: set[tuple[str, str, str, date | None]] = set()
+        self.relation_keys: dict[tuple[str, str, str, date | None], int] = {}
+        """Each relation recorded, to its place in `relations`."""
         self.reasons: Counter[str] = Counter()
         self.undated = 0
         self.author = self._author()
@@ -1232,9 +1236,10 @@ class _ChunkReader:
                 word = link.group("body").split("|")[0] if link else value
                 candidate = re.sub(r"[\s-]+", "_", word.strip().lower())
                 if key == "type":
-                    kind = _KIND_TYPES.get(candidate)
-                    if kind is not None:
-                        return kind
+                    if candidate in _CATEGORY_TYPES:  # a category's plural: `type: "[[People]]"`
+                        return _CATEGORY_TYPES[candidate]
+                    if candidate in _KIND_WORDS:  # the user's own word for the kind, as written
+                        return candidate
                 elif _SNAKE.match(candidate) and len(candidate) <= 30:
                     return candidate
         categories = self.meta.get("categories")
@@ -1525,8 +1530,12 @@ class _ChunkReader:
     ) -> None:
         key = (subject.casefold(), predicate, object_name.casefold(), invalid_at)
         if key in self.relation_keys:
+            earlier = self.relations[self.relation_keys[key]]
+            if earlier["valid_at"] is None and valid_at is not None:
+                # "Zoe worked at SAP before. Zoe still works at SAP.": it holds now, from this date.
+                self.relations[self.relation_keys[key]] = {**earlier, "valid_at": valid_at}
             return
-        self.relation_keys.add(key)
+        self.relation_keys[key] = len(self.relations)
         self.relations.append(
             {
                 "subject": subject,
@@ -1634,7 +1643,8 @@ class _ChunkReader:
         found: list[tuple[str, str, str, bool]] = []
         confidence = HEDGED_CONFIDENCE if wording.hedged else PATTERN_CONFIDENCE
         stated: set[tuple[str, str, str, bool]] = set()
-        for hit in wording.hits:
+        # What holds now before what held once: "worked at SAP … works at SAP again" is dated now.
+        for hit in sorted(wording.hits, key=lambda hit: hit.past_state):
             if not is_asserted(inline.placeholder, hit):
                 continue
             if wording.hedged:
@@ -1660,7 +1670,9 @@ class _ChunkReader:
             statement = inline.title
             valid_at, invalid_at = node_date, None
             if hit.past_state and not dated_here:
-                valid_at, invalid_at = None, until or self._chunk_date()
+                # It held before the note; when it began, and whether it still holds ("worked at
+                # Google all week"), the words do not say, unless "until" gives its end.
+                valid_at, invalid_at = None, until
             self._relation(
                 subject,
                 pattern.predicate,
@@ -2081,13 +2093,23 @@ def _is_clipping(meta: dict[str, Any]) -> bool:
 
 
 def _is_question(text: str) -> bool:
-    """Whether a candidate only asks: it ends with "?" and states nothing before ("Tom works at Google
-    now. Crazy, right?" states something)."""
+    """Whether a candidate only asks: it ends with "?", opens as a question does ("Did …", "Would
+    …", "Why …"), and states nothing before ("Tom works at Google now. Crazy, right?" and "Anna
+    moved to Berlin — isn't that wild?" state something)."""
     stripped = text.rstrip(" \t*_\"'”’)]")
-    return stripped.endswith("?") and not _STATED_BEFORE.search(stripped)
+    return (
+        stripped.endswith("?")
+        and not _STATED_BEFORE.search(stripped)
+        and _QUESTION_START.match(stripped) is not None
+    )
 
 
 _STATED_BEFORE = re.compile(r"[.!…](?=\s)")
+_QUESTION_START = re.compile(
+    r"(?i)^\W*(?:who|whom|whose|what|which|when|where|why|how|is|are|am|was|were|do|does|did|can|could"
+    r"|would|should|will|shall|may|might|must|have|has|had|isn['’]t|aren['’]t|don['’]t|doesn['’]t"
+    r"|didn['’]t|won['’]t|est-ce|pourquoi|comment|quand|où|qui|quoi|quel|quelle)\b"
+)
 
 
 def _single_sentence(text: str) -> bool:

@@ -267,8 +267,8 @@ _PAST_STATE = re.compile(r"(?i)(?<!has )(?<!have )\b(?:worked|ran|lived|was runn
 """A state verb in the past tense; "has worked" still holds, and "switched" is an event of its day."""
 _TAKEN_BACK = _word_set(
     """
-    if unless whether when whenever suppose supposing assuming imagine pretend
-    not no never nobody noone none neither nor except without hardly barely
+    if unless whether suppose supposing assuming imagine pretend
+    not no never nobody noone none neither nor without hardly barely
     doubt doubts doubted deny denies denied
     said says say told tells tell claim claims claimed think thinks thought believe believes believed
     heard hear hears rumor rumour rumored rumoured reportedly allegedly supposedly according
@@ -286,12 +286,15 @@ _CLAUSE_END = re.compile(
 )
 _CLAUSE_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _CLAUSE_OPENERS = _word_set("si")
+_RIGHT_BEFORE = _word_set("except besides")
+"""Words that take a relation back only right before its subject."""
 """Words that take a relation back only as their clause's first word (French "si": if, or so)."""
 _NOT_TAKING_BACK = re.compile(
     r"(?i)\bas\s+(?:i|we|you)\s+(?:said|say|mentioned|know|thought|expected|told\s+\w+)\b"
     r"|\bno\s+(?:wonder|doubt|secret|surprise|news|kidding|question)\b"
     r"|\b(?:can['’]?t|cannot|couldn['’]t)\s+believe\b|\bdidn['’]t\s+know\b|\bbelieve\s+it\s+or\s+not\b"
     r"|\b(?:needless|safe)\s+to\s+say\b|\bnot\s+surprisingly\b|\bglad\s+to\s+hear\b"
+    r"|\b(?:i|we)\s+told\s+\w+\b|\bimagine\s+(?:my|our|his|her|their)\s+surprise\b"
 )
 _QUOTE_MARK = re.compile(r'(?<!\d)"')
 """Phrases that hold a word of `_TAKEN_BACK` and take nothing back ("As I said", "No wonder")."""
@@ -347,6 +350,8 @@ def is_asserted(text: str, hit: PatternHit) -> bool:
     words = [*_CLAUSE_WORDS.findall(clause), *lead]
     if words and words[0].lower() in _CLAUSE_OPENERS:
         return False
+    if words and words[-1].lower() in _RIGHT_BEFORE:
+        return False  # "Everyone except Tom uses Linux" (not "Except on weekends Tom works …")
     for word in words:
         folded = word.lower()
         if folded in _TAKEN_BACK or folded.endswith(("n't", "n’t")):
