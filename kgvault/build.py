@@ -523,27 +523,9 @@ def _read_extract_link(
         kept.files.clear()  # too many sources to hold between builds: they are read from disk
     problems.extend(_in_vault(vault, problem) for problem in import_problems)
     problems.extend(_notes_in_vault(settings))
-    if settings.templates is not None:
-        from kgvault.templating import unused_templates
-
-        problems.extend(
-            Problem(
-                str(settings.templates / name),
-                None,
-                "no template of kgvault's has this name, and no template of yours includes it, so it "
-                "changes nothing; `kgvault prompt` and the pages use node.md.j2, entity.md.j2, "
-                "summary.md.j2, index.md.j2, ontology.md.j2, kgvault.base.j2 and prompts/*.md.j2",
-            )
-            for name in unused_templates(settings.templates)
-        )
+    problems.extend(_template_problems(settings))
     undeclared = _property_clashes(settings, sources, outer) if outer is not None else {}
-    problems.extend(
-        Problem(path, None, f"your notes use the property `{key}` as a list, while kgvault's pages write "
-                f"it as {PROPERTY_TYPES[key]}: Obsidian keeps one type per property in a vault, so kgvault "
-                f"leaves `{key}` out of .obsidian/types.json (Obsidian may show its pages' `{key}` as "
-                "mismatched)")
-        for key, path in sorted(undeclared.items())
-    )  # fmt: skip
+    problems.extend(_clash_problems(undeclared))
     say("chunking")
     read_as = (settings.max_chunk_chars, settings.user_name, settings.timezone)
     keys = [source_key(source, *read_as) for source in sources]
@@ -608,6 +590,38 @@ def _read_extract_link(
         graph, len(sources), len(chunks), problems, entries, storing, made, cache_keys, stats,
         frozenset(undeclared),
     )  # fmt: skip
+
+
+def _template_problems(settings: Settings) -> list[Problem]:
+    """A template file of the user's that overrides nothing (a misspelled `nodes.md.j2`) is said."""
+    if settings.templates is None:
+        return []
+    from kgvault.templating import unused_templates
+
+    return [
+        Problem(
+            str(settings.templates / name),
+            None,
+            "no template of kgvault's has this name, and no template of yours includes it, so it "
+            "changes nothing; `kgvault prompt` and the pages use node.md.j2, entity.md.j2, "
+            "summary.md.j2, index.md.j2, ontology.md.j2, kgvault.base.j2 and prompts/*.md.j2",
+        )
+        for name in unused_templates(settings.templates)
+    ]
+
+
+def _clash_problems(undeclared: dict[str, str]) -> list[Problem]:
+    """One problem per property the notes hold otherwise than kgvault writes it (see `_property_clashes`)."""
+    return [
+        Problem(
+            path,
+            None,
+            f"your notes use the property `{key}` as a list, while kgvault's pages write it as "
+            f"{PROPERTY_TYPES[key]}: Obsidian keeps one type per property in a vault, so kgvault leaves "
+            f"`{key}` out of .obsidian/types.json (Obsidian may show its pages' `{key}` as mismatched)",
+        )
+        for key, path in sorted(undeclared.items())
+    ]
 
 
 def _property_clashes(settings: Settings, sources: Sequence[Source], outer: Path) -> dict[str, str]:
