@@ -100,7 +100,7 @@ def render_template(template: jinja2.Template, **values: Any) -> str:
         raise
     except Exception as error:
         filename = Path(template.filename or "")
-        if filename.parent == packaged_templates():
+        if filename.is_relative_to(packaged_templates()):  # `prompts/` too
             raise
         raise jinja2.TemplateRuntimeError(
             f"{filename.name or template.name}: {type(error).__name__}: {error}"
