@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,30 @@ def run_build(notes: Path, vault: Path, *extra: str) -> dict[str, object]:
     assert result.exit_code == 0, result.output
     report: dict[str, object] = json.loads(result.stdout)
     return report
+
+
+def notes_with(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
+    """A notes folder holding these files (notes-relative path → text), and where its vault goes."""
+    notes = tmp_path / "notes"
+    for name, text in files.items():
+        (notes / name).parent.mkdir(parents=True, exist_ok=True)
+        (notes / name).write_text(text, "utf-8")
+    notes.mkdir(exist_ok=True)
+    return notes, tmp_path / "vault"
+
+
+def assert_written_nowhere(folder: Path, values: Iterable[str], *, skip: tuple[str, ...] = ()) -> None:
+    """No file under `folder` (but those under a `skip` folder) holds any value, in its bytes or its
+    name, whatever the case."""
+    folded = [value.casefold().encode() for value in values]
+    for path in folder.rglob("*"):
+        if path.is_file() and not set(skip).intersection(path.relative_to(folder).parts):
+            data = (
+                path.read_bytes().decode("utf-8", "replace").casefold().encode()
+                + path.name.casefold().encode()
+            )
+            found = [value for value in folded if value in data]
+            assert not found, (path, found)
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:

@@ -16,7 +16,7 @@ import yaml
 from kgvault.check import check_vault
 from kgvault.conversations.small_talk import is_small_talk
 
-from .conftest import ROOT, SHARED_DATA, run_build, tree_bytes
+from .conftest import ROOT, SHARED_DATA, assert_written_nowhere, notes_with, run_build, tree_bytes
 
 LOCOMO = SHARED_DATA / "locomo-dev" / "locomo-dev.json"
 _ROW = re.compile(r"^\| (?P<where>[^|]+) \| (?P<result>.+) \|$")
@@ -571,12 +571,7 @@ def test_an_undated_chat_log_is_reported_and_its_facts_keep_their_speaker(tmp_pa
     ],
 )
 def test_more_requests_are_no_memory_of_the_one_asking(tmp_path: Path, request_text: str) -> None:
-    notes, vault = tmp_path / "notes", tmp_path / "vault"
-    notes.mkdir()
-    line = {"speaker": "Alex", "text": request_text, "timestamp": "2024-02-01T10:00:00Z"}
-    (notes / "c.jsonl").write_text(json.dumps(line) + "\n", "utf-8")
-    run_build(notes, vault)
-    assert _nodes(vault) == []
+    assert _nodes(_one_line_log(tmp_path, "Alex", request_text)) == []
 
 
 def test_a_secret_said_in_a_turn_is_masked_everywhere(tmp_path: Path) -> None:
@@ -603,9 +598,7 @@ def test_a_secret_said_in_a_turn_is_masked_everywhere(tmp_path: Path) -> None:
     run_build(notes, vault)
     nodes = _nodes(vault)
     assert len(nodes) == 5 and all(node["sensitivity"] == "confidential" for node in nodes)
-    for path in vault.rglob("*"):
-        data = path.read_bytes().lower() + str(path).lower().encode() if path.is_file() else b""
-        assert not any(value.lower().encode() in data for value in planted), path
+    assert_written_nowhere(vault, planted)
 
 
 @pytest.mark.parametrize(
@@ -617,21 +610,24 @@ def test_a_secret_said_in_a_turn_is_masked_everywhere(tmp_path: Path) -> None:
     ],
 )
 def test_what_only_sounds_like_a_request_is_the_speakers_news(tmp_path: Path, said: str) -> None:
-    notes, vault = tmp_path / "notes", tmp_path / "vault"
-    notes.mkdir()
-    line = {"speaker": "Ann", "text": said, "timestamp": "2024-02-01T10:00:00Z"}
-    (notes / "c.jsonl").write_text(json.dumps(line) + "\n", "utf-8")
+    assert [str(node["attributed_to"]) for node in _nodes(_one_line_log(tmp_path, "Ann", said))] == ["Ann"]
+
+
+def _one_line_log(tmp_path: Path, speaker: str, text: str) -> Path:
+    """The vault of a chat log of one line, said on 1 February 2024."""
+    line = {"speaker": speaker, "text": text, "timestamp": "2024-02-01T10:00:00Z"}
+    notes, vault = notes_with(tmp_path, {"c.jsonl": json.dumps(line) + "\n"})
     run_build(notes, vault)
-    assert [str(node["attributed_to"]) for node in _nodes(vault)] == ["Ann"]
+    return vault
 
 
 def test_a_label_line_in_a_turn_is_no_stranger(tmp_path: Path) -> None:
-    notes, vault = tmp_path / "notes", tmp_path / "vault"
-    notes.mkdir()
-    (notes / "t.md").write_text(
-        "---\ndate: 2024-03-01\nparticipants: [Ann, Ben]\n---\n"
-        "Ann: Busy week ahead for me.\nMonday: I fly to Oslo for the Atlas kickoff.\n",
-        "utf-8",
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "t.md": "---\ndate: 2024-03-01\nparticipants: [Ann, Ben]\n---\n"
+            "Ann: Busy week ahead for me.\nMonday: I fly to Oslo for the Atlas kickoff.\n"
+        },
     )
     report = run_build(notes, vault)
     assert not [p for p in report["problems"] if "participant" in p["message"]]  # type: ignore[index, union-attr]

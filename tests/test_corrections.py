@@ -11,7 +11,7 @@ from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
 from kgvault.link import link
 from tests.test_link import extraction, source
 
-from .conftest import run_build, tree_bytes
+from .conftest import assert_written_nowhere, notes_with, run_build, tree_bytes
 
 CORRECTIONS = """\
 merge:
@@ -159,22 +159,17 @@ def test_a_merge_a_keep_apart_forbids_or_with_unknown_names_says_so() -> None:
 
 
 def test_a_secret_written_in_the_corrections_file_is_masked_and_still_finds_its_node(tmp_path: Path) -> None:
-    notes, vault = tmp_path / "notes", tmp_path / "vault"
-    notes.mkdir()
-    (notes / "a.md").write_text(
-        "---\ndate: 2025-03-01\n---\n"
-        "My password is Tr0ub4dor&3x for the NAS.\n\nDana Kim works at Northwind Labs.\n",
-        "utf-8",
-    )
-    (notes / CORRECTIONS_FILE).write_text(
-        "hide:\n  - My password is Tr0ub4dor&3x for the NAS.\n"
-        "rename:\n  Dana Kim: Dana pw Hunter22xyz\n  Northwind Labs: contact ceo@northwind-secret.example\n",
-        "utf-8",
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "a.md": "---\ndate: 2025-03-01\n---\n"
+            "My password is Tr0ub4dor&3x for the NAS.\n\nDana Kim works at Northwind Labs.\n",
+            CORRECTIONS_FILE: "hide:\n  - My password is Tr0ub4dor&3x for the NAS.\n"
+            "rename:\n  Dana Kim: Dana pw Hunter22xyz\n"
+            "  Northwind Labs: contact ceo@northwind-secret.example\n",
+        },
     )
     report = run_build(notes, vault)
     assert report["problems"] == []  # the hide found the node, whose title is masked
     assert [page.name for page in vault.glob("*/*.md") if "password" in page.name] == []
-    for path in vault.rglob("*"):
-        if path.is_file():
-            text = path.read_bytes().decode("utf-8", "replace") + path.name
-            assert not any(v in text for v in ("Tr0ub4dor", "Hunter22xyz", "ceo@northwind")), path
+    assert_written_nowhere(vault, ("Tr0ub4dor", "Hunter22xyz", "ceo@northwind"))

@@ -22,7 +22,7 @@ from mcp.types import CallToolResult, TextContent
 from kgvault.drafts import read_draft_data
 from kgvault.mcp_server import ToolProblem, write_memory
 
-from .conftest import ROOT, run_build
+from .conftest import ROOT, assert_written_nowhere, run_build
 
 TOOLS = {"search_memory", "list_tags", "get_nodes_by_tag", "get_entity", "get_node", "add_memory"}
 MEMORY = {
@@ -237,6 +237,4 @@ def test_a_secret_in_a_memory_names_no_file_and_no_node(tmp_path: Path) -> None:
     notes, vault = tmp_path, tmp_path.parent / f"{tmp_path.name}-vault"
     run_build(notes, vault)
     assert (vault / "semantic" / f"{added['id_hint']}.md").is_file()  # the hint is the node's id
-    for page in vault.rglob("*"):
-        if page.is_file() and page.suffix in (".md", ".json", ".jsonl"):
-            assert "abcdef1234567890" not in page.read_text("utf-8").lower() + page.name.lower(), page
+    assert_written_nowhere(vault, ["abcdef1234567890"])
