@@ -279,11 +279,10 @@ _TAKEN_BACK = _word_set(
 )
 """Words that, before a relation in its clause, say it is asked, supposed, denied or someone's claim."""
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]*_]*(?=\s|$)")
-_CLAUSE_START = re.compile(r"[,;:(—–]|\b(?:and|but|so|because|or|then|et|mais|donc)\b", re.IGNORECASE)
-_CLAUSE_END = re.compile(
-    r"[,;:(—–]|\b(?:and|but|so|because|or|then|et|mais|donc|which|who|whom|whose|where|that|in\s+what)\b",
-    re.IGNORECASE,
-)
+_CLAUSE_BREAK = r"[,;:(—–]|\b(?:and|but|so|because|or|then|et|mais|donc)\b"
+_CLAUSE_START = re.compile(_CLAUSE_BREAK, re.IGNORECASE)
+_CLAUSE_END = re.compile(rf"{_CLAUSE_BREAK}|\b(?:which|who|whom|whose|where|that|in\s+what)\b", re.IGNORECASE)
+"""After a hit, a relative clause is another clause too ("Atlas uses Redis which might be …")."""
 _CLAUSE_WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 _CLAUSE_OPENERS = _word_set("si")
 _RIGHT_BEFORE = _word_set("except besides")
