@@ -18,7 +18,7 @@ from kgvault.extract import Extraction
 from kgvault.extract.draft import DraftNode
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PREDICATE_SYNONYMS
 from kgvault.link_groups import ChunkRef, Grouped, NodeGroup, NodeKey, Reading, collect_nodes
-from kgvault.link_memory import LinkMemory, PassMade
+from kgvault.link_memory import LinkMemory, PassMade, same_multiset
 from kgvault.names import UniqueIds, assign_unique, node_slug, normalize_name, summary_slug
 from kgvault.node_corrections import confirmed_nodes, correct_nodes
 from kgvault.properties import clean_body, plain_text
@@ -134,7 +134,7 @@ def link(
             key=lambda e: e.id,
         )
     )
-    tree = _tag_tree(node_groups, repeated, tag_hints or {})
+    tree = _tag_tree(node_groups, repeated, tag_hints or {}, memory)
     canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
     since = _Since.last_pass(memory, grouped, node_id, entity_id, tree)
     made = _make_nodes(
@@ -918,9 +918,15 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
 
 
 def _tag_tree(
-    node_groups: dict[NodeKey, NodeGroup], repeated: dict[str, list[NodeKey]], hints: Mapping[str, str]
+    node_groups: dict[NodeKey, NodeGroup],
+    repeated: dict[str, list[NodeKey]],
+    hints: Mapping[str, str],
+    memory: LinkMemory | None = None,
 ) -> TagTree:
-    """The corpus's tag tree, from every node to be made (consolidated ones included) before any is made."""
+    """The corpus's tag tree, from every node to be made (consolidated ones included) before any is made.
+
+    With a memory, last pass's tree when its nodes carried the same tags from the same files.
+    """
     tagged = [group.tagged() for group in node_groups.values()]
     for title_key, keys in repeated.items():
         if ("semantic", title_key, "") not in node_groups:
@@ -931,7 +937,15 @@ def _tag_tree(
                     tuple(sorted({t for g in episodes for t in g.tags()})),
                 )
             )
-    return build_tag_tree(tagged, hints)
+    if memory is None:
+        return build_tag_tree(tagged, hints)
+    last = memory.last
+    if last.settled and last.tree is not None and last.hints == hints and same_multiset(tagged, last.tagged):
+        tree = last.tree
+    else:
+        tree = build_tag_tree(tagged, hints)
+    memory.made.tagged, memory.made.tree, memory.made.hints = tagged, tree, dict(hints)
+    return tree
 
 
 def _canonical_tags(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -109,6 +110,10 @@ class PassMade:
     entity_ids: Mapping[str, str] = field(default_factory=dict)
     canonical: Mapping[str, str] = field(default_factory=dict)
     """The tag tree's canonical path of every tag."""
+    tagged: list[Any] = field(default_factory=list)
+    tree: Any = None
+    hints: Mapping[str, str] = field(default_factory=dict)
+    """What the tag tree was built from (each node's files and tags, the model's hints) and the tree."""
     nodes: dict[Any, tuple[object, str, tuple[str, ...], Any]] = field(default_factory=dict)
     """Per node key, the group its node was made from, the node's id and tags, and the node (before time)."""
     summaries: dict[str, Any] = field(default_factory=dict)
@@ -141,8 +146,9 @@ class LinkMemory:
     pass's objects (`as_before`). Resolution is patched while the drafts name the same names
     (`resolve.Resolved`), else made again reusing each name root's groups its mentions did not
     change, and ids are redone only in the families where keys changed
-    (`names.UniqueIds`); time and the tag tree are done again each time, though a node time
-    supersedes or sets in conflict as last pass is last pass's node (`Retimed`).
+    (`names.UniqueIds`). The tag tree is last pass's while the nodes carry the same tags from the
+    same files; time is done again each time, though a node time supersedes or sets in conflict as
+    last pass is last pass's node (`Retimed`).
     """
 
     def __init__(self) -> None:
@@ -238,6 +244,18 @@ class LinkMemory:
             self.title_slugs,
             self.retimed,
         )
+
+
+def same_multiset(now: Sequence[Hashable], before: Sequence[Hashable]) -> bool:
+    """Whether two lists hold the same items as many times each, whatever their order.
+
+    A pass's list is mostly last pass's objects in last pass's places: only the places that differ
+    are counted.
+    """
+    if len(now) != len(before):
+        return Counter(now) == Counter(before)
+    differ = [i for i, (a, b) in enumerate(zip(now, before, strict=True)) if a is not b]
+    return Counter(now[i] for i in differ) == Counter(before[i] for i in differ)
 
 
 def _root(entity_key: str | None) -> str | None:

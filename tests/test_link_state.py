@@ -274,6 +274,33 @@ def test_when_the_tag_tree_changes_only_the_nodes_whose_tags_it_changes_are_made
     assert graph == relinked(state)
 
 
+def test_the_tag_tree_is_built_again_only_when_the_tags_of_the_nodes_or_their_files_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    soups = [fact("Soup is easy.", tags=["recipes"]), fact("Soup is warm.", tags=["recipe"])]
+    sources = [source("a.md"), source("b.md")]
+    state = LinkState.build(
+        sources,
+        [
+            extraction("a.md", 0, (1, 2), nodes=soups),
+            extraction("b.md", 0, (1, 2), nodes=[fact("Tomatoes need sun.", tags=["garden"])]),
+        ],
+    )
+    built = record_calls(monkeypatch, kgvault.link, "build_tag_tree", lambda nodes, *_: str(len(nodes)))
+    # Another title with the same tags in the same file: the tree is last pass's.
+    graph = state.update(
+        [source("b.md")], [extraction("b.md", 0, (1, 2), nodes=[fact("Tomatoes need rain.", tags=["garden"])])]
+    )
+    assert built == []
+    assert graph == relinked(state)
+    built.clear()
+    # One node fewer carrying "recipe": the tree is built again, and "recipes" is no longer folded.
+    graph = state.update([source("a.md")], [extraction("a.md", 0, (1, 2), nodes=soups[:1])])
+    assert built == ["2"]
+    assert [(n.title, n.tags) for n in graph.nodes if n.title.startswith("Soup")] == [("Soup is easy.", ("recipes",))]
+    assert graph == relinked(state)
+
+
 def test_an_episode_repeated_in_a_third_note_is_consolidated_and_undone_as_notes_change() -> None:
     def said(path: str, day: str) -> Extraction:
         return extraction(path, 0, (1, 2), nodes=[episode("Watered the tomatoes.", day, confidence="medium")])
