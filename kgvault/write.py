@@ -766,13 +766,20 @@ def _look_at_folders(vault: Path, paths: set[str]) -> _Folders:
         if folder and os.path.islink(where):
             linked.update(inside)
             continue
-        listed = _holds_no_link(where)
+        if len(inside) > _ASK_EACH_UNDER:
+            listed = _holds_no_link(where)
+        else:  # a few pages (a rebuild's first) in a folder of thousands: asking each costs less
+            listed = False if os.path.lexists(where) else None
         if listed is None:
             missing.add(folder)
         elif not listed:
             # A folder with a link in it (or one we cannot list): each page is asked about itself.
             linked.update(path for path in inside if os.path.islink(os.path.join(root, path)))
     return _Folders(linked, frozenset(missing))
+
+
+_ASK_EACH_UNDER = 32
+"""Pages of one folder up to which each page is asked whether it is a link, instead of a listing."""
 
 
 def _holds_no_link(folder: str) -> bool | None:

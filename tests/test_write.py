@@ -755,6 +755,25 @@ def test_a_linked_page_in_a_folder_that_cannot_be_listed_is_still_not_written(
     assert (vault / "index.md").is_symlink() and outside.read_text(encoding="utf-8") == pages["index.md"]
 
 
+@pytest.mark.parametrize("count", [3, write_module._ASK_EACH_UNDER + 8])
+def test_a_linked_page_is_not_written_whether_its_folder_is_listed_or_each_page_asked(
+    tmp_path: Path, count: int
+) -> None:
+    pages = {f"episodic/n{i:03d}.md": page(f"body {i}", f"n{i:03d}") for i in range(count)}
+    vault = tmp_path / "vault"
+    write_vault(vault, pages)
+    outside = tmp_path / "outside.md"
+    outside.write_text("mine", encoding="utf-8")
+    linked = vault / "episodic" / "n001.md"
+    linked.unlink()
+    linked.symlink_to(outside)
+    changed = {path: page(f"changed {path}", path[9:13]) for path in pages}
+    result = write_vault(vault, changed, obsidian=False)
+    assert "episodic/n001.md" in result.kept and "episodic/n001.md" not in result.written
+    assert linked.is_symlink() and outside.read_text(encoding="utf-8") == "mine"
+    assert len(result.written) == count - 1
+
+
 def test_temporaries_a_killed_build_left_are_swept_and_nothing_else(
     vault: Path, pages: dict[str, str]
 ) -> None:
