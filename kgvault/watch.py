@@ -26,7 +26,7 @@ WAIT_FOR_OTHERS = 600.0
 """Seconds a rebuild waits for another kgvault writing the vault before it reports a failure."""
 READY_WAIT = 60.0
 """Seconds the watcher process may take to start watching."""
-START_QUIET = 0.05
+START_QUIET = 0.02
 """Seconds without a change after which a rebuild starts reading, while the debounce runs out.
 
 One save arrives as a burst of events within a few milliseconds; a rebuild that starts after it
