@@ -13,6 +13,7 @@ from kgvault.link_groups import KeptGroups
 from kgvault.names import node_slug
 from kgvault.records import Node
 from kgvault.resolve import HOMONYM_SEPARATOR
+from kgvault.tags import TaggedNode, TagTree
 from kgvault.temporal import retimed
 
 T = TypeVar("T")
@@ -110,8 +111,8 @@ class PassMade:
     entity_ids: Mapping[str, str] = field(default_factory=dict)
     canonical: Mapping[str, str] = field(default_factory=dict)
     """The tag tree's canonical path of every tag."""
-    tagged: list[Any] = field(default_factory=list)
-    tree: Any = None
+    tagged: list[TaggedNode] = field(default_factory=list)
+    tree: TagTree | None = None
     hints: Mapping[str, str] = field(default_factory=dict)
     """What the tag tree was built from (each node's files and tags, the model's hints) and the tree."""
     nodes: dict[Any, tuple[object, str, tuple[str, ...], Any]] = field(default_factory=dict)

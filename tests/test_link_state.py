@@ -288,16 +288,16 @@ def test_the_tag_tree_is_built_again_only_when_the_tags_of_the_nodes_or_their_fi
     )
     built = record_calls(monkeypatch, kgvault.link, "build_tag_tree", lambda nodes, *_: str(len(nodes)))
     # Another title with the same tags in the same file: the tree is last pass's.
-    graph = state.update(
-        [source("b.md")], [extraction("b.md", 0, (1, 2), nodes=[fact("Tomatoes need rain.", tags=["garden"])])]
-    )
+    rain = fact("Tomatoes need rain.", tags=["garden"])
+    graph = state.update([source("b.md")], [extraction("b.md", 0, (1, 2), nodes=[rain])])
     assert built == []
     assert graph == relinked(state)
     built.clear()
     # One node fewer carrying "recipe": the tree is built again, and "recipes" is no longer folded.
     graph = state.update([source("a.md")], [extraction("a.md", 0, (1, 2), nodes=soups[:1])])
     assert built == ["2"]
-    assert [(n.title, n.tags) for n in graph.nodes if n.title.startswith("Soup")] == [("Soup is easy.", ("recipes",))]
+    soup = [(n.title, n.tags) for n in graph.nodes if n.title.startswith("Soup")]
+    assert soup == [("Soup is easy.", ("recipes",))]
     assert graph == relinked(state)
 
 
