@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import lru_cache
 
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
 from kgvault.records import Evidence, Node, Relation, record
@@ -44,6 +45,7 @@ class _Run:
     dates: list[date] = field(default_factory=list)
 
 
+@lru_cache(maxsize=4096)  # asked of each relation's object, every pass: a few thousand titles
 def version_base(title: str) -> str | None:
     """The name without a trailing version number (`Postgres 15` → `postgres`), or None."""
     match = _VERSION.match(title)
@@ -122,10 +124,10 @@ def apply_time(
         if assertion.invalid_at is not None:
             stated_ends[assertion.key].append(assertion.invalid_at)
     new_relations = tuple(
-        _timed(r, last_run.get(_key(r)), stated_ends.get(_key(r), []))
-        if _key(r) in last_run or _key(r) not in lost
-        else _ended(r, max(lost[_key(r)]))
-        for r in relations
+        _timed(r, last_run.get(key), stated_ends.get(key, []))
+        if key in last_run or key not in lost
+        else _ended(r, max(lost[key]))
+        for r, key in zip(relations, map(_key, relations), strict=True)
     )
 
     superseded_by: dict[str, set[str]] = beaten_nodes
