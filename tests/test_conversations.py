@@ -631,3 +631,48 @@ def test_a_label_line_in_a_turn_is_no_stranger(tmp_path: Path) -> None:
     )
     report = run_build(notes, vault)
     assert not [p for p in report["problems"] if "participant" in p["message"]]  # type: ignore[index, union-attr]
+
+
+def test_what_a_speaker_says_of_themselves_in_the_first_person_relates_them(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "day1.md": "---\ndate: 2024-03-02\nparticipants: [Anna, Ben, Assistant]\n---\n"
+            "Anna: I work at Google now, and I live in Munich.\n"
+            "Ben: I don't work at Apple anymore.\n"
+            "Ben: If I lived in Paris, I would walk more.\n"
+            "Anna: I use Obsidian for my notes.\n"
+            "Assistant: I use Python every day.\n",
+            "day2.md": "---\ndate: 2024-05-10\nparticipants: [Anna, Ben]\n---\n"
+            "Anna: I just started a new job at SAP!\n",
+        },
+    )
+    run_build(notes, vault)
+    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    found = {(r["from"], r["relation"], r["to"]): r for r in relations}
+    assert sorted(found) == [
+        ("anna", "lives_in", "munich"),
+        ("anna", "uses", "obsidian"),
+        ("anna", "works_for", "google"),
+        ("anna", "works_for", "sap"),
+    ]
+    # The new job ends the old one: one current employer.
+    assert found[("anna", "works_for", "google")]["invalid_at"] == "2024-05-10"
+    assert found[("anna", "works_for", "sap")]["valid_at"] == "2024-05-10"
+    assert found[("anna", "uses", "obsidian")]["statement"] == "Anna: I use Obsidian for my notes."
+    assert not {"apple", "paris", "python", "i"} & {page.stem for page in vault.glob("entities/*.md")}
+
+
+def test_first_person_relations_need_an_author_in_a_note(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "signed.md": "---\nauthor: Alex Rivera\ndate: 2024-03-02\n---\nI work at Acme Robotics.\n",
+            "unsigned.md": "---\ndate: 2024-03-02\n---\nI work at Globex.\n",
+        },
+    )
+    run_build(notes, vault)
+    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    assert [(r["from"], r["relation"], r["to"]) for r in relations] == [
+        ("alex-rivera", "works_for", "acme-robotics")
+    ]

@@ -107,7 +107,11 @@ class _Merged:
                 self.entities[key] = {**entity, "turn_line": turn.line_start}
         if human:
             self.relations.extend(
-                {**relation, "turn_line": turn.line_start}
+                {
+                    **relation,
+                    "statement": _in_their_words(relation["statement"], turn),
+                    "turn_line": turn.line_start,
+                }
                 for relation in raw["relations"]
                 if not _asked_for(relation["statement"]) and not _asked_for(relation["supporting_text"])
             )
@@ -155,6 +159,11 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
         speaker = {"name": turn.speaker, "entity_type": "person", "aliases": [], "description": ""}
         return {**raw, "nodes": [node], "entities": [*entities, {**speaker, "supporting_text": None}]}
     return {**raw, "nodes": []}
+
+
+def _in_their_words(statement: str, turn: Turn) -> str:
+    """A statement as its speaker's ("Anna: I work at SAP."): "I" is nobody in relations.jsonl."""
+    return f"{turn.speaker}: {statement}" if _FIRST_PERSON.search(statement) else statement
 
 
 def _asked_for(text: str | None) -> bool:

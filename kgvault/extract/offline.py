@@ -1785,7 +1785,8 @@ class _ChunkReader:
                 clause = inline.placeholder[start:end]
                 if _HEDGE.search(clause, frozenset(word.lower() for word in _TOKENS.findall(clause))):
                     continue  # "Perhaps Anna works at Meta": a guess, and it would end what is known
-            subject = self._resolve(hit.subject, inline)
+            # "I work at SAP" is its speaker's, or the note's author's; nobody's in an unsigned note.
+            subject = self.author if hit.pattern.first_person else self._resolve(hit.subject, inline)
             object_name = self._resolve(hit.object, inline)
             if subject is None or object_name is None or subject.casefold() == object_name.casefold():
                 continue

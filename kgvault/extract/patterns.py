@@ -65,6 +65,8 @@ class VerbPattern:
     """Entity type the pattern implies for its object, if any."""
     keywords: frozenset[str] = frozenset()
     """Lowercase words one of which every match holds: a cheap screen before the regex runs."""
+    first_person: bool = False
+    """Its subject is "I": the relation is its speaker's (a turn's, or a note's `author`), else none."""
 
 
 def _pattern(
@@ -79,6 +81,7 @@ def _pattern(
 ) -> VerbPattern:
     regex = (
         template.replace(" ", r"[ \t]+")
+        .replace("{I}", r"(?P<subject>I)")
         .replace("{S}", rf"{_DETERMINER}(?P<subject>{NAME})")
         .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}(?P<thing>{_THING}))")
         .replace("{O}", rf"{_DETERMINER}(?P<object>{NAME})")
@@ -86,7 +89,8 @@ def _pattern(
     )
     compiled = re.compile(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
     words = frozenset(keywords.split())
-    return VerbPattern(compiled, predicate, label, functional, subject_type, object_type, words)
+    first_person = template.startswith("{I}")
+    return VerbPattern(compiled, predicate, label, functional, subject_type, object_type, words, first_person)
 
 
 def _start_lookahead(template: str) -> str:
@@ -97,6 +101,8 @@ def _start_lookahead(template: str) -> str:
     """
     if template.startswith("{S}"):
         return _NAME_START
+    if template.startswith("{I}"):
+        return "(?=I)"
     verbs = re.match(r"\(\?i:([a-z|]+)\)", template)
     if verbs is None:
         raise ValueError(f"cannot tell how {template!r} starts: begin it with {{S}} or (?i:verb|verb)")
@@ -162,6 +168,14 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} (?:replaces|replaced|supersedes|superseded) {O}", "replaces", "replaces", False,
              keywords="replaces replaced supersedes superseded"),
     _pattern(r"{S} supports {O}", "supports", "supports", False, keywords="supports"),
+    # First person: the speaker's own state, in a conversation turn or a note with an `author`.
+    _pattern(rf"{{I}}(?: have| am|['’]ve|['’]m)? {_ADVERB}(?:work|worked|working) (?:at|for) {{O}}",
+             "works_for", "works for", True, "person", "organization", keywords="work worked working"),
+    _pattern(rf"{{I}} {_ADVERB}(?:just )?(?:started|got|took) (?:a |my |the )?(?:new )?job (?:at|with) {{O}}",
+             "works_for", "works for", True, "person", "organization", keywords="job"),
+    _pattern(rf"{{I}}(?: have| am|['’]ve|['’]m)? {_ADVERB}(?:live|lived|living) in {{O}}",
+             "lives_in", "lives in", True, "person", "place", keywords="live lived living"),
+    _pattern(rf"{{I}} {_ADVERB}use {{O}}", "uses", "uses", False, "person", keywords="use"),
     # French
     _pattern(r"{S} (?:utilise|utilisent) {O}", "uses", "uses", False, keywords="utilise utilisent"),
     _pattern(r"{S} (?:travaille|travaillent) (?:chez|pour) {O}", "works_for", "works for", True,
