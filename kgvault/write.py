@@ -290,17 +290,22 @@ def _split_owned_page(path: str, text: str, recorded: Collection[str]) -> tuple[
 
 
 def find_orphans(vault: Path, page_paths: set[str], owned_pages: OwnedPages | None = None) -> list[str]:
-    """Stale owned pages that the user wrote in: they will be kept and handed over to the user.
+    """The orphaned pages: stale owned pages the user wrote in (they will be kept and handed over to
+    the user), and those an earlier build handed over that are still there and not made again.
 
     `owned_pages` is `read_owned(vault)` when the caller read it already (and wrote nothing since).
     """
     owned, _ = owned_pages or read_owned(vault)
-    orphans = []
-    for path in sorted(set(owned) - page_paths):
+    orphans = {
+        path
+        for path in read_manifest(vault, ORPHANS)
+        if path not in page_paths and path not in owned and os.path.lexists(vault / path)
+    }
+    for path in set(owned) - page_paths:
         text = _read_text(vault / path)
         if text is not None and _user_wrote_in(path, text, owned[path]):
-            orphans.append(path)
-    return orphans
+            orphans.add(path)
+    return sorted(orphans)
 
 
 OwnedPages = tuple[dict[str, tuple[str, ...]], dict[str, str]]

@@ -76,7 +76,11 @@ def test_a_page_orphaned_while_its_note_was_away_is_taken_back_when_the_note_ret
     lyon.rename(away / "lyon.md")  # a branch switched, a note moved out for a while
     log.rename(away / "decision-log.md")
     assert run_build(sample_copy, vault)["files"]["orphaned"] == 2  # type: ignore[index]
-    run_build(sample_copy, vault)  # another build while they are away changes nothing of that
+    # Another build while they are away changes nothing of that: the index still lists them.
+    (sample_copy / "daily" / "2025-06-24.md").write_text("Fixed the [[Voron 2.4]] belt tension.\n", "utf-8")
+    run_build(sample_copy, vault)
+    index = (vault / "index.md").read_text("utf-8")
+    assert "sources/voyages-lyon-summary.md" in index and "sources/work-decision-log-summary.md" in index
     # The user edits the generated part of one orphan: that page is theirs now.
     edited.write_text(edited.read_text("utf-8").replace("# ", "# Mine: ", 1), "utf-8")
     with (away / "lyon.md").open("a", encoding="utf-8") as note:  # and it changed while away
