@@ -40,6 +40,7 @@ from kgvault.temporal import Assertion, apply_time
 
 _NO_CORRECTIONS = Corrections()
 _NOTHING: frozenset[str] = frozenset()
+_NO_EVIDENCE: frozenset[Evidence] = frozenset()
 _CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 _SENSITIVITY_RANK = {"public": 0, "private": 1, "confidential": 2}
 # Entities win a basename collision over summaries and nodes: users type [[Marlin]] for the entity.
@@ -120,14 +121,17 @@ def link(
 
     entity_id = {root: ids[entity_key_by_root[root]] for root in entity_groups}
     node_id = {key: ids[node_key[key]] for key in node_groups}
+    named_by_nodes = _named_by_nodes(readings)
     entities = tuple(
         sorted(
             (
-                make_entity(entity_id[root], group)
+                make_entity(entity_id[root], group, named_by_nodes.get(root, _NO_EVIDENCE))
                 if memory is None
                 # A group equal to last pass's (names, types, descriptions, evidence) makes the same entity.
                 else memory.entities.get(
-                    root, (entity_id[root], group), partial(make_entity, entity_id[root], group)
+                    root,
+                    (entity_id[root], group, named_by_nodes.get(root, _NO_EVIDENCE)),
+                    partial(make_entity, entity_id[root], group, named_by_nodes.get(root, _NO_EVIDENCE)),
                 )
                 for root, group in entity_groups.items()
             ),
@@ -189,6 +193,17 @@ def link(
         corrections=tuple((c.describe(), outcomes.get(c, "nothing to do")) for c in corrections.items),
         functional=tuple(sorted(functional)),
     )
+
+
+def _named_by_nodes(readings: Sequence[_Reading]) -> dict[str, frozenset[Evidence]]:
+    """Per entity key, the lines of the nodes that name it: a node's text may name an entity its
+    draft did not ("Sam Ortiz helped me …"), and the entity is then mentioned there too."""
+    found: dict[str, set[Evidence]] = defaultdict(set)
+    for reading in readings:
+        for _, evidence, _, keys in reading.nodes:
+            for key in keys:
+                found[key].add(evidence)
+    return {key: frozenset(lines) for key, lines in found.items()}
 
 
 def _add_links(
@@ -417,6 +432,13 @@ def _readings(
     return readings
 
 
+def _keys_named(reading: Reading) -> Iterable[str | None]:
+    """The entity keys a draft names, itself or in its nodes' texts."""
+    yield from reading.named.values()
+    for *_, keys in reading.nodes:
+        yield from keys
+
+
 def _stale_reading(reading: _Reading, changed: frozenset[str], new_heads: frozenset[str]) -> bool:
     """Whether a kept reading may read differently now: a name it used means another entity, or a
     name new to the corpus starts with a capitalized word of its texts."""
@@ -584,7 +606,7 @@ class _Since:
                 dirty.update(ref[0] for ref in grouped.refs.get(key, ()))
         if entities:
             for path, drafts in grouped.by_path.items():
-                if path not in dirty and not all(entities.isdisjoint(r.named.values()) for _, r in drafts):
+                if path not in dirty and not all(entities.isdisjoint(_keys_named(r)) for _, r in drafts):
                     dirty.add(path)
         return cls(last, entities, tree.canonical == last.canonical, frozenset(dirty))
 
@@ -800,6 +822,8 @@ def _summary(
             node_ids.setdefault(node_id[key])
         chunk_entities = {entity_id[k] for k in reading.named.values() if k is not None and k in entity_id}
         entity_ids.update(chunk_entities)
+        # And what its nodes name without the draft naming it: the note mentions it too.
+        entity_ids.update(entity_id[k] for *_, keys in reading.nodes for k in keys if k in entity_id)
         if chunk.kind == "turns":
             lines = lines or source.text.split("\n")
             rows.extend(_turn_rows(lines, extraction, owner))

@@ -7,6 +7,7 @@ import unicodedata
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from copy import copy
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -881,8 +882,11 @@ def _attach_joins(resolution: Resolution) -> None:
         resolution.joins[key].extend(joins)
 
 
-def make_entity(entity_id: str, group: EntityGroup) -> Entity:
-    """The entity record: title, type, first description, aliases from every other spelling."""
+def make_entity(entity_id: str, group: EntityGroup, named_in: AbstractSet[Evidence] = frozenset()) -> Entity:
+    """The entity record: title, type, first description, aliases from every other spelling.
+
+    `named_in` are the lines of nodes that name it besides its mentions': its evidence too.
+    """
     title = group.title()
     entity_type = group.entity_type()
     if group.descriptions:
@@ -905,7 +909,7 @@ def make_entity(entity_id: str, group: EntityGroup) -> Entity:
         # A description of nothing printable says what the entity is, as one with none does.
         description=plain_text(description) or f"{title} ({entity_type.replace('_', ' ')}).",
         aliases=tuple(_dedupe_casefold(aliases)),
-        evidence=tuple(sorted(group.evidence, key=evidence_order)),
+        evidence=tuple(sorted(group.evidence.union(named_in), key=evidence_order)),
     )
 
 

@@ -298,4 +298,25 @@ def test_evidence_that_differs_only_by_pointer_is_in_pointer_order_whatever_the_
     (printed,) = outputs
     cited = json.loads(printed)
     assert all(pointers == sorted(pointers) for pointers in cited)
-    assert sorted(map(len, cited)) == [1, 2, 6, 6]  # Bob, Ada, the relation, the node
+    # The relation, the node, Bob (named once, and by the six nodes), Ada (twice, and by the nodes).
+    assert sorted(map(len, cited)) == [6, 6, 7, 8]
+
+
+def test_an_entity_a_node_names_in_its_text_is_mentioned_in_that_note_everywhere() -> None:
+    sources = [source("people.md"), source("day.md")]
+    named = extraction(
+        "people.md",
+        0,
+        (1, 2),
+        entities=[{"name": "Sam Ortiz", "entity_type": "person"}],
+        nodes=[fact("Sam Ortiz works at Northwind.")],
+    )
+    unnamed = extraction("day.md", 0, (3, 5), nodes=[fact("Sam Ortiz helped me tune the printer.")])
+    graph = link(sources, [named, unnamed])
+    (sam,) = [e for e in graph.entities if e.title == "Sam Ortiz"]
+    (helped,) = [n for n in graph.nodes if n.title.startswith("Sam Ortiz helped")]
+    assert sam.id in helped.entities
+    # Its page's sources (and so "Mentioned in") and the note's summary say so too.
+    assert [(e.path, e.line_start) for e in sam.evidence] == [("day.md", 3), ("people.md", 1)]
+    (day,) = [s for s in graph.summaries if s.source.path == "day.md"]
+    assert day.entity_ids == (sam.id,)

@@ -333,7 +333,7 @@ def test_an_update_elsewhere_makes_no_entity_and_no_consolidated_node_again(
     sources = [source("a.md"), source("b.md"), source("c.md"), source("d.md")]
     drafts = [said("a.md", "2025-05-01"), said("b.md", "2025-05-02"), said("c.md", "2025-05-03")]
     state = LinkState.build(sources, [*drafts, extraction("d.md", 0, (1, 2), nodes=[fact("Rain is due.")])])
-    entities = record_calls(monkeypatch, kgvault.link, "make_entity", lambda entity_id, _: entity_id)
+    entities = record_calls(monkeypatch, kgvault.link, "make_entity", lambda entity_id, *_: entity_id)
     consolidated = record_calls(monkeypatch, kgvault.link, "_consolidate", lambda node_id, _: node_id)
     graph = state.update([source("d.md")], [extraction("d.md", 0, (1, 3), nodes=[fact("Rain is due soon.")])])
     assert entities == [] and consolidated == []  # neither the tomatoes nor the habit changed
