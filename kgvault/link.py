@@ -382,9 +382,20 @@ class _Reader:
 
 
 def _node_identity(node: DraftNode) -> NodeKey:
-    """Same proposition, same layer (and same date for episodes) means the same node."""
+    """Same proposition, same layer (and same date for episodes) means the same node.
+
+    A procedure's title is where it stands ("Installation"), its steps what it says: two notes'
+    "Installation" lists are two procedures unless their steps are the same.
+    """
     when = node.timestamp.isoformat() if node.memory_layer == "episodic" and node.timestamp else ""
-    return (node.memory_layer, normalize_name(node.title), when)
+    title = normalize_name(node.title)
+    if node.type == "procedure":
+        title = f"{title}{_STEPS}{normalize_name(node.body)}"
+    return (node.memory_layer, title, when)
+
+
+_STEPS = "\n"
+"""Between a procedure's title and its steps in its identity (no normalized title holds a line break)."""
 
 
 @dataclass(slots=True)

@@ -320,3 +320,24 @@ def test_an_entity_a_node_names_in_its_text_is_mentioned_in_that_note_everywhere
     assert [(e.path, e.line_start) for e in sam.evidence] == [("day.md", 3), ("people.md", 1)]
     (day,) = [s for s in graph.summaries if s.source.path == "day.md"]
     assert day.entity_ids == (sam.id,)
+
+
+def test_procedures_under_one_title_are_one_node_only_when_their_steps_are_the_same() -> None:
+    def steps(body: str) -> dict[str, Any]:
+        return {"memory_layer": "semantic", "type": "procedure", "title": "Installation", "body": body}
+
+    pip, brew = "1. Run pip install.\n2. Restart.", "1. Run brew install.\n2. Restart."
+    sources = [source("a.md"), source("b.md"), source("c.md")]
+    drafts = [
+        extraction("a.md", 0, (1, 9), nodes=[steps(pip), steps(brew)]),  # two lists under one heading
+        extraction("b.md", 0, (1, 4), nodes=[steps(pip)]),  # the same steps elsewhere
+        extraction("c.md", 0, (1, 4), nodes=[steps("1. Download it.\n2. Open it.")]),
+    ]
+    graph = link(sources, drafts)
+    procedures = sorted((n.body, sorted({e.path for e in n.evidence})) for n in graph.nodes)
+    assert procedures == [
+        ("1. Download it.\n2. Open it.", ["c.md"]),
+        ("1. Run brew install.\n2. Restart.", ["a.md"]),
+        ("1. Run pip install.\n2. Restart.", ["a.md", "b.md"]),
+    ]
+    assert len({n.id for n in graph.nodes}) == 3
