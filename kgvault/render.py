@@ -843,7 +843,8 @@ def _rewrite_links(body: str, entity_by_name: Mapping[str, Entity], linker: Link
     def replace(match: re.Match[str]) -> str:
         embed, inner = match.group(1), match.group(2)
         target, _, alias = inner.partition("|")
-        name = target.split("#", 1)[0].strip()
+        # `[[rules/agile]]` names the note by its path: Obsidian finds it by its basename too.
+        name = target.split("#", 1)[0].strip().rsplit("/", 1)[-1]
         if name[-3:].lower() == ".md":  # Obsidian resolves `[[Klipper.md]]` to the note `Klipper`
             name = name[:-3]
         shown = alias.strip() or target.replace("#", " ").strip()

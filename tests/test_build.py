@@ -410,3 +410,23 @@ def test_a_property_declared_with_another_type_is_reported_and_left(tmp_path: Pa
         and "declares the property `confidence` as number" in message
         for path, message in said
     ), said
+
+
+def test_markdown_links_and_path_wikilinks_to_notes_lead_to_their_entity_pages(tmp_path: Path) -> None:
+    from .conftest import notes_with
+
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "rules/agile.md": "# Agile\n\nA trait of light weapons.\n",
+            "rules/strength.md": "# Strength\n\nHow strong you are.\n",
+            "weapons.md": "**[Agile](rules/agile.md):** The attack penalty of this weapon is lower.\n\n"
+            "Damage rolls still use [[rules/strength|Strength]], as the ![chart](img/chart.png) shows.\n",
+        },
+    )
+    run_build(notes, vault)
+    bodies = "\n".join(page.read_text("utf-8") for page in vault.glob("semantic/*.md"))
+    assert "**[[entities/agile|Agile]]:** The attack penalty" in bodies
+    assert "still use [[entities/strength|Strength]], as the chart shows." in bodies
+    assert "rules/agile.md" not in bodies and "img/chart.png" not in bodies
+    assert check_vault(vault, notes=notes) == []

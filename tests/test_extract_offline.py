@@ -458,6 +458,49 @@ def test_title_strips_markdown_and_cuts_long_sentences_at_a_word() -> None:
     assert long.startswith(title[:-1])
 
 
+@pytest.mark.parametrize(
+    ("text", "body", "entities"),
+    [
+        (
+            "Flashed [Klipper](firmware/klipper.md) on the Ender today.",
+            "Flashed [[firmware/klipper.md|Klipper]] on the Ender today.",
+            ["klipper", "Ender"],
+        ),
+        (
+            'Printed the [frame](<Voron 2.4.md#Frame> "the build") parts today.',
+            "Printed the [[Voron 2.4.md#Frame|frame]] parts today.",
+            ["Voron 2.4"],
+        ),
+        (
+            "Printed the parts from [Voron](Voron%202.4.md) today.",
+            "Printed the parts from [[Voron 2.4.md|Voron]] today.",
+            ["Voron 2.4"],
+        ),
+        ("Printed the [test cube](https://x.org/cube.md) today.", None, []),
+        (
+            "Printed the cube from [the spec](files/spec.pdf) today.",
+            "Printed the cube from the spec today.",
+            [],
+        ),
+        ("Printed the cube from [the spec](#spec) today.", "Printed the cube from the spec today.", []),
+        ("Printed the ![benchy](img/benchy.png) today.", "Printed the benchy today.", []),
+        (
+            "Printed the ![benchy](https://x.org/b.png) today.",
+            "Printed the ![benchy](https://x.org/b.png) today.",
+            [],
+        ),
+    ],
+)
+def test_a_markdown_link_to_a_note_is_a_link_and_one_to_a_notes_file_plain_text(
+    text: str, body: str | None, entities: list[str]
+) -> None:
+    result = extract(text)
+    assert entity_names(result) == entities
+    node = only_node(result)
+    assert node.body == (body or text)
+    assert node.title.startswith("Printed the") or node.title.startswith("Flashed Klipper")
+
+
 def test_attributed_to_is_the_note_author_and_an_entity() -> None:
     result = extract("I printed a benchy on the Ender.", meta={"author": "[[Dana Kim]]"})
     node = only_node(result)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Any, Literal
+from urllib.parse import unquote
 
 from kgvault.dates import find_dates
 from kgvault.extract import Extraction
@@ -76,8 +77,8 @@ _INLINE = re.compile(
     (?P<code>(?P<ticks>`+)(?P<code_body>.+?)(?P=ticks))
   | (?P<embed>!\[\[(?P<embed_body>[^\[\]\n]*)\]\])
   | (?P<link>\[\[(?P<link_body>[^\[\]\n]+)\]\])
-  | (?P<image>!\[(?P<image_alt>[^\]\n]*)\]\([^)\n]*\))
-  | (?P<mdlink>\[(?P<mdlink_text>[^\]\n]+)\]\([^)\n]*\))
+  | (?P<image>!\[(?P<image_alt>[^\]\n]*)\]\((?P<image_target>[^)\n]*)\))
+  | (?P<mdlink>\[(?P<mdlink_text>[^\]\n]+)\]\((?P<mdlink_target>[^)\n]*)\))
   | (?P<url>(?:https?://|www\.)[^\s<>)\]]+)
   | (?P<html></?[A-Za-z][^<>\n]*>)
   | (?P<tag>\#(?P<tag_body>[^\s!-,.:-@\[-^`{-~\u2000-\u206f\u2e00-\u2e7f]+))
@@ -658,6 +659,28 @@ def _parse_link(body: str) -> tuple[str | None, str, str | None]:
     return basename, display, alias
 
 
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _is_web(target: str) -> bool:
+    """Whether a Markdown link's target leads somewhere outside the notes (a URL, an address)."""
+    return bool(_SCHEME.match(target.strip().lstrip("<")))
+
+
+def _linked_note(target: str) -> str | None:
+    """The note a Markdown link leads to (`rules/agile.md`, `<My Note.md>`, `My%20Note.md#Part`),
+    as a wikilink's target; None for a URL, a section of the same note or a file that is no note."""
+    target = target.strip()
+    # `<My Note.md>` may hold spaces; otherwise a space starts a title: `(note.md "a title")`.
+    target = target[1:].partition(">")[0] if target.startswith("<") else target.split(" ", 1)[0]
+    if not target or target.startswith("#") or _is_web(target):
+        return None
+    path, _, heading = unquote(target).partition("#")
+    if not path.lower().endswith(".md") or "|" in path or "[" in path or "]" in path:
+        return None
+    return f"{path}#{heading}" if heading else path
+
+
 # Notes repeat themselves (list items, boilerplate sentences, headings read once as blocks and
 # again as titles): a repeated text is analysed once. The result is immutable, so sharing is safe.
 @lru_cache(maxsize=8192)
@@ -702,12 +725,22 @@ def _analyse(text: str) -> _Inline:
             alt = match.group("image_alt")
             placeholder.append(alt)
             title.append(alt)
-            body.append(whole)
+            # A file of the notes is not in the vault: its embed would show nothing there.
+            body.append(whole if _is_web(match.group("image_target")) else alt)
         elif kind == "mdlink":
             label = match.group("mdlink_text")
+            note = _linked_note(match.group("mdlink_target"))
+            if note is not None:  # `[Agile](rules/agile.md)` links a note as `[[agile|Agile]]` does
+                name, display, alias = _parse_link(f"{note}|{label}")
+                placeholder.append(PLACEHOLDER.format(index=len(refs)))
+                refs.append(_Ref("link", name, display, alias))
+                title.append(_strip_emphasis(display))
+                body.append(f"[[{note}|{label}]]" if name is not None and "[" not in label else label)
+                continue
             placeholder.append(label)
             title.append(_strip_emphasis(label))
-            body.append(whole)
+            # A web link works in the vault; a path into the notes folder would lead nowhere.
+            body.append(whole if _is_web(match.group("mdlink_target")) else label)
         elif kind == "url":
             placeholder.append(" ")
             title.append(whole)
