@@ -447,6 +447,9 @@ def test_language_is_detected_when_the_note_does_not_say() -> None:
     }
     assert detect_language("Ich habe den Drucker mit der neuen Firmware und einem Sensor gebaut.") == "de"
     assert detect_language("ok") == "en"
+    # Dice notation is no French elision ("d'"); a real elision still counts.
+    assert detect_language("Longswords currently deal 1d8 damage, daggers 1d4 and spears 1d6.") == "en"
+    assert detect_language("C'est l'arbre qu'il a vu dans le jardin.") == "fr"
 
 
 def test_title_strips_markdown_and_cuts_long_sentences_at_a_word() -> None:

@@ -512,6 +512,8 @@ _ABBREVIATIONS = _word_set(
 )
 _SENTENCE_START = re.compile(r"[\"'“‘(\[*_\ue000]*[A-ZÀ-ÖØ-Þ0-9\ue000]")
 _WORD_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+_WHOLE_WORD = re.compile(r"(?<!\w)[^\W\d_]+(?!\w)")
+"""A word of letters only: the "d" of dice notation ("1d8") is no French "d'"."""
 
 # -- language -----------------------------------------------------------------------------------
 
@@ -591,7 +593,7 @@ def normalize_tag(raw: str) -> str | None:
 def detect_language(text: str) -> str:
     """Guess the language of a text from stopword counts (en, fr, de, es); English when unsure."""
     counts = dict.fromkeys(_STOPWORDS, 0)
-    found = Counter(_WORD_TOKEN.findall(text[:20_000].lower()))
+    found = Counter(_WHOLE_WORD.findall(text[:20_000].lower()))
     for word in _STOPWORD_LANGUAGES.keys() & found.keys():
         number = found[word]
         for language in _STOPWORD_LANGUAGES[word]:
