@@ -519,6 +519,22 @@ def test_table_rows_are_candidates_and_header_rows_are_not() -> None:
     assert node.supporting_text == "| 2025-03-01 | Printed a benchy on the Ender |"
 
 
+@pytest.mark.parametrize(
+    "table",
+    [
+        "Date | Event\n--- | ---\n2025-03-01 | Printed a benchy on the Ender\n2025-03-02 | Printed a boat",
+        "Date | Event |\n---- | ----- |\n2025-03-01 | Printed a benchy on the Ender |\n2025-03-02 | Printed a boat |",
+    ],
+)
+def test_a_table_without_outer_pipes_is_read_row_by_row(table: str) -> None:
+    nodes = extract(table).draft.nodes
+    assert [(n.title, n.timestamp) for n in nodes] == [
+        ("2025-03-01; Printed a benchy on the Ender", date(2025, 3, 1)),
+        ("2025-03-02; Printed a boat", date(2025, 3, 2)),
+    ]
+    assert all("|" not in n.body for n in nodes)
+
+
 def test_envelope_names_the_episode_and_the_source_lines() -> None:
     draft = extract(
         "I printed a benchy.", heading=("Printing", "The Ender 3 heater fault and what I did")

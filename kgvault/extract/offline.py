@@ -968,11 +968,14 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
     list_indent = 0
     next_list = 0
     quoting: Literal["callout", "quote"] | None = None
+    in_table = False
+    """Rows of a table whose lines need not start with a pipe (`a | b`) go on until a blank line."""
     for index, line in enumerate(visible):
         if line is None or not line.strip():
             paragraph = None
             blank_before = True
             quoting = None
+            in_table = False
             continue
         text = line
         while _QUOTE.match(text):
@@ -992,11 +995,19 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
                 blocks.append(_Block("heading", (heading.group(2) or "").strip(), index, index))
             elif _TABLE_SEPARATOR.match(text) and blocks and blocks[-1].kind == "row":
                 blocks[-1].header_row = True
+                in_table = True
+            elif "|" in text and paragraph is not None and paragraph.first == paragraph.last == index - 1:
+                # `Name | Value` over `---- | -----`: a table's header row, written without outer pipes.
+                header = paragraph.parts[0] if paragraph.parts else paragraph.text
+                if "|" in header:
+                    paragraph.kind, paragraph.header_row = "row", True
+                    paragraph.text, paragraph.parts = "; ".join(c for c in _split_row(header) if c), []
+                    in_table = True
             paragraph = item = None
             list_id = -1
             blank_before = False
             continue
-        if _TABLE_ROW.match(text):
+        if _TABLE_ROW.match(text) or (in_table and "|" in text):
             row = "; ".join(c for c in _split_row(text) if c)
             blocks.append(_Block("row", row, index, index, quoted=quoting == "quote"))
             paragraph = item = None
