@@ -523,7 +523,8 @@ def test_table_rows_are_candidates_and_header_rows_are_not() -> None:
     "table",
     [
         "Date | Event\n--- | ---\n2025-03-01 | Printed a benchy on the Ender\n2025-03-02 | Printed a boat",
-        "Date | Event |\n---- | ----- |\n2025-03-01 | Printed a benchy on the Ender |\n2025-03-02 | Printed a boat |",
+        "Date | Event |\n---- | ----- |\n"
+        "2025-03-01 | Printed a benchy on the Ender |\n2025-03-02 | Printed a boat |",
     ],
 )
 def test_a_table_without_outer_pipes_is_read_row_by_row(table: str) -> None:
