@@ -126,11 +126,31 @@ def test_first_person_past_is_an_episodic_observation() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Printed a benchy", "Had a heating failed error on the Ender 3.", "We met at the makerspace."]
+    "text",
+    [
+        "Printed a benchy",
+        "Had a heating failed error on the Ender 3.",
+        "We met at the makerspace.",
+        "Called [[Kevin Kelly]] about a second edition of [[Out of Control]].",
+        "Used the new nozzle for the benchy.",
+    ],
 )
 def test_diary_lines_and_we_are_observations(text: str) -> None:
     node = only_node(extract(text))
     assert (node.memory_layer, node.type) == ("episodic", "observation")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A dog called Rex lives next door.",
+        "Based on the data, the plan works.",
+        "**Critical Failure** The demons are angry that you disturbed them.",  # the reader's, in rules
+        "| Observation | | Ranged Wpns | |",  # a Title Case name, no verb
+    ],
+)
+def test_no_event_of_the_writer_is_read_where_a_past_form_is_no_verb_of_theirs(text: str) -> None:
+    assert [n.type for n in extract(text).draft.nodes if n.memory_layer == "episodic"] == []
 
 
 @pytest.mark.parametrize(

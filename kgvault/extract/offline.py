@@ -376,12 +376,16 @@ _NOT_PAST = _word_set(
     " called named advanced interested supposed detailed limited beloved sacred naked wicked kindred hatred"
     " used unused aged"
 )
-_PRONOUN_SUBJECTS = _word_set("i we you he she they")
+_DIARY_PAST = _word_set("called used needed named")
+"""Words of `_NOT_PAST` that are past verbs when a line starts with them ("Called Kevin about it.")."""
+# Not "you": a note that tells "you" what happened addresses its reader (rules, a story, advice),
+# and in a conversation it is the listener's: neither is the writer's own event.
+_PRONOUN_SUBJECTS = _word_set("i we he she they")
 """After one of these, a word of `_NOT_PAST` is the verb: "I called Bob", "we used the lathe"."""
 _ED_ENDING = re.compile(r"(?i)ed\b")
 _PASSIVE_BEFORE = _word_set("is are be been being am")
 _SUBJECT_BEFORE = _word_set(
-    "i we you he she they it who which that i've we've have has had just then finally also already never"
+    "i we he she they it who which that i've we've have has had just then finally also already never"
     " really eventually quickly first later ever and"
 )
 _DIARY_LEAD = _word_set("finally then also just first")
@@ -1160,7 +1164,8 @@ class _Wording:
             lead = head[0].lower().strip(",.:;!?")
             if len(head) > 1 and lead in _DIARY_LEAD:
                 lead = head[1].lower().strip(",.:;!?")
-            diary = lead.isalpha() and _is_past_word(lead)
+            diary = lead.isalpha() and (_is_past_word(lead) or lead in _DIARY_PAST)
+            past = past or diary  # the line starts with its past verb
         hits = tuple(match_verb_patterns(text, words))
         return cls(words, first_person, past, diary, _HEDGE.search(text, words), hits)
 
@@ -1183,6 +1188,8 @@ def _is_main_verb(tokens: list[str], folded: list[str], index: int) -> bool:
     before = folded[index - 1]
     if before in _PASSIVE_BEFORE:
         return False
+    if tokens[index][:1].isupper() and tokens[index + 1 : index + 2] and tokens[index + 1][:1].isupper():
+        return False  # a word of a Title Case name mid-line ("Observation; Ranged Weapons")
     return (
         index <= 4 or before in _SUBJECT_BEFORE or tokens[index - 1][:1].isupper() or before[:1] == "\ue000"
     )
