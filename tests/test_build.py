@@ -430,3 +430,27 @@ def test_markdown_links_and_path_wikilinks_to_notes_lead_to_their_entity_pages(t
     assert "still use [[entities/strength|Strength]], as the chart shows." in bodies
     assert "rules/agile.md" not in bodies and "img/chart.png" not in bodies
     assert check_vault(vault, notes=notes) == []
+
+
+def test_the_keys_and_categories_of_a_note_give_its_entities_their_types(tmp_path: Path) -> None:
+    from .conftest import notes_with
+
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "Well Made.md": "---\ncategories:\n  - '[[Podcasts]]'\nhost:\n  - '[[Steph Ango]]'\n"
+            "maker: '[[Nintendo]]'\n---\nA show about making things.\n",
+            "Catan.md": "---\ncategories:\n  - '[[Board games]]'\n---\nA game about trading.\n",
+        },
+    )
+    run_build(notes, vault)
+    types = {
+        page.stem: re.search(r"^entity_type: (.+)$", page.read_text("utf-8"), re.M).group(1)  # type: ignore[union-attr]
+        for page in vault.glob("entities/*.md")
+    }
+    # Not `host`: a podcast's host is a person, a printer's (`host:: Raspberry Pi 3`) a computer.
+    assert {k: types[k] for k in ("well-made", "nintendo", "catan")} == {
+        "well-made": "podcast",
+        "nintendo": "organization",
+        "catan": "game",
+    }

@@ -145,7 +145,8 @@ _KEY_TYPES: dict[str, str] = {}
 for _type, _keys in (
     ("person", "author authors people person attendees participants with director directors cast speaker"
                " speakers owner owners creator creators guest guests artist artists lead leads manager"),
-    ("organization", "org orgs organization organisation company companies employer publisher"),
+    ("organization", "org orgs organization organisation company companies employer publisher"
+                     " publishers maker makers manufacturer manufacturers studio studios brand"),
     ("place", "loc location locations place places city country where venue"),
     ("project", "project projects"),
 ):  # fmt: skip
@@ -154,6 +155,9 @@ _CATEGORY_TYPES: dict[str, str] = {
     "people": "person", "person": "person", "companies": "organization", "organizations": "organization",
     "places": "place", "projects": "project", "books": "book", "movies": "movie", "shows": "show",
     "events": "event", "products": "product", "software": "software", "tools": "software",
+    "games": "game", "board games": "game", "board_games": "game", "video games": "game",
+    "video_games": "game", "podcasts": "podcast",
+    "albums": "album", "recipes": "recipe", "trips": "trip", "meetings": "meeting",
 }  # fmt: skip
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 _KIND_WORDS = frozenset(
