@@ -1314,3 +1314,18 @@ def test_french_si_takes_a_relation_back_only_as_if() -> None:
 def test_a_statement_with_a_tag_question_is_a_node() -> None:
     assert only_node(extract("Anna moved to Berlin and lives in Kreuzberg now — isn't that wild?"))
     assert extract("Would it make sense to print in PETG?").draft.nodes == []
+
+
+@pytest.mark.parametrize(
+    ("text", "procedure"),
+    [
+        ("1. [[Dataview]]\n2. [[Templater]]", False),  # what to install: no steps
+        ("1. [Dataview](Dataview.md)\n2. **[[Templater]]**", False),
+        ("1. Flash Klipper\n2. Reboot", True),  # words alone may be steps
+        ("1. Install [[Dataview]]\n2. Restart", True),
+    ],
+)
+def test_a_numbered_list_of_links_only_is_no_procedure(text: str, procedure: bool) -> None:
+    result = extract(text, heading=("Required plugins",))
+    assert [n.type for n in result.draft.nodes] == (["procedure"] if procedure else [])
+    assert "Dataview" in entity_names(result) or "Dataview" not in text

@@ -940,6 +940,19 @@ class _Block:
     """Continuation lines, joined into `text` once the block is complete."""
 
 
+_LINK_ITEM = re.compile(r"^(?:\[\[[^\[\]]+\]\]|\[[^\[\]]+\]\([^()]*\))$")
+"""A list item that is one link and nothing else (`[[Dataview]]`, `[Templater](templater.md)`)."""
+
+
+def _names_only(items: list[_Block]) -> bool:
+    """Whether a numbered list only links things (plugins to install, books to read): no steps.
+
+    Words alone cannot tell "2. Templater" from "2. Reboot", and a list of steps read as names
+    would lose its steps: only lists of links are names.
+    """
+    return all(_LINK_ITEM.match(_strip_emphasis(item.text).strip(" .")) for item in items)
+
+
 def _split_row(row: str) -> list[str]:
     """Split a table row into cells, leaving the `|` inside wikilinks alone."""
     cells: list[str] = []
@@ -1530,7 +1543,11 @@ class _ChunkReader:
         for block in blocks:
             if block.ordered_list >= 0:
                 procedures.setdefault(block.ordered_list, []).append(block)
-        steps = {k: v for k, v in procedures.items() if sum(1 for b in v if b.indent == v[0].indent) >= 2}
+        steps = {
+            k: v
+            for k, v in procedures.items()
+            if sum(1 for b in v if b.indent == v[0].indent) >= 2 and not _names_only(v)
+        }
 
         done: set[int] = set()
         for position, block in enumerate(blocks):
