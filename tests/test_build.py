@@ -439,8 +439,11 @@ def test_the_keys_and_categories_of_a_note_give_its_entities_their_types(tmp_pat
         tmp_path,
         {
             "Well Made.md": "---\ncategories:\n  - '[[Podcasts]]'\nhost:\n  - '[[Steph Ango]]'\n"
-            "maker: '[[Nintendo]]'\n---\nA show about making things.\n",
-            "Catan.md": "---\ncategories:\n  - '[[Board games]]'\n---\nA game about trading.\n",
+            "manufacturer: '[[Nintendo]]'\n---\nA show about making things.\n",
+            # A game's `maker` is often its designer, a person: no type from that key.
+            "Catan.md": "---\ncategories:\n  - '[[Board games]]'\nmaker: '[[Klaus Teuber]]'\n---\n"
+            "A game about trading.\n",
+            "Klaus Teuber.md": "---\ncategories:\n  - '[[People]]'\n---\nA designer.\n",
         },
     )
     run_build(notes, vault)
@@ -449,8 +452,9 @@ def test_the_keys_and_categories_of_a_note_give_its_entities_their_types(tmp_pat
         for page in vault.glob("entities/*.md")
     }
     # Not `host`: a podcast's host is a person, a printer's (`host:: Raspberry Pi 3`) a computer.
-    assert {k: types[k] for k in ("well-made", "nintendo", "catan")} == {
+    assert {k: types[k] for k in ("well-made", "nintendo", "catan", "klaus-teuber")} == {
         "well-made": "podcast",
         "nintendo": "organization",
         "catan": "game",
+        "klaus-teuber": "person",
     }

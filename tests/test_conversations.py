@@ -669,10 +669,41 @@ def test_first_person_relations_need_an_author_in_a_note(tmp_path: Path) -> None
         {
             "signed.md": "---\nauthor: Alex Rivera\ndate: 2024-03-02\n---\nI work at Acme Robotics.\n",
             "unsigned.md": "---\ndate: 2024-03-02\n---\nI work at Globex.\n",
+            # Quoted, the "I" is someone else's; in a note about a book, the author's is not the writer's.
+            "lunch.md": "---\nauthor: Dana Kim\ndate: 2024-03-05\n---\nHad lunch with Sam. He told me:\n\n"
+            "> I work at Initech and I live in Austin.\n",
+            "book.md": "---\nauthor: '[[Kevin Kelly]]'\ncategories: ['[[Books]]']\n---\n"
+            "I live in Tokyo now, and I reread this book every year.\n",
         },
     )
     run_build(notes, vault)
     relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
-    assert [(r["from"], r["relation"], r["to"]) for r in relations] == [
-        ("alex-rivera", "works_for", "acme-robotics")
+    stated = [
+        (r["from"], r["relation"], r["to"]) for r in relations if r["relation"] in ("works_for", "lives_in")
+    ]
+    assert stated == [("alex-rivera", "works_for", "acme-robotics")]
+
+
+def test_a_first_person_relation_is_the_speakers_only_when_they_state_it(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "c.md": "---\ndate: 2024-03-02\nparticipants: [Caroline, Ben, Ann, Omar]\n---\n"
+            "Caroline: My brother just texted me this:\n> I live in Denver now and I work at Boeing.\n"
+            "Ben: Everyone assumes I work at Amazon.\n"
+            "Ben: I told my boss I work at Netflix, but that was a lie.\n"
+            "Ben: In my dream last night I lived in Rome.\n"
+            "Ann: I'm married to Sarah Lee. I report to Priya Shah.\n"
+            "Ann: I lived in Paris for two years before that.\n"
+            "Omar: Oh, and now I work at Spotify. Recently I moved to Stockholm.\n"
+            "Omar: I moved to Obsidian from Notion.\n",
+        },
+    )
+    run_build(notes, vault)
+    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    assert sorted((r["from"], r["relation"], r["to"]) for r in relations) == [
+        ("ann", "married_to", "sarah-lee"),
+        ("ann", "reports_to", "priya-shah"),
+        ("omar", "lives_in", "stockholm"),
+        ("omar", "works_for", "spotify"),
     ]

@@ -133,6 +133,8 @@ def test_first_person_past_is_an_episodic_observation() -> None:
         "We met at the makerspace.",
         "Called [[Kevin Kelly]] about a second edition of [[Out of Control]].",
         "Used the new nozzle for the benchy.",
+        "Day 3: Visited Kyoto with Dana.",  # a label, then the verb and a name
+        "Morning: Bought Pocky at the Lawson near the station.",
     ],
 )
 def test_diary_lines_and_we_are_observations(text: str) -> None:
@@ -146,7 +148,10 @@ def test_diary_lines_and_we_are_observations(text: str) -> None:
         "A dog called Rex lives next door.",
         "Based on the data, the plan works.",
         "**Critical Failure** The demons are angry that you disturbed them.",  # the reader's, in rules
-        "| Observation | | Ranged Wpns | |",  # a Title Case name, no verb
+        "Used by the backend to store user sessions.",  # a passive
+        "Named after the Remote Dictionary Server.",
+        "Used to live in Paris before the move.",  # a habit
+        "Needed: a new PSU and two fans.",  # a label
     ],
 )
 def test_no_event_of_the_writer_is_read_where_a_past_form_is_no_verb_of_theirs(text: str) -> None:
@@ -1320,6 +1325,7 @@ def test_a_statement_with_a_tag_question_is_a_node() -> None:
     ("text", "procedure"),
     [
         ("1. [[Dataview]]\n2. [[Templater]]", False),  # what to install: no steps
+        ("1. [[Install Python]]\n2. [[Set up the virtualenv]]", True),  # each step's own note
         ("1. [Dataview](Dataview.md)\n2. **[[Templater]]**", False),
         ("1. Flash Klipper\n2. Reboot", True),  # words alone may be steps
         ("1. Install [[Dataview]]\n2. Restart", True),

@@ -40,6 +40,7 @@ from kgvault.extract.patterns import (
     hit_clause,
     is_asserted,
     match_verb_patterns,
+    opens_its_clause,
 )
 from kgvault.names import is_word_char, note_aliases, spell_symbols
 from kgvault.records import Chunk, Source
@@ -145,8 +146,9 @@ _KEY_TYPES: dict[str, str] = {}
 for _type, _keys in (
     ("person", "author authors people person attendees participants with director directors cast speaker"
                " speakers owner owners creator creators guest guests artist artists lead leads manager"),
+    # Not `maker`: a board game's or a product's maker is often a person (its designer).
     ("organization", "org orgs organization organisation company companies employer publisher"
-                     " publishers maker makers manufacturer manufacturers studio studios brand"),
+                     " publishers manufacturer manufacturers studio studios brand"),
     ("place", "loc location locations place places city country where venue"),
     ("project", "project projects"),
 ):  # fmt: skip
@@ -159,6 +161,8 @@ _CATEGORY_TYPES: dict[str, str] = {
     "video_games": "game", "podcasts": "podcast",
     "albums": "album", "recipes": "recipe", "trips": "trip", "meetings": "meeting",
 }  # fmt: skip
+_WORKS = _word_set("book movie show album podcast game recipe product article paper")
+"""Kinds of notes about a work: their `author` made it, and wrote none of the note's "I"."""
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 _KIND_WORDS = frozenset(
     [
@@ -382,6 +386,8 @@ _NOT_PAST = _word_set(
 )
 _DIARY_PAST = _word_set("called used needed named")
 """Words of `_NOT_PAST` that are past verbs when a line starts with them ("Called Kevin about it.")."""
+_NOT_AFTER_DIARY_PAST = _word_set("by to after as for in on")
+"""After one of `_DIARY_PAST`, a passive, a habit or a description: "Used by", "Used to", "Named after"."""
 # Not "you": a note that tells "you" what happened addresses its reader (rules, a story, advice),
 # and in a conversation it is the listener's: neither is the writer's own event.
 _PRONOUN_SUBJECTS = _word_set("i we he she they")
@@ -574,7 +580,7 @@ def read_turn(
     against `said_at` with the conversation resolver, and the title gives the date they mean.
     """
     reader = _ChunkReader(chunk, source)
-    reader.author = speaker
+    reader.author = reader.i_am = speaker
     reader.said_at = said_at
     raw = reader.read_section()
     return _mask_draft(raw, reader.values) if reader.secrets else raw
@@ -948,9 +954,17 @@ def _names_only(items: list[_Block]) -> bool:
     """Whether a numbered list only links things (plugins to install, books to read): no steps.
 
     Words alone cannot tell "2. Templater" from "2. Reboot", and a list of steps read as names
-    would lose its steps: only lists of links are names.
+    would lose its steps: only lists of links whose every word is capitalized are names.
     """
-    return all(_LINK_ITEM.match(_strip_emphasis(item.text).strip(" .")) for item in items)
+    for item in items:
+        text = _strip_emphasis(item.text).strip(" .")
+        if not _LINK_ITEM.match(text):
+            return False
+        shown = _analyse(text).title
+        # "[[Set up the virtualenv]]" links a step's own note: a step, not a name.
+        if any(word[:1].islower() for word in shown.split()):
+            return False
+    return True
 
 
 def _split_row(row: str) -> list[str]:
@@ -1001,6 +1015,8 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
         text = line
         while _QUOTE.match(text):
             text = _QUOTE.sub("", text, count=1)
+        if (text is not line) != (quoting is not None):
+            paragraph = None  # a quotation starts or ends here: "Sam texted me this:" / "> I quit."
         if text is line:
             quoting = None
         else:
@@ -1181,7 +1197,15 @@ class _Wording:
             lead = head[0].lower().strip(",.:;!?")
             if len(head) > 1 and lead in _DIARY_LEAD:
                 lead = head[1].lower().strip(",.:;!?")
-            diary = lead.isalpha() and (_is_past_word(lead) or lead in _DIARY_PAST)
+            diary = lead.isalpha() and (
+                _is_past_word(lead)
+                # "Called Kevin", not "Used by the backend", "Named after …", "Needed: a PSU".
+                or (
+                    lead in _DIARY_PAST
+                    and not head[0].endswith(":")
+                    and (len(head) < 2 or head[1].lower() not in _NOT_AFTER_DIARY_PAST)
+                )
+            )
             past = past or diary  # the line starts with its past verb
         hits = tuple(match_verb_patterns(text, words))
         return cls(words, first_person, past, diary, _HEDGE.search(text, words), hits)
@@ -1205,8 +1229,6 @@ def _is_main_verb(tokens: list[str], folded: list[str], index: int) -> bool:
     before = folded[index - 1]
     if before in _PASSIVE_BEFORE:
         return False
-    if tokens[index][:1].isupper() and tokens[index + 1 : index + 2] and tokens[index + 1][:1].isupper():
-        return False  # a word of a Title Case name mid-line ("Observation; Ranged Weapons")
     return (
         index <= 4 or before in _SUBJECT_BEFORE or tokens[index - 1][:1].isupper() or before[:1] == "\ue000"
     )
@@ -1339,6 +1361,9 @@ class _ChunkReader:
         self.reasons: Counter[str] = Counter()
         self.undated = 0
         self.author = self._author()
+        # Who "I" is: the note's author, unless the note is about a work of theirs (a book's
+        # `author` did not write the reader's "I reread it every year").
+        self.i_am = self.author if self._note_entity_type() not in _WORKS else None
         self.said_at: date | datetime | None = None
         """When a conversation turn was said: relative times are then read with the full resolver."""
         self.times: list[When] = []
@@ -1854,13 +1879,17 @@ class _ChunkReader:
         for hit in sorted(wording.hits, key=lambda hit: hit.past_state):
             if not is_asserted(inline.placeholder, hit):
                 continue
+            if hit.pattern.first_person and (
+                candidate.quoted or not opens_its_clause(inline.placeholder, hit)
+            ):
+                continue  # someone else's "I" (a quotation), or what was assumed, told or dreamt
             if wording.hedged:
                 start, end = hit_clause(inline.placeholder, hit)
                 clause = inline.placeholder[start:end]
                 if _HEDGE.search(clause, frozenset(word.lower() for word in _TOKENS.findall(clause))):
                     continue  # "Perhaps Anna works at Meta": a guess, and it would end what is known
             # "I work at SAP" is its speaker's, or the note's author's; nobody's in an unsigned note.
-            subject = self.author if hit.pattern.first_person else self._resolve(hit.subject, inline)
+            subject = self.i_am if hit.pattern.first_person else self._resolve(hit.subject, inline)
             object_name = self._resolve(hit.object, inline)
             if subject is None or object_name is None or subject.casefold() == object_name.casefold():
                 continue

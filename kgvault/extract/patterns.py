@@ -118,6 +118,9 @@ _BOUGHT_FOR = (
 )
 """What was bought for someone ("Tom bought Anna flowers"), after whom it was bought for."""
 
+_NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
+"""After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
+
 VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Past tense too: "ran X from 12 March" says what it ran from that date on.
     _pattern(rf"{{S}} {_ADVERB}(?:runs|ran|is running|was running|has been running|is now running"
@@ -173,9 +176,19 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "works_for", "works for", True, "person", "organization", keywords="work worked working"),
     _pattern(rf"{{I}} {_ADVERB}(?:just )?(?:started|got|took) (?:a |my |the )?(?:new )?job (?:at|with) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="job"),
-    _pattern(rf"{{I}}(?: have| am|['’]ve|['’]m)? {_ADVERB}(?:live|lived|living) in {{O}}",
-             "lives_in", "lives in", True, "person", "place", keywords="live lived living"),
+    # Not "I lived in Paris before that": as for "Zoe lived in Paris", when it held is not said.
+    _pattern(rf"{{I}}(?: am|['’]m)? {_ADVERB}(?:live|living) in {{O}}", "lives_in", "lives in", True,
+             "person", "place", keywords="live living"),
+    _pattern(rf"{{I}}(?: have|['’]ve) {_ADVERB}lived in {{O}}", "lives_in", "lives in", True, "person",
+             "place", keywords="lived"),
     _pattern(rf"{{I}} {_ADVERB}use {{O}}", "uses", "uses", False, "person", keywords="use"),
+    # Not "I moved to Obsidian from Notion": a move "from" somewhere may be a switch of tools.
+    _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) to {{O}}{_NOT_FROM}",
+             "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
+    _pattern(r"{I}(?: am|['’]m) (?:now )?married to {O}", "married_to", "married to", True, "person",
+             "person", keywords="married"),
+    _pattern(rf"{{I}} {_ADVERB}report to {{O}}", "reports_to", "reports to", True, "person", "person",
+             keywords="report"),
     # French
     _pattern(r"{S} (?:utilise|utilisent) {O}", "uses", "uses", False, keywords="utilise utilisent"),
     _pattern(r"{S} (?:travaille|travaillent) (?:chez|pour) {O}", "works_for", "works for", True,
@@ -332,6 +345,25 @@ def hit_clause(text: str, hit: PatternHit) -> tuple[int, int]:
     )
     after = _CLAUSE_END.search(text, hit.end, sentence_end)
     return start, after.start() if after is not None else sentence_end
+
+
+_OPENERS = _word_set(
+    """
+    and but so now also actually well oh yes yeah yep ok okay anyway btw honestly basically currently
+    still then recently finally today lately nowadays these days since in this last year month week
+    january february march april may june july august september october november december
+    """
+)
+"""Words that may come before a first-person relation in its clause ("Oh, and now I work at SAP")."""
+
+
+def opens_its_clause(text: str, hit: PatternHit) -> bool:
+    """Whether "I" starts its clause, but for a few openers and dates: "Everyone assumes I work at
+    Amazon", "I told my boss I work at Netflix" or "In my dream I lived in Rome" state nothing."""
+    start = hit_clause(text, hit)[0]
+    return all(
+        word.lower() in _OPENERS or word.isdigit() for word in _CLAUSE_WORDS.findall(text[start : hit.start])
+    )
 
 
 def is_asserted(text: str, hit: PatternHit) -> bool:
