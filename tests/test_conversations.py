@@ -707,3 +707,19 @@ def test_a_first_person_relation_is_the_speakers_only_when_they_state_it(tmp_pat
         ("omar", "lives_in", "stockholm"),
         ("omar", "works_for", "spotify"),
     ]
+
+
+def test_linked_participants_make_no_entity_of_the_talk_and_st_ends_no_sentence(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "talk.md": "---\ndate: 2024-02-14\nparticipants: ['[[Gina Lopez|Gina]]', Jon]\n---\n"
+            "Gina: I'm a nurse at St. Mary's Hospital. I love it.\nJon: I work at Acme Robotics.\n",
+        },
+    )
+    run_build(notes, vault)
+    assert sorted(p.stem for p in (vault / "entities").glob("*.md")) == ["acme-robotics", "gina-lopez", "jon"]
+    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    assert [(r["from"], r["relation"], r["to"]) for r in relations] == [("jon", "works_for", "acme-robotics")]
+    titles = sorted(str(n["title"]) for n in _nodes(vault))
+    assert "Gina Lopez: I'm a nurse at St. Mary's Hospital." in titles

@@ -10,12 +10,11 @@ from typing import Any
 from kgvault.conversations.small_talk import is_fiction, is_request, is_small_talk
 from kgvault.extract import Extraction
 from kgvault.extract.draft import validate_items
-from kgvault.extract.offline import EXTRACTOR, read_turn
+from kgvault.extract.offline import EXTRACTOR, read_turn, split_sentences
 from kgvault.records import Chunk, Source, Turn
 from kgvault.secrets import mask_secrets
 from kgvault.when import dated_title, find_times
 
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 # A shared image or file, kept in the body as said, is no part of a title.
 _ATTACHMENT = re.compile(r"\s*\[(?:image|file)(?::[^\]]*)?\]|\s*\[(?:image|file)\b[^\]]*$")
 """An attachment's marker (`[image: a photo of …]`), whole or cut short at a title's end (`[image…`)."""
@@ -128,7 +127,9 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
     said_at = _said_at(turn, chunk)
     if turn.role != "human" or said_at is None or is_fiction(turn.text):
         return {**raw, "nodes": []}
-    for sentence in _SENTENCE.split(_ATTACHMENT.sub("", turn.text)):
+    # Sentences as the note reader splits them: "a nurse at St. Mary's" is one.
+    said = _ATTACHMENT.sub("", turn.text)
+    for sentence in (s for line in said.split("\n") for s in split_sentences(line)):
         words = sentence.split()
         if len(words) < 4 or sentence.rstrip().endswith("?") or is_small_talk(sentence):
             continue

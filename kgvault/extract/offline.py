@@ -1148,7 +1148,7 @@ def _add_span(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> 
         spans.append((start, end))
 
 
-def _sentences(text: str) -> list[str]:
+def split_sentences(text: str) -> list[str]:
     """Split a paragraph into sentences (see `_sentence_spans`)."""
     return [text[start:end] for start, end in _sentence_spans(text)]
 
@@ -1521,6 +1521,9 @@ class _ChunkReader:
                     elif not nested:
                         key = None  # a top-level line that is no key we read (`"": …`, `? …`): relate nothing
             if key is None or key.lower() in _SKIPPED_KEYS or "[[" not in line:
+                continue
+            if key.lower() == "participants" and self.source.kind == "transcript":
+                # Who speaks in it: each is an entity of their own turns, and the talk no entity.
                 continue
             for link in _WIKILINK.finditer(line):
                 name, _display, alias = _parse_link(link.group("body"))
@@ -2149,7 +2152,7 @@ class _ChunkReader:
         """An ordered list of two or more steps: one semantic procedure node."""
         title = ""
         if previous is not None and previous.kind == "paragraph" and previous.last + 2 >= steps[0].first:
-            last_sentence = _sentences(previous.text)[-1] if previous.text else ""
+            last_sentence = split_sentences(previous.text)[-1] if previous.text else ""
             if last_sentence.rstrip().endswith(":"):
                 title = _analyse(last_sentence).title.rstrip(":").strip()
         if not title:
