@@ -723,3 +723,21 @@ def test_linked_participants_make_no_entity_of_the_talk_and_st_ends_no_sentence(
     assert [(r["from"], r["relation"], r["to"]) for r in relations] == [("jon", "works_for", "acme-robotics")]
     titles = sorted(str(n["title"]) for n in _nodes(vault))
     assert "Gina Lopez: I'm a nurse at St. Mary's Hospital." in titles
+
+
+def test_every_statement_of_a_turn_is_kept_not_only_the_first(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "talk.md": "---\ndate: 2024-02-14\nparticipants: [Jon, Gina]\n---\n"
+            "Jon: I even found a place with great natural light! Oh, I've been to Paris yesterday!\n"
+            "Gina: Thanks! I'm excited and kinda nervous. It's a part-time position in the fashion "
+            "department of an international company.\n",
+        },
+    )
+    run_build(notes, vault)
+    bodies = [str(n["_body"]) for n in _nodes(vault)]
+    assert any("been to Paris" in body for body in bodies)
+    assert any("part-time position in the fashion department" in body for body in bodies)
+    assert any("excited and kinda nervous" in body for body in bodies)
+    assert sum("natural light" in body for body in bodies) == 1  # a statement is one node, once

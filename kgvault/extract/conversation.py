@@ -36,7 +36,13 @@ def extract_turns(chunk: Chunk, source: Source) -> Extraction:
             reasons.append("small talk")
             continue
         raw = read_turn(_turn_chunk(chunk, turn), source, _speaker(turn), _said_at(turn, chunk))
-        if not merged.add(raw, turn) and not merged.add(_told(raw, turn, chunk), turn):
+        gave = merged.add(raw, turn)
+        # What the rules found nothing in is still the speaker's news: each other statement too.
+        covered = [str(node["supporting_text"] or node["body"] or "") for node in raw["nodes"]]
+        told = _told(raw, turn, chunk, covered)
+        if gave:
+            told = {**told, "relations": []}  # the rules' relations are in already
+        if not merged.add(told, turn) and not gave:
             reasons.append(str(raw.get("skip_reason") or "no statement"))
     raw = {
         **merged.envelope,
@@ -117,8 +123,9 @@ class _Merged:
         return (len(self.nodes), len(self.entities), len(self.relations)) != before
 
 
-def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
-    """What a person said that the rules found nothing in: their first statement, as their episode.
+def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk, covered: list[str]) -> dict[str, Any]:
+    """What a person said that the rules found nothing in: each statement not `covered` by a node
+    the rules made of the turn, as their episode.
 
     In a conversation every statement a person makes about themselves or their world is memory
     ("Researching adoption agencies — it's been a dream"), even with no verb pattern the note
@@ -129,10 +136,13 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
         return {**raw, "nodes": []}
     # Sentences as the note reader splits them: "a nurse at St. Mary's" is one.
     said = _ATTACHMENT.sub("", turn.text)
+    nodes: list[dict[str, Any]] = []
     for sentence in (s for line in said.split("\n") for s in split_sentences(line)):
         words = sentence.split()
         if len(words) < 4 or sentence.rstrip().endswith("?") or is_small_talk(sentence):
             continue
+        if any(sentence.strip() in quote or quote in sentence for quote in covered if quote):
+            continue  # the rules made a node of it
         if _about_the_listener(sentence) or is_request(sentence):
             continue  # a compliment or a request first: the speaker's own statement may follow
         times = find_times(sentence, said_at)
@@ -155,11 +165,13 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk) -> dict[str, Any]:
             "entities": [turn.speaker],
             "supporting_text": None if secret or in_body else sentence.strip(),
         }
-        # The speaker is an entity of their episode, as with every other episode of theirs.
-        entities = [e for e in raw["entities"] if e["name"].casefold() != turn.speaker.casefold()]
-        speaker = {"name": turn.speaker, "entity_type": "person", "aliases": [], "description": ""}
-        return {**raw, "nodes": [node], "entities": [*entities, {**speaker, "supporting_text": None}]}
-    return {**raw, "nodes": []}
+        nodes.append(node)
+    if not nodes:
+        return {**raw, "nodes": []}
+    # The speaker is an entity of their episodes, as with every other episode of theirs.
+    entities = [e for e in raw["entities"] if e["name"].casefold() != turn.speaker.casefold()]
+    speaker = {"name": turn.speaker, "entity_type": "person", "aliases": [], "description": ""}
+    return {**raw, "nodes": nodes, "entities": [*entities, {**speaker, "supporting_text": None}]}
 
 
 def _in_their_words(statement: str, turn: Turn) -> str:
