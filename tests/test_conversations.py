@@ -741,3 +741,16 @@ def test_every_statement_of_a_turn_is_kept_not_only_the_first(tmp_path: Path) ->
     assert any("part-time position in the fashion department" in body for body in bodies)
     assert any("excited and kinda nervous" in body for body in bodies)
     assert sum("natural light" in body for body in bodies) == 1  # a statement is one node, once
+
+
+def test_a_short_statement_of_what_the_speaker_is_is_kept_and_a_feeling_is_not(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "talk.md": "---\ndate: 2024-02-14\nparticipants: [Ann, Bob]\n---\n"
+            "Ann: I'm a nurse.\nBob: I'm from Brazil.\nAnn: I'm retired.\nBob: I'm so happy.\n",
+        },
+    )
+    run_build(notes, vault)
+    titles = sorted(str(n["title"]) for n in _nodes(vault))
+    assert titles == ["Ann: I'm a nurse.", "Ann: I'm retired.", "Bob: I'm from Brazil."]

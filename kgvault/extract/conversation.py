@@ -18,6 +18,10 @@ from kgvault.when import dated_title, find_times
 # A shared image or file, kept in the body as said, is no part of a title.
 _ATTACHMENT = re.compile(r"\s*\[(?:image|file)(?::[^\]]*)?\]|\s*\[(?:image|file)\b[^\]]*$")
 """An attachment's marker (`[image: a photo of …]`), whole or cut short at a title's end (`[image…`)."""
+_FEELINGS = "so very really too just not sorry glad happy sure fine good ok okay excited thrilled here in on"
+"""After "I'm", words of a feeling or a place in the talk, not of what the speaker is."""
+_SELF = re.compile(rf"(?i)\s*(?:i['’]m|i am)\s+(?!(?:{'|'.join(_FEELINGS.split())})\b)\w")
+"""A statement of what the speaker is ("I'm a nurse", "I'm from Brazil"), not of how they feel."""
 _SECOND_PERSON = re.compile(r"(?i)\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|ya|u)\b")
 _FIRST_PERSON = re.compile(r"(?i)\b(?:i|me|my|mine|myself|i'm|i've|i'll|i'd|we|us|our|ours|we're|we've)\b")
 
@@ -139,7 +143,10 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk, covered: list[str]) -> 
     nodes: list[dict[str, Any]] = []
     for sentence in (s for line in said.split("\n") for s in split_sentences(line)):
         words = sentence.split()
-        if len(words) < 4 or sentence.rstrip().endswith("?") or is_small_talk(sentence):
+        # Short, a statement says little, unless it says what the speaker is ("I'm a nurse.").
+        if len(words) < (2 if _SELF.match(sentence) else 4):
+            continue
+        if sentence.rstrip().endswith("?") or is_small_talk(sentence):
             continue
         if any(sentence.strip() in quote or quote in sentence for quote in covered if quote):
             continue  # the rules made a node of it
