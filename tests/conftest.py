@@ -49,6 +49,16 @@ def notes_with(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
     return notes, tmp_path / "vault"
 
 
+def relations_of(vault: Path) -> list[dict[str, Any]]:
+    """The vault's `relations.jsonl`, one dict per line."""
+    return [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+
+
+def triples(vault: Path) -> list[tuple[str, str, str]]:
+    """Each relation of the vault as (from, relation, to), in the file's order."""
+    return [(r["from"], r["relation"], r["to"]) for r in relations_of(vault)]
+
+
 def assert_written_nowhere(folder: Path, values: Iterable[str], *, skip: tuple[str, ...] = ()) -> None:
     """No file under `folder` (but those under a `skip` folder) holds any value, in its bytes or its
     name, whatever the case."""

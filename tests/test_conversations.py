@@ -16,7 +16,16 @@ import yaml
 from kgvault.check import check_vault
 from kgvault.conversations.small_talk import is_small_talk
 
-from .conftest import ROOT, SHARED_DATA, assert_written_nowhere, notes_with, run_build, tree_bytes
+from .conftest import (
+    ROOT,
+    SHARED_DATA,
+    assert_written_nowhere,
+    notes_with,
+    relations_of,
+    run_build,
+    tree_bytes,
+    triples,
+)
 
 LOCOMO = SHARED_DATA / "locomo-dev" / "locomo-dev.json"
 _ROW = re.compile(r"^\| (?P<where>[^|]+) \| (?P<result>.+) \|$")
@@ -528,8 +537,7 @@ def test_what_a_user_asks_an_assistant_to_write_is_no_relation_nor_entity(tmp_pa
         "utf-8",
     )
     run_build(notes, vault)
-    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
-    assert [(r["from"], r["relation"], r["to"]) for r in relations] == [("kate", "works_for", "acme")]
+    assert triples(vault) == [("kate", "works_for", "acme")]
     assert not {"tom", "microsoft", "zoe", "sap"} & {page.stem for page in vault.glob("entities/*.md")}
 
 
@@ -648,8 +656,7 @@ def test_what_a_speaker_says_of_themselves_in_the_first_person_relates_them(tmp_
         },
     )
     run_build(notes, vault)
-    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
-    found = {(r["from"], r["relation"], r["to"]): r for r in relations}
+    found = {(r["from"], r["relation"], r["to"]): r for r in relations_of(vault)}
     assert sorted(found) == [
         ("anna", "lives_in", "munich"),
         ("anna", "uses", "obsidian"),
@@ -677,10 +684,7 @@ def test_first_person_relations_need_an_author_in_a_note(tmp_path: Path) -> None
         },
     )
     run_build(notes, vault)
-    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
-    stated = [
-        (r["from"], r["relation"], r["to"]) for r in relations if r["relation"] in ("works_for", "lives_in")
-    ]
+    stated = [triple for triple in triples(vault) if triple[1] in ("works_for", "lives_in")]
     assert stated == [("alex-rivera", "works_for", "acme-robotics")]
 
 
@@ -700,8 +704,7 @@ def test_a_first_person_relation_is_the_speakers_only_when_they_state_it(tmp_pat
         },
     )
     run_build(notes, vault)
-    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
-    assert sorted((r["from"], r["relation"], r["to"]) for r in relations) == [
+    assert sorted(triples(vault)) == [
         ("ann", "married_to", "sarah-lee"),
         ("ann", "reports_to", "priya-shah"),
         ("omar", "lives_in", "stockholm"),
@@ -719,8 +722,7 @@ def test_linked_participants_make_no_entity_of_the_talk_and_st_ends_no_sentence(
     )
     run_build(notes, vault)
     assert sorted(p.stem for p in (vault / "entities").glob("*.md")) == ["acme-robotics", "gina-lopez", "jon"]
-    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
-    assert [(r["from"], r["relation"], r["to"]) for r in relations] == [("jon", "works_for", "acme-robotics")]
+    assert triples(vault) == [("jon", "works_for", "acme-robotics")]
     titles = sorted(str(n["title"]) for n in _nodes(vault))
     assert "Gina Lopez: I'm a nurse at St. Mary's Hospital." in titles
 
