@@ -173,8 +173,16 @@ def test_decisions_are_episodic_decisions(text: str) -> None:
     assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "decision", REF)
 
 
-def test_an_undecided_matter_is_no_decision() -> None:
-    nodes = extract("Not decided yet whether to sell the Ender 3 this summer.").draft.nodes
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Not decided yet whether to sell the Ender 3 this summer.",
+        "I love that you chose pottery for your art.",  # the listener's choice, not the writer's
+        "You decided to go with PETG, which I like.",
+    ],
+)
+def test_an_undecided_matter_or_someone_else_s_choice_is_no_decision(text: str) -> None:
+    nodes = extract(text).draft.nodes
     assert all(node.type != "decision" for node in nodes)
 
 

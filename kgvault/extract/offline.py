@@ -428,6 +428,9 @@ _DECISION = _Keywords(
 _NOT_DECIDED = re.compile(
     r"(?i)\b(?:not|n['’]t|never|yet to|haven['’]t|hasn['’]t|didn['’]t|pas encore|pas)\s+(?:yet\s+)?"
     r"(?:decided|chosen|picked|décidé|choisi)\b|\bundecided\b"
+    # The listener's choice, or the reader's: "I love that you chose pottery", "if you picked A".
+    r"|\byou(?:['’]ve|\s+have)?\s+(?:just\s+)?(?:decided|chose|chosen|picked|switched|opted|went\s+with"
+    r"|settled\s+on|agreed)\b"
 )
 _PREFERENCE = _Keywords(
     "prefer like love hate dislike always never usually tend enjoy favorite favourite préfère préférons"
