@@ -18,6 +18,7 @@ from kgvault.layout import (
     DRAFTS_DIR,
     FOLDERS,
     MANIFEST,
+    ORPHANS,
     PROPERTY_TYPES,
     STATE_DIR,
     TOP_LEVEL_FILES,
@@ -376,6 +377,8 @@ def _run_pipeline(
                 *(read_manifest(vault) if settings.dry_run else result.owned),
                 *result.kept,
                 *result.orphaned,
+                # Orphans listed in index.md since earlier builds: deleting one changes the index.
+                *(read_manifest(vault, ORPHANS) if not settings.dry_run else ()),
                 ".obsidian/types.json",
                 ".obsidian/graph.json",
             }

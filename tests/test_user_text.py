@@ -128,3 +128,22 @@ def test_words_written_below_the_marker_while_a_build_writes_are_kept(
     assert text.endswith(
         f"{MARKER}\nRead before the build.\nSaved during the build.\n"
     )  # and both words stay
+
+
+def test_an_orphaned_page_the_user_deleted_leaves_the_index_at_the_next_build(
+    sample_copy: Path, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    page = vault / "sources" / "voyages-lyon-summary.md"
+    page.write_text(page.read_text("utf-8") + "My own words.\n", "utf-8")
+    (sample_copy / "voyages" / "lyon.md").unlink()
+    run_build(sample_copy, vault)
+    # A later build with another change: the page stays listed (it records the vault anew).
+    with (sample_copy / "daily" / "2025-06-24.md").open("a", encoding="utf-8") as note:
+        note.write("\nFixed the [[Voron 2.4]] belt tension.\n")
+    run_build(sample_copy, vault)
+    assert "sources/voyages-lyon-summary.md" in (vault / "index.md").read_text("utf-8")
+    page.unlink()  # the user is done with it
+    run_build(sample_copy, vault)
+    assert "sources/voyages-lyon-summary.md" not in (vault / "index.md").read_text("utf-8")
