@@ -756,3 +756,23 @@ def test_a_short_statement_of_what_the_speaker_is_is_kept_and_a_feeling_is_not(t
     run_build(notes, vault)
     titles = sorted(str(n["title"]) for n in _nodes(vault))
     assert titles == ["Ann: I'm a nurse.", "Ann: I'm retired.", "Bob: I'm from Brazil."]
+
+
+def test_a_job_the_speaker_quit_ends_on_the_day_they_say_and_leaving_a_city_ends_none(
+    tmp_path: Path,
+) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "d1.md": "---\ndate: 2024-01-10\nparticipants: [Lena, Omar]\n---\n"
+            "Lena: I work at Google.\nOmar: I work at Spotify.\n",
+            "d2.md": "---\ndate: 2024-06-15\nparticipants: [Lena, Omar]\n---\n"
+            "Lena: I quit my job at Google yesterday.\nOmar: I left Paris yesterday. I quit smoking!\n",
+        },
+    )
+    run_build(notes, vault)
+    ends = {(r["from"], r["to"]): (r["valid_at"], r["invalid_at"]) for r in relations_of(vault)}
+    assert ends == {
+        ("lena", "google"): ("2024-01-10", "2024-06-14"),
+        ("omar", "spotify"): ("2024-01-10", None),
+    }

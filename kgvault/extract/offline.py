@@ -1912,7 +1912,11 @@ class _ChunkReader:
             stated.add((subject, pattern.predicate, object_name, hit.past_state))
             statement = inline.title
             valid_at, invalid_at = node_date, None
-            if hit.past_state and not dated_here:
+            if pattern.ends:
+                if node_date is None:
+                    continue  # "I quit my job at Acme" on no date: when it ended is unknown
+                valid_at, invalid_at = None, node_date
+            elif hit.past_state and not dated_here:
                 # It held before the note; when it began, and whether it still holds ("worked at
                 # Google all week"), the words do not say, unless "until" gives its end.
                 valid_at, invalid_at = None, until

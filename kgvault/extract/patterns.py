@@ -67,6 +67,8 @@ class VerbPattern:
     """Lowercase words one of which every match holds: a cheap screen before the regex runs."""
     first_person: bool = False
     """Its subject is "I": the relation is its speaker's (a turn's, or a note's `author`), else none."""
+    ends: bool = False
+    """It says the relation stopped ("I quit my job at X"): it ends on the sentence's date."""
 
 
 def _pattern(
@@ -78,6 +80,7 @@ def _pattern(
     object_type: str | None = None,
     *,
     keywords: str,
+    ends: bool = False,
 ) -> VerbPattern:
     regex = (
         template.replace(" ", r"[ \t]+")
@@ -90,7 +93,9 @@ def _pattern(
     compiled = re.compile(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
     words = frozenset(keywords.split())
     first_person = template.startswith("{I}")
-    return VerbPattern(compiled, predicate, label, functional, subject_type, object_type, words, first_person)
+    return VerbPattern(
+        compiled, predicate, label, functional, subject_type, object_type, words, first_person, ends
+    )
 
 
 def _start_lookahead(template: str) -> str:
@@ -189,6 +194,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "person", keywords="married"),
     _pattern(rf"{{I}} {_ADVERB}report to {{O}}", "reports_to", "reports to", True, "person", "person",
              keywords="report"),
+    # A job that ended: not "I left Paris" (a place), only a job or "quit" (one quits an employer).
+    _pattern(r"{I} (?:just )?(?:quit|left) (?:my|the) (?:job|position|role) (?:at|with) {O}", "works_for",
+             "works for", True, "person", "organization", keywords="quit left", ends=True),
+    _pattern(r"{I} (?:just )?quit {O}", "works_for", "works for", True, "person", "organization",
+             keywords="quit", ends=True),
     # French
     _pattern(r"{S} (?:utilise|utilisent) {O}", "uses", "uses", False, keywords="utilise utilisent"),
     _pattern(r"{S} (?:travaille|travaillent) (?:chez|pour) {O}", "works_for", "works for", True,
