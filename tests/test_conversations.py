@@ -712,15 +712,21 @@ def test_a_first_person_relation_is_the_speakers_only_when_they_state_it(tmp_pat
     ]
 
 
-def test_linked_participants_make_no_entity_of_the_talk_and_st_ends_no_sentence(tmp_path: Path) -> None:
+def _built_talk(tmp_path: Path, participants: str, turns: str, day: str = "2024-02-14") -> Path:
+    """The vault of one transcript note (`participants` as written in its frontmatter)."""
     notes, vault = notes_with(
-        tmp_path,
-        {
-            "talk.md": "---\ndate: 2024-02-14\nparticipants: ['[[Gina Lopez|Gina]]', Jon]\n---\n"
-            "Gina: I'm a nurse at St. Mary's Hospital. I love it.\nJon: I work at Acme Robotics.\n",
-        },
+        tmp_path, {"talk.md": f"---\ndate: {day}\nparticipants: {participants}\n---\n{turns}"}
     )
     run_build(notes, vault)
+    return vault
+
+
+def test_linked_participants_make_no_entity_of_the_talk_and_st_ends_no_sentence(tmp_path: Path) -> None:
+    vault = _built_talk(
+        tmp_path,
+        "['[[Gina Lopez|Gina]]', Jon]",
+        "Gina: I'm a nurse at St. Mary's Hospital. I love it.\nJon: I work at Acme Robotics.\n",
+    )
     assert sorted(p.stem for p in (vault / "entities").glob("*.md")) == ["acme-robotics", "gina-lopez", "jon"]
     assert triples(vault) == [("jon", "works_for", "acme-robotics")]
     titles = sorted(str(n["title"]) for n in _nodes(vault))
@@ -728,16 +734,13 @@ def test_linked_participants_make_no_entity_of_the_talk_and_st_ends_no_sentence(
 
 
 def test_every_statement_of_a_turn_is_kept_not_only_the_first(tmp_path: Path) -> None:
-    notes, vault = notes_with(
+    vault = _built_talk(
         tmp_path,
-        {
-            "talk.md": "---\ndate: 2024-02-14\nparticipants: [Jon, Gina]\n---\n"
-            "Jon: I even found a place with great natural light! Oh, I've been to Paris yesterday!\n"
-            "Gina: Thanks! I'm excited and kinda nervous. It's a part-time position in the fashion "
-            "department of an international company.\n",
-        },
+        "[Jon, Gina]",
+        "Jon: I even found a place with great natural light! Oh, I've been to Paris yesterday!\n"
+        "Gina: Thanks! I'm excited and kinda nervous. It's a part-time position in the fashion "
+        "department of an international company.\n",
     )
-    run_build(notes, vault)
     bodies = [str(n["_body"]) for n in _nodes(vault)]
     assert any("been to Paris" in body for body in bodies)
     assert any("part-time position in the fashion department" in body for body in bodies)
@@ -746,14 +749,11 @@ def test_every_statement_of_a_turn_is_kept_not_only_the_first(tmp_path: Path) ->
 
 
 def test_a_short_statement_of_what_the_speaker_is_is_kept_and_a_feeling_is_not(tmp_path: Path) -> None:
-    notes, vault = notes_with(
+    vault = _built_talk(
         tmp_path,
-        {
-            "talk.md": "---\ndate: 2024-02-14\nparticipants: [Ann, Bob]\n---\n"
-            "Ann: I'm a nurse.\nBob: I'm from Brazil.\nAnn: I'm retired.\nBob: I'm so happy.\n",
-        },
+        "[Ann, Bob]",
+        "Ann: I'm a nurse.\nBob: I'm from Brazil.\nAnn: I'm retired.\nBob: I'm so happy.\n",
     )
-    run_build(notes, vault)
     titles = sorted(str(n["title"]) for n in _nodes(vault))
     assert titles == ["Ann: I'm a nurse.", "Ann: I'm retired.", "Bob: I'm from Brazil."]
 
