@@ -25,6 +25,7 @@ from kgvault.properties import clean_body, plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence, turn_of
 from kgvault.records import (
     CoverageRow,
+    Entity,
     Evidence,
     Graph,
     Node,
@@ -34,7 +35,7 @@ from kgvault.records import (
     Source,
     SourceSummary,
 )
-from kgvault.resolve import HOMONYM_SEPARATOR, Resolution, make_entity, resolve_entities
+from kgvault.resolve import HOMONYM_SEPARATOR, EntityGroup, Resolution, make_entity, resolve_entities
 from kgvault.tags import TaggedNode, TagTree, build_tag_tree
 from kgvault.temporal import Assertion, apply_time
 
@@ -122,22 +123,16 @@ def link(
     entity_id = {root: ids[entity_key_by_root[root]] for root in entity_groups}
     node_id = {key: ids[node_key[key]] for key in node_groups}
     named_by_nodes = _named_by_nodes(readings)
-    entities = tuple(
-        sorted(
-            (
-                make_entity(entity_id[root], group, named_by_nodes.get(root, _NO_EVIDENCE))
-                if memory is None
-                # A group equal to last pass's (names, types, descriptions, evidence) makes the same entity.
-                else memory.entities.get(
-                    root,
-                    (entity_id[root], group, named_by_nodes.get(root, _NO_EVIDENCE)),
-                    partial(make_entity, entity_id[root], group, named_by_nodes.get(root, _NO_EVIDENCE)),
-                )
-                for root, group in entity_groups.items()
-            ),
-            key=lambda e: e.id,
-        )
-    )
+
+    def entity_of(root: str, group: EntityGroup) -> Entity:
+        inputs = (entity_id[root], group, named_by_nodes.get(root, _NO_EVIDENCE))
+        if memory is None:
+            return make_entity(*inputs)
+        # A group equal to last pass's (names, types, descriptions, evidence) makes the same entity.
+        entity: Entity = memory.entities.get(root, inputs, partial(make_entity, *inputs))
+        return entity
+
+    entities = tuple(sorted((entity_of(*item) for item in entity_groups.items()), key=lambda e: e.id))
     tree = _tag_tree(node_groups, repeated, tag_hints or {}, memory)
     canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
     since = _Since.last_pass(memory, grouped, node_id, entity_id, tree)
