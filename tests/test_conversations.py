@@ -776,3 +776,54 @@ def test_a_job_the_speaker_quit_ends_on_the_day_they_say_and_leaving_a_city_ends
         ("lena", "google"): ("2024-01-10", "2024-06-14"),
         ("omar", "spotify"): ("2024-01-10", None),
     }
+
+
+def test_a_diary_s_everyday_wording_of_jobs_homes_and_tool_switches_relates_its_author(
+    tmp_path: Path,
+) -> None:
+    signed = "---\nauthor: Sam\n---\n"
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "2024-02-02.md": f"{signed}I use Notion for everything. I work at Acme Analytics.\n",
+            "2024-05-04.md": f"{signed}Switched from Notion to Obsidian today.\n",
+            "2024-06-01.md": f"{signed}Ditched Spotify for Apple Music.\n",
+            "2024-08-30.md": f"{signed}Last day at my job at Acme Analytics.\n",
+            "2024-09-02.md": f"{signed}First day at the new job at Stripe.\n",
+            "2024-09-10.md": f"{signed}We finally settled in Bristol, little terrace in Bedminster.\n",
+            "2025-04-12.md": f"{signed}Moved to Lisbon last week!\n",
+            "2025-05-01.md": f"{signed}Priya joined Monzo as a data scientist.\n",
+        },
+    )
+    run_build(notes, vault)
+    found = {(r["from"], r["relation"], r["to"]): (r["valid_at"], r["invalid_at"]) for r in relations_of(vault)}
+    assert found == {
+        ("sam", "uses", "notion"): ("2024-02-02", "2024-05-04"),
+        ("sam", "uses", "obsidian"): ("2024-05-04", None),
+        ("sam", "uses", "spotify"): (None, "2024-06-01"),
+        ("sam", "uses", "apple-music"): ("2024-06-01", None),
+        ("sam", "works_for", "acme-analytics"): ("2024-02-02", "2024-08-30"),
+        ("sam", "works_for", "stripe"): ("2024-09-02", None),
+        ("sam", "lives_in", "bristol"): ("2024-09-10", "2025-03-31"),
+        ("sam", "lives_in", "lisbon"): ("2025-03-31", None),  # "last week": its Monday
+        ("priya", "works_for", "monzo"): ("2025-05-01", None),
+    }
+
+
+def test_everyday_wording_that_names_no_job_home_or_tool_of_the_writer_relates_nobody(
+    tmp_path: Path,
+) -> None:
+    signed = "---\nauthor: Sam\ndate: 2024-03-02\n---\n"
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            # A conference, a park, a lunch, someone else's move or first day, a supposed move.
+            "a.md": f"{signed}First day at PyCon! Last day at Disneyland.\n",
+            "b.md": f"{signed}We started at Central Park and ran along the river.\n",
+            "c.md": f"{signed}Priya joined Tom for lunch. Tom moved to Lisbon last week.\n",
+            "d.md": f"{signed}Tom's first day at the new job at Stripe. Everyone assumes we moved to Paris.\n",
+            "e.md": f"{signed}I moved to Obsidian from Notion. Anna replaced Notion with Obsidian.\n",
+        },
+    )
+    run_build(notes, vault)
+    assert triples(vault) == []

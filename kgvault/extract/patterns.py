@@ -6,6 +6,8 @@ have been replaced by placeholders (`\\ue000<n>\\ue001`); `{S}` is the subject, 
 like names: a placeholder, or a Capitalized name of at most five words where later words may be
 numbers ("Ender 3", "Postgres 15", "Voron 2.4"). "the printer" is no name, so it matches nothing,
 except as `{T}`, what a switch is made to ("Switched the printer from Marlin to Klipper").
+`{I}` is "I", `{W}` "I" or "we"; `{I?}` and `{W?}` may also be left out, as diary lines do ("Moved
+to Lisbon."): these relations are the writer's, and hold only where the subject opens its clause.
 
 `functional` marks predicates with one current value per subject (a printer runs one firmware,
 a person lives in one place): pass 2 uses them to supersede older values and to spot conflicts.
@@ -66,7 +68,8 @@ class VerbPattern:
     keywords: frozenset[str] = frozenset()
     """Lowercase words one of which every match holds: a cheap screen before the regex runs."""
     first_person: bool = False
-    """Its subject is "I": the relation is its speaker's (a turn's, or a note's `author`), else none."""
+    """Its subject is "I" (or "we", or unsaid in a diary line: "Moved to Lisbon."): the relation is
+    its speaker's (a turn's, or a note's `author`), else none."""
     ends: bool = False
     """It says the relation stopped ("I quit my job at X"): it ends on the sentence's date."""
 
@@ -81,10 +84,14 @@ def _pattern(
     *,
     keywords: str,
     ends: bool = False,
+    writer: bool = False,
 ) -> VerbPattern:
     regex = (
         template.replace(" ", r"[ \t]+")
         .replace("{I}", r"(?P<subject>I)")
+        .replace("{W}", r"(?P<subject>I|[Ww]e)")
+        .replace("{I?}", _OPTIONAL_SUBJECT.format(subject="I"))
+        .replace("{W?}", _OPTIONAL_SUBJECT.format(subject="I|[Ww]e"))
         .replace("{S}", rf"{_DETERMINER}(?P<subject>{NAME})")
         .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}(?P<thing>{_THING}))")
         .replace("{O}", rf"{_DETERMINER}(?P<object>{NAME})")
@@ -92,22 +99,32 @@ def _pattern(
     )
     compiled = re.compile(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
     words = frozenset(keywords.split())
-    first_person = template.startswith("{I}")
+    first_person = writer or template.startswith(("{I}", "{W}", "{I?}", "{W?}"))
     return VerbPattern(
         compiled, predicate, label, functional, subject_type, object_type, words, first_person, ends
     )
+
+
+_OPTIONAL_SUBJECT = r"(?:(?P<subject>{subject})(?:[ \t]+|(?=['’])))?"
+"""`{I?}`, `{W?}`: "I" (or "we") or no subject at all, as diary lines go ("Moved to Lisbon."); its
+blank is part of it, so a template writes none after it."""
 
 
 def _start_lookahead(template: str) -> str:
     """A lookahead for the characters a match of the template can start with.
 
     The regex engine then leaves most positions of a sentence at once, instead of trying a name
-    or a determiner there (patterns run about 40% faster).
+    or a determiner there (patterns run about 40% faster). A template whose subject may be unsaid
+    starts anywhere its keywords let it.
     """
+    if template.startswith(("{I?}", "{W?}")):
+        return ""
     if template.startswith("{S}"):
         return _NAME_START
     if template.startswith("{I}"):
         return "(?=I)"
+    if template.startswith("{W}"):
+        return "(?=[IWw])"
     verbs = re.match(r"\(\?i:([a-z|]+)\)", template)
     if verbs is None:
         raise ValueError(f"cannot tell how {template!r} starts: begin it with {{S}} or (?i:verb|verb)")
@@ -124,6 +141,13 @@ _BOUGHT_FOR = (
 """What was bought for someone ("Tom bought Anna flowers"), after whom it was bought for."""
 
 _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
+_DATED = r"(?=,?[\t\x20]+(?:today|yesterday|this|last|on|in)\b)"
+"""A date right after the name: "started at Stripe today" is a job, "started at Central Park" none."""
+_JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
+_JOB_WORD = r"(?=[^.!?]*\b(?:job|role|team|office|onboarding|colleagues|coworkers|manager|boss|desk)\b)"
+"""A word of work later in the sentence: "first day at Stripe, met my team" is a job, "first day
+at PyCon" a conference."""
+
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 
 VERB_PATTERNS: tuple[VerbPattern, ...] = (
@@ -173,23 +197,54 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} owns {O}", "owns", "owns", False, keywords="owns"),
     # Not "Tom bought Anna flowers": a name followed by what was bought is who it was bought for.
     _pattern(r"{S} (?:bought|has bought) {O}" + _BOUGHT_FOR, "owns", "owns", False, keywords="bought"),
-    _pattern(r"{S} (?:replaces|replaced|supersedes|superseded) {O}", "replaces", "replaces", False,
-             keywords="replaces replaced supersedes superseded"),
+    # Not "Anna replaced Notion with Obsidian": that is her switch of tools, not Anna in Notion's place.
+    _pattern(r"{S} (?:replaces|replaced|supersedes|superseded) {O}(?![\w'’-])(?![\t\x20]+with\b)", "replaces",
+             "replaces", False, keywords="replaces replaced supersedes superseded"),
     _pattern(r"{S} supports {O}", "supports", "supports", False, keywords="supports"),
     # First person: the speaker's own state, in a conversation turn or a note with an `author`.
     _pattern(rf"{{I}}(?: have| am|['’]ve|['’]m)? {_ADVERB}(?:work|worked|working) (?:at|for) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="work worked working"),
     _pattern(rf"{{I}} {_ADVERB}(?:just )?(?:started|got|took) (?:a |my |the )?(?:new )?job (?:at|with) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="job"),
+    # A job begun, said without "job": dated ("I started at Stripe today"), or as a first day at work.
+    _pattern(rf"{{I?}}(?:just |finally |officially )?(?i:started|start) at {{O}}{_DATED}", "works_for",
+             "works for", True, "person", "organization", keywords="started start"),
+    _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) at {{O}}{_DATED}", "works_for", "works for",
+             True, "person", "organization", keywords="started starts"),
+    _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) {_JOB} (?:at|with) {{O}}", "works_for",
+             "works for", True, "person", "organization", keywords="started starts"),
+    _pattern(r"{I?}(?:just |officially )?(?i:joined) {O} as (?:a |an |the |their |its )?(?=[a-z])",
+             "works_for", "works for", True, "person", "organization", keywords="joined"),
+    _pattern(r"{S} (?:just |officially )?(?:joined|joins) {O} as (?:a |an |the |their |its )?(?=[a-z])",
+             "works_for", "works for", True, "person", "organization", keywords="joined joins"),
+    _pattern(rf"(?i:first) day (?:at|with|of|in) {_JOB} (?:at|with) {{O}}", "works_for", "works for", True,
+             "person", "organization", keywords="first", writer=True),
+    _pattern(rf"(?i:first) day (?:at|with) {{O}}{_JOB_WORD}", "works_for", "works for", True, "person",
+             "organization", keywords="first", writer=True),
+    _pattern(rf"(?i:last) day (?:at|with|of|in) {_JOB} (?:at|with) {{O}}", "works_for", "works for", True,
+             "person", "organization", keywords="last", writer=True, ends=True),
+    _pattern(rf"(?i:last) day (?:at|with) {{O}}{_JOB_WORD}", "works_for", "works for", True, "person",
+             "organization", keywords="last", writer=True, ends=True),
     # Not "I lived in Paris before that": as for "Zoe lived in Paris", when it held is not said.
-    _pattern(rf"{{I}}(?: am|['’]m)? {_ADVERB}(?:live|living) in {{O}}", "lives_in", "lives in", True,
-             "person", "place", keywords="live living"),
-    _pattern(rf"{{I}}(?: have|['’]ve) {_ADVERB}lived in {{O}}", "lives_in", "lives in", True, "person",
+    # "We" live somewhere with the writer; a diary line may leave the subject out ("Moved to Lisbon.").
+    _pattern(rf"{{W}}(?: am|['’]m| are|['’]re)? {_ADVERB}(?:live|living) in {{O}}", "lives_in", "lives in",
+             True, "person", "place", keywords="live living"),
+    _pattern(rf"{{W}}(?: have|['’]ve) {_ADVERB}lived in {{O}}", "lives_in", "lives in", True, "person",
              "place", keywords="lived"),
     _pattern(rf"{{I}} {_ADVERB}use {{O}}", "uses", "uses", False, "person", keywords="use"),
     # Not "I moved to Obsidian from Notion": a move "from" somewhere may be a switch of tools.
-    _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) to {{O}}{_NOT_FROM}",
-             "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
+    _pattern(rf"{{W?}}(?:(?:have|['’]ve) )?{_ADVERB}(?:just |finally )?(?i:moved|relocated) to "
+             rf"{{O}}{_NOT_FROM}", "lives_in", "lives in", True, "person", "place",
+             keywords="moved relocated"),
+    _pattern(r"{W?}(?:(?:have|['’]ve) )?(?:just |finally |now )?(?i:settled) in {O}", "lives_in",
+             "lives in", True, "person", "place", keywords="settled"),
+    # A switch of the writer's tools: the new one used from that day, the old one no more.
+    _pattern(r"{I?}(?:just |finally )?(?i:switched|migrated|changed) from {A} to {O}", "uses", "uses", False,
+             "person", keywords="switched migrated changed"),
+    _pattern(r"{I?}(?:just |finally )?(?i:ditched|dropped|swapped) {A} for {O}", "uses", "uses", False,
+             "person", keywords="ditched dropped swapped"),
+    _pattern(r"{I?}(?:just |finally )?(?i:replaced) {A} with {O}", "uses", "uses", False, "person",
+             keywords="replaced"),
     _pattern(r"{I}(?: am|['’]m) (?:now )?married to {O}", "married_to", "married to", True, "person",
              "person", keywords="married"),
     _pattern(rf"{{I}} {_ADVERB}report to {{O}}", "reports_to", "reports to", True, "person", "person",
@@ -284,7 +339,7 @@ def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[
     for pattern in _screened(_KEYWORDS.intersection(words)):
         for match in pattern.regex.finditer(text):
             found = match.groupdict()
-            subject = found["subject"] or found.get("thing") or ""  # `{T}`: a name or an unnamed thing
+            subject = found.get("subject") or found.get("thing") or ""  # `{T}`: a name or an unnamed thing
             # The same relation twice in one candidate may be asked once and stated once ("Priya asked
             # whether Atlas uses Redis. It does: Atlas uses Redis."): each is a hit of its own.
             key = (pattern.predicate, subject, found["object"], match.start())
@@ -359,7 +414,7 @@ def hit_clause(text: str, hit: PatternHit) -> tuple[int, int]:
 
 _OPENERS = _word_set(
     """
-    and but so now also actually well oh yes yeah yep ok okay anyway btw honestly basically currently
+    and but so now also actually well oh yes yeah yep ok okay anyway btw honestly basically currently my was
     still then recently finally today lately nowadays these days since in this last year month week
     january february march april may june july august september october november december
     """
