@@ -506,7 +506,7 @@ def _read_extract_link(
     from kgvault.chunks import chunk_sources
     from kgvault.extract.forked import chunk_and_extract
     from kgvault.extract.renew import renew
-    from kgvault.sources import read_imported_drafts, read_sources
+    from kgvault.sources import DEFAULT_USER_NAME, read_imported_drafts, read_sources
 
     vault = settings.vault
     say("reading sources")
@@ -530,7 +530,7 @@ def _read_extract_link(
     undeclared = _property_clashes(settings, sources, outer) if outer is not None else {}
     problems.extend(_clash_problems(undeclared))
     say("chunking")
-    read_as = (settings.max_chunk_chars, settings.user_name, settings.timezone)
+    read_as = (settings.max_chunk_chars, settings.user_name or DEFAULT_USER_NAME, settings.timezone)
     keys = [source_key(source, *read_as) for source in sources]
     # A draft file is not cached: reading it is cheap, and its quotes depend on another note. With a
     # model, answers are cached per chunk instead (an edited paragraph asks about that chunk only).

@@ -50,7 +50,7 @@ def code_version() -> str:
 def source_key(source: Source, max_chars: int, user_name: str = "", timezone: str | None = None) -> str:
     """What a source's chunks and drafts depend on, hashed (a chat log's user is named by the settings,
     and the time zone its times are dated in too, as any note's)."""
-    user = user_name if source.kind == "chat" else ""
+    user = user_name if source.kind == "chat" else source.writer or ""
     parts = (str(_FORMAT), code_version(), str(max_chars), source.path, source.sha256, user, timezone or "")
     text = "\0".join(parts)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -53,8 +53,9 @@ class Settings:
     """Send notes marked `sensitivity: confidential` to the model too (else they are extracted offline)."""
     max_sensitivity: str | None = None
     """Build a vault without anything above this level (`public` or `private`), to share it."""
-    user_name: str = "User"
-    """Who the user of a chat export is: episodes the user tells are attributed to this name."""
+    user_name: str | None = None
+    """Who you are: the user of a chat export (`User` when unset), and the "I" of your notes that
+    name no `author` (nobody's when unset: "I work at Acme" then relates no one)."""
     timezone: str | None = None
     """The IANA time zone (`Europe/Paris`) zoned and epoch times are dated in; UTC when unset."""
 

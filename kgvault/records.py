@@ -88,6 +88,8 @@ class Source:
     """A conversation's messages in order; empty for notes."""
     pointer: str | None = None
     """JSON pointer of the conversation inside its export file (`/3`); `path` then ends in `#/3`."""
+    writer: str | None = None
+    """Who "I" is in a note that names no `author`: the settings' `user_name`, when set."""
 
     @property
     def file(self) -> str:

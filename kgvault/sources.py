@@ -80,7 +80,7 @@ def read_sources(
     *,
     exclude: Sequence[Path] = (),
     max_bytes: int = MAX_BYTES,
-    user_name: str = DEFAULT_USER_NAME,
+    user_name: str | None = None,
     zone: tzinfo = UTC,
     kept: SourceMemory | None = None,
 ) -> tuple[list[Source], list[Problem]]:
@@ -90,9 +90,10 @@ def read_sources(
     folders that are not strictly inside the root are disregarded.
     Symbolic links are followed only when their target lies inside the notes root; a folder
     reached through a link is read once, under its real path when it has one. Each conversation
-    of a chat export is a source of its own. Zoned and epoch times are read on `zone`'s clocks
-    (`dates.wall_clock`). `kept` is what a long-lived caller (watch) read last time: a file
-    unchanged since is not read again.
+    of a chat export is a source of its own; `user_name` is its user's name (`User` when None) and
+    the "I" of a note that names no `author` (nobody when None). Zoned and epoch times are read on
+    `zone`'s clocks (`dates.wall_clock`). `kept` is what a long-lived caller (watch) read last time:
+    a file unchanged since is not read again.
     """
     found, problems = find_sources(root, exclude=exclude)
     if kept is None:
@@ -133,7 +134,13 @@ class SourceMemory:
         self.files = {path: entry for path, entry in self.files.items() if path in found}
 
     def read(
-        self, rel_path: str, path: str, max_bytes: int, user_name: str, zone: tzinfo, problems: list[Problem]
+        self,
+        rel_path: str,
+        path: str,
+        max_bytes: int,
+        user_name: str | None,
+        zone: tzinfo,
+        problems: list[Problem],
     ) -> list[Source]:
         """The file's sources: as kept when its stats are unchanged, else read (see `_read_source`)."""
         entry = self.files.get(rel_path)
@@ -431,7 +438,7 @@ def _read_source(
     rel_path: str,
     path: str,
     max_bytes: int,
-    user_name: str,
+    user_name: str | None,
     zone: tzinfo,
     problems: list[Problem],
     opened: list[os.stat_result] | None = None,
@@ -464,16 +471,26 @@ def _read_source(
         return []
     stem = name[: -len(extension)]
     if extension == ".json":
-        return _json_sources(rel_path, stem, text, raw, user_name, zone, problems)
+        return _json_sources(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)
     if extension == ".jsonl":
-        return [_chat_log_source(rel_path, stem, text, raw, user_name, zone, problems)]
-    return [_note_source(rel_path, stem, SOURCE_KINDS[extension], text, raw, zone, problems)]
+        return [_chat_log_source(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)]
+    return [_note_source(rel_path, stem, SOURCE_KINDS[extension], text, raw, zone, problems, user_name)]
 
 
 def _note_source(
-    rel_path: str, stem: str, kind: SourceKind, text: str, raw: bytes, zone: tzinfo, problems: list[Problem]
+    rel_path: str,
+    stem: str,
+    kind: SourceKind,
+    text: str,
+    raw: bytes,
+    zone: tzinfo,
+    problems: list[Problem],
+    writer: str | None = None,
 ) -> Source:
-    """A Markdown or text note; Markdown whose frontmatter lists `participants` is a transcript."""
+    """A Markdown or text note; Markdown whose frontmatter lists `participants` is a transcript.
+
+    `writer` is who "I" is when the note names no `author` (a transcript's "I" is each speaker).
+    """
     meta: dict[str, Any] = {}
     body_line = 1
     frontmatter_lines = None
@@ -518,6 +535,7 @@ def _note_source(
         body_line=body_line,
         sha256=hashlib.sha256(raw).hexdigest(),
         frontmatter_lines=frontmatter_lines,
+        writer=None if names else writer,
         turns=turns,
     )
 

@@ -688,6 +688,30 @@ def test_first_person_relations_need_an_author_in_a_note(tmp_path: Path) -> None
     assert stated == [("alex-rivera", "works_for", "acme-robotics")]
 
 
+def test_the_i_of_an_unsigned_note_is_the_user_name_when_set_and_only_while_it_is(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "2024-01-07.md": "I live in Manchester. I work at Acme Analytics.\n",
+            "signed.md": "---\nauthor: Dana Kim\ndate: 2024-01-08\n---\nI work at Globex.\n",
+            # A page clipped from the web: its "I" is its own author's, named or not.
+            "clip.md": "---\nurl: https://example.com/post\ndate: 2024-01-09\n---\nI live in Tokyo.\n",
+        },
+    )
+    run_build(notes, vault)
+    assert triples(vault) == [("dana-kim", "works_for", "globex")]
+    (notes / "kgvault.toml").write_text('user_name = "Sam Reyes"\n', "utf-8")
+    run_build(notes, vault)  # the same notes and cache: only the setting changed
+    assert sorted(triples(vault)) == [
+        ("dana-kim", "works_for", "globex"),
+        ("sam-reyes", "lives_in", "manchester"),
+        ("sam-reyes", "works_for", "acme-analytics"),
+    ]
+    (notes / "kgvault.toml").unlink()
+    run_build(notes, vault)
+    assert triples(vault) == [("dana-kim", "works_for", "globex")]
+
+
 def test_a_first_person_relation_is_the_speakers_only_when_they_state_it(tmp_path: Path) -> None:
     notes, vault = notes_with(
         tmp_path,

@@ -1364,9 +1364,13 @@ class _ChunkReader:
         self.reasons: Counter[str] = Counter()
         self.undated = 0
         self.author = self._author()
+        self.clipped = _is_clipping(self.meta)
+        """A web page kept in the notes: its first person is its author, not the notes' owner."""
         # Who "I" is: the note's author, unless the note is about a work of theirs (a book's
-        # `author` did not write the reader's "I reread it every year").
-        self.i_am = self.author if self._note_entity_type() not in _WORKS else None
+        # `author` did not write the reader's "I reread it every year"); in a note naming no
+        # author, the notes' owner (`user_name`), unless it is a page clipped from the web.
+        writer = self.author or (None if self.clipped or "author" in self.meta else source.writer)
+        self.i_am = writer if self._note_entity_type() not in _WORKS else None
         self.said_at: date | datetime | None = None
         """When a conversation turn was said: relative times are then read with the full resolver."""
         self.times: list[When] = []
@@ -1382,8 +1386,6 @@ class _ChunkReader:
         self.chunk_tags: list[str] = []
         self.base_tags: frozenset[str] | None = None
         self.sorted_base_tags: list[str] = []
-        self.clipped = _is_clipping(self.meta)
-        """A web page kept in the notes: its first person is its author, not the notes' owner."""
         self.glossary = bool(
             _GLOSSARY_CONTEXT.search(" ".join(chunk.heading_path)) or _GLOSSARY_CONTEXT.search(source.title)
         )
@@ -2259,14 +2261,16 @@ def chunk_context(source: Source) -> str:
     """What a chunk's draft reads of its note besides the chunk itself, hashed.
 
     A chunk of a Markdown or text note is read from its own kind, text, headings, lines and
-    reference time, and from the note's path, title, frontmatter and language: two chunks equal in
+    reference time, and from the note's path, title, frontmatter, language and writer: two chunks equal in
     those under equal contexts get equal drafts, so an edited note re-extracts only the chunks
     that changed (`extract.renew`). Keep this in step with what `_ChunkReader` reads of `source`.
     """
     meta = source.meta if isinstance(source.meta, dict) else {}
     # repr, not JSON: frontmatter keys may be dates or numbers. Equal reprs mean equal values for
     # what YAML gives; where a repr is not stable (a set), two contexts only differ: nothing is reused.
-    described = repr((source.kind, source.path, source.title, _language_of(source, meta), meta))
+    described = repr(
+        (source.kind, source.path, source.title, _language_of(source, meta), meta, source.writer)
+    )
     return hashlib.sha256(described.encode("utf-8", "surrogatepass")).hexdigest()
 
 
