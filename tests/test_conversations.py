@@ -820,7 +820,9 @@ def test_a_diary_s_everyday_wording_of_jobs_homes_and_tool_switches_relates_its_
         },
     )
     run_build(notes, vault)
-    found = {(r["from"], r["relation"], r["to"]): (r["valid_at"], r["invalid_at"]) for r in relations_of(vault)}
+    found = {
+        (r["from"], r["relation"], r["to"]): (r["valid_at"], r["invalid_at"]) for r in relations_of(vault)
+    }
     assert found == {
         ("sam", "uses", "notion"): ("2024-02-02", "2024-05-04"),
         ("sam", "uses", "obsidian"): ("2024-05-04", None),
@@ -845,7 +847,7 @@ def test_everyday_wording_that_names_no_job_home_or_tool_of_the_writer_relates_n
             "a.md": f"{signed}First day at PyCon! Last day at Disneyland.\n",
             "b.md": f"{signed}We started at Central Park and ran along the river.\n",
             "c.md": f"{signed}Priya joined Tom for lunch. Tom moved to Lisbon last week.\n",
-            "d.md": f"{signed}Tom's first day at the new job at Stripe. Everyone assumes we moved to Paris.\n",
+            "d.md": f"{signed}Tom's first day at the new job at Stripe. Everyone assumes we moved to Rome.\n",
             "e.md": f"{signed}I moved to Obsidian from Notion. Anna replaced Notion with Obsidian.\n",
         },
     )
