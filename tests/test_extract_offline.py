@@ -26,6 +26,7 @@ from kgvault.extract.offline import (
     _STATE_FIRST_PERSON,
     _STATE_STRONG,
     EXTRACTOR,
+    QUOTE_AROUND,
     detect_language,
     extract_chunk,
     normalize_tag,
@@ -1343,3 +1344,30 @@ def test_a_numbered_list_of_links_only_is_no_procedure(text: str, procedure: boo
     result = extract(text, heading=("Required plugins",))
     assert [n.type for n in result.draft.nodes] == (["procedure"] if procedure else [])
     assert "Dataview" in entity_names(result) or "Dataview" not in text
+
+
+def test_a_line_naming_a_thousand_things_quotes_each_only_around_it() -> None:
+    line = " ".join(f"[[Page {i}]]" for i in range(1000))
+    text = f"Met today: {line}."
+    entities = {e.name: e.supporting_text for e in extract(text, heading=("Index",)).draft.entities}
+    assert len(entities) == 1000
+    for name, quote in entities.items():
+        # Each quote is a piece of the line holding the name, not the whole 13,000-character line.
+        assert quote is not None and len(quote) <= QUOTE_AROUND and name in quote and quote in text
+
+
+def test_sentences_end_after_a_run_of_marks_only_where_a_blank_follows() -> None:
+    result = extract("Wait.....done with it. Alice met Bob in Berlin yesterday!!! Really?! Yes.")
+    assert [n.title for n in result.draft.nodes] == ["Alice met Bob in Berlin yesterday!!!"]
+
+
+def test_unclosed_brackets_leave_the_links_after_them_links() -> None:
+    cases = " ".join(f"For case {i} the value lies in [0, {i}) and we use it." for i in range(40))
+    label = "x" * 400  # a long label is still a link's
+    result = extract(f"{cases} See [{label}](Atlas.md) and [[Nimbus]].", heading=("Math",))
+    assert {"Nimbus", "Atlas"} <= set(entity_names(result))
+
+
+def test_a_relation_deep_in_text_without_sentence_marks_is_still_read() -> None:
+    talk = " ".join(["um you know so basically yeah"] * 400 + ["Zed works at Initech"])
+    assert ("Zed", "works_for", "Initech") in relations(extract(talk, reference=None))

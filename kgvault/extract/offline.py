@@ -65,12 +65,38 @@ def _word_set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
+QUOTE_AROUND = 400
+"""The most characters of its sentence an entity or relation quotes: a sentence naming thousands
+of things (a line of links, an unpunctuated transcript) was otherwise held once per thing."""
+
+
+def around(quote: str | None, name: str) -> str | None:
+    """A long quote cut to whole words around the first place it names `name` (else its start)."""
+    if quote is None or len(quote) <= QUOTE_AROUND:
+        return quote
+    at = quote.find(name)
+    if at < 0:
+        at = quote.lower().find(name.lower())
+    at = max(at, 0)
+    start = max(0, min(at - (QUOTE_AROUND - len(name)) // 2, len(quote) - QUOTE_AROUND))
+    end = start + QUOTE_AROUND
+    # Whole words: the cut moves in to the nearest blank on each side, if there is one.
+    if start > 0:
+        blank = quote.find(" ", start, at)
+        start = blank + 1 if blank >= 0 else start
+    if end < len(quote):
+        blank = quote.rfind(" ", max(start, at + len(name)), end)
+        end = blank if blank > start else end
+    return quote[start:end]
+
+
 # -- inline Markdown ----------------------------------------------------------------------------
 
 # A tag runs, as in Obsidian, up to a space or a punctuation mark (ASCII's but `-`, `/` and `_`, and
 # the general punctuation blocks): `\w` would cut `#हिन्दी` at its first vowel sign, a combining mark.
 # The leading lookahead gives the regex engine a first-character set to skip ahead with: without it,
-# every position of every sentence tries all eight branches (six times slower).
+# every position of every sentence tries all eight branches (six times slower). A link's text is
+# at most 500 characters: unbounded, each of a line's unclosed `[` scanned the rest of the line.
 _INLINE = re.compile(
     r"""
     (?=[`!\[<\#hw])
@@ -78,8 +104,8 @@ _INLINE = re.compile(
     (?P<code>(?P<ticks>`+)(?P<code_body>.+?)(?P=ticks))
   | (?P<embed>!\[\[(?P<embed_body>[^\[\]\n]*)\]\])
   | (?P<link>\[\[(?P<link_body>[^\[\]\n]+)\]\])
-  | (?P<image>!\[(?P<image_alt>[^\]\n]*)\]\((?P<image_target>[^)\n]*)\))
-  | (?P<mdlink>\[(?P<mdlink_text>[^\]\n]+)\]\((?P<mdlink_target>[^)\n]*)\))
+  | (?P<image>!\[(?P<image_alt>[^\]\n]{0,500})\]\((?P<image_target>[^)\n]*)\))
+  | (?P<mdlink>\[(?P<mdlink_text>[^\]\n]{1,500})\]\((?P<mdlink_target>[^)\n]*)\))
   | (?P<url>(?:https?://|www\.)[^\s<>)\]]+)
   | (?P<html></?[A-Za-z][^<>\n]*>)
   | (?P<tag>\#(?P<tag_body>[^\s!-,.:-@\[-^`{-~\u2000-\u206f\u2e00-\u2e7f]+))
@@ -523,7 +549,8 @@ _SOFTWARE_WORDS = re.compile(
     r"|cli|os|language|runtime|server|ui)\b"
 )
 _DATE_LEAD = re.compile(r"^\s*(?:\*\*)?(?P<date>\d{4}-\d{2}-\d{2})(?:\*\*)?\s*(?:[:—–|;-]|\s)\s*\S")
-_SENTENCE_END = re.compile(r"(?=[.!?…\n])(?:(?P<end>[.!?…]+[\"'”’)\]*_]*)\s+|\n)")
+# Only from a run's first mark: from each mark of "Wait.....done" the run was scanned again.
+_SENTENCE_END = re.compile(r"(?=[.!?…\n])(?:(?<![.!?…])(?P<end>[.!?…]+[\"'”’)\]*_]*)\s+|\n)")
 _ABBREVIATIONS = _word_set(
     "e.g i.e etc vs dr mr mrs ms st no nr approx cf fig p pp ca resp incl esp jr sr mt ft min max"
 )
@@ -1303,7 +1330,7 @@ class _EntityTable:
                 "entity_type": entity_type or "concept",
                 "aliases": [],
                 "description": description,
-                "supporting_text": quote,
+                "supporting_text": around(quote, name),
             }
             self.positions[key] = len(self.items)
             self.items[key] = entry
@@ -1312,7 +1339,7 @@ class _EntityTable:
         if description and not entry["description"]:
             entry["description"] = description
         if entry["supporting_text"] is None and quote is not None:
-            entry["supporting_text"] = quote
+            entry["supporting_text"] = around(quote, name)
         for alias in aliases:
             folded = alias.casefold()
             if folded != entry["name"].casefold() and alias not in entry["aliases"]:
@@ -1784,7 +1811,7 @@ class _ChunkReader:
                 "object": object_name,
                 "statement": _cut_at_word(statement, 300, ellipsis=True),
                 "confidence": confidence,
-                "supporting_text": quote,
+                "supporting_text": around(quote, object_name),
                 "valid_at": valid_at,
                 "invalid_at": invalid_at,
             }

@@ -370,7 +370,8 @@ _TAKEN_BACK = _word_set(
     """
 )
 """Words that, before a relation in its clause, say it is asked, supposed, denied or someone's claim."""
-_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]*_]*(?=\s|$)")
+_SENTENCE_END = re.compile(r"(?<![.!?…])[.!?…]+[\"'”’)\]*_]*(?=\s|$)")
+"""A sentence's end: a run of marks, matched from its first (from each mark, a long run is rescanned)."""
 _CLAUSE_BREAK = r"[,;:(—–]|\b(?:and|but|so|because|or|then|et|mais|donc)\b"
 _CLAUSE_START = re.compile(_CLAUSE_BREAK, re.IGNORECASE)
 _CLAUSE_END = re.compile(rf"{_CLAUSE_BREAK}|\b(?:which|who|whom|whose|where|that|in\s+what)\b", re.IGNORECASE)
@@ -393,11 +394,18 @@ _OPENING_QUOTES = frozenset("“«„")
 _CLOSING_QUOTES = frozenset("”»")
 
 
+SENTENCE_REACH = 1000
+"""How far from a hit its sentence is looked for: text without sentence marks (a transcript from
+speech) is then read in pieces, not as one sentence rescanned for each of its relations."""
+
+
 def hit_sentence(text: str, hit: PatternHit) -> tuple[int, int]:
     """Where the sentence a hit stands in starts and ends (a list item may hold several)."""
-    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, hit.start)), default=0)
-    after = _SENTENCE_END.search(text, hit.end)
-    return start, after.end() if after is not None else len(text)
+    reach = max(0, hit.start - SENTENCE_REACH)
+    start = max((m.end() for m in _SENTENCE_END.finditer(text, reach, hit.start)), default=reach)
+    limit = hit.end + SENTENCE_REACH
+    after = _SENTENCE_END.search(text, hit.end, limit)
+    return start, after.end() if after is not None else min(len(text), limit)
 
 
 def hit_clause(text: str, hit: PatternHit) -> tuple[int, int]:
