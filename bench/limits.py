@@ -171,6 +171,9 @@ class Run:
 
     label: str
     seconds: float
+    cpu_seconds: float
+    """The build's own CPU time, and its waited-for helpers' (user and system): steadier than wall
+    time on a shared machine."""
     peak_mb: float
     returncode: int
     timed_out: bool
@@ -236,6 +239,7 @@ def run_build(label: str, notes: Path, vault: Path, extra: Sequence[str], timeou
     return Run(
         label=label,
         seconds=seconds,
+        cpu_seconds=usage.ru_utime + usage.ru_stime,
         peak_mb=usage.ru_maxrss / scale,
         returncode=proc.returncode,
         timed_out=timed_out,

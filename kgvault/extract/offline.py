@@ -1310,6 +1310,8 @@ class _EntityTable:
     by_alias: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Casefolded alias → the first entity of `items` that has it (a scan of every entity per lookup
     made adding entities quadratic)."""
+    aliases: dict[str, set[str]] = field(default_factory=dict)
+    """Each entity's aliases as a set, by its key: a list's scan made 20,000 aliases quadratic."""
 
     def add(
         self,
@@ -1340,9 +1342,11 @@ class _EntityTable:
             entry["description"] = description
         if entry["supporting_text"] is None and quote is not None:
             entry["supporting_text"] = around(quote, name)
+        known = self.aliases.setdefault(entry["name"].casefold(), set())
         for alias in aliases:
             folded = alias.casefold()
-            if folded != entry["name"].casefold() and alias not in entry["aliases"]:
+            if folded != entry["name"].casefold() and alias not in known:
+                known.add(alias)
                 entry["aliases"].append(alias)
                 owner = self.by_alias.get(folded)
                 if owner is None or self._position(entry) < self._position(owner):
