@@ -485,7 +485,8 @@ def _render_and_write(
             if isinstance(error, jinja2.TemplateSyntaxError)
             else "a template"
         )
-        raise BuildError(f"cannot render {where}: {error.message}; fix the template or remove it") from error
+        said = (error.message or str(error)).rstrip(".")
+        raise BuildError(f"cannot render {where}: {said}; fix the template or remove it") from error
 
 
 def _read_extract_link(

@@ -326,7 +326,13 @@ class _VaultChecker:
             text = path.read_text(encoding="utf-8")
             data = json.loads(text)
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            self.report(MANIFEST, None, f"unreadable ({exc}); rebuild the vault")
+            # As `build` says: it refuses to guess which pages are its own until then.
+            self.report(
+                MANIFEST,
+                None,
+                f"unreadable ({exc}); restore it (from version control, a backup), or rebuild with "
+                "--force to take back every page that carries kgvault's marker line",
+            )
             self._own_by_layout()
             return
         files = data.get("files") if isinstance(data, dict) else None

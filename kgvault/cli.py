@@ -7,7 +7,7 @@ import gc
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -24,20 +24,29 @@ class UsageProblem(click.ClickException):
     exit_code = 2
 
 
+class _GivenPath(click.Path):
+    """A path that is not empty: an unset variable (`kgvault build "$NOTES"`) is no current folder."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("is empty; give a path", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 # The options build and watch share.
 _vault_option = click.option(
     "-o",
     "--output",
     "vault",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=_GivenPath(path_type=Path, file_okay=False),
     help="Vault folder [./vault].",
 )
 _config_option = click.option(
-    "--config", type=click.Path(path_type=Path, dir_okay=False), help="Settings file [NOTES/kgvault.toml]."
+    "--config", type=_GivenPath(path_type=Path, dir_okay=False), help="Settings file [NOTES/kgvault.toml]."
 )
 _templates_option = click.option(
     "--templates",
-    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    type=_GivenPath(path_type=Path, file_okay=False, exists=True),
     help="Folder of templates to override.",
 )
 
@@ -70,7 +79,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("notes", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("notes", type=_GivenPath(path_type=Path, file_okay=False))
 @_vault_option
 @click.option(
     "--model", help="Extract with this model through litellm (openai/gpt-4o-mini, ollama/llama3.1, …)."
@@ -207,6 +216,14 @@ def build(
         _summarize(settings, report)
     else:
         _print_problems(report)  # nothing but what went wrong: every problem is always listed
+    if report.sources == 0 and not as_json:
+        from kgvault.sources import SOURCE_KINDS
+
+        click.echo(
+            f"note: no notes found in {settings.notes} (kgvault reads {', '.join(SOURCE_KINDS)} files; "
+            "hidden folders and what .kgvaultignore lists are left out)",
+            err=True,
+        )
     if failed:
         raise SystemExit(1)
 
@@ -255,7 +272,7 @@ def _print_problems(report: BuildReport) -> None:
 
 
 @main.command()
-@click.argument("notes", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("notes", type=_GivenPath(path_type=Path, file_okay=False))
 @_vault_option
 @_config_option
 @_templates_option
@@ -339,12 +356,12 @@ class _StageBar:
     "-o",
     "--output",
     "skill_dir",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=_GivenPath(path_type=Path, file_okay=False),
     help="Folder to write SKILL.md into (with --skill).",
 )
 @click.option(
     "--vault",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=_GivenPath(path_type=Path, file_okay=False),
     help="Vault whose entities, predicates and tags the skill lists (with --skill) [./vault].",
 )
 @_templates_option
@@ -396,19 +413,19 @@ def prompt(
 
 
 @main.command("import")
-@click.argument("draft", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("draft", type=_GivenPath(path_type=Path, dir_okay=False))
 @click.option(
     "-o",
     "--output",
     "vault",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=_GivenPath(path_type=Path, file_okay=False),
     default=Path("vault"),
     show_default=True,
     help="The vault to import into.",
 )
 @click.option(
     "--notes",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=_GivenPath(path_type=Path, file_okay=False),
     help="The notes folder the vault is built from (default: the one its last build used).",
 )
 @_config_option
@@ -490,7 +507,7 @@ def import_(
 
 _read_vault_option = click.option(
     "--vault",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=_GivenPath(path_type=Path, file_okay=False),
     default=Path("vault"),
     show_default=True,
     help="The built vault to read.",
@@ -515,13 +532,15 @@ def search(query: str, vault: Path, k: int, as_json: bool) -> None:
 
     \b
     Examples:
-      kgvault search "when did Caroline go to the support group" --vault ~/notes-vault
+      kgvault search "when did I switch the printer to Klipper" --vault ~/notes-vault
       kgvault search klipper --vault ~/notes-vault -k 5 --json
       kgvault search --vault ~/notes-vault -- "-20 degrees"   (a query starting with -)
     """
     from kgvault.search import NoIndexError
     from kgvault.search import search as run_search
 
+    if not query.strip():
+        raise UsageProblem('the query is empty; say what to look for, e.g. kgvault search "klipper"')
     try:
         hits = run_search(vault, query, k)
     except NoIndexError as error:
@@ -664,7 +683,7 @@ def _item_text(item: object) -> str:
 @_read_vault_option
 @click.option(
     "--notes",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=_GivenPath(path_type=Path, file_okay=False),
     help="The notes folder (default: the one the vault was last built from); add_memory writes there.",
 )
 @click.option(
@@ -690,10 +709,10 @@ def mcp(vault: Path, notes: Path | None, inbox: str) -> None:
 
 
 @main.command()
-@click.argument("vault", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("vault", type=_GivenPath(path_type=Path, file_okay=False))
 @click.option(
     "--notes",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=_GivenPath(path_type=Path, file_okay=False),
     help="The notes folder, to check coverage and evidence (default: the one the vault was built from).",
 )
 @click.option(

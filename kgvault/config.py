@@ -186,6 +186,13 @@ def _check_folders(settings: Settings) -> None:
             f"the notes folder {settings.notes} is a vault kgvault built (it holds {MANIFEST}); "
             "were the folders swapped? Run: kgvault build NOTES -o VAULT"
         )
+    # Pages among another vault's pages would be that vault's stale pages, and its name clashes.
+    outer = next((folder for folder in vault.parents if (folder / MANIFEST).is_file()), None)
+    if outer is not None:
+        raise ConfigError(
+            f"the vault {settings.vault} lies inside {outer}, a vault kgvault built; "
+            "choose a vault folder outside it"
+        )
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -200,10 +207,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
             name = "vault"
         if name not in _KEYS:
             close = difflib.get_close_matches(name, [*_KEYS, "output"], n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
+            hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ConfigError(
-                f"{path}: unknown key {key!r}; {hint}"
-                f"(known: {', '.join(sorted(_KEYS))}, and output for vault)"
+                f"{path}: unknown key {key!r}{hint} (known: {', '.join(sorted(_KEYS))}, and output for vault)"
             )
         values[name] = (path.parent / value) if name in _PATH_KEYS and isinstance(value, str) else value
     return values

@@ -11,7 +11,9 @@ The `mcp` SDK is imported only when the server starts, so the rest of the CLI st
 # schemas, and some of them name types imported inside `build_server`.
 
 import json
+import os
 import re
+import sys
 import threading
 from collections.abc import Callable
 from datetime import date
@@ -117,7 +119,12 @@ class AddedMemory(TypedDict):
 
 def serve(vault: Path, notes: Path | None = None, inbox: str = "inbox") -> None:
     """Serve the vault over stdio until the client hangs up."""
-    build_server(vault, notes, inbox).run("stdio")
+    try:
+        build_server(vault, notes, inbox).run("stdio")
+    except* BrokenPipeError:
+        # The client hung up while an answer was on its way: nobody is left to tell. Output still
+        # buffered would fail again at exit, so it goes nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def startup_problem(vault: Path, notes: Path | None, inbox: str) -> str | None:

@@ -96,9 +96,9 @@ def render_template(template: jinja2.Template, **values: Any) -> str:
     """
     try:
         return template.render(**values)
-    except jinja2.TemplateError:
-        raise
-    except Exception as error:
+    except jinja2.TemplateSyntaxError:
+        raise  # it names its template and line itself
+    except Exception as error:  # a name it does not know (`UndefinedError`) too
         filename = Path(template.filename or "")
         if filename.is_relative_to(packaged_templates()):  # `prompts/` too
             raise

@@ -225,8 +225,16 @@ def _one_note(tmp_path: Path, text: str = "# A\n\nAtlas uses Postgres.\n") -> Pa
 @pytest.mark.parametrize(
     ("template", "says"),
     [
-        (b"{{ 1/0 }}", "node.md.j2: ZeroDivisionError: division by zero"),
-        (b"\xff\xfe not text", "node.md.j2 is not UTF-8 text (byte 0 cannot be read)"),
+        (b"{{ 1/0 }}", "a template: node.md.j2: ZeroDivisionError: division by zero"),
+        (
+            b"{{ undefined_thing.attr }}",
+            "a template: node.md.j2: UndefinedError: 'undefined_thing' is undefined",
+        ),
+        (
+            b"{{ node.title ",
+            "node.md.j2, line 1: unexpected end of template, expected 'end of print statement'",
+        ),
+        (b"\xff\xfe not text", "a template: node.md.j2 is not UTF-8 text (byte 0 cannot be read)"),
     ],
 )
 def test_a_template_that_fails_while_rendering_is_a_usage_error(
@@ -238,7 +246,7 @@ def test_a_template_that_fails_while_rendering_is_a_usage_error(
     args = ["build", str(notes), "-o", str(tmp_path / "vault"), "--templates", str(tmp_path / "tpl")]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2, result.output
-    assert f"cannot render a template: {says}; fix the template or remove it" in result.stderr
+    assert f"cannot render {says}; fix the template or remove it" in result.stderr
 
 
 def test_quiet_still_lists_the_problems(tmp_path: Path) -> None:
@@ -342,3 +350,81 @@ def test_a_misspelled_setting_is_named_with_the_one_meant(tmp_path: Path) -> Non
     result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "vault")])
     assert result.exit_code == 2
     assert "unknown key 'max_chunk_char'; did you mean 'max_chunk_chars'?" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["build", "", "-o", "vault"], "Invalid value for 'NOTES': is empty; give a path"),
+        (["build", "notes", "-o", ""], "Invalid value for '-o' / '--output': is empty; give a path"),
+        (["search", "klipper", "--vault", ""], "Invalid value for '--vault': is empty; give a path"),
+        (["check", ""], "Invalid value for 'VAULT': is empty; give a path"),
+    ],
+)
+def test_an_empty_path_is_a_usage_error_not_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], says: str
+) -> None:
+    """An unset variable (`kgvault build "$NOTES"`) must not build or read the current folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "stray.md").write_text("I work at Acme.\n", encoding="utf-8")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and says in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes", "stray.md"]
+
+
+def test_recall_says_what_is_wrong_with_the_vault_it_was_given(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    _one_note(tmp_path)
+    assert CliRunner().invoke(main, ["build", str(tmp_path / "notes"), "-o", str(vault), "-q"]).exit_code == 0
+
+    def said(*args: str) -> str:
+        result = CliRunner().invoke(main, list(args))
+        assert result.exit_code == 2, result.output
+        return result.stderr
+
+    assert "the query is empty" in said("search", "  ", "--vault", str(vault))
+    missing = str(tmp_path / "nowhere")
+    assert f"{missing} is not found; give the vault's folder (--vault)" in said("tags", "--vault", missing)
+    (vault / ".kgvault" / "state" / "search.sqlite").write_bytes(b"not a database at all")
+    damaged = said("search", "klipper", "--vault", str(vault))
+    assert "has a damaged search index" in damaged and "rebuild the vault" in damaged
+
+
+@pytest.mark.parametrize("inside", ["entities", ".kgvault", "sources/deeper"])
+def test_a_vault_inside_another_kgvault_vault_is_refused(tmp_path: Path, inside: str) -> None:
+    notes = _one_note(tmp_path)
+    vault = tmp_path / "vault"
+    assert CliRunner().invoke(main, ["build", str(notes), "-o", str(vault), "-q"]).exit_code == 0
+    before = sorted(str(p.relative_to(vault)) for p in vault.rglob("*"))
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(vault / inside)])
+    assert result.exit_code == 2
+    assert f"lies inside {vault.resolve()}, a vault kgvault built" in result.stderr
+    assert sorted(str(p.relative_to(vault)) for p in vault.rglob("*")) == before
+
+
+def test_check_and_build_give_one_advice_for_a_damaged_manifest(tmp_path: Path) -> None:
+    notes = _one_note(tmp_path)
+    vault = tmp_path / "vault"
+    assert CliRunner().invoke(main, ["build", str(notes), "-o", str(vault), "-q"]).exit_code == 0
+    (vault / ".kgvault" / "manifest.json").write_text("{ not json", encoding="utf-8")
+    checked = CliRunner().invoke(main, ["check", str(vault)])
+    built = CliRunner().invoke(main, ["build", str(notes), "-o", str(vault)])
+    assert checked.exit_code == 1 and built.exit_code == 2
+    for said in (checked.output, built.stderr):
+        assert "restore it (from version control, a backup), or" in said and "--force" in said
+    assert CliRunner().invoke(main, ["build", str(notes), "-o", str(vault), "--force", "-q"]).exit_code == 0
+    assert CliRunner().invoke(main, ["check", str(vault)]).exit_code == 0
+
+
+def test_a_notes_folder_with_nothing_to_read_is_said_to_hold_no_notes(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    (notes / ".hidden").mkdir(parents=True)
+    (notes / ".hidden" / "a.md").write_text("Atlas uses Postgres.\n", encoding="utf-8")
+    (notes / "photo.png").write_bytes(b"\x89PNG\r\n")
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "vault")])
+    assert result.exit_code == 0
+    assert f"note: no notes found in {notes} (kgvault reads .md, .markdown, .txt" in result.stderr
+    (notes / "a.md").write_text("Atlas uses Postgres.\n", encoding="utf-8")
+    again = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "vault")])
+    assert again.exit_code == 0 and "no notes found" not in again.stderr

@@ -158,7 +158,7 @@ def test_a_vault_gone_while_serving_is_a_tool_error_not_a_crash(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--vault", "no-vault"], "no-vault has no search index; build the vault first"),
+        (["--vault", "no-vault"], "no-vault is not found; give the vault's folder (--vault)"),
         (["--vault", "notes"], "notes has no search index"),
         (["--vault", "vault", "--notes", "elsewhere"], "the notes folder elsewhere does not exist"),
         (["--vault", "vault", "--inbox", "../out"], "the inbox '../out' is not a visible folder"),
@@ -184,6 +184,38 @@ def test_a_server_that_could_answer_nothing_does_not_start(
     )
     assert done.returncode == 2, done.stderr
     assert says in done.stderr
+
+
+def test_a_client_hanging_up_before_its_answer_stops_the_server_quietly(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "printer.md").write_text("The Ender 3 runs Klipper.\n", encoding="utf-8")
+    run_build(notes, tmp_path / "vault")
+    python_path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "kgvault", "mcp", "--vault", "vault"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": python_path},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+    hello = {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    server.stdin.write(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}).encode()
+    )
+    server.stdin.write(b"\n")
+    server.stdin.flush()
+    assert json.loads(server.stdout.readline())["id"] == 1
+    server.stdout.close()  # the client stops reading: the next answer has nowhere to go
+    asked = [{"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    asked += [{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    server.stdin.write("".join(json.dumps(message) + "\n" for message in asked).encode())
+    server.stdin.close()
+    assert server.wait(timeout=60) == 0
+    with server.stderr:
+        assert b"Traceback" not in server.stderr.read()
 
 
 def test_write_memory_names_files_by_date_title_and_content(tmp_path: Path) -> None:

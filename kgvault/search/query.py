@@ -146,6 +146,10 @@ class Hit:
 def _connect(vault: Path) -> sqlite3.Connection:
     """Open the index read-only, or say how to make one."""
     path = vault / INDEX_FILE
+    if not vault.is_dir():
+        raise NoIndexError(
+            vault, "is no folder" if vault.exists() else "is not found", "give the vault's folder (--vault)"
+        )
     if not path.is_file():
         raise NoIndexError(vault)
     try:
@@ -157,8 +161,15 @@ def _connect(vault: Path) -> sqlite3.Connection:
             f"has a search index that cannot be read ({error.strerror or error})",
             f"make {path} readable to you",
         ) from error
-    if stored_version(path) != SCHEMA_VERSION:
-        raise NoIndexError(vault, "has a search index this version of kgvault cannot read")
+    version = stored_version(path)
+    if version is None:
+        raise NoIndexError(
+            vault, f"has a damaged search index ({INDEX_FILE} is no SQLite file)", "rebuild the vault"
+        )
+    if version != SCHEMA_VERSION:
+        raise NoIndexError(
+            vault, "has a search index this version of kgvault cannot read", "rebuild the vault"
+        )
     return sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
 
 
