@@ -810,13 +810,12 @@ def test_a_diary_s_everyday_wording_of_jobs_homes_and_tool_switches_relates_its_
         tmp_path,
         {
             "2024-02-02.md": f"{signed}I use Notion for everything. I work at Acme Analytics.\n",
-            "2024-05-04.md": f"{signed}Switched from Notion to Obsidian today.\n",
-            "2024-06-01.md": f"{signed}Ditched Spotify for Apple Music.\n",
+            "2024-05-04.md": f"{signed}I switched from Notion to Obsidian today.\n",
             "2024-08-30.md": f"{signed}Last day at my job at Acme Analytics.\n",
-            "2024-09-02.md": f"{signed}First day at the new job at Stripe.\n",
-            "2024-09-10.md": f"{signed}We finally settled in Bristol, little terrace in Bedminster.\n",
-            "2025-04-12.md": f"{signed}Moved to Lisbon last week!\n",
-            "2025-05-01.md": f"{signed}Priya joined Monzo as a data scientist.\n",
+            "2024-09-02.md": f"{signed}Today was my first day at the new job at Stripe.\n",
+            "2024-09-10.md": f"{signed}We live in Bristol now, a little terrace in Bedminster.\n",
+            "2025-04-12.md": f"{signed}Yesterday I moved to Lisbon.\n",
+            "2025-05-01.md": f"{signed}Priya started a new job at Monzo.\n",
         },
     )
     run_build(notes, vault)
@@ -826,12 +825,10 @@ def test_a_diary_s_everyday_wording_of_jobs_homes_and_tool_switches_relates_its_
     assert found == {
         ("sam", "uses", "notion"): ("2024-02-02", "2024-05-04"),
         ("sam", "uses", "obsidian"): ("2024-05-04", None),
-        ("sam", "uses", "spotify"): (None, "2024-06-01"),
-        ("sam", "uses", "apple-music"): ("2024-06-01", None),
         ("sam", "works_for", "acme-analytics"): ("2024-02-02", "2024-08-30"),
         ("sam", "works_for", "stripe"): ("2024-09-02", None),
-        ("sam", "lives_in", "bristol"): ("2024-09-10", "2025-03-31"),
-        ("sam", "lives_in", "lisbon"): ("2025-03-31", None),  # "last week": its Monday
+        ("sam", "lives_in", "bristol"): ("2024-09-10", "2025-04-11"),
+        ("sam", "lives_in", "lisbon"): ("2025-04-11", None),
         ("priya", "works_for", "monzo"): ("2025-05-01", None),
     }
 
@@ -839,17 +836,31 @@ def test_a_diary_s_everyday_wording_of_jobs_homes_and_tool_switches_relates_its_
 def test_everyday_wording_that_names_no_job_home_or_tool_of_the_writer_relates_nobody(
     tmp_path: Path,
 ) -> None:
+    """What a review found read as the writer's jobs, homes and tools: trips, conferences, other
+    people's news, sign-ups, games, substitutions."""
+    lines = [
+        "My sister sold her flat and moved to Bristol.",
+        "Caught up with Ben. Started at Google on Monday, loves it.",
+        "Mum rang. Moved to Bournemouth last month and loving it.",
+        "Started at Heathrow this morning, ended the day in Tokyo.",
+        "We settled in Paris for the night.",
+        "Last day at the Hilton, left the keys at the front desk.",
+        "First day at PyCon, met the Stripe team.",
+        "First day at work with Priya shadowing me.",
+        "Last day at work with Tom before he leaves for Canada.",
+        "We moved to Slack last year.",
+        "Just joined Monzo as a data scientist!",
+        "Joined Strava as a premium member today.",
+        "Lily started at Oakwood Primary on Monday, she loved it.",
+        "Switched from Lufthansa to KLM after the strike.",
+        "Swapped Salah for Haaland in my fantasy team.",
+        "Replaced Tom with Anna on the rota.",
+        "Just switched from Notion to Obsidian.",
+        "Anna replaced Notion with Obsidian.",
+        "Everyone assumes we moved to Rome.",
+        "I moved to Obsidian from Notion.",
+    ]
     signed = "---\nauthor: Sam\ndate: 2024-03-02\n---\n"
-    notes, vault = notes_with(
-        tmp_path,
-        {
-            # A conference, a park, a lunch, someone else's move or first day, a supposed move.
-            "a.md": f"{signed}First day at PyCon! Last day at Disneyland.\n",
-            "b.md": f"{signed}We started at Central Park and ran along the river.\n",
-            "c.md": f"{signed}Priya joined Tom for lunch. Tom moved to Lisbon last week.\n",
-            "d.md": f"{signed}Tom's first day at the new job at Stripe. Everyone assumes we moved to Rome.\n",
-            "e.md": f"{signed}I moved to Obsidian from Notion. Anna replaced Notion with Obsidian.\n",
-        },
-    )
+    notes, vault = notes_with(tmp_path, {f"n{i:02}.md": f"{signed}{line}\n" for i, line in enumerate(lines)})
     run_build(notes, vault)
     assert triples(vault) == []

@@ -6,8 +6,8 @@ have been replaced by placeholders (`\\ue000<n>\\ue001`); `{S}` is the subject, 
 like names: a placeholder, or a Capitalized name of at most five words where later words may be
 numbers ("Ender 3", "Postgres 15", "Voron 2.4"). "the printer" is no name, so it matches nothing,
 except as `{T}`, what a switch is made to ("Switched the printer from Marlin to Klipper").
-`{I}` is "I", `{W}` "I" or "we"; `{I?}` and `{W?}` may also be left out, as diary lines do ("Moved
-to Lisbon."): these relations are the writer's, and hold only where the subject opens its clause.
+`{I}` is "I", `{W}` "I" or "we"; these relations, and a pattern's own `writer` ones ("First day at
+the new job at X"), are the writer's, and hold only where the subject opens its clause.
 
 `functional` marks predicates with one current value per subject (a printer runs one firmware,
 a person lives in one place): pass 2 uses them to supersede older values and to spot conflicts.
@@ -46,6 +46,11 @@ _OWNED = r"(?i:the|my|our|his|her|their)[ ]"
 _THING = r"[a-z][a-z0-9-]*(?:[ ][a-z][a-z0-9-]*){0,2}"
 """What a switch is made to, unnamed: "the printer", "my old laptop" (`{T}` in a pattern; the
 determiner is needed, so "switched over from" names nothing)."""
+_NO_ADVERB = (
+    r"(?!(?:Just|Finally|Officially|Also|Then|Now|Today|Yesterday|Recently|Still|Eventually)[ \t]+[a-z])"
+)
+"""A capitalized adverb opening a diary line is no subject: "Just switched from Notion to Obsidian"
+(but "Just Eat switched …" names a company)."""
 _NAME_START = rf"(?=[\ue000{_UPPER}]|(?i:[{''.join(sorted({word[0] for word in (*_DETERMINERS, 'l')}))}]))"
 """A lookahead for the first character of a determiner or a name: where `{S}` can start."""
 
@@ -68,8 +73,8 @@ class VerbPattern:
     keywords: frozenset[str] = frozenset()
     """Lowercase words one of which every match holds: a cheap screen before the regex runs."""
     first_person: bool = False
-    """Its subject is "I" (or "we", or unsaid in a diary line: "Moved to Lisbon."): the relation is
-    its speaker's (a turn's, or a note's `author`), else none."""
+    """Its subject is "I" (or "we", or unsaid: "First day at the new job at X"): the relation is its
+    speaker's (a turn's, or a note's `author` or the `user_name`), else none."""
     ends: bool = False
     """It says the relation stopped ("I quit my job at X"): it ends on the sentence's date."""
 
@@ -90,35 +95,25 @@ def _pattern(
         template.replace(" ", r"[ \t]+")
         .replace("{I}", r"(?P<subject>I)")
         .replace("{W}", r"(?P<subject>I|[Ww]e)")
-        .replace("{I?}", _OPTIONAL_SUBJECT.format(subject="I"))
-        .replace("{W?}", _OPTIONAL_SUBJECT.format(subject="I|[Ww]e"))
-        .replace("{S}", rf"{_DETERMINER}(?P<subject>{NAME})")
+        .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>{NAME})")
         .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}(?P<thing>{_THING}))")
         .replace("{O}", rf"{_DETERMINER}(?P<object>{NAME})")
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
     )
     compiled = re.compile(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
     words = frozenset(keywords.split())
-    first_person = writer or template.startswith(("{I}", "{W}", "{I?}", "{W?}"))
+    first_person = writer or template.startswith(("{I}", "{W}"))
     return VerbPattern(
         compiled, predicate, label, functional, subject_type, object_type, words, first_person, ends
     )
-
-
-_OPTIONAL_SUBJECT = r"(?:(?P<subject>{subject})(?:[ \t]+|(?=['’])))?"
-"""`{I?}`, `{W?}`: "I" (or "we") or no subject at all, as diary lines go ("Moved to Lisbon."); its
-blank is part of it, so a template writes none after it."""
 
 
 def _start_lookahead(template: str) -> str:
     """A lookahead for the characters a match of the template can start with.
 
     The regex engine then leaves most positions of a sentence at once, instead of trying a name
-    or a determiner there (patterns run about 40% faster). A template whose subject may be unsaid
-    starts anywhere its keywords let it.
+    or a determiner there (patterns run about 40% faster).
     """
-    if template.startswith(("{I?}", "{W?}")):
-        return ""
     if template.startswith("{S}"):
         return _NAME_START
     if template.startswith("{I}"):
@@ -141,12 +136,9 @@ _BOUGHT_FOR = (
 """What was bought for someone ("Tom bought Anna flowers"), after whom it was bought for."""
 
 _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
-_DATED = r"(?=,?[\t\x20]+(?:today|yesterday|this|last|on|in)\b)"
-"""A date right after the name: "started at Stripe today" is a job, "started at Central Park" none."""
+_NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
+"""After a whole name, no "with" a name: "Anna replaced Notion with Obsidian" is a switch of tools."""
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
-_JOB_WORD = r"(?=[^.!?]*\b(?:job|role|team|office|onboarding|colleagues|coworkers|manager|boss|desk)\b)"
-"""A word of work later in the sentence: "first day at Stripe, met my team" is a job, "first day
-at PyCon" a conference."""
 
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 
@@ -197,8 +189,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} owns {O}", "owns", "owns", False, keywords="owns"),
     # Not "Tom bought Anna flowers": a name followed by what was bought is who it was bought for.
     _pattern(r"{S} (?:bought|has bought) {O}" + _BOUGHT_FOR, "owns", "owns", False, keywords="bought"),
-    # Not "Anna replaced Notion with Obsidian": that is her switch of tools, not Anna in Notion's place.
-    _pattern(r"{S} (?:replaces|replaced|supersedes|superseded) {O}(?![\w'’-])(?![\t\x20]+with\b)", "replaces",
+    # Not "Anna replaced Notion with Obsidian": that is her switch of tools, not Anna in Notion's place
+    # (but "Kim replaced Tom with ten minutes left" is Kim in Tom's).
+    _pattern(r"{S} (?:replaces|replaced|supersedes|superseded) {O}" + _NOT_WITH_A_NAME, "replaces",
              "replaces", False, keywords="replaces replaced supersedes superseded"),
     _pattern(r"{S} supports {O}", "supports", "supports", False, keywords="supports"),
     # First person: the speaker's own state, in a conversation turn or a note with an `author`.
@@ -206,45 +199,27 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "works_for", "works for", True, "person", "organization", keywords="work worked working"),
     _pattern(rf"{{I}} {_ADVERB}(?:just )?(?:started|got|took) (?:a |my |the )?(?:new )?job (?:at|with) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="job"),
-    # A job begun, said without "job": dated ("I started at Stripe today"), or as a first day at work.
-    _pattern(rf"{{I?}}(?:just |finally |officially )?(?i:started|start) at {{O}}{_DATED}", "works_for",
-             "works for", True, "person", "organization", keywords="started start"),
-    _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) at {{O}}{_DATED}", "works_for", "works for",
+    # A new job named as such: someone's ("Priya started a new job at Monzo"), the writer's first day
+    # at one, and their last. Not "first day at PyCon", "started at Heathrow", "joined Strava as a …".
+    _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) {_JOB} at {{O}}", "works_for", "works for",
              True, "person", "organization", keywords="started starts"),
-    _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) {_JOB} (?:at|with) {{O}}", "works_for",
-             "works for", True, "person", "organization", keywords="started starts"),
-    _pattern(r"{I?}(?:just |officially )?(?i:joined) {O} as (?:a |an |the |their |its )?(?=[a-z])",
-             "works_for", "works for", True, "person", "organization", keywords="joined"),
-    _pattern(r"{S} (?:just |officially )?(?:joined|joins) {O} as (?:a |an |the |their |its )?(?=[a-z])",
-             "works_for", "works for", True, "person", "organization", keywords="joined joins"),
-    _pattern(rf"(?i:first) day (?:at|with|of|in) {_JOB} (?:at|with) {{O}}", "works_for", "works for", True,
-             "person", "organization", keywords="first", writer=True),
-    _pattern(rf"(?i:first) day (?:at|with) {{O}}{_JOB_WORD}", "works_for", "works for", True, "person",
+    _pattern(rf"(?i:first) day (?:at|of|in) {_JOB} at {{O}}", "works_for", "works for", True, "person",
              "organization", keywords="first", writer=True),
-    _pattern(rf"(?i:last) day (?:at|with|of|in) {_JOB} (?:at|with) {{O}}", "works_for", "works for", True,
-             "person", "organization", keywords="last", writer=True, ends=True),
-    _pattern(rf"(?i:last) day (?:at|with) {{O}}{_JOB_WORD}", "works_for", "works for", True, "person",
+    _pattern(rf"(?i:last) day (?:at|of|in) {_JOB} at {{O}}", "works_for", "works for", True, "person",
              "organization", keywords="last", writer=True, ends=True),
     # Not "I lived in Paris before that": as for "Zoe lived in Paris", when it held is not said.
-    # "We" live somewhere with the writer; a diary line may leave the subject out ("Moved to Lisbon.").
+    # "We" live where the writer lives ("We live in Lisbon now"); "we moved to Slack" is no home.
     _pattern(rf"{{W}}(?: am|['’]m| are|['’]re)? {_ADVERB}(?:live|living) in {{O}}", "lives_in", "lives in",
              True, "person", "place", keywords="live living"),
-    _pattern(rf"{{W}}(?: have|['’]ve) {_ADVERB}lived in {{O}}", "lives_in", "lives in", True, "person",
+    _pattern(rf"{{I}}(?: have|['’]ve) {_ADVERB}lived in {{O}}", "lives_in", "lives in", True, "person",
              "place", keywords="lived"),
     _pattern(rf"{{I}} {_ADVERB}use {{O}}", "uses", "uses", False, "person", keywords="use"),
     # Not "I moved to Obsidian from Notion": a move "from" somewhere may be a switch of tools.
-    _pattern(rf"{{W?}}(?:(?:have|['’]ve) )?{_ADVERB}(?:just |finally )?(?i:moved|relocated) to "
-             rf"{{O}}{_NOT_FROM}", "lives_in", "lives in", True, "person", "place",
-             keywords="moved relocated"),
-    _pattern(r"{W?}(?:(?:have|['’]ve) )?(?:just |finally |now )?(?i:settled) in {O}", "lives_in",
-             "lives in", True, "person", "place", keywords="settled"),
+    _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) to {{O}}{_NOT_FROM}",
+             "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
     # A switch of the writer's tools: the new one used from that day, the old one no more.
-    _pattern(r"{I?}(?:just |finally )?(?i:switched|migrated|changed) from {A} to {O}", "uses", "uses", False,
-             "person", keywords="switched migrated changed"),
-    _pattern(r"{I?}(?:just |finally )?(?i:ditched|dropped|swapped) {A} for {O}", "uses", "uses", False,
-             "person", keywords="ditched dropped swapped"),
-    _pattern(r"{I?}(?:just |finally )?(?i:replaced) {A} with {O}", "uses", "uses", False, "person",
-             keywords="replaced"),
+    _pattern(r"{I}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) from {A} to {O}", "uses", "uses",
+             False, "person", keywords="switched migrated"),
     _pattern(r"{I}(?: am|['’]m) (?:now )?married to {O}", "married_to", "married to", True, "person",
              "person", keywords="married"),
     _pattern(rf"{{I}} {_ADVERB}report to {{O}}", "reports_to", "reports to", True, "person", "person",
@@ -423,6 +398,7 @@ def hit_clause(text: str, hit: PatternHit) -> tuple[int, int]:
 _OPENERS = _word_set(
     """
     and but so now also actually well oh yes yeah yep ok okay anyway btw honestly basically currently my was
+    yesterday tonight morning weekend on monday tuesday wednesday thursday friday saturday sunday
     still then recently finally today lately nowadays these days since in this last year month week
     january february march april may june july august september october november december
     """
