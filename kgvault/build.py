@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field, replace
@@ -422,6 +423,7 @@ def _render_and_write(
 
     from kgvault.render import render
     from kgvault.render_forked import SharedPages
+    from kgvault.templating import TemplateFailure
 
     vault = settings.vault
     inside = vault.resolve().relative_to(outer).as_posix() if outer else "."
@@ -480,11 +482,10 @@ def _render_and_write(
             if pages.memory is not None:
                 pages.memory.keep_only(pages, complete=complete)
     except jinja2.TemplateError as error:
-        where = (
-            f"{error.name}, line {error.lineno}"
-            if isinstance(error, jinja2.TemplateSyntaxError)
-            else "a template"
-        )
+        if isinstance(error, jinja2.TemplateSyntaxError):
+            where = f"{error.name}, line {error.lineno}"
+        else:
+            where = error.template if isinstance(error, TemplateFailure) else "a template"
         said = (error.message or str(error)).rstrip(".")
         raise BuildError(f"cannot render {where}: {said}; fix the template or remove it") from error
 
@@ -707,16 +708,31 @@ def _link(
 
 
 def _without_templates(notes: Path, extractions: list[Extraction]) -> list[Extraction]:
-    """Nothing from the notes in Obsidian's templates folder: their properties and text are placeholders
-    (`created: {{date}}`, `author: [[Me]]`), no knowledge. They stay sources, with a summary that says so."""
+    """Nothing from templates: their properties and text are placeholders (`created: {{date}}`,
+    `author: [[Me]]`), no knowledge. A template is a note in the templates folder Obsidian's settings
+    name, or in a `Templates` folder at the notes' root (the settings may not be synced), or one
+    whose name is a placeholder (`{{title}}.md`). They stay sources, with a summary that says so."""
     from kgvault.extract.draft import Draft
     from kgvault.sources import template_folders
 
     folders = tuple(template_folders(notes))
-    if not folders:
-        return extractions
     template = Draft(skip_reason="a template (Obsidian's templates folder): placeholders, no knowledge")
-    return [replace(x, draft=template) if x.chunk.source_path.startswith(folders) else x for x in extractions]
+    return [
+        replace(x, draft=template) if _is_template(x.chunk.source_path, folders) else x for x in extractions
+    ]
+
+
+_TEMPLATES_FOLDER = re.compile(r"(?i)_?templates?/")
+_PLACEHOLDER_NAME = re.compile(r"\{\{[^{}/]*\}\}|<%")
+
+
+def _is_template(path: str, folders: tuple[str, ...]) -> bool:
+    """Whether a notes-relative path is a template's (see `_without_templates`)."""
+    return (
+        path.startswith(folders)
+        or _TEMPLATES_FOLDER.match(path) is not None
+        or _PLACEHOLDER_NAME.search(path.rpartition("/")[2]) is not None
+    )
 
 
 def _dropped(vault: Path, extractions: Sequence[Extraction]) -> list[Problem]:

@@ -89,8 +89,20 @@ def load(env: jinja2.Environment, name: str) -> jinja2.Template:
         raise jinja2.TemplateError(f"{name} is not UTF-8 text (byte {error.start} cannot be read)") from error
 
 
+class TemplateFailure(jinja2.TemplateRuntimeError):
+    """A user's template failed while rendering; `template` names it."""
+
+    def __init__(self, template: str, message: str) -> None:
+        super().__init__(message)
+        self.template = template
+
+    def __reduce__(self) -> tuple[type[TemplateFailure], tuple[str, str]]:
+        return type(self), (self.template, str(self))  # whole across a pickle, as exceptions go
+
+
 def render_template(template: jinja2.Template, **values: Any) -> str:
-    """Render a template; what a user's template raises (`{{ 1/0 }}`) is a template error naming it.
+    """Render a template; what a user's template raises (`{{ 1/0 }}`, a name it does not know) is a
+    `TemplateFailure` naming it.
 
     An error in a packaged template is kgvault's own bug, and goes up as it is.
     """
@@ -98,13 +110,13 @@ def render_template(template: jinja2.Template, **values: Any) -> str:
         return template.render(**values)
     except jinja2.TemplateSyntaxError:
         raise  # it names its template and line itself
-    except Exception as error:  # a name it does not know (`UndefinedError`) too
+    except Exception as error:
         filename = Path(template.filename or "")
         if filename.is_relative_to(packaged_templates()):  # `prompts/` too
             raise
-        raise jinja2.TemplateRuntimeError(
-            f"{filename.name or template.name}: {type(error).__name__}: {error}"
-        ) from error
+        # Jinja's own errors say what they are ("'x' is undefined"); Python's need their kind.
+        said = str(error) if isinstance(error, jinja2.TemplateError) else f"{type(error).__name__}: {error}"
+        raise TemplateFailure(filename.name or template.name or "a template", said) from error
 
 
 def period(relation: Relation) -> str:

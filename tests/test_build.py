@@ -15,7 +15,7 @@ import pytest
 from kgvault.check import check_vault
 from kgvault.layout import MARKER
 
-from .conftest import ROOT, SAMPLE, SHARED_DATA, run_build, tree_bytes, tree_digest
+from .conftest import ROOT, SAMPLE, SHARED_DATA, run_build, tree_bytes, tree_digest, triples
 
 REPORT_KEYS = {"sources", "chunks", "nodes", "entities", "relations", "files", "llm", "problems", "seconds"}
 
@@ -244,16 +244,16 @@ def test_an_existing_vault_s_root_keeps_its_notes_basenames(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("settings", "content"),
     [
-        (".obsidian/templates.json", '{"folder": "Templates"}'),
-        (".obsidian/plugins/templater-obsidian/data.json", '{"templates_folder": "Templates/"}'),
+        (".obsidian/templates.json", '{"folder": "Blueprints"}'),
+        (".obsidian/plugins/templater-obsidian/data.json", '{"templates_folder": "Blueprints/"}'),
     ],
 )
 def test_obsidian_templates_give_no_knowledge(tmp_path: Path, settings: str, content: str) -> None:
     notes = tmp_path / "notes"
     (notes / settings).parent.mkdir(parents=True)
     (notes / settings).write_text(content, "utf-8")
-    (notes / "Templates").mkdir()
-    (notes / "Templates" / "Post Template.md").write_text(
+    (notes / "Blueprints").mkdir()
+    (notes / "Blueprints" / "Post Template.md").write_text(
         '---\nauthor: "[[Me]]"\ncreated: {{date}}\n---\nFixed the {{title}} printer today.\n', "utf-8"
     )
     (notes / "day.md").write_text(
@@ -263,13 +263,31 @@ def test_obsidian_templates_give_no_knowledge(tmp_path: Path, settings: str, con
     report = run_build(notes, vault)
     assert report["sources"] == 2
     assert not (vault / "entities" / "me.md").exists() and (vault / "entities" / "dana.md").exists()
-    summary = (vault / "sources" / "templates-post-template-summary.md").read_text("utf-8")
+    summary = (vault / "sources" / "blueprints-post-template-summary.md").read_text("utf-8")
     assert "nothing: a template (Obsidian's templates folder)" in summary
     assert [p.name for p in (vault / "episodic").glob("*.md")] == ["fixed-the-printer-today.md"]
     assert check_vault(vault, notes=notes) == []
-    (notes / settings).write_text(content.replace("Templates", "Elsewhere"), "utf-8")  # no longer templates
+    (notes / settings).write_text(content.replace("Blueprints", "Elsewhere"), "utf-8")  # no longer templates
     run_build(notes, vault)
     assert (vault / "entities" / "me.md").exists()
+
+
+def test_a_templates_folder_at_the_root_and_a_placeholder_name_are_templates_without_settings(
+    tmp_path: Path,
+) -> None:
+    """Obsidian's settings are often not synced with the notes: the usual folder name still tells."""
+    notes = tmp_path / "notes"
+    template = '---\nproject: "[[Atlas]]"\n---\n# {{title}}\n\nI moved to Lisbon today.\n'
+    for path in ("Templates/Meeting.md", "_templates/Daily.md", "Meetings/{{title}}.md"):
+        (notes / path).parent.mkdir(parents=True, exist_ok=True)
+        (notes / path).write_text(template, "utf-8")
+    (notes / "Projects").mkdir()
+    (notes / "Projects" / "Templates of letters.md").write_text("I moved to Oslo today.\n", "utf-8")
+    (notes / "kgvault.toml").write_text('user_name = "Alex"\n', "utf-8")
+    vault = tmp_path / "vault"
+    run_build(notes, vault)
+    assert triples(vault) == [("alex", "lives_in", "oslo")]
+    assert not (vault / "entities" / "atlas.md").exists()
 
 
 def test_golden_sample_vault(sample_vault_built: tuple[Path, dict[str, object]]) -> None:
@@ -458,3 +476,34 @@ def test_the_keys_and_categories_of_a_note_give_its_entities_their_types(tmp_pat
         "catan": "game",
         "klaus-teuber": "person",
     }
+
+
+def test_a_daily_note_s_fields_are_its_writer_s_and_the_day_is_no_entity(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-05-05.md").write_text(
+        '---\npeople: ["[[Dana Kim]]"]\n---\nmet:: [[Sam Lee]]\nlocation:: [[Lisbon]]\n\n'
+        "- Finished [[Deep Work]] [rating:: 4] on the train.\n"
+        "- Spent the evening reading `= this.file.name` and [[Dune]].[^1]\n\n[^1]: A gift from Sam.\n",
+        "utf-8",
+    )
+    vault = tmp_path / "vault"
+    run_build(notes, vault)
+    names = {page.stem for page in (vault / "entities").glob("*.md")}
+    assert "2024-05-05" not in names and {"dana-kim", "sam-lee", "lisbon"} <= names
+    assert triples(vault) == []  # whose day it is, nobody said
+    titles = sorted(
+        line.split(": ", 1)[1].strip('"')
+        for page in vault.glob("episodic/*.md")
+        for line in page.read_text("utf-8").splitlines()
+        if line.startswith("title: ")
+    )
+    # No field, Dataview query nor footnote mark in what the day's statements say.
+    assert titles == ["Finished Deep Work on the train.", "Spent the evening reading and Dune."]
+    (notes / "kgvault.toml").write_text('user_name = "Alex"\n', "utf-8")
+    run_build(notes, vault)
+    assert sorted(triples(vault)) == [
+        ("alex", "location", "lisbon"),
+        ("alex", "met", "sam-lee"),
+        ("alex", "people", "dana-kim"),
+    ]

@@ -225,10 +225,10 @@ def _one_note(tmp_path: Path, text: str = "# A\n\nAtlas uses Postgres.\n") -> Pa
 @pytest.mark.parametrize(
     ("template", "says"),
     [
-        (b"{{ 1/0 }}", "a template: node.md.j2: ZeroDivisionError: division by zero"),
+        (b"{{ 1/0 }}", "node.md.j2: ZeroDivisionError: division by zero"),
         (
             b"{{ undefined_thing.attr }}",
-            "a template: node.md.j2: UndefinedError: 'undefined_thing' is undefined",
+            "node.md.j2: 'undefined_thing' is undefined",
         ),
         (
             b"{{ node.title ",

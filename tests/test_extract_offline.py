@@ -1371,3 +1371,79 @@ def test_unclosed_brackets_leave_the_links_after_them_links() -> None:
 def test_a_relation_deep_in_text_without_sentence_marks_is_still_read() -> None:
     talk = " ".join(["um you know so basically yeah"] * 400 + ["Zed works at Initech"])
     assert ("Zed", "works_for", "Initech") in relations(extract(talk, reference=None))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "> [!quote] Marcus Aurelius\n> I often wondered how I came to live in Rome and work at the Senate.",
+        "> [!cite]\n> I moved to Paris and I work at Renault.",
+        "> [!abstract]- Abstract\n> I started my career as a weightlifter, and I live in Ohio now.",
+    ],
+)
+def test_quote_cite_and_abstract_callouts_hold_someone_else_s_words(text: str) -> None:
+    result = extract(text, meta={"author": "Sam"}, heading=("Reading",))
+    assert relations(result) == set()
+    assert [n.title for n in result.draft.nodes if n.memory_layer == "episodic"] == []
+
+
+def test_a_note_callout_holds_the_writer_s_words() -> None:
+    result = extract("> [!note]\n> I moved to Lisbon today.", meta={"author": "Sam"}, heading=("Log",))
+    assert relations(result) == {("Sam", "lives_in", "Lisbon")}
+
+
+@pytest.mark.parametrize(
+    ("heading", "line"),
+    [
+        (("Highlights",), "- I moved to Berkeley to work with Amos."),
+        (
+            ("New highlights added May 5, 2024 at 3:14 PM",),
+            "- I started at Ohio State and I live in Columbus.",
+        ),
+        (
+            ("Notes",),
+            "- I moved to Berkeley. ([Location 1234](https://readwise.io/to_kindle?location=1234))",
+        ),
+        (("Reading",), "I moved to Lisbon and I work at Farfetch. (p. 12)"),
+    ],
+)
+def test_passages_marked_in_a_book_are_its_author_s_words(heading: tuple[str, ...], line: str) -> None:
+    result = extract(line, meta={"author": "Sam"}, heading=heading)
+    assert relations(result) == set()
+    assert [n for n in result.draft.nodes if n.memory_layer == "episodic"] == []
+
+
+def test_a_literature_note_s_authors_are_not_its_first_person() -> None:
+    meta = {"citekey": "clear2018atomic", "authors": ["James Clear"]}
+    assert relations(extract("I moved to Lisbon on 12 March 2025.", meta=meta)) == set()
+    assert relations(extract("I moved to Lisbon on 12 March 2025.", meta={"authors": ["Sam"]})) != set()
+
+
+def test_only_done_tasks_happened_and_their_plugin_fields_are_no_words() -> None:
+    text = (
+        "- [ ] Booked flights to Lisbon 📅 2025-03-20\n"
+        "- [-] Renewed the Netflix subscription ❌ 2025-03-12\n"
+        "- [/] Painted the fence in the garden\n"
+        "- [>] Called the bank about the mortgage\n"
+        "- [ ] Moved the staging DB to Postgres 16 @{2025-03-02}\n"
+        "- [x] Paid the plumber for the Oakland job 📅 2025-03-08 ✅ 2025-03-10 ⏫\n"
+        "- [x] Sent the contract to Priya Patel 🔁 every week\n"
+    )
+    nodes = extract(text, heading=("Tasks",)).draft.nodes
+    assert {(n.title, str(n.timestamp)) for n in nodes} == {
+        ("Paid the plumber for the Oakland job on 2025-03-10", "2025-03-10"),
+        ("Sent the contract to Priya Patel", "2025-03-12"),
+    }
+
+
+def test_template_commands_and_placeholders_left_in_a_note_are_no_words() -> None:
+    text = (
+        'Moved to <% tp.system.suggester(["Lisbon", "Porto"], ["Lisbon", "Porto"]) %> last week.\n\n'
+        "<%* if (tp.file.title) { %>\nWorked on [[Atlas]] all day.\n<%* } %>\n\n"
+        "Called {{name}} about the {{project}} launch today."
+    )
+    result = extract(text, meta={"author": "Sam"}, heading=("Log",))
+    assert relations(result) == set()
+    titles = " ".join(n.title for n in result.draft.nodes)
+    assert "<%" not in titles and "{{" not in titles and "tp." not in titles
+    assert "Worked on Atlas all day." in titles

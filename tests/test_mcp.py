@@ -146,7 +146,7 @@ def test_a_vault_gone_while_serving_is_a_tool_error_not_a_crash(tmp_path: Path) 
         assert not (await session.call_tool("list_tags", {})).is_error
         shutil.rmtree(vault)  # deleted, or rebuilt elsewhere, while the client is connected
         tags = await session.call_tool("list_tags", {})
-        assert tags.is_error and "build the vault first" in text(tags)
+        assert tags.is_error and "is not found; give the vault's folder" in text(tags)
         memory = await session.call_tool("add_memory", {"content": "A fact.", "memory_layer": "semantic"})
         assert memory.is_error and "--notes" in text(memory)
         hits = await session.call_tool("search_memory", {"query": "anything"})

@@ -329,7 +329,7 @@ def test_an_unreadable_index_is_rebuilt(sample_copy: Path, tmp_path: Path) -> No
     assert index_is_current(vault)
     (vault / INDEX_FILE).write_bytes(b"not a database")
     assert not index_is_current(vault)
-    with pytest.raises(NoIndexError, match="cannot read"):
+    with pytest.raises(NoIndexError, match="has a damaged search index"):
         search(vault, "Klipper")
     run_build(sample_copy, vault, "--force")
     assert index_is_current(vault) and search(vault, "Klipper", k=1)

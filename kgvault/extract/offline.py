@@ -133,11 +133,32 @@ _ENTITY_SUBJECT = re.compile(
 # -- blocks -------------------------------------------------------------------------------------
 
 _FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_HIDE_TOKEN = re.compile(r"(`+).*?\1|%%|<!--|-->")
+_HIDE_TOKEN = re.compile(r"(`+).*?\1|%%|<!--|-->|<%|%>")
+_COMMENT_ENDS = {"%%": "%%", "<!--": "-->", "<%": "%>"}
+"""What closes each hidden span: a comment, or a template command (Templater's `<% tp.date.now() %>`)."""
+_PLACEHOLDER = re.compile(r"\{\{[^{}\n]*\}\}")
+_DAY_TITLE = re.compile(
+    r"^\s*(?:\d{4}[-./_]\d{1,2}[-./_]\d{1,2}|\d{1,2}[-./_]\d{1,2}[-./_]\d{4})"
+    r"(?:[\s,_-]+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)?\s*$",
+    re.IGNORECASE,
+)
+"""A daily note's title: a day, maybe with its weekday (`2024-05-05`, `2024-05-05 Sunday`)."""
+_FOOTNOTE = re.compile(r"^[ \t]*\[\^[^\]\s]+\]:[ \t]*|\[\^[^\]\s]+\]")
+"""A footnote's mark (`[^1]`), or the start of its text (`[^1]: …`): where it is, not what it says."""
+"""A template's placeholder left unfilled (`{{date}}`, `{{title}}`): no word of the writer's."""
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _RULE = re.compile(r"^\s{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+)$")
 _QUOTE = re.compile(r"^\s{0,3}>[ \t]?")
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
+_QUOTING_CALLOUT = re.compile(r"^\[!(?:quote|cite|abstract)\]", re.IGNORECASE)
+_HIGHLIGHTS = re.compile(r"^(?:new\s+)?(?:highlights|annotations|kindle\s+highlights)\b", re.IGNORECASE)
+"""A heading over passages marked in a book or article (Readwise, Kindle, Zotero exports)."""
+_PASSAGE_REF = re.compile(
+    r"\(\[?(?:location|loc\.|page|p\.|pp\.)\s*\d[\d–-]*\]?(?:\([^()\s]*\))?\)\s*$", re.IGNORECASE
+)
+"""Where a marked passage stands in its book, ending it: `([Location 1234](https://readwise.io/…))`,
+`(p. 12)`: the book's words, not the writer's."""
+"""Callouts holding someone else's words (a quotation, a paper's abstract), unlike `[!note]`."""
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _FIELD = re.compile(r"^\s*(?:[-*+][ \t]+)?(?P<key>[A-Za-z][\w -]{0,40}?)::[ \t]*(?P<value>.*?)\s*$")
@@ -150,7 +171,14 @@ _BRACKETED_FIELD = re.compile(
 _ITEM = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?P<bullet>[-*+])|(?P<number>\d{1,3})[.)])(?:[ \t]+(?P<text>.*)|$)"
 )
-_CHECKBOX = re.compile(r"^\[[ xX/>-]\][ \t]+")
+_CHECKBOX = re.compile(r"^\[(?P<status>[ xX/>-])\][ \t]+")
+_TASK_DONE = re.compile(r"✅\uFE0F?[ \t]*(?P<date>\d{4}-\d{2}-\d{2})")
+_TASK_FIELDS = re.compile(
+    r"[ \t]*(?:(?:📅|⏳|🛫|➕|❌)\uFE0F?[ \t]*\d{4}-\d{2}-\d{2}|(?:⏫|🔼|🔽|⏬|🔺)\uFE0F?"
+    r"|(?:🔁|🆔|⛔)\uFE0F?[ \t]*[^📅⏳🛫➕❌✅⏫🔼🔽⏬🔺🔁🆔⛔\n]*|@\{\d{4}-\d{2}-\d{2}\})"
+)
+"""A task's fields as the Tasks and Kanban plugins write them (due, scheduled, start, created and
+cancelled dates, priority, recurrence, id, dependencies, a card's `@{date}`): no words of the task."""
 _RELATION_ITEM = re.compile(
     r"^(?P<predicate>[a-z][a-z0-9_]*(?: [a-z][a-z0-9_]*){0,2}) \[\[(?P<target>[^\[\]\n]+)\]\]"
     r"(?:\s*\((?P<context>[^)\n]*)\))?\s*$"
@@ -188,6 +216,7 @@ _CATEGORY_TYPES: dict[str, str] = {
     "albums": "album", "recipes": "recipe", "trips": "trip", "meetings": "meeting",
 }  # fmt: skip
 _WORKS = _word_set("book movie show album podcast game recipe product article paper")
+_CITATION_KEYS = _word_set("citekey citation-key citation_key citationKey")
 """Kinds of notes about a work: their `author` made it, and wrote none of the note's "I"."""
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 _KIND_WORDS = frozenset(
@@ -751,6 +780,9 @@ def _analyse(text: str) -> _Inline:
         kind = match.lastgroup
         if kind == "code":
             code = match.group("code_body").strip()
+            if code.startswith(("=", "$=")):  # a Dataview query, shown as its answer in Obsidian
+                placeholder.append(" ")
+                continue
             words = code.split()
             is_name = 0 < len(words) <= 3 and len(code) <= 40 and _HAS_WORD.search(code) is not None
             placeholder.append(PLACEHOLDER.format(index=len(refs)))
@@ -870,9 +902,10 @@ def _cut_at_word(text: str, limit: int, *, ellipsis: bool) -> str:
 
 
 def _visible_lines(lines: list[str], markdown: bool = True) -> list[str | None]:
-    """Hide what is never mined: fenced and indented code, `$$` math, `%%` and `<!-- -->` comments
-    (None = hidden); a line's block id (` ^id`) is no part of what it says. In plain text
-    (`markdown` false) an indented line is no code."""
+    """Hide what is never mined: fenced and indented code, `$$` math, `%%` and `<!-- -->` comments,
+    template commands (`<% … %>`) and placeholders (`{{date}}`) a template left (None = hidden); a
+    line's block id (` ^id`) is no part of what it says. In plain text (`markdown` false) an
+    indented line is no code."""
     out: list[str | None] = []
     fence: str | None = None
     comment: str | None = None
@@ -920,23 +953,26 @@ def _visible_lines(lines: list[str], markdown: bool = True) -> list[str | None]:
             if math:
                 out.append(None)
                 continue
-            if "%%" not in line and "<!--" not in line:
-                out.append(line)
+            if "[^" in line:
+                line = _FOOTNOTE.sub("", line)
+            if "%%" not in line and "<!--" not in line and "<%" not in line:
+                out.append(_PLACEHOLDER.sub("", line) if "{{" in line else line)
                 continue
         pieces: list[str] = []
         position = 0
         for token in _HIDE_TOKEN.finditer(line):
             value = token.group()
             if comment is None:
-                if value in ("%%", "<!--"):
+                if value in _COMMENT_ENDS:
                     pieces.append(line[position : token.start()])
                     comment = value
-            elif (comment == "%%" and value == "%%") or (comment == "<!--" and value == "-->"):
+            elif value == _COMMENT_ENDS[comment]:
                 comment = None
                 position = token.end()
         if comment is None:
             pieces.append(line[position:])
         visible = "".join(pieces)
+        visible = _PLACEHOLDER.sub("", visible) if "{{" in visible else visible
         out.append(visible if visible.strip() else None)
     return out
 
@@ -971,7 +1007,9 @@ class _Block:
     """Id of the ordered list this item belongs to (also for items nested in it), else -1."""
     header_row: bool = False
     quoted: bool = False
-    """Inside a blockquote (not a callout): someone else's words."""
+    """Inside a blockquote (not a callout but a quote, cite or abstract one): someone else's words."""
+    task: str | None = None
+    """A task's status (`[ ]` open, `[x]` done, `[/]` doing, `[-]` cancelled, `[>]` moved), if it is one."""
     parts: list[str] = field(default_factory=list)
     """Continuation lines, joined into `text` once the block is complete."""
 
@@ -995,6 +1033,15 @@ def _names_only(items: list[_Block]) -> bool:
         if any(word[:1].islower() for word in shown.split()):
             return False
     return True
+
+
+def _task_text(text: str) -> str:
+    """A task's words without its plugin fields; done on a day (`✅ 2024-06-01`), it says so."""
+    if not any(mark in text for mark in "📅⏳🛫➕❌✅⏫🔼🔽⏬🔺🔁🆔⛔@"):
+        return text
+    done = _TASK_DONE.search(text)
+    words = _TASK_FIELDS.sub("", _TASK_DONE.sub("", text)).rstrip()
+    return f"{words} on {done.group('date')}" if done else words
 
 
 def _split_row(row: str) -> list[str]:
@@ -1051,7 +1098,8 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
             quoting = None
         else:
             if quoting is None:
-                quoting = "callout" if _CALLOUT.match(text) else "quote"
+                callout = _CALLOUT.match(text) is not None and not _QUOTING_CALLOUT.match(text)
+                quoting = "callout" if callout else "quote"
             text = _CALLOUT.sub("", text)
             if not text.strip():
                 paragraph = None
@@ -1090,7 +1138,10 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
         listed = _ITEM.match(text)
         if listed:
             indent = len(listed.group("indent").expandtabs(4))
-            content = _CHECKBOX.sub("", (listed.group("text") or "").strip())
+            content = (listed.group("text") or "").strip()
+            box = _CHECKBOX.match(content)
+            if box is not None:
+                content = _task_text(content[box.end() :])
             ordered = listed.group("number") is not None
             if ordered and (
                 list_id < 0
@@ -1105,6 +1156,7 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
                 "relation_item" if "[[" in content and _RELATION_ITEM.match(content) else "item"
             )
             item = _Block(kind, content, index, index, indent, list_id, quoted=quoting == "quote")
+            item.task = box.group("status").lower() if box is not None else None
             blocks.append(item)
             paragraph = None
             blank_before = False
@@ -1397,6 +1449,8 @@ class _ChunkReader:
         self.author = self._author()
         self.clipped = _is_clipping(self.meta)
         """A web page kept in the notes: its first person is its author, not the notes' owner."""
+        self.highlights = any(_HIGHLIGHTS.match(heading) for heading in chunk.heading_path)
+        """Passages marked in a book or article: their words are its author's."""
         # Who "I" is: the note's author, unless the note is about a work of theirs (a book's
         # `author` did not write the reader's "I reread it every year"); in a note naming no
         # author, the notes' owner (`user_name`), unless it is a page clipped from the web.
@@ -1513,6 +1567,8 @@ class _ChunkReader:
                 word = (link.group("body") if link else value).split("|")[0].strip().lower()
                 if word in _CATEGORY_TYPES:
                     return _CATEGORY_TYPES[word]
+        if not _CITATION_KEYS.isdisjoint(self.meta):  # a literature note (Zotero): about a work
+            return "paper"
         return None
 
     def _note_aliases(self) -> tuple[str, ...]:
@@ -1520,6 +1576,14 @@ class _ChunkReader:
 
     def _note_entity(self, quote: str | None) -> str:
         return self.entities.add(self.source.title, self._note_entity_type(), quote, self._note_aliases())
+
+    def _note_subject(self, quote: str | None) -> str | None:
+        """Who the note's fields and properties are about: the note's entity; in a daily note
+        (`2024-05-05.md`: `met:: [[Sam Lee]]`), the day is no entity, and they are its writer's
+        (nobody's when unknown)."""
+        if _DAY_TITLE.match(self.source.title) is None:
+            return self._note_entity(quote)
+        return self.entities.add(self.i_am, "person", quote) if self.i_am else None
 
     # -- frontmatter ----------------------------------------------------------------------------
 
@@ -1571,11 +1635,16 @@ class _ChunkReader:
         # (so `[[Klipper firmware]]` elsewhere finds `Klipper`); `type` alone types it but is no reason.
         if not (found or self._note_aliases() or isinstance(self.meta.get("entity_type"), str)):
             return self._envelope("structural: no linked properties")
-        subject = self._note_entity(title_quote)
+        subject = self._note_subject(title_quote)
         for key, name, quote in found:
             predicate = _snake(key)
             object_name = self.entities.add(name, _KEY_TYPES.get(key.lower()), quote)
-            if predicate is None or key.lower() in _DATE_KEYS or object_name.casefold() == subject.casefold():
+            if (
+                subject is None
+                or predicate is None
+                or key.lower() in _DATE_KEYS
+                or object_name.casefold() == subject.casefold()
+            ):
                 continue
             label = predicate.replace("_", " ")
             self._relation(
@@ -1616,7 +1685,12 @@ class _ChunkReader:
         done: set[int] = set()
         for position, block in enumerate(blocks):
             quote = self._raw_quote(lines, block)
-            quoted = block.quoted or self.clipped
+            quoted = (
+                block.quoted
+                or self.clipped
+                or self.highlights
+                or (block.kind in ("item", "paragraph") and _PASSAGE_REF.search(block.text) is not None)
+            )
             if block.kind == "heading":
                 inline = _analyse(block.text)
                 heading_entity = self._heading_links(inline, quote)
@@ -1638,9 +1712,14 @@ class _ChunkReader:
                     key = field_match.group("key") or field_match.group("pkey")
                     value = field_match.group("value") or field_match.group("pvalue") or ""
                     self._field(key, value, field_match.group())
+                # Read as fields, they are no words of the statement ("Read [[Dune]] [rating:: 4]").
+                block.text = _BRACKETED_FIELD.sub("", block.text)
             if block.kind == "row":
                 if not block.header_row:
                     self._candidate(_Candidate(block.text, quote, "row", heading_entity, quoted))
+                continue
+            if block.kind == "item" and block.task not in (None, "x"):
+                self.reasons["open task"] += 1  # to do, doing, dropped or moved: nothing happened yet
                 continue
             if block.kind == "item":
                 self._candidate(
@@ -1661,7 +1740,15 @@ class _ChunkReader:
             return "structural: code or comments only"
         if all(block.kind == "heading" for block in blocks):
             return "structural: heading only"
-        for reason in ("small talk", "navigation", "quoted", "question", "too short", "no statement"):
+        for reason in (
+            "small talk",
+            "navigation",
+            "quoted",
+            "open task",
+            "question",
+            "too short",
+            "no statement",
+        ):
             if self.reasons[reason]:
                 return reason
         return "structural"
@@ -1743,9 +1830,9 @@ class _ChunkReader:
                 name = " ".join(part.strip().strip("\"'").split())
                 if _is_bare_name(name) and not find_dates(name, None):
                     objects.append(self.entities.add(name, _KEY_TYPES.get(key.lower()), quote))
-        if not objects:
+        subject = self._note_subject(quote) if objects else None
+        if subject is None:
             return
-        subject = self._note_entity(quote)
         label = predicate.replace("_", " ")
         for name in objects:
             if name.casefold() != subject.casefold():
@@ -1773,8 +1860,8 @@ class _ChunkReader:
         object_name = self.entities.add(
             name, _type_from_name(name), quote, (alias,) if alias and _is_proper_alias(alias, name) else ()
         )
-        subject = self._note_entity(quote)
-        if object_name.casefold() != subject.casefold():
+        subject = self._note_subject(quote)
+        if subject is not None and object_name.casefold() != subject.casefold():
             label = predicate.replace("_", " ")
             self._relation(
                 subject,
