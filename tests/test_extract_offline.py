@@ -1395,7 +1395,8 @@ def test_a_note_callout_holds_the_writer_s_words() -> None:
 @pytest.mark.parametrize(
     ("heading", "line"),
     [
-        (("Highlights",), "- I moved to Berkeley to work with Amos."),
+        (("Highlights",), "- I moved to Berkeley. ([View Highlight](https://read.readwise.io/read/01h))"),
+        (("Annotations",), "I moved to Lisbon. ([Clear, 2018, p. 12](zotero://open-pdf/library/items/X))"),
         (
             ("New highlights added May 5, 2024 at 3:14 PM",),
             "- I started at Ohio State and I live in Columbus.",
@@ -1447,3 +1448,10 @@ def test_template_commands_and_placeholders_left_in_a_note_are_no_words() -> Non
     titles = " ".join(n.title for n in result.draft.nodes)
     assert "<%" not in titles and "{{" not in titles and "tp." not in titles
     assert "Worked on Atlas all day." in titles
+
+
+def test_a_weekly_review_s_highlights_are_the_writer_s_own() -> None:
+    result = extract(
+        "- I moved to Lisbon and I work at Farfetch now.", meta={"author": "Sam"}, heading=("Highlights",)
+    )
+    assert relations(result) == {("Sam", "lives_in", "Lisbon"), ("Sam", "works_for", "Farfetch")}

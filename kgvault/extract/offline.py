@@ -151,13 +151,17 @@ _RULE = re.compile(r"^\s{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}
 _QUOTE = re.compile(r"^\s{0,3}>[ \t]?")
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
 _QUOTING_CALLOUT = re.compile(r"^\[!(?:quote|cite|abstract)\]", re.IGNORECASE)
-_HIGHLIGHTS = re.compile(r"^(?:new\s+)?(?:highlights|annotations|kindle\s+highlights)\b", re.IGNORECASE)
-"""A heading over passages marked in a book or article (Readwise, Kindle, Zotero exports)."""
+_HIGHLIGHTS = re.compile(r"^new\s+highlights\s+added\b", re.IGNORECASE)
+"""Readwise's heading over passages it adds to a book's note. Not any "Highlights": a weekly
+review's are the writer's own."""
 _PASSAGE_REF = re.compile(
-    r"\(\[?(?:location|loc\.|page|p\.|pp\.)\s*\d[\d–-]*\]?(?:\([^()\s]*\))?\)\s*$", re.IGNORECASE
+    r"\(\[?(?:location|loc\.|page|p\.|pp\.)\s*\d[\d–-]*\]?(?:\([^()\s]*\))?\)\s*$"
+    r"|\(\[[^\]\n]*\]\((?:zotero://|https://(?:read\.)?readwise\.io/)[^()\s]*\)\)\s*$",
+    re.IGNORECASE,
 )
-"""Where a marked passage stands in its book, ending it: `([Location 1234](https://readwise.io/…))`,
-`(p. 12)`: the book's words, not the writer's."""
+"""Where a marked passage stands in its source, ending it: `([Location 1234](https://readwise.io/…))`,
+`(p. 12)`, `([View Highlight](https://read.readwise.io/…))`, `([Clear, 2018, p. 12](zotero://…))`:
+the book's or article's words, not the writer's."""
 """Callouts holding someone else's words (a quotation, a paper's abstract), unlike `[!note]`."""
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
