@@ -156,6 +156,10 @@ class ExtractionCache:
         for entry in self.folder.glob("*/*.json"):
             if entry.stem not in keep and not entry.is_symlink():
                 entry.unlink(missing_ok=True)
+        # What a build killed while storing left half-written (every store of this build is done).
+        for leftover in self.folder.glob("*/.*.kgvault-tmp"):
+            if not leftover.is_symlink():
+                leftover.unlink(missing_ok=True)
         paths = {"format": _FORMAT, "code": code_version(), "paths": dict(sorted(keys.items()))}
         with contextlib.suppress(OSError):  # without it, an edited note is only extracted whole
             atomic_write(self.folder / PATHS_FILE, json.dumps(paths, ensure_ascii=False).encode("utf-8"))

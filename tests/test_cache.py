@@ -79,3 +79,17 @@ def test_entries_of_deleted_notes_are_pruned(sample_copy: Path, tmp_path: Path) 
     (sample_copy / "glossary.md").unlink()
     rebuild(sample_copy, vault)
     assert len(list((vault / CACHE_DIR).glob("*/*.json"))) == before - 1
+
+
+def test_an_entry_a_killed_build_left_half_written_is_swept_by_the_next_build(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "a.md").write_text("Atlas uses Postgres.\n", "utf-8")
+    run_build(notes, vault)
+    [entry] = (vault / CACHE_DIR).glob("*/*.json")
+    leftover = entry.with_name(f".{entry.name}.kgvault-tmp")
+    leftover.write_bytes(b"half an entry")
+    mine = entry.with_name("notes-of-mine.txt")  # not ours: never touched
+    mine.write_text("mine", "utf-8")
+    rebuild(notes, vault)
+    assert not leftover.exists() and mine.read_text("utf-8") == "mine"

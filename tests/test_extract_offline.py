@@ -1405,7 +1405,6 @@ def test_a_note_callout_holds_the_writer_s_words() -> None:
             ("Notes",),
             "- I moved to Berkeley. ([Location 1234](https://readwise.io/to_kindle?location=1234))",
         ),
-        (("Reading",), "I moved to Lisbon and I work at Farfetch. (p. 12)"),
     ],
 )
 def test_passages_marked_in_a_book_are_its_author_s_words(heading: tuple[str, ...], line: str) -> None:
@@ -1455,3 +1454,25 @@ def test_a_weekly_review_s_highlights_are_the_writer_s_own() -> None:
         "- I moved to Lisbon and I work at Farfetch now.", meta={"author": "Sam"}, heading=("Highlights",)
     )
     assert relations(result) == {("Sam", "lives_in", "Lisbon"), ("Sam", "works_for", "Farfetch")}
+
+
+def test_a_done_kanban_card_and_a_finished_field_date_what_happened() -> None:
+    text = (
+        "- [x] Went to the dentist @{2025-03-10}\n"
+        "- [ ] Call the dentist again @{2025-03-20}\n"
+        "- [[Thinking, Fast and Slow]] [rating:: 4] [finished:: 2025-03-02]\n"
+    )
+    nodes = extract(text, heading=("Board",)).draft.nodes
+    assert sorted((n.title, str(n.timestamp)) for n in nodes) == [
+        ("Thinking, Fast and Slow finished on 2025-03-02", "2025-03-02"),
+        ("Went to the dentist on 2025-03-10", "2025-03-10"),
+    ]
+
+
+def test_a_page_number_is_a_passage_only_in_a_note_about_a_work() -> None:
+    line = "I moved to Lisbon and read Dune on the train today (p. 120)."
+    diary = extract(line, meta={"author": "Sam"}, heading=("Log",))
+    assert relations(diary) == {("Sam", "lives_in", "Lisbon")}
+    assert [n.title for n in diary.draft.nodes] == [line]  # "(p." ends no sentence
+    book = extract(line, meta={"author": "Sam", "type": "book"}, heading=("Notes",))
+    assert relations(book) == set()

@@ -154,14 +154,15 @@ _QUOTING_CALLOUT = re.compile(r"^\[!(?:quote|cite|abstract)\]", re.IGNORECASE)
 _HIGHLIGHTS = re.compile(r"^new\s+highlights\s+added\b", re.IGNORECASE)
 """Readwise's heading over passages it adds to a book's note. Not any "Highlights": a weekly
 review's are the writer's own."""
-_PASSAGE_REF = re.compile(
-    r"\(\[?(?:location|loc\.|page|p\.|pp\.)\s*\d[\d–-]*\]?(?:\([^()\s]*\))?\)\s*$"
-    r"|\(\[[^\]\n]*\]\((?:zotero://|https://(?:read\.)?readwise\.io/)[^()\s]*\)\)\s*$",
-    re.IGNORECASE,
+_PASSAGE_LINK = re.compile(
+    r"\(\[[^\]\n]*\]\((?:zotero://|kindle://|https://(?:read\.)?readwise\.io/)[^()\s]*\)\)\s*$"
 )
-"""Where a marked passage stands in its source, ending it: `([Location 1234](https://readwise.io/…))`,
-`(p. 12)`, `([View Highlight](https://read.readwise.io/…))`, `([Clear, 2018, p. 12](zotero://…))`:
-the book's or article's words, not the writer's."""
+"""A link back to where a marked passage stands in its source, ending it: `([Location 1234](https://
+readwise.io/…))`, `([View Highlight](https://read.readwise.io/…))`, `([Clear, 2018, p. 12](zotero://
+…))`: the book's or article's words, not the writer's."""
+_PASSAGE_REF = re.compile(r"\((?:location|loc\.|page|p\.|pp\.)\s*\d[\d–-]*\)\s*$", re.IGNORECASE)
+"""`(p. 12)`, `(Location 300)` ending a line: a passage, in a note about a work (in a diary, "on the
+train today (p. 120)" is the writer's)."""
 """Callouts holding someone else's words (a quotation, a paper's abstract), unlike `[!note]`."""
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -177,6 +178,7 @@ _ITEM = re.compile(
 )
 _CHECKBOX = re.compile(r"^\[(?P<status>[ xX/>-])\][ \t]+")
 _TASK_DONE = re.compile(r"✅\uFE0F?[ \t]*(?P<date>\d{4}-\d{2}-\d{2})")
+_CARD_DATE = re.compile(r"@\{(?P<date>\d{4}-\d{2}-\d{2})\}")
 _TASK_FIELDS = re.compile(
     r"[ \t]*(?:(?:📅|⏳|🛫|➕|❌)\uFE0F?[ \t]*\d{4}-\d{2}-\d{2}|(?:⏫|🔼|🔽|⏬|🔺)\uFE0F?"
     r"|(?:🔁|🆔|⛔)\uFE0F?[ \t]*[^📅⏳🛫➕❌✅⏫🔼🔽⏬🔺🔁🆔⛔\n]*|@\{\d{4}-\d{2}-\d{2}\})"
@@ -1039,13 +1041,26 @@ def _names_only(items: list[_Block]) -> bool:
     return True
 
 
-def _task_text(text: str) -> str:
-    """A task's words without its plugin fields; done on a day (`✅ 2024-06-01`), it says so."""
+def _task_text(text: str, done: bool) -> str:
+    """A task's words without its plugin fields; done on a day (`✅ 2024-06-01`, or a done Kanban
+    card's `@{2024-06-01}`), it says so."""
     if not any(mark in text for mark in "📅⏳🛫➕❌✅⏫🔼🔽⏬🔺🔁🆔⛔@"):
         return text
-    done = _TASK_DONE.search(text)
+    day = _TASK_DONE.search(text) or (_CARD_DATE.search(text) if done else None)
     words = _TASK_FIELDS.sub("", _TASK_DONE.sub("", text)).rstrip()
-    return f"{words} on {done.group('date')}" if done else words
+    return f"{words} on {day.group('date')}" if day else words
+
+
+def _field_as_words(found: re.Match[str]) -> str:
+    """A bracketed field within a statement: nothing, unless its value is a day (`[finished::
+    2024-04-20]` reads "finished on 2024-04-20")."""
+    value = (found.group("value") or found.group("pvalue") or "").strip()
+    if not _ISO_DAY.fullmatch(value):
+        return ""
+    return f"{(found.group('key') or found.group('pkey')).strip()} on {value}"
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _split_row(row: str) -> list[str]:
@@ -1145,7 +1160,7 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
             content = (listed.group("text") or "").strip()
             box = _CHECKBOX.match(content)
             if box is not None:
-                content = _task_text(content[box.end() :])
+                content = _task_text(content[box.end() :], done=box.group("status") in "xX")
             ordered = listed.group("number") is not None
             if ordered and (
                 list_id < 0
@@ -1215,7 +1230,8 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
             continue
         if boundary.group("end"):
             before = text[max(start, cut - 40) : cut].rstrip(".!?…\"'”’)]*_")
-            last_word = before.rsplit(None, 1)[-1].lower() if before.strip() else ""
+            # "(p. 12)", "[e.g. this]": what opens before the word is no part of it.
+            last_word = before.rsplit(None, 1)[-1].lower().lstrip("([{\"'“‘") if before.strip() else ""
             if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
                 continue
         _add_span(text, start, cut, spans)
@@ -1459,7 +1475,9 @@ class _ChunkReader:
         # `author` did not write the reader's "I reread it every year"); in a note naming no
         # author, the notes' owner (`user_name`), unless it is a page clipped from the web.
         writer = self.author or (None if self.clipped or "author" in self.meta else source.writer)
-        self.i_am = writer if self._note_entity_type() not in _WORKS else None
+        self.about_a_work = self._note_entity_type() in _WORKS
+        """A note about a book, a paper or another work (a `citekey` too): its lines quote it."""
+        self.i_am = writer if not self.about_a_work else None
         self.said_at: date | datetime | None = None
         """When a conversation turn was said: relative times are then read with the full resolver."""
         self.times: list[When] = []
@@ -1693,7 +1711,7 @@ class _ChunkReader:
                 block.quoted
                 or self.clipped
                 or self.highlights
-                or (block.kind in ("item", "paragraph") and _PASSAGE_REF.search(block.text) is not None)
+                or (block.kind in ("item", "paragraph") and self._passage(block.text))
             )
             if block.kind == "heading":
                 inline = _analyse(block.text)
@@ -1716,8 +1734,9 @@ class _ChunkReader:
                     key = field_match.group("key") or field_match.group("pkey")
                     value = field_match.group("value") or field_match.group("pvalue") or ""
                     self._field(key, value, field_match.group())
-                # Read as fields, they are no words of the statement ("Read [[Dune]] [rating:: 4]").
-                block.text = _BRACKETED_FIELD.sub("", block.text)
+                # Read as fields, they are no words of the statement ("Read [[Dune]] [rating:: 4]"),
+                # but a day they give is when it happened ("[finished:: 2024-04-20]": "finished on …").
+                block.text = _BRACKETED_FIELD.sub(_field_as_words, block.text)
             if block.kind == "row":
                 if not block.header_row:
                     self._candidate(_Candidate(block.text, quote, "row", heading_entity, quoted))
@@ -1733,6 +1752,14 @@ class _ChunkReader:
             for sentence, sentence_quote in self._paragraph_sentences(block, lines):
                 self._candidate(_Candidate(sentence, sentence_quote, "sentence", heading_entity, quoted))
         return self._envelope(self._skip_reason(blocks))
+
+    def _passage(self, text: str) -> bool:
+        """Whether a line is a passage marked in a book or article (see `_PASSAGE_LINK`)."""
+        if "(" not in text:
+            return False
+        return _PASSAGE_LINK.search(text) is not None or (
+            self.about_a_work and _PASSAGE_REF.search(text) is not None
+        )
 
     def _skip_reason(self, blocks: list[_Block]) -> str | None:
         produced = bool(self.nodes or self.entities.items or self.relations)
