@@ -168,15 +168,10 @@ def test_a_server_that_could_answer_nothing_does_not_start(
     tmp_path: Path, args: list[str], says: str
 ) -> None:
     """A typo in a client's settings is said at once, not as an error on every later call."""
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "printer.md").write_text("The Ender 3 runs Klipper.\n", encoding="utf-8")
-    run_build(notes, tmp_path / "vault")
-    python_path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     done = subprocess.run(
         [sys.executable, "-m", "kgvault", "mcp", *args],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": python_path},
+        env=_printer_vault(tmp_path),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -186,16 +181,22 @@ def test_a_server_that_could_answer_nothing_does_not_start(
     assert says in done.stderr
 
 
-def test_a_client_hanging_up_before_its_answer_stops_the_server_quietly(tmp_path: Path) -> None:
+def _printer_vault(tmp_path: Path) -> dict[str, str]:
+    """Build TMP/vault from one note in TMP/notes; the environment a server of this tree runs in."""
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "printer.md").write_text("The Ender 3 runs Klipper.\n", encoding="utf-8")
     run_build(notes, tmp_path / "vault")
+    # The server must import this tree's kgvault, whatever is installed.
     python_path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": python_path}
+
+
+def test_a_client_hanging_up_before_its_answer_stops_the_server_quietly(tmp_path: Path) -> None:
     server = subprocess.Popen(
         [sys.executable, "-m", "kgvault", "mcp", "--vault", "vault"],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": python_path},
+        env=_printer_vault(tmp_path),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -137,6 +137,7 @@ _HIDE_TOKEN = re.compile(r"(`+).*?\1|%%|<!--|-->|<%|%>")
 _COMMENT_ENDS = {"%%": "%%", "<!--": "-->", "<%": "%>"}
 """What closes each hidden span: a comment, or a template command (Templater's `<% tp.date.now() %>`)."""
 _PLACEHOLDER = re.compile(r"\{\{[^{}\n]*\}\}")
+"""A template's placeholder left unfilled (`{{date}}`, `{{title}}`): no word of the writer's."""
 _DAY_TITLE = re.compile(
     r"^\s*(?:\d{4}[-./_]\d{1,2}[-./_]\d{1,2}|\d{1,2}[-./_]\d{1,2}[-./_]\d{4})"
     r"(?:[\s,_-]+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)?\s*$",
@@ -145,7 +146,6 @@ _DAY_TITLE = re.compile(
 """A daily note's title: a day, maybe with its weekday (`2024-05-05`, `2024-05-05 Sunday`)."""
 _FOOTNOTE = re.compile(r"^[ \t]*\[\^[^\]\s]+\]:[ \t]*|\[\^[^\]\s]+\]")
 """A footnote's mark (`[^1]`), or the start of its text (`[^1]: …`): where it is, not what it says."""
-"""A template's placeholder left unfilled (`{{date}}`, `{{title}}`): no word of the writer's."""
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _RULE = re.compile(r"^\s{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+)$")
 _QUOTE = re.compile(r"^\s{0,3}>[ \t]?")
