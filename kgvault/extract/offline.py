@@ -222,8 +222,9 @@ _CATEGORY_TYPES: dict[str, str] = {
     "albums": "album", "recipes": "recipe", "trips": "trip", "meetings": "meeting",
 }  # fmt: skip
 _WORKS = _word_set("book movie show album podcast game recipe product article paper")
-_CITATION_KEYS = _word_set("citekey citation-key citation_key citationKey")
 """Kinds of notes about a work: their `author` made it, and wrote none of the note's "I"."""
+_CITATION_KEYS = _word_set("citekey citation-key citation_key citationKey")
+"""Properties only a literature note (Zotero and its plugins) has: it is about a paper or a book."""
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 _KIND_WORDS = frozenset(
     [
@@ -1470,7 +1471,7 @@ class _ChunkReader:
         self.clipped = _is_clipping(self.meta)
         """A web page kept in the notes: its first person is its author, not the notes' owner."""
         self.highlights = any(_HIGHLIGHTS.match(heading) for heading in chunk.heading_path)
-        """Passages marked in a book or article: their words are its author's."""
+        """Under Readwise's "New highlights added …": passages of a book or article, its author's words."""
         # Who "I" is: the note's author, unless the note is about a work of theirs (a book's
         # `author` did not write the reader's "I reread it every year"); in a note naming no
         # author, the notes' owner (`user_name`), unless it is a page clipped from the web.
