@@ -582,6 +582,8 @@ def tags(vault: Path, as_json: bool) -> None:
     for tag, count in tree:
         depth = tag.count("/")
         click.echo(f"{'  ' * depth}{tag.rpartition('/')[2]} ({count})")
+    if not tree:
+        click.echo("no tags: no node of this vault has one", err=True)
 
 
 @main.command()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from kgvault import __version__
 from kgvault.drafts import read_draft_data
 from kgvault.extract.draft import SCHEMA_VERSION
 from kgvault.extract.offline import normalize_tag
@@ -153,7 +154,7 @@ def build_server(vault: Path, notes: Path | None = None, inbox: str = "inbox") -
     # An MCP client starts the server without a shell: `~` in its config arrives as it is written.
     vault = vault.expanduser()
     notes = notes.expanduser() if notes is not None else None
-    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
+    server: MCPServer[Any] = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
     reading = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
     writing = ToolAnnotations(
         read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False

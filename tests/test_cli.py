@@ -428,3 +428,12 @@ def test_a_notes_folder_with_nothing_to_read_is_said_to_hold_no_notes(tmp_path: 
     (notes / "a.md").write_text("Atlas uses Postgres.\n", encoding="utf-8")
     again = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "vault")])
     assert again.exit_code == 0 and "no notes found" not in again.stderr
+
+
+def test_tags_of_a_vault_without_any_say_so(tmp_path: Path) -> None:
+    notes = _one_note(tmp_path, "Atlas uses Postgres.\n")
+    vault = tmp_path / "vault"
+    assert CliRunner().invoke(main, ["build", str(notes), "-o", str(vault), "-q"]).exit_code == 0
+    result = CliRunner().invoke(main, ["tags", "--vault", str(vault)])
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "no tags: no node of this vault has one" in result.stderr

@@ -19,6 +19,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, TextContent
 
+from kgvault import __version__
 from kgvault.drafts import read_draft_data
 from kgvault.mcp_server import ToolProblem, write_memory
 
@@ -208,7 +209,8 @@ def test_a_client_hanging_up_before_its_answer_stops_the_server_quietly(tmp_path
     )
     server.stdin.write(b"\n")
     server.stdin.flush()
-    assert json.loads(server.stdout.readline())["id"] == 1
+    answer = json.loads(server.stdout.readline())
+    assert answer["id"] == 1 and answer["result"]["serverInfo"]["version"] == __version__
     server.stdout.close()  # the client stops reading: the next answer has nowhere to go
     asked = [{"jsonrpc": "2.0", "method": "notifications/initialized"}]
     asked += [{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
