@@ -289,8 +289,8 @@ def watch(
     """Build NOTES into a vault, then rebuild whenever a note changes.
 
     Prints one line per rebuild: what changed, pages written and removed, milliseconds.
-    A failing build is reported and watching goes on; Ctrl-C stops. Changes inside the
-    vault are ignored, so the vault may live inside NOTES.
+    A failing rebuild is reported and watching goes on (a failing first build exits 2);
+    Ctrl-C stops. Changes inside the vault are ignored, so the vault may live inside NOTES.
 
     \b
     Examples:
@@ -298,6 +298,7 @@ def watch(
       kgvault watch sample_vault -o /tmp/sample-kg --debounce 500
     """
     from kgvault.config import ConfigError, load_settings
+    from kgvault.watch import FirstBuildFailed
     from kgvault.watch import watch as run_watch
 
     def load() -> Settings:
@@ -313,6 +314,8 @@ def watch(
         run_watch(load, debounce=debounce / 1000, say=click.echo, also=also)
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
+    except FirstBuildFailed as error:
+        raise UsageProblem(f"the first build failed, so watching stops: {error}") from error
     except OSError as error:  # e.g. the folder cannot be watched (too many inotify watches)
         raise click.ClickException(f"watching stopped: {error}") from error
 

@@ -38,6 +38,11 @@ EARLY_START_UNDER = 5.0
 gains little by it, and a change during it would drop all that work."""
 
 
+class FirstBuildFailed(Exception):
+    """The build watching starts with failed: the vault cannot be written, or the settings or
+    templates are wrong. No rebuild would do better until that is fixed, so watching stops."""
+
+
 @dataclass(slots=True)
 class Rebuild:
     """What one rebuild did, as its line says it."""
@@ -185,7 +190,8 @@ def watch(
     """Build, then rebuild on every settled change until `stop` is set (or Ctrl-C).
 
     Settings are loaded again for each rebuild, so an edit of kgvault.toml takes effect; a
-    failing build is reported and watching goes on. Events inside the vault and kgvault's own
+    failing rebuild is reported and watching goes on (a failing first build raises
+    `FirstBuildFailed`). Events inside the vault and kgvault's own
     folders are ignored, so writing the vault never triggers another rebuild. `also` names
     files and folders outside the notes that a build reads too (`--config`, `--templates`).
     A rebuild reads and links while the debounce runs out (see `START_QUIET`); the vault is
@@ -201,6 +207,8 @@ def watch(
     events = _Events(*watched)
     try:
         started = _rebuild(load, [], memory, say=say)
+        if started.error:
+            raise FirstBuildFailed(started.error)
         say(started.line())
         # Wait out the whole debounce, then build, after a rebuild the notes outran or a long one.
         careful = started.milliseconds > EARLY_START_UNDER * 1000

@@ -582,3 +582,19 @@ def test_a_note_made_unreadable_and_readable_again_is_a_change(
         note.chmod(0o644)
     same_as_clean_build(notes, vault, tmp_path / "clean", watcher)
     assert (vault / "sources" / "glossary-summary.md").exists()
+
+
+def test_a_first_build_that_fails_stops_watching_with_a_usage_error(tmp_path: Path) -> None:
+    """No rebuild can do better until the user fixes it: say so at once, as `build` would."""
+    notes, templates = tmp_path / "notes", tmp_path / "tpl"
+    notes.mkdir()
+    templates.mkdir()
+    (notes / "a.md").write_text("Fixed the heater on 2025-03-12.\n", "utf-8")
+    (templates / "node.md.j2").write_text("{{ 1/0 }}", "utf-8")
+    args = ["watch", str(notes), "-o", str(tmp_path / "vault"), "--templates", str(templates)]
+    # A watch that went on would run until killed: the timeout fails the test instead.
+    done = subprocess.run(
+        [sys.executable, "-m", "kgvault", *args], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2, done.stderr
+    assert "the first build failed, so watching stops: cannot render node.md.j2" in done.stderr
