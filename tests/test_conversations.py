@@ -864,3 +864,21 @@ def test_everyday_wording_that_names_no_job_home_or_tool_of_the_writer_relates_n
     notes, vault = notes_with(tmp_path, {f"n{i:02}.md": f"{signed}{line}\n" for i, line in enumerate(lines)})
     run_build(notes, vault)
     assert triples(vault) == []
+
+
+def test_a_relation_in_a_past_month_or_year_starts_then_not_on_the_note_s_day(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "2025-03-12.md": "---\nauthor: Sam\n---\nI moved to Paris in May 2019. In 2023 I moved to Lyon.\n"
+            "I quit my job at Google in 2021. I moved to Oslo in March.\n",
+        },
+    )
+    run_build(notes, vault)
+    found = {(r["to"]): (r["valid_at"], r["invalid_at"]) for r in relations_of(vault)}
+    assert found == {
+        "paris": ("2019-05-01", "2023-01-01"),  # what followed ends it, in the order it happened
+        "lyon": ("2023-01-01", "2025-03-12"),
+        "oslo": ("2025-03-12", None),  # this month is not over: the note's day holds
+        "google": (None, "2021-01-01"),
+    }

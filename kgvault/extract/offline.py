@@ -1839,6 +1839,19 @@ class _ChunkReader:
             if when.granularity in ("day", "week", "weekend")
         ]
 
+    def _past_period(self, text: str, wording: _Wording) -> date | None:
+        """The first day of a month or year a sentence with a relation names ("in May 2019", "in
+        2019"), when it is over by the note's date; else None (the note's date holds)."""
+        today = self._chunk_date()
+        if today is None or self.said_at is not None or self.language != "en" or not wording.hits:
+            return None
+        periods = [
+            when.first
+            for when in find_times(text, today)
+            if when.granularity in ("month", "year") and when.last < today
+        ]
+        return periods[0] if periods else None
+
     def _inline_field(self, block: _Block, quote: str) -> None:
         """`uses:: [[Klipper]]`: the note is the subject, the key the predicate."""
         field_match = _FIELD.match(block.text)
@@ -1985,11 +1998,14 @@ class _ChunkReader:
         )
 
         ends = [d for d in happened if _UNTIL_BEFORE.search(inline.title[max(0, d[0] - 12) : d[0]])]
+        # "I moved to Paris in May 2019", written in 2025: the relation starts in May 2019, not on
+        # the note's day (the node stays the note's: when it was written down).
+        period = self._past_period(inline.title, wording) if not happened else None
         relations = self._pattern_relations(
             inline,
             candidate,
             wording,
-            node_date,
+            period or node_date,
             dated_here=len(ends) < len(happened),
             until=ends[0][2] if ends else None,
         )
