@@ -816,6 +816,8 @@ def test_a_diary_s_everyday_wording_of_jobs_homes_and_tool_switches_relates_its_
             "2024-09-10.md": f"{signed}We live in Bristol now, a little terrace in Bedminster.\n",
             "2025-04-12.md": f"{signed}Yesterday I moved to Lisbon.\n",
             "2025-05-01.md": f"{signed}Priya started a new job at Monzo.\n",
+            "2025-06-02.md": f"{signed}Quit my job at Stripe today. Moved into our new flat in Porto.\n",
+            "2025-06-09.md": f"{signed}Started my new job at Farfetch today.\n",
         },
     )
     run_build(notes, vault)
@@ -826,9 +828,11 @@ def test_a_diary_s_everyday_wording_of_jobs_homes_and_tool_switches_relates_its_
         ("sam", "uses", "notion"): ("2024-02-02", "2024-05-04"),
         ("sam", "uses", "obsidian"): ("2024-05-04", None),
         ("sam", "works_for", "acme-analytics"): ("2024-02-02", "2024-08-30"),
-        ("sam", "works_for", "stripe"): ("2024-09-02", None),
+        ("sam", "works_for", "stripe"): ("2024-09-02", "2025-06-02"),
+        ("sam", "works_for", "farfetch"): ("2025-06-09", None),
         ("sam", "lives_in", "bristol"): ("2024-09-10", "2025-04-11"),
-        ("sam", "lives_in", "lisbon"): ("2025-04-11", None),
+        ("sam", "lives_in", "lisbon"): ("2025-04-11", "2025-06-02"),
+        ("sam", "lives_in", "porto"): ("2025-06-02", None),
         ("priya", "works_for", "monzo"): ("2025-05-01", None),
     }
 
@@ -859,6 +863,8 @@ def test_everyday_wording_that_names_no_job_home_or_tool_of_the_writer_relates_n
         "Anna replaced Notion with Obsidian.",
         "Everyone assumes we moved to Rome.",
         "I moved to Obsidian from Notion.",
+        "Mum rang. Started her new job at Tesco.",
+        "Helped Tom move into his new flat in Leeds.",
     ]
     signed = "---\nauthor: Sam\ndate: 2024-03-02\n---\n"
     notes, vault = notes_with(tmp_path, {f"n{i:02}.md": f"{signed}{line}\n" for i, line in enumerate(lines)})

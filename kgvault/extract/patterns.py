@@ -207,6 +207,14 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "organization", keywords="first", writer=True),
     _pattern(rf"(?i:last) day (?:at|of|in) {_JOB} at {{O}}", "works_for", "works for", True, "person",
              "organization", keywords="last", writer=True, ends=True),
+    # "my" says whose, where a diary line leaves "I" out: "Started my new job at Stripe today."
+    _pattern(r"(?i:started|starting|began) my (?:new )?(?:job|role|position) (?:at|with) {O}", "works_for",
+             "works for", True, "person", "organization", keywords="started starting began", writer=True),
+    _pattern(r"(?i:quit|left|leaving|quitting) my (?:job|role|position) (?:at|with) {O}", "works_for",
+             "works for", True, "person", "organization", keywords="quit left leaving quitting", writer=True,
+             ends=True),
+    _pattern(r"(?i:moved) (?:in)?to (?:my|our) (?:new )?(?:flat|apartment|house|home|place) in {O}",
+             "lives_in", "lives in", True, "person", "place", keywords="moved", writer=True),
     # Not "I lived in Paris before that": as for "Zoe lived in Paris", when it held is not said.
     # "We" live where the writer lives ("We live in Lisbon now"); "we moved to Slack" is no home.
     _pattern(rf"{{W}}(?: am|['’]m| are|['’]re)? {_ADVERB}(?:live|living) in {{O}}", "lives_in", "lives in",
