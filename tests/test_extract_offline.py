@@ -1476,3 +1476,12 @@ def test_a_page_number_is_a_passage_only_in_a_note_about_a_work() -> None:
     assert [n.title for n in diary.draft.nodes] == [line]  # "(p." ends no sentence
     book = extract(line, meta={"author": "Sam", "type": "book"}, heading=("Notes",))
     assert relations(book) == set()
+
+
+def test_an_author_that_is_a_body_of_people_is_an_organization() -> None:
+    text = '---\nauthor: "[[PostgreSQL Global Development Group]]"\nattendees: ["[[Dana Kim]]"]\n---'
+    source = make_source(text, meta={"author": "[[PostgreSQL Global Development Group]]"})
+    chunk = make_chunk(text, source, kind="frontmatter")
+    types = {e.name: e.entity_type for e in extract_chunk(chunk, source).draft.entities}
+    assert types["PostgreSQL Global Development Group"] == "organization"
+    assert types["Dana Kim"] == "person"

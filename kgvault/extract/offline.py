@@ -213,6 +213,22 @@ for _type, _keys in (
     ("project", "project projects"),
 ):  # fmt: skip
     _KEY_TYPES.update(dict.fromkeys(_keys.split(), _type))
+_BODY_WORDS = _word_set(
+    "group inc inc. ltd ltd. llc gmbh ag plc foundation corporation corp corp. company co. labs lab"
+    " university institute association society team committee council agency consortium"
+)
+"""Last words of a name that make it a body of people (`PostgreSQL Global Development Group`)."""
+
+
+def _key_type(key: str, name: str | None) -> str | None:
+    """The type a property's key gives its value; a person key (`author`) naming a body of people
+    (`PostgreSQL Global Development Group`, `OpenAI Inc.`) gives an organization."""
+    found = _KEY_TYPES.get(key.lower())
+    if found == "person" and name and len(name.split()) > 1 and name.split()[-1].lower() in _BODY_WORDS:
+        return "organization"
+    return found
+
+
 _CATEGORY_TYPES: dict[str, str] = {
     "people": "person", "person": "person", "companies": "organization", "organizations": "organization",
     "places": "place", "projects": "project", "books": "book", "movies": "movie", "shows": "show",
@@ -1661,7 +1677,7 @@ class _ChunkReader:
         subject = self._note_subject(title_quote)
         for key, name, quote in found:
             predicate = _snake(key)
-            object_name = self.entities.add(name, _KEY_TYPES.get(key.lower()), quote)
+            object_name = self.entities.add(name, _key_type(key, name), quote)
             if (
                 subject is None
                 or predicate is None
@@ -1866,7 +1882,7 @@ class _ChunkReader:
             return
         inline = _analyse(value)
         objects = [
-            self._link_entity(ref, quote, _KEY_TYPES.get(key.lower()))
+            self._link_entity(ref, quote, _key_type(key, ref.name))
             for ref in inline.refs
             if ref.name and ref.kind == "link"
         ]
@@ -1874,7 +1890,7 @@ class _ChunkReader:
             for part in value.split(","):
                 name = " ".join(part.strip().strip("\"'").split())
                 if _is_bare_name(name) and not find_dates(name, None):
-                    objects.append(self.entities.add(name, _KEY_TYPES.get(key.lower()), quote))
+                    objects.append(self.entities.add(name, _key_type(key, name), quote))
         subject = self._note_subject(quote) if objects else None
         if subject is None:
             return
