@@ -87,7 +87,7 @@ def load_settings(notes: Path, config: Path | None = None, **flags: Any) -> Sett
         raise ConfigError(f"{config_path} is not a file; the settings file must be a TOML file")
     origins: dict[str, str] = {}  # where a value came from, when not the settings file: for errors
     if config_path.is_file():
-        values.update(_read_toml(config_path))
+        values.update(_read_toml(config_path, given=config is not None))
     for variable, key in _ENV.items():
         if os.environ.get(variable):
             values[key] = os.environ[variable]
@@ -173,7 +173,10 @@ def _check_folders(settings: Settings) -> None:
     """Refuse a vault that is the notes folder or holds it: the build would read its own output."""
     notes, vault = settings.notes.resolve(), settings.vault.resolve()
     if vault == notes:
-        raise ConfigError(f"the vault {settings.vault} is the notes folder itself; choose another -o folder")
+        raise ConfigError(
+            f"the vault {settings.vault} is the notes folder itself; choose another vault folder "
+            "(-o, or `vault` in kgvault.toml)"
+        )
     if vault in notes.parents:
         raise ConfigError(
             f"the notes folder {settings.notes} lies inside the vault {settings.vault}; "
@@ -195,11 +198,17 @@ def _check_folders(settings: Settings) -> None:
         )
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path, given: bool = False) -> dict[str, Any]:
+    """The settings a TOML file holds; `given` when --config named it (else it is the notes' own)."""
+    elsewhere = "" if given else ", or pass another with --config"
     try:
         data = tomllib.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"{path}: {error}; fix the file or pass --config") from error
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {error.start} cannot be read); save it as UTF-8{elsewhere}"
+        ) from error
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: {error}; fix the file{elsewhere}") from error
     values: dict[str, Any] = {}
     for key, value in data.items():
         name = key.replace("-", "_")

@@ -437,3 +437,20 @@ def test_tags_of_a_vault_without_any_say_so(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["tags", "--vault", str(vault)])
     assert result.exit_code == 0 and result.stdout == ""
     assert "no tags: no node of this vault has one" in result.stderr
+
+
+def test_a_settings_file_that_cannot_be_read_says_why_and_what_to_do(tmp_path: Path) -> None:
+    notes = _one_note(tmp_path)
+    (notes / "kgvault.toml").write_bytes(b'user_name = "Ren\xe9"\n')  # Latin-1, not UTF-8
+    own = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "vault")])
+    assert own.exit_code == 2
+    assert (
+        "not UTF-8 text (byte 16 cannot be read); save it as UTF-8, or pass another with --config"
+        in own.stderr
+    )
+    given = tmp_path / "settings.toml"
+    given.write_text("vault = \n", "utf-8")
+    named = CliRunner().invoke(
+        main, ["build", str(notes), "-o", str(tmp_path / "vault"), "--config", str(given)]
+    )
+    assert named.exit_code == 2 and "; fix the file" in named.stderr and "--config" not in named.stderr

@@ -27,7 +27,7 @@ def invoke(*args: str) -> tuple[int, str]:
 def test_the_vault_cannot_be_the_notes_folder(sample_copy: Path) -> None:
     before = tree_digest(sample_copy)
     code, output = invoke("build", str(sample_copy), "-o", str(sample_copy))
-    assert code == 2 and "notes folder itself" in output
+    assert code == 2 and "notes folder itself; choose another vault folder (-o, or `vault` in" in output
     assert tree_digest(sample_copy) == before
 
 
