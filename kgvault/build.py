@@ -712,8 +712,8 @@ def _without_templates(notes: Path, extractions: list[Extraction]) -> list[Extra
     `author: [[Me]]`), no knowledge. A template is a note in the templates folder Obsidian's settings
     name, or in a `Templates` folder at the notes' root (the settings may not be synced), or one
     whose name is a placeholder (`{{title}}.md`). They stay sources, with a summary that says so."""
+    from kgvault.discover import template_folders
     from kgvault.extract.draft import Draft
-    from kgvault.sources import template_folders
 
     folders = tuple(template_folders(notes))
     template = Draft(skip_reason="a template (Obsidian's templates folder): placeholders, no knowledge")

@@ -161,8 +161,8 @@ def build(
     from kgvault.build import BuildError
     from kgvault.build import build as run_build
     from kgvault.config import ConfigError, load_settings
+    from kgvault.discover import SourceError
     from kgvault.lock import VaultBusyError
-    from kgvault.sources import SourceError
 
     try:
         settings = load_settings(
@@ -217,7 +217,7 @@ def build(
     else:
         _print_problems(report)  # nothing but what went wrong: every problem is always listed
     if report.sources == 0 and not as_json:
-        from kgvault.sources import SOURCE_KINDS
+        from kgvault.discover import SOURCE_KINDS
 
         click.echo(
             f"note: no notes found in {settings.notes} (kgvault reads {', '.join(SOURCE_KINDS)} files; "

@@ -20,11 +20,10 @@ from typing import Literal, TypeGuard
 
 import yaml
 
+from kgvault.layout import CORRECTIONS_FILE
 from kgvault.records import Problem
 from kgvault.secrets import mask_secrets
 
-CORRECTIONS_FILE = "kgvault.corrections.yaml"
-"""File at the notes root holding the user's corrections; kgvault only ever reads it."""
 MAX_BYTES = 5_000_000
 """A larger corrections file is not read: nobody writes that much by hand."""
 

@@ -1,11 +1,14 @@
 """The vault's fixed names, shared by the stages that write it and the checker that reads it."""
 
 import re
+from pathlib import Path
 
 MARKER = "%% kgvault: your notes below this line are kept %%"
 """Last generated line of every Markdown page; what the user writes below it is kept."""
 TABLE_DELIMITER = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
 """A table's delimiter row (`| --- | :-: |`): the line under a row with a `|` that makes it a table."""
+CORRECTIONS_FILE = "kgvault.corrections.yaml"
+"""File at the notes root holding the user's corrections; kgvault only ever reads it."""
 STATE_DIR = ".kgvault"
 DRAFTS_DIR = f"{STATE_DIR}/drafts"
 """Where `kgvault import` keeps the drafts it took in: part of every later build of the vault."""
@@ -30,3 +33,12 @@ PROPERTY_TYPES = {
     "reference_time": "date",
 }  # fmt: skip
 """Obsidian property type of every frontmatter key kgvault writes (`.obsidian/types.json`)."""
+
+
+def packaged_templates() -> Path:
+    """Locate the shipped templates: inside the wheel, or at the repository root when run from source."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates", here.parent / "templates"):
+        if (candidate / "node.md.j2").is_file():
+            return candidate
+    raise FileNotFoundError(f"kgvault's templates are missing (looked in {here / 'templates'})")

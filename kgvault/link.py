@@ -13,10 +13,11 @@ from itertools import compress, count
 from typing import Any
 
 from kgvault.conversations.small_talk import silence_reason
-from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
+from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.extract.draft import DraftNode
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PREDICATE_SYNONYMS
+from kgvault.layout import CORRECTIONS_FILE
 from kgvault.link_groups import ChunkRef, Grouped, NodeGroup, NodeKey, Reading, collect_nodes
 from kgvault.link_memory import LinkMemory, PassMade, same_multiset
 from kgvault.names import UniqueIds, assign_unique, node_slug, normalize_name, summary_slug

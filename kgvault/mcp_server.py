@@ -361,7 +361,7 @@ def write_memory(
 def _check_inbox(notes: Path, folder: Path) -> None:
     """Refuse an inbox no build reads: one leading out of the notes (a link), or one the notes'
     `.kgvaultignore` leaves out."""
-    from kgvault.sources import is_ignored
+    from kgvault.discover import is_ignored
 
     root, real = notes.resolve(), folder.resolve()
     if real != root and root not in real.parents:

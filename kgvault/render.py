@@ -18,11 +18,11 @@ from typing import Generic, TypeVar, cast
 import jinja2
 
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
-from kgvault.layout import FOLDERS, MARKER, TABLE_DELIMITER
+from kgvault.layout import FOLDERS, MARKER, TABLE_DELIMITER, packaged_templates
 from kgvault.names import normalize_name
 from kgvault.properties import PropertyValue, clean_text, plain_text, render_properties
 from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary, record
-from kgvault.templating import direct_call, environment, load, packaged_templates, render_template
+from kgvault.templating import direct_call, environment, load, render_template
 from kgvault.write import sha256
 
 RELATION_KEYS = (

@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from kgvault.config import Settings
-from kgvault.corrections import CORRECTIONS_FILE
-from kgvault.layout import DRAFTS_DIR, MANIFEST, STATE_DIR
-from kgvault.sources import TEMPLATE_SETTINGS, find_sources, imported_draft_files
+from kgvault.discover import TEMPLATE_SETTINGS, find_sources, imported_draft_files
+from kgvault.layout import CORRECTIONS_FILE, DRAFTS_DIR, MANIFEST, STATE_DIR, packaged_templates
 from kgvault.write import is_page_path
 
 SNAPSHOT = f"{STATE_DIR}/state/snapshot.json"
@@ -272,8 +271,6 @@ def _stat(path: Path | str) -> list[int] | None:
 
 
 def _templates(user_dir: Path | None) -> list[Path]:
-    from kgvault.templating import packaged_templates
-
     folders = [packaged_templates(), *([user_dir] if user_dir else [])]
     return [path for folder in folders for path in sorted(folder.rglob("*")) if path.is_file()]
 

@@ -11,17 +11,8 @@ from typing import Any, TypeVar
 import jinja2
 import jinja2.runtime
 
+from kgvault.layout import packaged_templates
 from kgvault.records import Relation
-
-
-def packaged_templates() -> Path:
-    """Locate the shipped templates: inside the wheel, or at the repository root when run from source."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "templates", here.parent / "templates"):
-        if (candidate / "node.md.j2").is_file():
-            return candidate
-    raise FileNotFoundError(f"kgvault's templates are missing (looked in {here / 'templates'})")
-
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -262,8 +262,8 @@ def _rebuild(
     waits for another kgvault writing the vault."""
     from kgvault.build import BuildError, Superseded, build
     from kgvault.config import ConfigError
+    from kgvault.discover import SourceError
     from kgvault.lock import VaultBusyError
-    from kgvault.sources import SourceError
 
     started = time.perf_counter()
     rebuild = Rebuild(changed)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import frontmatter
 
-from kgvault.corrections import CORRECTIONS_FILE, Correction, Corrections
+from kgvault.corrections import Correction, Corrections
+from kgvault.layout import CORRECTIONS_FILE
 from kgvault.link import link
 from tests.test_link import extraction, source
 

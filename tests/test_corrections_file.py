@@ -10,11 +10,11 @@ import pytest
 
 from kgvault import corrections as corrections_module
 from kgvault.corrections import (
-    CORRECTIONS_FILE,
     Correction,
     Corrections,
     load_corrections,
 )
+from kgvault.layout import CORRECTIONS_FILE
 from kgvault.records import Problem
 
 EXAMPLE = """\

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from importlib import metadata
@@ -196,3 +198,32 @@ def test_library_versions_are_the_ones_imports_find(tmp_path: Path, monkeypatch:
     (tmp_path / "Jinja2-9.9.egg-info").write_text(egg, "utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert snapshot._library_versions() == {**versions, "pydantic": "99.1", "jinja2": "9.9"}
+
+
+# pathspec is left out: it compiles `.kgvaultignore`, which a no-op must read too.
+READERS_AND_STAGES = ("yaml", "jinja2", "markdown_it", "frontmatter", "pydantic", "kgvault.sources")
+
+
+def test_a_no_op_rebuild_imports_no_reader_and_no_stage(built: tuple[Path, Path, BuildReport]) -> None:
+    # Start-up is most of a no-op rebuild: what it does not need it must not import.
+    notes, vault, _ = built
+    code = (
+        "import sys; from kgvault.cli import main\n"
+        f"try:\n    main(['build', {str(notes)!r}, '-o', {str(vault)!r}, '-q'])\n"
+        "except SystemExit as done:\n    assert not done.code, done.code\n"
+        f"print([m for m in {READERS_AND_STAGES!r} if m in sys.modules])"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_notes_without_an_ignore_file_need_no_pattern_library(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nAtlas uses Postgres.\n", "utf-8")
+    code = (
+        "import sys; from kgvault.discover import find_sources\n"
+        f"print(sorted(find_sources({str(notes)!r})[0]), 'pathspec' in sys.modules)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["['a.md']", "False"]

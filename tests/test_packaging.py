@@ -16,7 +16,7 @@ def test_a_fresh_venv_with_a_plain_install_builds_a_vault(tmp_path: Path) -> Non
     # Dependencies come from the package index (or pip's cache): a missing one fails here.
     subprocess.run([*pip, str(ROOT)], check=True, cwd=tmp_path)
     where = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", "import kgvault.templating as t; print(t.packaged_templates())"],
+        [str(venv / "bin" / "python"), "-c", "import kgvault.layout as t; print(t.packaged_templates())"],
         check=True,
         capture_output=True,
         text=True,

@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 from kgvault.check import check_vault
 from kgvault.conversations.chat_log import json_pointer, pointer_tokens
+from kgvault.discover import find_sources
 from kgvault.properties import path_scalar, render_properties, scalar
 from kgvault.records import Problem
-from kgvault.sources import decode_text, find_sources
+from kgvault.sources import decode_text
 
 from .conftest import run_build
 

@@ -16,8 +16,9 @@ import pytest
 import yaml
 
 from kgvault import sources as sources_module
+from kgvault.discover import SourceError
 from kgvault.records import Problem, Source
-from kgvault.sources import SourceError, SourceMemory, read_sources
+from kgvault.sources import SourceMemory, read_sources
 
 from .conftest import SHARED_DATA, record_calls
 
