@@ -860,6 +860,8 @@ def test_everyday_wording_that_names_no_job_home_or_tool_of_the_writer_relates_n
         "Swapped Salah for Haaland in my fantasy team.",
         "Replaced Tom with Anna on the rota.",
         "Just switched from Notion to Obsidian.",
+        "Never switched from Notion to Obsidian.",
+        "Almost switched from Jira to Linear last year.",
         "Anna replaced Notion with Obsidian.",
         "Everyone assumes we moved to Rome.",
         "I moved to Obsidian from Notion.",

@@ -47,7 +47,8 @@ _THING = r"[a-z][a-z0-9-]*(?:[ ][a-z][a-z0-9-]*){0,2}"
 """What a switch is made to, unnamed: "the printer", "my old laptop" (`{T}` in a pattern; the
 determiner is needed, so "switched over from" names nothing)."""
 _NO_ADVERB = (
-    r"(?!(?:Just|Finally|Officially|Also|Then|Now|Today|Yesterday|Recently|Still|Eventually)[ \t]+[a-z])"
+    r"(?!(?:Just|Finally|Officially|Also|Then|Now|Today|Yesterday|Recently|Still|Eventually|Never|Almost"
+    r"|Nearly|Already|Later|Once|Soon)[ \t]+[a-z])"
 )
 """A capitalized adverb opening a diary line is no subject: "Just switched from Notion to Obsidian"
 (but "Just Eat switched …" names a company)."""
