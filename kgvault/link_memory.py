@@ -254,7 +254,7 @@ def same_multiset(now: Sequence[Hashable], before: Sequence[Hashable]) -> bool:
     are counted.
     """
     if len(now) != len(before):
-        return Counter(now) == Counter(before)
+        return False  # a multiset's size is its list's length
     differ = [i for i, (a, b) in enumerate(zip(now, before, strict=True)) if a is not b]
     return Counter(now[i] for i in differ) == Counter(before[i] for i in differ)
 
