@@ -48,6 +48,7 @@ class Rebuild:
     """What one rebuild did, as its line says it."""
 
     changed: list[str]
+    sources: int = 0
     written: int = 0
     removed: int = 0
     problems: int = 0
@@ -210,6 +211,11 @@ def watch(
         if started.error:
             raise FirstBuildFailed(started.error)
         say(started.line())
+        if started.sources > BuildMemory.MAX_SOURCES:
+            say(
+                f"note: watch keeps the notes in memory up to {BuildMemory.MAX_SOURCES:,}; with "
+                f"{started.sources:,}, each rebuild reads and links them all again, as a build does"
+            )
         # Wait out the whole debounce, then build, after a rebuild the notes outran or a long one.
         careful = started.milliseconds > EARLY_START_UNDER * 1000
         while not stop.is_set():
@@ -278,6 +284,7 @@ def _rebuild(
         rebuild.error = str(error)
         return rebuild
     rebuild.milliseconds = (time.perf_counter() - started - getattr(gate, "waited", 0.0)) * 1000
+    rebuild.sources = report.sources
     rebuild.written = report.files.get("written", 0)
     rebuild.removed = report.files.get("removed", 0)
     rebuild.problems = len(report.problems)

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -598,3 +599,22 @@ def test_a_first_build_that_fails_stops_watching_with_a_usage_error(tmp_path: Pa
     )
     assert done.returncode == 2, done.stderr
     assert "the first build failed, so watching stops: cannot render node.md.j2" in done.stderr
+
+
+def test_a_watch_of_more_notes_than_it_keeps_says_each_rebuild_starts_over(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nobody should wonder why every save takes as long as a build.
+    monkeypatch.setattr(BuildMemory, "MAX_SOURCES", 3)
+    said: list[str] = []
+    stop = threading.Event()
+    stop.set()  # the first build only
+    load = partial(load_settings, sample_copy, vault=tmp_path / "vault")
+    watch_module.watch(load, say=said.append, stop=stop)
+    assert len(said) == 2
+    assert said[1].startswith("note: watch keeps the notes in memory up to 3; with ")
+    assert "each rebuild reads and links them all again" in said[1]
+    monkeypatch.setattr(BuildMemory, "MAX_SOURCES", 10_000)
+    said.clear()
+    watch_module.watch(load, say=said.append, stop=stop)
+    assert len(said) == 1
