@@ -70,6 +70,8 @@ _PATH_KEYS = {"vault", "templates"}
 _BOOL_KEYS = {"force", "dry_run", "refresh", "strict", "llm_link", "llm_confidential"}
 _FLOAT_KEYS = {"timeout": 0.1, "max_cost": 0.0, "backoff": 0.0}
 _INT_KEYS = {"jobs": 1, "max_chunk_chars": 200, "max_file_bytes": 1, "retries": 0}
+MAX_JOBS = 64
+"""Model requests in flight at once, at most (the `--jobs` flag's range too)."""
 _SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 _ENV = {"KGVAULT_MODEL": "model", "KGVAULT_API_BASE": "api_base", "KGVAULT_USER_NAME": "user_name"}
 
@@ -120,6 +122,8 @@ def _checked(values: dict[str, Any], origin_of: Callable[[str], str]) -> dict[st
             not isinstance(value, int) or isinstance(value, bool) or value < _INT_KEYS[key]
         ):
             raise ConfigError(f"{origin}: `{key}` must be a whole number ≥ {_INT_KEYS[key]}, not {value!r}")
+        elif key == "jobs" and value > MAX_JOBS:
+            raise ConfigError(f"{origin}: `jobs` must be at most {MAX_JOBS}, not {value!r}")
         elif key in _FLOAT_KEYS and (
             not isinstance(value, int | float) or isinstance(value, bool) or value < _FLOAT_KEYS[key]
         ):

@@ -197,6 +197,7 @@ def test_bad_settings_are_usage_errors(
         ('force = "false"', "force"),
         ("vault = 5", "vault"),
         ('max_chunk_chars = "big"', "max"),
+        ("jobs = 500", "`jobs` must be at most 64"),  # as `--jobs 500` is refused
     ):
         (sample_copy / "kgvault.toml").write_text(line + "\n", "utf-8")
         code, output = invoke("build", str(sample_copy))  # no -o: the file's `vault` must count
