@@ -282,9 +282,11 @@ def _node_wants(
 def _repeated_episodes(
     grouped: Grouped, last: Mapping[str, list[NodeKey]] | None = None
 ) -> dict[str, list[NodeKey]]:
-    """Episodic propositions said in ≥ 3 distinct sources (≥ 2 when all say it with high confidence).
+    """Episodic propositions said on ≥ 2 dates, in ≥ 3 distinct sources (≥ 2 when all say it with
+    high confidence).
 
-    Repeats on different dates are what consolidation feeds on: they become one semantic node.
+    Repeats on different dates are what consolidation feeds on: they become one semantic node. One
+    event however many sources tell it (one date) is bound to its day, nothing true in general.
     `last` is the last pass's answer: then only the titles regrouped since are asked again.
     """
     groups, episodes = grouped.groups, grouped.episodes
@@ -297,8 +299,8 @@ def _repeated_episodes(
         repeated = {title: keys for title, keys in last.items() if title not in again}
     for title_key in asked:
         keys = episodes[title_key]
-        if len(keys) == 1 and len(groups[keys[0]].items) == 1:
-            continue  # said once: nothing to consolidate
+        if len(keys) == 1:
+            continue  # one date: one event, told once or by several sources
         items = [item for key in keys for item in groups[key].items]
         sources = {evidence.path for evidence, _ in items}
         all_high = all(node.confidence == "high" for _, node in items)

@@ -270,6 +270,15 @@ def test_two_sources_consolidate_only_when_all_are_high_confidence() -> None:
     assert len([n for n in high.nodes if n.derived_from]) == 1
 
 
+def test_one_event_told_by_several_sources_is_one_episode_and_no_fact() -> None:
+    # A note and a draft telling the same day's switch: one event, bound to its day, not a habit.
+    paths = ["a.md", "b.md", "c.md"]
+    graph = link([source(p) for p in paths], [preference(p, "2025-03-22", "high") for p in paths])
+    (node,) = graph.nodes
+    assert node.memory_layer == "episodic" and node.timestamp == date(2025, 3, 22)
+    assert sorted(e.path for e in node.evidence) == paths
+
+
 def test_the_same_source_twice_is_not_a_repeat() -> None:
     items = [
         extraction("a.md", i, (i + 1, i + 1), nodes=[episode("I prefer PETG.", f"2025-0{i + 1}-01")])
