@@ -123,7 +123,7 @@ def link(
 
     entity_id = {root: ids[entity_key_by_root[root]] for root in entity_groups}
     node_id = {key: ids[node_key[key]] for key in node_groups}
-    named_by_nodes = _named_by_nodes(readings)
+    named_by_nodes = _named_by_nodes(readings, memory)
 
     def entity_of(root: str, group: EntityGroup) -> Entity:
         inputs = (entity_id[root], group, named_by_nodes.get(root, _NO_EVIDENCE))
@@ -191,15 +191,65 @@ def link(
     )
 
 
-def _named_by_nodes(readings: Sequence[_Reading]) -> dict[str, frozenset[Evidence]]:
+def _named_by_nodes(
+    readings: Sequence[_Reading], memory: LinkMemory | None = None
+) -> dict[str, frozenset[Evidence]]:
     """Per entity key, the lines of the nodes that name it: a node's text may name an entity its
-    draft did not ("Sam Ortiz helped me …"), and the entity is then mentioned there too."""
-    found: dict[str, set[Evidence]] = defaultdict(set)
-    for reading in readings:
-        for _, evidence, _, keys in reading.nodes:
-            for key in keys:
-                found[key].add(evidence)
-    return {key: frozenset(lines) for key, lines in found.items()}
+    draft did not ("Sam Ortiz helped me …"), and the entity is then mentioned there too.
+
+    With a memory, last pass's answer changed by the readings that came and went since.
+    """
+    last = memory.last.named if memory is not None and memory.last.settled else None
+    counts = _NamedCounts(readings, last)
+    if memory is not None:
+        memory.made.named = counts
+    return counts.named
+
+
+class _NamedCounts:
+    """How many of the readings' nodes name each entity key on each line, and the lines as sets."""
+
+    __slots__ = ("counts", "named", "readings")
+
+    def __init__(self, readings: Sequence[_Reading], last: _NamedCounts | None) -> None:
+        self.readings = readings
+        """Held so that no reading counted here is freed and its id taken by another."""
+        before = {id(reading): reading for reading in last.readings} if last is not None else {}
+        came = [reading for reading in readings if id(reading) not in before]
+        if last is None or 4 * len(came) > len(readings):
+            self.counts: dict[str, Counter[Evidence]] = defaultdict(Counter)
+            self._count(readings, 1, self.counts.__getitem__)
+            self.named = {key: frozenset(lines) for key, lines in self.counts.items()}
+            return
+        for reading in readings:
+            before.pop(id(reading), None)
+        # Copied on first change, so last pass's counts stay as they were should this pass fail.
+        self.counts = dict(last.counts)
+        changed: set[str] = set()
+
+        def counter(key: str) -> Counter[Evidence]:
+            if key not in changed:
+                changed.add(key)
+                self.counts[key] = Counter(self.counts.get(key, ()))
+            return self.counts[key]
+
+        self._count(before.values(), -1, counter)
+        self._count(came, 1, counter)
+        self.named = dict(last.named)
+        for key in changed:
+            lines = +self.counts[key]  # without the lines no node names it on any more
+            if lines:
+                self.counts[key], self.named[key] = lines, frozenset(lines)
+            else:
+                del self.counts[key]
+                self.named.pop(key, None)
+
+    @staticmethod
+    def _count(readings: Iterable[_Reading], step: int, counter: Callable[[str], Counter[Evidence]]) -> None:
+        for reading in readings:
+            for _, evidence, _, keys in reading.nodes:
+                for key in keys:
+                    counter(key)[evidence] += step
 
 
 def _add_links(

@@ -129,6 +129,8 @@ class PassMade:
     """Per title repeated across sources, its episodes' keys."""
     resolved: Any = None
     """The entities resolved (`resolve.Resolved`)."""
+    named: Any = None
+    """Per entity key, the lines of the nodes naming it, counted (`link._NamedCounts`)."""
     settled: bool = False
     """The pass finished: its graph was made from these."""
 

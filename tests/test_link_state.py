@@ -86,6 +86,36 @@ def test_a_name_new_to_the_corpus_is_found_in_texts_kept_from_before(reads: list
     assert graph == relinked(state)
 
 
+def test_an_entity_named_only_in_other_notes_texts_gains_and_loses_their_lines_as_they_change() -> None:
+    def ender_paths(graph: Graph) -> list[str]:
+        (ender,) = [entity for entity in graph.entities if entity.id == "ender"]
+        return sorted(evidence.path for evidence in ender.evidence)
+
+    ender = extraction("e.md", 0, (1, 2), entities=[{"name": "Ender", "entity_type": "device"}])
+    # Enough other notes that an update counts what changed instead of counting all again.
+    others = [f"n{i}.md" for i in range(8)]
+    state = LinkState.build(
+        [source("a.md"), source("b.md"), source("e.md"), *map(source, others)],
+        [
+            extraction("a.md", 0, (1, 2), nodes=[fact("Flashed Marlin on the Ender.")]),
+            extraction("b.md", 0, (1, 2), nodes=[fact("Tomatoes need sun.")]),
+            ender,
+            *(extraction(path, 0, (1, 2), nodes=[fact(f"Watered bed {path[1]}.")]) for path in others),
+        ],
+    )
+    assert ender_paths(state.graph) == ["a.md", "e.md"]
+    steps = [
+        ("b.md", [fact("Cleaned the Ender nozzle.")], ["a.md", "b.md", "e.md"]),
+        ("a.md", [fact("Flashed Marlin on the Voron.")], ["b.md", "e.md"]),
+        ("b.md", [fact("Tomatoes need sun."), fact("Oiled the Ender rods.")], ["b.md", "e.md"]),
+        ("b.md", [fact("Tomatoes need sun.")], ["e.md"]),
+    ]
+    for path, nodes, expected in steps:
+        graph = state.update([source(path)], [extraction(path, 0, (1, 3), nodes=nodes)])
+        assert ender_paths(graph) == expected, (path, nodes)
+        assert graph == relinked(state)
+
+
 def test_homonyms_split_by_a_change_are_read_again_and_joined_when_it_goes() -> None:
     apple_inc = extraction(
         "a.md",
