@@ -369,9 +369,12 @@ def _resolve(
             edges.extend((0, keys[0], other, "merged by a correction") for other in keys[1:])
             merges.append((correction, keys))
     guard = _Guard(resolution.names, apart)
-    edges.extend(note_edges)
-    edges.extend(alias_edges)
+    titled = _titled(sources)
+    said, ambiguous = _unambiguous_aliases([*note_edges, *alias_edges], titled, resolution.spelling_of)
+    edges.extend(said)
     _apply(resolution, guard, sorted(set(edges)))
+    for a, b, why in ambiguous:
+        resolution.joins[f"apart:{a}"].append(Join(a, b, why))
     for a, b in refused:  # said where it made a difference: the two names are two entities
         if resolution.names.find(a) != resolution.names.find(b):
             resolution.joins[f"apart:{a}"].append(
@@ -390,7 +393,7 @@ def _resolve(
         }
     )
     # Kind suffixes and spelling are guesses: they never make one thing of two notes.
-    _apply(resolution, _Guard(resolution.names, apart, _titled(sources)), later)
+    _apply(resolution, _Guard(resolution.names, apart, titled), later)
     resolution.gathered = _group(resolution, mentions, sources, gathered)
     _attach_stated_aliases(resolution, drafts)
     _correct_entities(resolution, corrections, find)
@@ -659,6 +662,30 @@ def _stated_aliases(
         else:
             kept.append(edge)
     return kept, sorted(set(refused))
+
+
+def _unambiguous_aliases(
+    edges: Sequence[Edge], titled: AbstractSet[str], spelling_of: Mapping[str, str]
+) -> tuple[list[Edge], list[tuple[str, str, str]]]:
+    """The edges but those of an alias two notes both claim, and (name, alias, why) for each of those.
+
+    `aliases: [Tom]` on Tom Becker's note and on Tom Ito's names neither of them: it would make one
+    person of two, each written down on purpose. An alias stated otherwise joins as it is.
+    """
+    claims: dict[str, set[str]] = defaultdict(set)
+    for _, name, alias, reason in edges:
+        if reason and name in titled:  # a file name (no reason) is the note itself, no alias
+            claims[alias].add(name)
+    contested = {alias: sorted(names) for alias, names in claims.items() if len(names) > 1}
+    if not contested:
+        return list(edges), []
+    kept = [edge for edge in edges if not (edge[3] and edge[2] in contested and edge[1] in titled)]
+    ambiguous: list[tuple[str, str, str]] = []
+    for alias, names in sorted(contested.items()):
+        spelled = ", ".join(sorted(spelling_of.get(name, name) for name in names))
+        why = f"an alias of {len(names)} notes ({spelled}): it means none of them"
+        ambiguous.extend((name, alias, why) for name in names)
+    return kept, ambiguous
 
 
 def _cooccurring(mentions: Sequence[_Mention], roots: Mapping[str, str]) -> dict[str, set[int]]:

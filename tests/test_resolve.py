@@ -206,6 +206,34 @@ def test_frontmatter_aliases_are_listed_with_the_note() -> None:
     )
 
 
+def test_an_alias_two_notes_claim_joins_neither_and_says_so() -> None:
+    # Two friends called Tom, each with a note: "Tom" must not make one person of them.
+    sources = [
+        source("people/Tom Becker.md", meta={"aliases": ["Tom"]}),
+        source("people/Tom Ito.md", meta={"aliases": ["Tom"]}),
+        source("log.md"),
+    ]
+    graph = build(
+        ("people/Tom Becker.md", [entity("Tom Becker", "person", aliases=["Tom"])]),
+        ("people/Tom Ito.md", [entity("Tom Ito", "person", aliases=["Tom"])]),
+        ("log.md", [entity("Tom Becker", "person"), entity("Tom Ito", "person")]),
+        sources=sources,
+    )
+    assert titles(graph) == {"tom-becker": ("Tom Becker", "person"), "tom-ito": ("Tom Ito", "person")}
+    why = "an alias of 2 notes (Tom Becker, Tom Ito): it means none of them"
+    assert graph.merges == (("tom-becker", "Tom Becker + Tom", why), ("tom-ito", "Tom Ito + Tom", why))
+
+
+def test_an_alias_one_note_claims_and_a_draft_repeats_still_joins() -> None:
+    sources = [source("people/Tom Becker.md", meta={"aliases": ["Tom"]}), source("log.md")]
+    graph = build(
+        ("people/Tom Becker.md", [entity("Tom Becker", "person", aliases=["Tom"])]),
+        ("log.md", [entity("Tom", "person")]),
+        sources=sources,
+    )
+    assert titles(graph) == {"tom-becker": ("Tom Becker", "person")}
+
+
 def test_resolution_does_not_depend_on_draft_order() -> None:
     drafts = [
         ("a.md", [entity("Apple", "organization")]),
