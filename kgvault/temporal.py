@@ -89,6 +89,10 @@ def apply_time(
     dated = [a for members in slots.values() for a in members]
     asserting = _asserting_nodes(nodes, dated)
     spans = _spans(nodes, dated, asserting)
+    stated_ends: dict[RelationKey, list[date]] = defaultdict(list)
+    for assertion in assertions:
+        if assertion.invalid_at is not None:
+            stated_ends[assertion.key].append(assertion.invalid_at)
 
     last_run: dict[RelationKey, _Run] = {}
     run_of: dict[tuple[RelationKey, date], _Run] = {}
@@ -100,13 +104,13 @@ def apply_time(
     valid_to: dict[str, date] = {}
     for slot, members in slots.items():
         found: list[tuple[RelationKey, RelationKey, date]] = []
-        runs = _runs(members, found, spans)
+        runs = _runs(members, found, spans, stated_ends)
         rivals.extend(found)
         if spans:
             overlaps.extend(_overlaps(members, spans))
         beaten = _beaten(found, asserting, confirmed) if confirmed and found else {}
         if beaten:  # the slot again without what lost: the winner alone held on that day
-            runs = _runs([a for a in members if (a.key, a.valid_at) not in beaten], [], spans)
+            runs = _runs([a for a in members if (a.key, a.valid_at) not in beaten], [], spans, stated_ends)
             for (key, when), winners in beaten.items():
                 lost[key].append(when)
                 won = {n for winner in winners for n in asserting.get((winner, when), ())}
@@ -119,10 +123,6 @@ def apply_time(
             for when in run.dates:
                 run_of[(key, when)] = run
 
-    stated_ends: dict[RelationKey, list[date]] = defaultdict(list)
-    for assertion in assertions:
-        if assertion.invalid_at is not None:
-            stated_ends[assertion.key].append(assertion.invalid_at)
     new_relations = tuple(
         _timed(r, last_run.get(key), stated_ends.get(key, []))
         if key in last_run or key not in lost
@@ -254,10 +254,13 @@ def _runs(
     members: Sequence[Assertion],
     rivals: list[tuple[RelationKey, RelationKey, date]],
     spans: Mapping[tuple[RelationKey, date], _Span],
+    stated_ends: Mapping[RelationKey, Sequence[date]] = {},
 ) -> list[_Run]:
     """Walk a slot's statements in date order: a new value ends the runs of the others on its date.
 
-    Two values first said on the same date are rivals (a conflict), never a succession. A value said
+    Two values first said on the same date are rivals (a conflict), never a succession, unless
+    some were said to stop that day (`stated_ends`: "Switched the Voron from Marlin to Klipper"
+    after "The Voron runs Marlin." in the morning): those held until the others came. A value said
     to hold "since" a date (`spans`) is there on every day until the note's date, so another value
     said meanwhile does not end it, and it is said again on the note's date.
     """
@@ -279,10 +282,15 @@ def _runs(
     runs: list[_Run] = []
     active: dict[str, _Run] = {}
     for when in sorted(by_date):
-        values = sorted(by_date[when])
-        rivals.extend((keys[a], keys[b], when) for i, a in enumerate(values) for b in values[i + 1 :])
+        said = sorted(by_date[when])
+        stopped = [value for value in said if when in stated_ends.get(keys[value], ())]
+        values = [value for value in said if value not in stopped] if len(stopped) < len(said) else said
+        for group in (values, stopped if values is not said else []):
+            rivals.extend((keys[a], keys[b], when) for i, a in enumerate(group) for b in group[i + 1 :])
         for value, run in list(active.items()):
-            if value not in by_date[when]:
+            if value not in values:
+                if value in said:  # it held this day too, until the others came
+                    run.dates.append(when)
                 run.end, run.successors = when, tuple(values)
                 del active[value]
         for value in values:

@@ -70,6 +70,40 @@ def test_a_later_value_of_a_functional_relation_supersedes_the_earlier() -> None
     assert len(graph.nodes) == 2 and graph.conflicts == ()  # nothing deleted, nothing resolved
 
 
+def test_a_value_said_on_the_day_a_switch_stops_it_held_until_the_switch() -> None:
+    # "The Ender 3 runs Marlin." in the morning, "Switched the Ender 3 from Marlin to Klipper." that
+    # evening: no conflict, Marlin ran until the switch.
+    marlin_then = state("The Ender 3 runs Marlin.", "2025-03-12", "Ender 3", "Marlin")
+    marlin_now = state("Printed a cube. The Ender 3 runs Marlin.", "2025-06-02", "Ender 3", "Marlin")
+    switch = episode(
+        "Switched the Ender 3 from Marlin to Klipper.",
+        "2025-06-02",
+        type="decision",
+        entities=["Ender 3", "Marlin", "Klipper"],
+    )
+    graph = link(
+        [source("a.md"), source("b.md")],
+        [
+            extraction("a.md", 0, (1, 1), entities=ENDS, nodes=[marlin_then],
+                       relations=[rel("Ender 3", "runs", "Marlin", "2025-03-12")]),
+            extraction("b.md", 0, (1, 1), entities=ENDS, nodes=[marlin_now],
+                       relations=[rel("Ender 3", "runs", "Marlin", "2025-06-02")]),
+            extraction("b.md", 1, (3, 3), entities=ENDS, nodes=[switch], relations=[
+                rel("Ender 3", "runs", "Klipper", "2025-06-02"),
+                rel("Ender 3", "runs", "Marlin", None, invalid_at="2025-06-02"),
+            ]),
+        ],
+    )  # fmt: skip
+    assert graph.conflicts == ()
+    times = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
+    assert times == {"marlin": (date(2025, 3, 12), date(2025, 6, 2)), "klipper": (date(2025, 6, 2), None)}
+    (switched,) = [n for n in graph.nodes if n.type == "decision"]
+    marlins = [n for n in graph.nodes if n.type == "state"]
+    assert len(marlins) == 2
+    assert all(n.superseded_by == (switched.id,) and n.valid_to == date(2025, 6, 2) for n in marlins)
+    assert switched.conflicts_with == () and switched.superseded_by == ()
+
+
 def test_same_day_rivals_conflict_both_ways_and_go_to_review() -> None:
     ends = [{"name": "Dana"}, {"name": "Oakland"}, {"name": "Berkeley"}]
     graph = link(
