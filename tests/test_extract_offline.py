@@ -1485,3 +1485,13 @@ def test_an_author_that_is_a_body_of_people_is_an_organization() -> None:
     types = {e.name: e.entity_type for e in extract_chunk(chunk, source).draft.entities}
     assert types["PostgreSQL Global Development Group"] == "organization"
     assert types["Dana Kim"] == "person"
+
+
+def test_a_note_s_own_name_in_its_lines_is_the_thing_its_frontmatter_says() -> None:
+    # In `food/Apple.md` (`entity_type: food`), "Apple" is the fruit, not a concept of its own:
+    # pass 2 then reads it as the fruit where a company shares the name.
+    meta, where = {"entity_type": "food"}, {"title": "Apple", "path": "food/Apple.md"}
+    found = extract("Apple is a crisp fruit that keeps for months.", meta=meta, **where)
+    assert [(e.name, e.entity_type) for e in found.draft.entities] == [("Apple", "food")]
+    other = extract("Apple goes well with [[Cheddar]].", meta=meta, **where)
+    assert dict((e.name, e.entity_type) for e in other.draft.entities)["Cheddar"] != "food"

@@ -1401,6 +1401,9 @@ class _EntityTable:
     made adding entities quadratic)."""
     aliases: dict[str, set[str]] = field(default_factory=dict)
     """Each entity's aliases as a set, by its key: a list's scan made 20,000 aliases quadratic."""
+    own: tuple[str, str] | None = None
+    """The note's own name (casefolded) and the type its frontmatter gives it: what its lines call
+    that name is that thing ("Apple is a crisp fruit" in a note with `entity_type: food`)."""
 
     def add(
         self,
@@ -1412,6 +1415,8 @@ class _EntityTable:
     ) -> str:
         """Record an entity (or refine a known one); return its name as first spelled."""
         key = name.casefold()
+        if self.own is not None and key == self.own[0] and entity_type in (None, "concept"):
+            entity_type = self.own[1]
         entry = self.items.get(key)
         if entry is None:
             entry = self.by_alias.get(key)
@@ -1492,7 +1497,10 @@ class _ChunkReader:
         # `author` did not write the reader's "I reread it every year"); in a note naming no
         # author, the notes' owner (`user_name`), unless it is a page clipped from the web.
         writer = self.author or (None if self.clipped or "author" in self.meta else source.writer)
-        self.about_a_work = self._note_entity_type() in _WORKS
+        note_type = self._note_entity_type()
+        if note_type is not None and _DAY_TITLE.match(source.title) is None:
+            self.entities.own = (source.title.casefold(), note_type)
+        self.about_a_work = note_type in _WORKS
         """A note about a book, a paper or another work (a `citekey` too): its lines quote it."""
         self.i_am = writer if not self.about_a_work else None
         self.said_at: date | datetime | None = None
