@@ -39,6 +39,7 @@ from kgvault.records import (
 from kgvault.resolve import HOMONYM_SEPARATOR, EntityGroup, Resolution, make_entity, resolve_entities
 from kgvault.tags import TaggedNode, TagTree, build_tag_tree
 from kgvault.temporal import Assertion, apply_time
+from kgvault.when import find_times
 
 _NO_CORRECTIONS = Corrections()
 _NOTHING: frozenset[str] = frozenset()
@@ -333,10 +334,11 @@ def _repeated_episodes(
     grouped: Grouped, last: Mapping[str, list[NodeKey]] | None = None
 ) -> dict[str, list[NodeKey]]:
     """Episodic propositions said on ≥ 2 dates, in ≥ 3 distinct sources (≥ 2 when all say it with
-    high confidence).
+    high confidence), in words that name no time.
 
     Repeats on different dates are what consolidation feeds on: they become one semantic node. One
-    event however many sources tell it (one date) is bound to its day, nothing true in general.
+    event however many sources tell it (one date) is bound to its day, nothing true in general;
+    so is one whose words say when ("today", "on 12 March").
     `last` is the last pass's answer: then only the titles regrouped since are asked again.
     """
     groups, episodes = grouped.groups, grouped.episodes
@@ -351,6 +353,9 @@ def _repeated_episodes(
         keys = episodes[title_key]
         if len(keys) == 1:
             continue  # one date: one event, told once or by several sources
+        first = groups[keys[0]].first()[1]
+        if find_times(first.title, first.timestamp):
+            continue  # "Switched the Voron to Klipper today." on two days: two events, no habit
         items = [item for key in keys for item in groups[key].items]
         sources = {evidence.path for evidence, _ in items}
         all_high = all(node.confidence == "high" for _, node in items)

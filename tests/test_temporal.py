@@ -340,6 +340,17 @@ def test_the_same_first_person_words_of_two_people_are_two_episodes_and_no_fact(
     assert len(fact_node.derived_from) == 2
 
 
+def test_words_that_say_when_are_events_however_often_they_repeat() -> None:
+    # The same switch sentence in two notes of two days: two switches, no habit to consolidate.
+    said = "Switched the Voron from Marlin to Klipper today."
+    items = [
+        extraction(p, 0, (1, 1), nodes=[episode(said, when, type="decision", confidence="high")])
+        for p, when in (("a.md", "2025-03-01"), ("b.md", "2025-09-01"))
+    ]
+    graph = link([source("a.md"), source("b.md")], items)
+    assert sorted(n.memory_layer for n in graph.nodes) == ["episodic", "episodic"]
+
+
 def test_the_same_source_twice_is_not_a_repeat() -> None:
     items = [
         extraction("a.md", i, (i + 1, i + 1), nodes=[episode("I prefer PETG.", f"2025-0{i + 1}-01")])
