@@ -33,8 +33,9 @@ RARE_MENTIONS = 2
 
 # A last word that names the kind of thing, not the thing: "Marlin firmware" is Marlin.
 _KIND_SUFFIXES = frozenset([
-    "firmware", "software", "app", "application", "library", "framework", "database", "plugin", "package",
-    "tool", "service", "company", "inc", "ltd", "llc", "corp", "corporation", "gmbh", "project", "language",
+    "firmware", "software", "app", "application", "library", "framework", "database", "db", "plugin",
+    "package", "tool", "service", "company", "inc", "ltd", "llc", "corp", "corporation", "gmbh", "project",
+    "language",
 ])  # fmt: skip
 _LEGAL_FORMS = frozenset(["inc", "ltd", "llc", "corp", "corporation", "gmbh"])
 """Kind suffixes that say a company."""
@@ -46,8 +47,8 @@ _TYPE_CLASSES = {
     ),
     **dict.fromkeys(["place", "location", "city", "country", "region", "venue", "address"], "place"),
     **dict.fromkeys([
-        "software", "tool", "firmware", "library", "framework", "database", "app", "application", "service",
-        "plugin", "package", "programming_language", "language", "runtime", "os",
+        "software", "tool", "firmware", "library", "framework", "database", "db", "app", "application",
+        "service", "plugin", "package", "programming_language", "language", "runtime", "os",
     ], "software"),
 }  # fmt: skip
 _UNTYPED = "concept"

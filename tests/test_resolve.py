@@ -120,6 +120,12 @@ def test_marlin_and_marlin_firmware_are_one_entity() -> None:
     assert graph.merges == (("marlin", "Marlin + Marlin firmware", "the same name with “firmware”"),)
 
 
+def test_postgres_db_is_postgres() -> None:
+    graph = build(("a.md", [entity("Postgres", "software")]), ("b.md", [entity("postgres db")]))
+    assert titles(graph) == {"postgres": ("Postgres", "software")}
+    assert graph.merges == (("postgres", "Postgres + postgres db", "the same name with “db”"),)
+
+
 def test_a_kind_suffix_never_joins_conflicting_types() -> None:
     graph = build(("a.md", [entity("Mercury", "place")]), ("b.md", [entity("Mercury database", "software")]))
     assert len(graph.entities) == 2
