@@ -131,16 +131,29 @@ def apply_time(
     )
 
     superseded_by: dict[str, set[str]] = beaten_nodes
+    # The nodes that say a value stopped ("Last day at my job at Acme."): they end what said it held.
+    stopping = [a for a in assertions if a.valid_at is None and a.invalid_at is not None]
+    ending = (
+        _asserting_nodes(nodes, [replace(a, valid_at=a.invalid_at) for a in stopping]) if stopping else {}
+    )
     for (key, when), node_ids in asserting.items():
         ran = run_of.get((key, when))  # none: it lost to a confirmed rival (above)
-        if ran is None or ran.end is None:
+        if ran is None:
             continue
         subject, predicate, _ = key
-        later = {n for s in ran.successors for n in asserting.get(((subject, predicate, s), ran.end), ())}
-        for node_id in node_ids:
-            if later - {node_id}:
-                superseded_by[node_id].update(later - {node_id})
-                valid_to[node_id] = min(valid_to.get(node_id, ran.end), ran.end)
+        if ran.end is not None:
+            later = {n for s in ran.successors for n in asserting.get(((subject, predicate, s), ran.end), ())}
+            for node_id in node_ids:
+                if later - {node_id}:
+                    superseded_by[node_id].update(later - {node_id})
+                    valid_to[node_id] = min(valid_to.get(node_id, ran.end), ran.end)
+        for end in stated_ends.get(key, ()):
+            if when < end and (ran.end is None or end <= ran.end):
+                stoppers = ending.get((key, end), set())
+                for node_id in node_ids:
+                    if stoppers - {node_id}:
+                        superseded_by[node_id].update(stoppers - {node_id})
+                        valid_to[node_id] = min(valid_to.get(node_id, end), end)
     # A node consolidated from episodes holds while one of them does: once each is superseded, so is
     # it, by what superseded them (three days of "The Voron runs Marlin." stop at the switch).
     for node in nodes:

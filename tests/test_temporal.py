@@ -104,6 +104,27 @@ def test_a_value_said_on_the_day_a_switch_stops_it_held_until_the_switch() -> No
     assert switched.conflicts_with == () and switched.superseded_by == ()
 
 
+def test_a_state_ends_where_a_later_note_says_it_stopped() -> None:
+    # "I work at Acme." in January, "Last day at my job at Acme." in August, no new job named.
+    ends = [{"name": "Sam", "entity_type": "person"}, {"name": "Acme", "entity_type": "organization"}]
+    graph = link(
+        [source("a.md"), source("b.md")],
+        [
+            extraction("a.md", 0, (1, 1), entities=ends,
+                       nodes=[state("I work at Acme.", "2024-01-15", "Sam", "Acme")],
+                       relations=[rel("Sam", "works_for", "Acme", "2024-01-15")]),
+            extraction("b.md", 0, (1, 1), entities=ends,
+                       nodes=[state("Last day at my job at Acme.", "2024-08-30", "Sam", "Acme")],
+                       relations=[rel("Sam", "works_for", "Acme", None, invalid_at="2024-08-30")]),
+        ],
+    )  # fmt: skip
+    (relation,) = graph.relations
+    assert (relation.valid_at, relation.invalid_at) == (date(2024, 1, 15), date(2024, 8, 30))
+    work, last_day = sorted(graph.nodes, key=lambda n: n.title != "I work at Acme.")
+    assert (work.valid_to, work.superseded_by) == (date(2024, 8, 30), (last_day.id,))
+    assert (last_day.valid_to, last_day.superseded_by) == (None, ())
+
+
 def test_same_day_rivals_conflict_both_ways_and_go_to_review() -> None:
     ends = [{"name": "Dana"}, {"name": "Oakland"}, {"name": "Berkeley"}]
     graph = link(
