@@ -87,7 +87,8 @@ def apply_time(
         if slot is not None and assertion.valid_at is not None:
             slots[slot].append(assertion)
     dated = [a for members in slots.values() for a in members]
-    asserting = _asserting_nodes(nodes, dated)
+    by_lines = _nodes_by_lines(nodes)
+    asserting = _asserting_nodes(by_lines, dated)
     spans = _spans(nodes, dated, asserting)
     stated_ends: dict[RelationKey, list[date]] = defaultdict(list)
     for assertion in assertions:
@@ -134,7 +135,7 @@ def apply_time(
     # The nodes that say a value stopped ("Last day at my job at Acme."): they end what said it held.
     stopping = [a for a in assertions if a.valid_at is None and a.invalid_at is not None]
     ending = (
-        _asserting_nodes(nodes, [replace(a, valid_at=a.invalid_at) for a in stopping]) if stopping else {}
+        _asserting_nodes(by_lines, [replace(a, valid_at=a.invalid_at) for a in stopping]) if stopping else {}
     )
     for (key, when), node_ids in asserting.items():
         ran = run_of.get((key, when))  # none: it lost to a confirmed rival (above)
@@ -356,15 +357,8 @@ def _key(relation: Relation) -> RelationKey:
     return (relation.from_id, relation.relation, relation.to_id)
 
 
-def _asserting_nodes(
-    nodes: Sequence[Node], assertions: Sequence[Assertion]
-) -> dict[tuple[RelationKey, date], set[str]]:
-    """Nodes that state a relation on a date: they name both ends and come from the same lines."""
-    wanted: dict[tuple[RelationKey, date], set[Evidence]] = defaultdict(set)
-    for assertion in assertions:
-        assert assertion.valid_at is not None
-        wanted[(assertion.key, assertion.valid_at)].add(assertion.evidence)
-    # Index nodes by their lines: an assertion only looks at the nodes from its own lines.
+def _nodes_by_lines(nodes: Sequence[Node]) -> dict[Evidence, list[Node]]:
+    """The nodes that may state a relation, by their lines: an assertion looks only at its own."""
     by_evidence: dict[Evidence, list[Node]] = defaultdict(list)
     for node in nodes:
         # A consolidated node restates its episodes; they carry the dates. A relation joins two
@@ -372,6 +366,17 @@ def _asserting_nodes(
         if not node.derived_from and len(node.entities) > 1:
             for lines in node.evidence:
                 by_evidence[lines].append(node)
+    return by_evidence
+
+
+def _asserting_nodes(
+    by_evidence: Mapping[Evidence, list[Node]], assertions: Sequence[Assertion]
+) -> dict[tuple[RelationKey, date], set[str]]:
+    """Nodes that state a relation on a date: they name both ends and come from the same lines."""
+    wanted: dict[tuple[RelationKey, date], set[Evidence]] = defaultdict(set)
+    for assertion in assertions:
+        assert assertion.valid_at is not None
+        wanted[(assertion.key, assertion.valid_at)].add(assertion.evidence)
     found: dict[tuple[RelationKey, date], set[str]] = defaultdict(set)
     for (key, when), evidence in wanted.items():
         start, _, end = key
