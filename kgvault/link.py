@@ -444,17 +444,11 @@ def _node_identity(node: DraftNode) -> NodeKey:
     title = normalize_name(node.title)
     if node.type == "procedure":
         title = f"{title}{_STEPS}{normalize_name(node.body)}"
-    elif node.attributed_to and node.memory_layer == "episodic" and _FIRST_PERSON.search(node.title):
-        # "I live in Oslo." in Sam's note and in Alex's are two propositions: whose "I" is part of it.
-        title = f"{title}{_SPEAKER}{normalize_name(node.attributed_to)}"
     return (node.memory_layer, title, when)
 
 
 _STEPS = "\n"
 """Between a procedure's title and its steps in its identity (no normalized title holds a line break)."""
-_SPEAKER = "\x00"
-"""Between a first-person episode's title and its speaker in its identity."""
-_FIRST_PERSON = re.compile(r"\b(?:I|I['’](?:m|ve|d|ll)|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Uu]s|[Oo]urs?)\b")
 
 
 @dataclass(slots=True)

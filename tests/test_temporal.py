@@ -334,33 +334,6 @@ def test_one_event_told_by_several_sources_is_one_episode_and_no_fact() -> None:
     assert sorted(e.path for e in node.evidence) == paths
 
 
-def test_the_same_first_person_words_of_two_people_are_two_episodes_and_no_fact() -> None:
-    # "I prefer PETG" in Sam's, Alex's and Kim's notes: three people's preferences, not one fact.
-    people = {"sam.md": "Sam", "alex.md": "Alex", "kim.md": "Kim"}
-    items = [
-        extraction(
-            path,
-            0,
-            (1, 1),
-            nodes=[episode("I prefer PETG.", f"2025-0{i + 1}-01", confidence="high", attributed_to=who)],
-        )
-        for i, (path, who) in enumerate(people.items())
-    ]
-    graph = link([source(p) for p in people], items)
-    assert sorted(n.attributed_to or "" for n in graph.nodes) == ["Alex", "Kim", "Sam"]
-    assert all(n.memory_layer == "episodic" and len(n.evidence) == 1 for n in graph.nodes)
-    # The same words of one person on another day still repeat.
-    again = extraction(
-        "sam-later.md",
-        0,
-        (1, 1),
-        nodes=[episode("I prefer PETG.", "2025-06-01", confidence="high", attributed_to="Sam")],
-    )
-    graph = link([source(p) for p in [*people, "sam-later.md"]], [*items, again])
-    (fact_node,) = [n for n in graph.nodes if n.memory_layer == "semantic"]
-    assert len(fact_node.derived_from) == 2
-
-
 def test_words_that_say_when_are_events_however_often_they_repeat() -> None:
     # The same switch sentence in two notes of two days: two switches, no habit to consolidate.
     said = "Switched the Voron from Marlin to Klipper today."
