@@ -39,7 +39,6 @@ from kgvault.records import (
 from kgvault.resolve import HOMONYM_SEPARATOR, EntityGroup, Resolution, make_entity, resolve_entities
 from kgvault.tags import TaggedNode, TagTree, build_tag_tree
 from kgvault.temporal import Assertion, apply_time
-from kgvault.when import find_times
 
 _NO_CORRECTIONS = Corrections()
 _NOTHING: frozenset[str] = frozenset()
@@ -334,11 +333,12 @@ def _repeated_episodes(
     grouped: Grouped, last: Mapping[str, list[NodeKey]] | None = None
 ) -> dict[str, list[NodeKey]]:
     """Episodic propositions said on ≥ 2 dates, in ≥ 3 distinct sources (≥ 2 when all say it with
-    high confidence), in words that name no time.
+    high confidence), in words that do not tie them to the day they were said.
 
     Repeats on different dates are what consolidation feeds on: they become one semantic node. One
     event however many sources tell it (one date) is bound to its day, nothing true in general;
-    so is one whose words say when ("today", "on 12 March").
+    so is one whose words point at the day of writing ("today", "last week"). A fixed time stays
+    the same proposition wherever it is said ("Dana lives in Oslo since 2019.").
     `last` is the last pass's answer: then only the titles regrouped since are asked again.
     """
     groups, episodes = grouped.groups, grouped.episodes
@@ -353,8 +353,7 @@ def _repeated_episodes(
         keys = episodes[title_key]
         if len(keys) == 1:
             continue  # one date: one event, told once or by several sources
-        first = groups[keys[0]].first()[1]
-        if find_times(first.title, first.timestamp):
+        if _SAID_WHEN.search(groups[keys[0]].first()[1].title):
             continue  # "Switched the Voron to Klipper today." on two days: two events, no habit
         items = [item for key in keys for item in groups[key].items]
         sources = {evidence.path for evidence, _ in items}
@@ -447,6 +446,12 @@ def _node_identity(node: DraftNode) -> NodeKey:
     return (node.memory_layer, title, when)
 
 
+_SAID_WHEN = re.compile(
+    r"(?i)\b(?:today|tonight|yesterday|tomorrow|this (?:morning|afternoon|evening)|last night"
+    r"|(?:this|last|next) (?:week|weekend|month|year)|(?:\d+|a|an|one|two|three|a few|a couple of)"
+    r" (?:days?|weeks?|months?|years?) ago)\b"
+)
+"""Words that point at the day they were written: what they say happened then, not in general."""
 _STEPS = "\n"
 """Between a procedure's title and its steps in its identity (no normalized title holds a line break)."""
 

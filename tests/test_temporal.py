@@ -343,6 +343,16 @@ def test_words_that_say_when_are_events_however_often_they_repeat() -> None:
     ]
     graph = link([source("a.md"), source("b.md")], items)
     assert sorted(n.memory_layer for n in graph.nodes) == ["episodic", "episodic"]
+    # A fixed time is part of what is said, wherever it is said: that still repeats.
+    since = "Dana lives in Oslo since 2019."
+    paths = ["a.md", "b.md", "c.md"]
+    items = [
+        extraction(p, 0, (1, 1), nodes=[episode(since, f"2024-0{i + 1}-08", type="state")])
+        for i, p in enumerate(paths)
+    ]
+    graph = link([source(p) for p in paths], items)
+    (fact_node,) = [n for n in graph.nodes if n.memory_layer == "semantic"]
+    assert fact_node.title == since and len(fact_node.derived_from) == 3
 
 
 def test_the_same_source_twice_is_not_a_repeat() -> None:
