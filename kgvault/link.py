@@ -799,7 +799,7 @@ def _merge_relations(
         label = label_of[key[1]]
         make = partial(_merged_relation, *key, items, label)
         relations.append(make() if memory is None else memory.relations.get(key, (label, items), make))
-    assertions = [Assertion(key, i[0], i[3], i[4], i[5]) for key, items in ordered for i in items]
+    assertions = [Assertion(key, i[0], i[3], i[4], i[5], i[2]) for key, items in ordered for i in items]
     return tuple(relations), assertions
 
 

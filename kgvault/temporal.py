@@ -32,6 +32,8 @@ class Assertion:
     invalid_at: date | None
     said: date | None = None
     """The date of the chunk that said it (its note's, or a dated heading's)."""
+    statement: str = ""
+    """The sentence that said it: of the nodes on its lines, the one titled so said it."""
 
 
 @dataclass(slots=True)
@@ -134,9 +136,7 @@ def apply_time(
     superseded_by: dict[str, set[str]] = beaten_nodes
     # The nodes that say a value stopped ("Last day at my job at Acme."): they end what said it held.
     stopping = [a for a in assertions if a.valid_at is None and a.invalid_at is not None]
-    ending = (
-        _asserting_nodes(by_lines, [replace(a, valid_at=a.invalid_at) for a in stopping]) if stopping else {}
-    )
+    ending = _stopping_nodes(nodes, by_lines, stopping) if stopping else {}
     for (key, when), node_ids in asserting.items():
         ran = run_of.get((key, when))  # none: it lost to a confirmed rival (above)
         if ran is None:
@@ -301,12 +301,15 @@ def _runs(
         values = [value for value in said if value not in stopped] if len(stopped) < len(said) else said
         for group in (values, stopped if values is not said else []):
             rivals.extend((keys[a], keys[b], when) for i, a in enumerate(group) for b in group[i + 1 :])
+        # First said the day it stopped: it held that day alone, until the others came.
+        brief = [value for value in stopped if value not in active] if values is not said else []
         for value, run in list(active.items()):
             if value not in values:
                 if value in said:  # it held this day too, until the others came
                     run.dates.append(when)
                 run.end, run.successors = when, tuple(values)
                 del active[value]
+        runs.extend(_Run(value, when, when, tuple(values), [when]) for value in brief)
         for value in values:
             if value not in active:
                 active[value] = _Run(value, when)
@@ -347,7 +350,8 @@ def _timed(relation: Relation, run: _Run | None, stated_ends: list[date]) -> Rel
     # A stated end ("switched from A") within the run wins over the next value's start; an end on
     # the run's first day belongs to an earlier run (a relation never ends the day it starts).
     ends = [d for d in (*stated_ends, run.end) if d is not None and d > run.start]
-    end = min(ends) if ends else None
+    # But one first said on the day a switch stopped it held that day alone (see `_runs`).
+    end = min(ends) if ends else run.end if run.end == run.start else None
     if (relation.valid_at, relation.invalid_at) == (run.start, end):
         return relation
     return replace(relation, valid_at=run.start, invalid_at=end)
@@ -355,6 +359,24 @@ def _timed(relation: Relation, run: _Run | None, stated_ends: list[date]) -> Rel
 
 def _key(relation: Relation) -> RelationKey:
     return (relation.from_id, relation.relation, relation.to_id)
+
+
+def _stopping_nodes(
+    nodes: Sequence[Node], by_lines: Mapping[Evidence, list[Node]], stopping: Sequence[Assertion]
+) -> dict[tuple[RelationKey, date], set[str]]:
+    """The nodes that say a value stopped on a date: of those on the lines that say so, the ones
+    titled as the sentence that said it (not "The Voron runs Marlin." beside the switch from it)."""
+    found = _asserting_nodes(by_lines, [replace(a, valid_at=a.invalid_at) for a in stopping])
+    said: dict[tuple[RelationKey, date], set[str]] = defaultdict(set)
+    for assertion in stopping:
+        assert assertion.invalid_at is not None
+        said[(assertion.key, assertion.invalid_at)].add(assertion.statement)
+    title = {node.id: node.title for node in nodes if node.id in set().union(*found.values())}
+    for place, node_ids in found.items():
+        saying = {node_id for node_id in node_ids if title[node_id] in said[place]}
+        if saying:
+            found[place] = saying
+    return found
 
 
 def _nodes_by_lines(nodes: Sequence[Node]) -> dict[Evidence, list[Node]]:

@@ -104,6 +104,35 @@ def test_a_value_said_on_the_day_a_switch_stops_it_held_until_the_switch() -> No
     assert switched.conflicts_with == () and switched.superseded_by == ()
 
 
+def test_a_switch_supersedes_the_states_of_its_day_and_only_the_switch_does() -> None:
+    # One chunk: "The Ender 3 runs Marlin." and "Switched the Ender 3 from Marlin to Klipper.";
+    # with a March state before it (a.md), and without one (first said that day).
+    said = "Switched the Ender 3 from Marlin to Klipper."
+    switch = episode(said, "2025-06-02", type="decision", entities=["Ender 3", "Marlin", "Klipper"])
+    day = extraction(
+        "b.md", 0, (1, 3), entities=ENDS,
+        nodes=[state("The Ender 3 runs Marlin.", "2025-06-02", "Ender 3", "Marlin"), switch],
+        relations=[
+            rel("Ender 3", "runs", "Marlin", "2025-06-02", statement="The Ender 3 runs Marlin."),
+            rel("Ender 3", "runs", "Klipper", "2025-06-02", statement=said),
+            rel("Ender 3", "runs", "Marlin", None, invalid_at="2025-06-02", statement=said),
+        ],
+    )  # fmt: skip
+    march = extraction(
+        "a.md", 0, (1, 1), entities=ENDS,
+        nodes=[state("The Ender 3 ran Marlin.", "2025-03-12", "Ender 3", "Marlin")],
+        relations=[rel("Ender 3", "runs", "Marlin", "2025-03-12", statement="The Ender 3 ran Marlin.")],
+    )  # fmt: skip
+    for items, marlin_from in (([march, day], date(2025, 3, 12)), ([day], date(2025, 6, 2))):
+        graph = link([source("a.md"), source("b.md")], items)
+        times = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
+        assert times == {"marlin": (marlin_from, date(2025, 6, 2)), "klipper": (date(2025, 6, 2), None)}
+        (switched,) = [n for n in graph.nodes if n.type == "decision"]
+        marlins = [n for n in graph.nodes if n.type == "state"]
+        assert len(marlins) == len(items) and graph.conflicts == ()
+        assert all((n.superseded_by, n.valid_to) == ((switched.id,), date(2025, 6, 2)) for n in marlins)
+
+
 def test_a_state_ends_where_a_later_note_says_it_stopped() -> None:
     # "I work at Acme." in January, "Last day at my job at Acme." in August, no new job named.
     ends = [{"name": "Sam", "entity_type": "person"}, {"name": "Acme", "entity_type": "organization"}]
