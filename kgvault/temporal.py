@@ -371,7 +371,8 @@ def _stopping_nodes(
     for assertion in stopping:
         assert assertion.invalid_at is not None
         said[(assertion.key, assertion.invalid_at)].add(assertion.statement)
-    title = {node.id: node.title for node in nodes if node.id in set().union(*found.values())}
+    stoppers = set().union(*found.values())
+    title = {node.id: node.title for node in nodes if node.id in stoppers}
     for place, node_ids in found.items():
         saying = {node_id for node_id in node_ids if title[node_id] in said[place]}
         if saying:
