@@ -268,7 +268,7 @@ def _runs(
     members: Sequence[Assertion],
     rivals: list[tuple[RelationKey, RelationKey, date]],
     spans: Mapping[tuple[RelationKey, date], _Span],
-    stated_ends: Mapping[RelationKey, Sequence[date]] = {},
+    stated_ends: Mapping[RelationKey, Sequence[date]],
 ) -> list[_Run]:
     """Walk a slot's statements in date order: a new value ends the runs of the others on its date.
 

@@ -15,7 +15,7 @@ import pytest
 from kgvault.check import check_vault
 from kgvault.layout import MARKER
 
-from .conftest import ROOT, SAMPLE, SHARED_DATA, run_build, tree_bytes, tree_digest, triples
+from .conftest import ROOT, SAMPLE, SHARED_DATA, notes_with, run_build, tree_bytes, tree_digest, triples
 
 REPORT_KEYS = {"sources", "chunks", "nodes", "entities", "relations", "files", "llm", "problems", "seconds"}
 
@@ -479,15 +479,15 @@ def test_the_keys_and_categories_of_a_note_give_its_entities_their_types(tmp_pat
 
 
 def test_a_daily_note_s_fields_are_its_writer_s_and_the_day_is_no_entity(tmp_path: Path) -> None:
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "2024-05-05.md").write_text(
-        '---\npeople: ["[[Dana Kim]]"]\n---\nmet:: [[Sam Lee]]\nlocation:: [[Lisbon]]\n\n'
-        "- Finished [[Deep Work]] [rating:: 4] on the train.\n"
-        "- Spent the evening reading `= this.file.name` and [[Dune]].[^1]\n\n[^1]: A gift from Sam.\n",
-        "utf-8",
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "2024-05-05.md": '---\npeople: ["[[Dana Kim]]"]\n---\n'
+            "met:: [[Sam Lee]]\nlocation:: [[Lisbon]]\n\n"
+            "- Finished [[Deep Work]] [rating:: 4] on the train.\n"
+            "- Spent the evening reading `= this.file.name` and [[Dune]].[^1]\n\n[^1]: A gift from Sam.\n"
+        },
     )
-    vault = tmp_path / "vault"
     run_build(notes, vault)
     names = {page.stem for page in (vault / "entities").glob("*.md")}
     assert "2024-05-05" not in names and {"dana-kim", "sam-lee", "lisbon"} <= names
