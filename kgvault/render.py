@@ -271,35 +271,40 @@ class _Changed:
     """The ids, paths and names whose part in a node's page differs from the last complete build."""
 
     nodes: frozenset[str]
-    entities: frozenset[str]
-    """Entities whose name or outgoing relations changed (what a node page shows of its entities)."""
+    relations: dict[str, list[Relation]]
+    """Per entity, its outgoing relations that came, went or changed (both versions of a changed one)."""
     paths: frozenset[str]
     names: bool
     entity_names: frozenset[str]
-    """Entities whose name changed (all an entity or summary page shows of the entities it lists)."""
+    """Entities whose name changed, came or went (what every page naming them shows)."""
 
     @classmethod
     def between(cls, before: _Around, after: _Around) -> _Changed:
-        entities = _changed_keys(before.entities, after.entities)
+        relations: dict[str, list[Relation]] = {}
+        entity_names = set()
+        for key in _changed_keys(before.entities, after.entities):
+            old, new = before.entities.get(key), after.entities.get(key)
+            if old is None or new is None or old[0] != new[0]:
+                entity_names.add(key)
+            else:
+                # An edit changes a relation's lines more often than anything else: only pages
+                # that show one of these relations (or showed it) read differently.
+                relations[key] = _symmetric_difference(old[1], new[1])
         return cls(
             nodes=_changed_keys(before.nodes, after.nodes),
-            entities=entities,
+            relations=relations,
             paths=_changed_keys(before.summaries, after.summaries),
             names=before.names != after.names,
-            entity_names=frozenset(
-                key
-                for key in entities
-                if key not in before.entities
-                or key not in after.entities
-                or before.entities[key][0] != after.entities[key][0]
-            ),
+            entity_names=frozenset(entity_names),
         )
 
     def touches(self, node: Node) -> bool:
         """Whether the node's page may read differently now (its node itself being the same)."""
         if self.names and "[[" in node.body:
             return True
-        if not self.entities.isdisjoint(node.entities):
+        if not self.entity_names.isdisjoint(node.entities):
+            return True
+        if self.relations and self._shows_changed_relation(node):
             return True
         if self.paths and any(evidence.path in self.paths for evidence in node.evidence):
             return True
@@ -316,6 +321,22 @@ class _Changed:
             )  # fmt: skip
             return any(not self.nodes.isdisjoint(ids) for ids in linked)
         return False
+
+    def _shows_changed_relation(self, node: Node) -> bool:
+        """Whether a changed relation is (or was) one the node's page lists: see `node_relations`."""
+        for entity_id in node.entities:
+            for relation in self.relations.get(entity_id, ()):
+                if relation.to_id in node.entities and not set(node.evidence).isdisjoint(relation.evidence):
+                    return True
+        return False
+
+
+def _symmetric_difference(before: list[Relation], after: list[Relation]) -> list[Relation]:
+    """The relations in one list only (an unchanged relation is often the very same object)."""
+    kept = set(map(id, before)) & set(map(id, after))
+    old = [r for r in before if id(r) not in kept]
+    new = [r for r in after if id(r) not in kept]
+    return [r for r in old if r not in new] + [r for r in new if r not in old]
 
 
 def _changed_keys(before: Mapping[str, object], after: Mapping[str, object]) -> frozenset[str]:

@@ -531,3 +531,26 @@ def test_prepared_pages_read_as_pages_made_when_written(most: int) -> None:
             assert pages[path] == expected[path]
         else:
             assert digest == sha256(expected[path])
+
+
+def test_a_relation_moving_lines_plans_again_only_the_node_pages_on_its_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    base = _linked_graph()
+    lines = base.relations[0].evidence[0]
+    elsewhere = replace(lines, line_start=lines.line_end + 20, line_end=lines.line_end + 21)
+    # Both nodes name the relation's two ends; only the first comes from the relation's lines.
+    before = replace(base, nodes=(base.nodes[0], replace(base.nodes[1], evidence=(elsewhere,))))
+    ends = {before.relations[0].from_id, before.relations[0].to_id}
+    assert set(before.nodes[0].entities) == set(before.nodes[1].entities) >= ends
+    memory = PageMemory()
+    _written(render(before, memory=memory))
+    # An edit above the relation's sentence: the same relation, on the next lines as well.
+    moved = replace(lines, line_start=lines.line_start + 1, line_end=lines.line_end + 1)
+    after = replace(before, relations=(replace(before.relations[0], evidence=(lines, moved)),))
+    planned = count_node_plans(monkeypatch)
+    pages = render(after, memory=memory)
+    fresh = dict(render(after))  # every page made now: pages are made when read
+    digests = [pages.known_digest(p) or sha256(pages[p]) for p in fresh]
+    assert digests == [sha256(fresh[p]) for p in fresh]
+    assert planned.count("switched") == 2 and planned.count("switched-back") == 1  # the fresh render's
