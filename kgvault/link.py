@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, insort
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache, partial
@@ -765,42 +766,143 @@ def _merge_relations(
     """Merge duplicate triples: evidence unioned, the highest confidence kept, one label per predicate.
 
     Also returns each chunk's dated statement of a triple, which time reads (a value can come back).
-    With a memory, a triple stated by the same items under the same label is last pass's relation.
+    With a memory, last pass's merge is changed by the readings that came and went since, while
+    the entities keep their ids.
     """
-    merged: dict[tuple[str, str, str], list[_Statement]] = defaultdict(list)
-    labels: dict[str, Counter[str]] = defaultdict(Counter)
-    for reading in readings:
-        for (
-            subject,
-            predicate,
-            obj,
-            evidence,
-            confidence,
-            statement,
-            valid_at,
-            invalid_at,
-            label,
-            said,
-        ) in reading.relations:
-            start = entity_id.get(subject)
-            end = entity_id.get(obj)
-            if start is None or end is None or start == end:
-                continue
-            said_as = (evidence, confidence, statement, valid_at, invalid_at, said)
-            merged[(start, predicate, end)].append(said_as)
-            labels[predicate][label] += 1
-    ordered = sorted(merged.items())
-    # One label per predicate: the one its statements use most.
-    label_of = {
-        p: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] for p, counts in labels.items()
-    }
-    relations = []
-    for key, items in ordered:
-        label = label_of[key[1]]
-        make = partial(_merged_relation, *key, items, label)
-        relations.append(make() if memory is None else memory.relations.get(key, (label, items), make))
-    assertions = [Assertion(key, i[0], i[3], i[4], i[5], i[2]) for key, items in ordered for i in items]
-    return tuple(relations), assertions
+    last = memory.last.merged if memory is not None and memory.last.settled else None
+    merged = _MergedRelations(readings, entity_id, last)
+    if memory is not None:
+        memory.made.merged = merged
+    relations = tuple(merged.relations[key] for key in merged.keys)
+    return relations, [assertion for key in merged.keys for assertion in merged.assertions[key]]
+
+
+_Said = tuple[tuple[str, str, str], _Statement, str]
+"""A triple between entity ids, one statement of it, and the statement's label."""
+
+
+class _MergedRelations:
+    """Every triple's statements, the relation merged from them, and the dated statements time reads."""
+
+    __slots__ = (
+        "assertions", "entity_id", "keys", "label_of", "labels", "readings", "relations", "statements",
+    )  # fmt: skip
+
+    def __init__(
+        self, readings: Sequence[_Reading], entity_id: dict[str, str], last: _MergedRelations | None
+    ) -> None:
+        self.readings = readings
+        """Held so that no reading merged here is freed and its id taken by another."""
+        self.entity_id = entity_id
+        if last is not None and last.entity_id == entity_id:
+            gone = {id(reading): reading for reading in last.readings}
+            came = [reading for reading in readings if gone.pop(id(reading), None) is None]
+            if 4 * (len(came) + len(gone)) <= len(readings):
+                self._update(last, came, gone.values())
+                return
+        statements: dict[tuple[str, str, str], list[_Statement]] = defaultdict(list)
+        labels: dict[str, Counter[str]] = defaultdict(Counter)
+        for reading in readings:
+            for key, said_as, label in _said(reading, entity_id):
+                statements[key].append(said_as)
+                labels[key[1]][label] += 1
+        self.statements, self.labels = dict(statements), dict(labels)
+        self.label_of = {predicate: _most_used(counts) for predicate, counts in labels.items()}
+        self.keys = sorted(statements)
+        self.relations: dict[tuple[str, str, str], Relation] = {}
+        self.assertions: dict[tuple[str, str, str], tuple[Assertion, ...]] = {}
+        for key, items in statements.items():
+            label = self.label_of[key[1]]
+            if last is not None and last.statements.get(key) == items and last.label_of[key[1]] == label:
+                self.relations[key] = last.relations[key]  # what an unchanged page was made of
+            else:
+                self.relations[key] = _merged_relation(*key, items, label)
+            self.assertions[key] = _assertions(key, items)
+
+    def _update(self, last: _MergedRelations, came: Sequence[_Reading], gone: Iterable[_Reading]) -> None:
+        """Last pass's merge without what the gone readings said and with what the new ones say."""
+        statements, labels = dict(last.statements), dict(last.labels)
+        changed: set[tuple[str, str, str]] = set()
+        relabelled: set[str] = set()
+
+        def note(key: tuple[str, str, str], label: str, step: int) -> None:
+            if key[1] not in relabelled:  # copied on first change: last pass's merge stays as it was
+                relabelled.add(key[1])
+                labels[key[1]] = Counter(labels.get(key[1], ()))
+            labels[key[1]][label] += step
+            if key not in changed:
+                changed.add(key)
+                statements[key] = list(statements.get(key, ()))
+
+        for reading in gone:
+            for key, said_as, label in _said(reading, self.entity_id):
+                note(key, label, -1)
+                statements[key].remove(said_as)
+        for reading in came:
+            for key, said_as, label in _said(reading, self.entity_id):
+                note(key, label, 1)
+                statements[key].append(said_as)
+        self.label_of = dict(last.label_of)
+        for predicate in relabelled:
+            counts = +labels[predicate]  # without the labels no statement uses any more
+            if counts:
+                labels[predicate] = counts
+                if self.label_of.get(predicate) == _most_used(counts):
+                    continue
+                self.label_of[predicate] = _most_used(counts)
+            else:
+                del labels[predicate]
+                self.label_of.pop(predicate, None)
+            # Another label for the predicate: every relation of it reads differently.
+            changed.update(key for key in statements if key[1] == predicate)
+        self.statements, self.labels = statements, labels
+        self.relations, self.assertions = dict(last.relations), dict(last.assertions)
+        keys = last.keys
+        for key in changed:
+            items = statements[key]
+            if items:
+                if key not in self.relations:
+                    keys = keys if keys is not last.keys else list(keys)
+                    insort(keys, key)
+                self.relations[key] = _merged_relation(*key, items, self.label_of[key[1]])
+                self.assertions[key] = _assertions(key, items)
+            else:
+                del statements[key]
+                if key in self.relations:
+                    keys = keys if keys is not last.keys else list(keys)
+                    del keys[bisect_left(keys, key)]
+                    del self.relations[key], self.assertions[key]
+        self.keys = keys
+
+
+def _said(reading: _Reading, entity_id: Mapping[str, str]) -> Iterator[_Said]:
+    """The reading's statements of triples between two different entities, with their labels."""
+    for (
+        subject,
+        predicate,
+        obj,
+        evidence,
+        confidence,
+        statement,
+        valid_at,
+        invalid_at,
+        label,
+        said,
+    ) in reading.relations:
+        start = entity_id.get(subject)
+        end = entity_id.get(obj)
+        if start is None or end is None or start == end:
+            continue
+        yield (start, predicate, end), (evidence, confidence, statement, valid_at, invalid_at, said), label
+
+
+def _most_used(labels: Counter[str]) -> str:
+    """The label its statements use most (the first by name of those used as often)."""
+    return min(labels.items(), key=lambda item: (-item[1], item[0]))[0]
+
+
+def _assertions(key: tuple[str, str, str], items: Sequence[_Statement]) -> tuple[Assertion, ...]:
+    return tuple(Assertion(key, i[0], i[3], i[4], i[5], i[2]) for i in items)
 
 
 def _merged_relation(

@@ -131,6 +131,8 @@ class PassMade:
     """The entities resolved (`resolve.Resolved`)."""
     named: Any = None
     """Per entity key, the lines of the nodes naming it, counted (`link._NamedCounts`)."""
+    merged: Any = None
+    """The relations merged from the readings' statements (`link._MergedRelations`)."""
     settled: bool = False
     """The pass finished: its graph was made from these."""
 
@@ -144,13 +146,14 @@ class LinkMemory:
     the homonym splits) with the last pass's and drops only the readings those changes touch. The
     node groups are regrouped where drafts changed (`groups`), and what the last pass made from
     them — ids wanted, repeats, merged nodes, summaries — is kept in `last` and redone for what
-    changed only. Merged relations, coverage rows, entities, consolidated nodes and title slugs are
-    reused when made from equal inputs, and records equal to last pass's are handed back as last
-    pass's objects (`as_before`). Resolution is patched while the drafts name the same names
-    (`resolve.Resolved`), else made again reusing each name root's groups its mentions did not
-    change, and ids are redone only in the families where keys changed
-    (`names.UniqueIds`). The tag tree is last pass's while the nodes carry the same tags from the
-    same files; time is done again each time, though a node time supersedes or sets in conflict as
+    changed only; so are the merged relations, while the entities keep their ids. Coverage rows,
+    entities, consolidated nodes and title slugs are reused when made from equal inputs, and
+    records equal to last pass's are handed back as last pass's objects (`as_before`). Resolution
+    is patched while the drafts name the same names (`resolve.Resolved`), else made again reusing
+    each name root's groups its mentions did not change, and ids are redone only in the families
+    where keys changed (`names.UniqueIds`). The tag tree is last pass's while the nodes carry the
+    same tags from the same files; time is done again each time, though a node time supersedes or
+    sets in conflict as
     last pass is last pass's node (`Retimed`).
     """
 
@@ -161,8 +164,6 @@ class LinkMemory:
         self.split: Mapping[str, object] = {}
         self.nodes: ByInputs[Any] = ByInputs()
         """Merged nodes, per node key, from their id, entities, tags and drafts."""
-        self.relations: ByInputs[Any] = ByInputs()
-        """Merged relations, per triple, from their label and statements."""
         self.rows: ByInputs[Any] = ByInputs()
         """Coverage rows, per chunk, from its draft and counts."""
         self.entities: ByInputs[Any] = ByInputs()
@@ -240,7 +241,6 @@ class LinkMemory:
             self.mentions,
             self.readings,
             self.nodes,
-            self.relations,
             self.rows,
             self.entities,
             self.derived,

@@ -222,6 +222,36 @@ def test_a_relation_no_draft_of_which_changed_takes_the_label_its_predicate_now_
     assert graph == relinked(state)
 
 
+def test_an_update_merges_again_only_the_statements_of_the_drafts_that_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    people = "Ada Bob Cy Dee Eve Fay Gus Hal Ida Jo Kai Lu Max Ned Oz Pia".split()
+    paths = [f"{name.lower()}.md" for name in people[::2]]
+    state = LinkState.build(
+        [source(path) for path in paths],
+        [
+            _stating(path, people[2 * i], people[2 * i + 1], ["coaches", "mentors"][i % 2])
+            for i, path in enumerate(paths)
+        ],
+    )
+    assert {r.label for r in state.graph.relations} == {"coaches"}  # a tie: the first label in order
+    said = record_calls(monkeypatch, kgvault.link, "_said", lambda reading, _: reading.relations[0][3].path)
+    # The same people: Dee now coaches Cy, a triple of its own (Cy's goes, Dee's comes in order).
+    graph = state.update([source("cy.md")], [_stating("cy.md", "Dee", "Cy", "coaches")])
+    assert said == ["cy.md", "cy.md"]  # what it said before, taken out, and what it says now
+    pairs = [(r.from_id, r.to_id) for r in graph.relations]
+    assert pairs[:3] == [("ada", "bob"), ("dee", "cy"), ("eve", "fay")] and len(pairs) == 8
+    assert graph == relinked(state)
+    said.clear()
+    graph = state.update([source("cy.md")], [_stating("cy.md", "Cy", "Dee", "mentors")])
+    assert said == ["cy.md", "cy.md"] and graph == relinked(state)
+    said.clear()
+    # Five statements say "mentors" now, three "coaches": every relation of the predicate says so.
+    graph = state.update([source("ada.md")], [_stating("ada.md", "Ada", "Bob", "mentors")])
+    assert said == ["ada.md", "ada.md"] and graph == relinked(state)
+    assert {r.label for r in graph.relations} == {"mentors"}
+
+
 def test_a_kept_chunk_says_so_when_it_now_holds_the_first_statement_of_a_node() -> None:
     said_twice = [
         extraction("a.md", 0, (1, 2), nodes=[fact("Tomatoes need sun.")]),
