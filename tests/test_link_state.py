@@ -225,7 +225,10 @@ def test_a_relation_no_draft_of_which_changed_takes_the_label_its_predicate_now_
 def test_an_update_merges_again_only_the_statements_of_the_drafts_that_changed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    people = "Ada Bob Cy Dee Eve Fay Gus Hal Ida Jo Kai Lu Max Ned Oz Pia".split()
+    people = [
+        "Ada", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal",
+        "Ida", "Jo", "Kai", "Lu", "Max", "Ned", "Oz", "Pia",
+    ]  # fmt: skip
     paths = [f"{name.lower()}.md" for name in people[::2]]
     state = LinkState.build(
         [source(path) for path in paths],
