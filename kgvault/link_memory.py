@@ -153,8 +153,7 @@ class LinkMemory:
     each name root's groups its mentions did not change, and ids are redone only in the families
     where keys changed (`names.UniqueIds`). The tag tree is last pass's while the nodes carry the
     same tags from the same files; time is done again each time, though a node time supersedes or
-    sets in conflict as
-    last pass is last pass's node (`Retimed`).
+    sets in conflict as last pass is last pass's node (`Retimed`).
     """
 
     def __init__(self) -> None:
