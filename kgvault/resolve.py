@@ -174,6 +174,10 @@ class Resolution:
         self.joins: dict[str, list[Join]] = defaultdict(list)
         """Per entity key, the joins that made it (and homonyms kept apart from it)."""
         self.spelling_of: dict[str, str] = {}
+        self.spellings: Mapping[str, Counter[str]] = {}
+        """Per name, how often each spelling of it is mentioned (0: known as an alias or a note's name)."""
+        self.types: Mapping[str, Counter[str]] = {}
+        """Per mentioned name, how often it is mentioned as each type."""
         self.outcomes: dict[Correction, str] = {}
         """What became of each correction of entities: done, or which names were not found."""
         self.gathered: Mapping[str, _Gathered] = {}
@@ -283,40 +287,161 @@ def _draft_list(
 
 
 def _patched(last: Resolved, drafts: list[DraftMentions]) -> Resolution | None:
-    """The last resolution with the changed drafts' evidence in place; None when a name moved.
+    """The last resolution with the changed drafts' mentions in place; None when a rule may read
+    them differently.
 
     Mentions of one name in a draft all cite that draft's chunk (or its own turn or pointer), so
-    an entity's evidence from a changed draft is replaced as a whole.
+    an entity's evidence from a changed draft is replaced as a whole. Drafts that name other names
+    than before are patched only when every rule reads the corpus as before (`_moved_within`).
     """
     before = last.drafts
     if len(before) != len(drafts):
         return None
     changed = [(old, new) for old, new in zip(before, drafts, strict=True) if old is not new]
+    moved = False
     for (old_mentions, old_edges, old_spelled), (new_mentions, new_edges, new_spelled) in changed:
-        if (
-            old_edges != new_edges
-            or old_spelled != new_spelled
-            or [_name_of(m) for m in old_mentions] != [_name_of(m) for m in new_mentions]
-        ):
+        if old_edges != new_edges or old_spelled != new_spelled:
             return None
+        moved = moved or [_name_of(m) for m in old_mentions] != [_name_of(m) for m in new_mentions]
     resolution = copy(last.resolution)
+    if moved:
+        # A correction names names: which one it finds may follow the counts. Redone in full.
+        counted = None if last.corrections.items else _moved_within(last.resolution, changed)
+        if counted is None:
+            return None
+        resolution.spellings, resolution.types = counted
     resolution.groups = dict(resolution.groups)
-    patches: dict[str, tuple[set[Evidence], list[tuple[Evidence, str]], set[Evidence]]] = {}
+    patches: dict[str, _Patch] = defaultdict(_Patch)
     for (old_mentions, _, _), (new_mentions, _, _) in changed:
-        for old, new in zip(old_mentions, new_mentions, strict=True):
-            gone, said, cited = patches.setdefault(_group_key(resolution, old), (set(), [], set()))
-            gone.add(old.evidence)
-            cited.add(new.evidence)
+        for old in old_mentions:
+            patch = patches[_group_key(resolution, old)]
+            patch.gone.add(old.evidence)
+            if moved:
+                patch.spellings[old.spelling] -= 1
+                patch.types[old.entity_type] -= 1
+        for new in new_mentions:
+            patch = patches[_group_key(resolution, new)]
+            patch.cited.add(new.evidence)
             if new.description:
-                said.append((new.evidence, new.description))
-    for key, (gone, said, cited) in patches.items():
+                patch.said.append((new.evidence, new.description))
+            if moved:
+                patch.spellings[new.spelling] += 1
+                patch.types[new.entity_type] += 1
+    for key, patch in patches.items():
         group = resolution.groups[key]
         resolution.groups[key] = replace(
             group,
-            descriptions=[item for item in group.descriptions if item[0] not in gone] + said,
-            evidence=(group.evidence - gone) | cited,
+            spellings=_shifted(group.spellings, patch.spellings),
+            types=_shifted(group.types, patch.types),
+            descriptions=[item for item in group.descriptions if item[0] not in patch.gone] + patch.said,
+            evidence=(group.evidence - patch.gone) | patch.cited,
         )
     return resolution
+
+
+@dataclass
+class _Patch:
+    """What the changed drafts take from one entity group and give it."""
+
+    gone: set[Evidence] = field(default_factory=set)
+    cited: set[Evidence] = field(default_factory=set)
+    said: list[tuple[Evidence, str]] = field(default_factory=list)
+    spellings: Counter[str] = field(default_factory=Counter)
+    types: Counter[str] = field(default_factory=Counter)
+
+
+def _shifted(counts: Counter[str], by: Counter[str]) -> Counter[str]:
+    """The counts moved by these steps, without the ones that reach zero (as counting anew gives)."""
+    if not any(by.values()):
+        return counts
+    shifted = Counter(counts)
+    for name, step in by.items():
+        shifted[name] += step
+        if shifted[name] <= 0:
+            del shifted[name]
+    return shifted
+
+
+def _moved_within(
+    resolution: Resolution, changed: Sequence[tuple[DraftMentions, DraftMentions]]
+) -> tuple[dict[str, Counter[str]], dict[str, Counter[str]]] | None:
+    """Each name's spellings and types counted after the changed drafts, when no rule reads the
+    corpus differently for them; else None.
+
+    That holds when every name the drafts now mention was mentioned before and keeps its entity,
+    its most used spelling, its kinds of type and whether it is rare (what fuzzy matching asks),
+    when no name leaves a chunk (two names met in a chunk are two things: meeting less, they may
+    join), when no two names of one entity newly meet in a chunk (they would part), and when no
+    entity they name shares its name with a homonym (which kind takes untyped mentions follows the
+    counts).
+    """
+    spellings: dict[str, Counter[str]] = {}
+    types: dict[str, Counter[str]] = {}
+    for (old_mentions, _, _), (new_mentions, _, _) in changed:
+        old_keys = {mention.key for mention in old_mentions}
+        new_keys = {mention.key for mention in new_mentions}
+        if not old_keys <= new_keys:
+            return None
+        by_root: dict[str, set[str]] = defaultdict(set)
+        for key in new_keys:
+            root = resolution.names.known_root(key)
+            if (
+                root is None
+                or root in resolution.split
+                or not sum(resolution.spellings.get(key, {}).values())
+            ):
+                return None
+            by_root[root].add(key)
+        if any(len(keys) > 1 and not keys <= old_keys for keys in by_root.values()):
+            return None
+        for mention in old_mentions:
+            spellings.setdefault(mention.key, Counter())[mention.spelling] -= 1
+            types.setdefault(mention.key, Counter())[mention.entity_type] -= 1
+        for mention in new_mentions:
+            spellings.setdefault(mention.key, Counter())[mention.spelling] += 1
+            types.setdefault(mention.key, Counter())[mention.entity_type] += 1
+    all_spellings, all_types = dict(resolution.spellings), dict(resolution.types)
+    for key, steps in spellings.items():
+        before = resolution.spellings[key]
+        after = Counter(before)
+        after.update(steps)
+        count, was = sum(after.values()), sum(before.values())
+        if count < 1 or _most_spelled(after) != resolution.spelling_of.get(key):
+            return None
+        if (
+            len(key) >= FUZZY_MIN_LENGTH
+            and (count <= RARE_MENTIONS) != (was <= RARE_MENTIONS)
+            and "person" not in _kinds_of(resolution.types.get(key, Counter()))
+            and _spelled_alike(key, resolution.spellings)
+        ):
+            return None  # a rare name is matched against the others: now it is, or is not
+        all_spellings[key] = after
+    for key, steps in types.items():
+        before = resolution.types.get(key, Counter())
+        after = _shifted(before, steps)
+        if _kinds_of(after) != _kinds_of(before):
+            return None
+        all_types[key] = after
+    return all_spellings, all_types
+
+
+def _spelled_alike(key: str, names: Iterable[str]) -> bool:
+    """Whether another name is spelled so like this one that fuzzy matching may join them."""
+    from rapidfuzz.fuzz import ratio
+    from rapidfuzz.process import extract
+
+    found = extract(key, list(names), scorer=ratio, score_cutoff=FUZZY_MIN_SCORE, limit=2)
+    return any(name != key for name, _, _ in found)
+
+
+def _kinds_of(types: Counter[str]) -> set[str]:
+    """The type classes of these types (an untyped mention says no kind)."""
+    return {kind for entity_type in types if (kind := type_class(entity_type))}
+
+
+def _most_spelled(counts: Counter[str]) -> str:
+    """The spelling mentioned most (the first in code-point order of those mentioned as often)."""
+    return min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
 
 
 def _name_of(mention: _Mention) -> tuple[str, str, str, str | None]:
@@ -352,9 +477,12 @@ def _resolve(
         for key, spelling, _name, _type in spelled:
             spellings[key][spelling] += 0  # known as a spelling (an alias), counted by no mention
     note_edges = _note_edges(sources, spellings)
-    resolution.spelling_of = {
-        key: min(counts.items(), key=lambda item: (-item[1], item[0]))[0] for key, counts in spellings.items()
-    }
+    resolution.spelling_of = {key: _most_spelled(counts) for key, counts in spellings.items()}
+    resolution.spellings = spellings
+    types: dict[str, Counter[str]] = defaultdict(Counter)
+    for mention in mentions:
+        types[mention.key][mention.entity_type] += 1
+    resolution.types = types
     find = _NameFinder(spellings)
     edges: list[Edge] = []
     apart = []

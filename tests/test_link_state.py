@@ -440,6 +440,82 @@ def test_drafts_naming_the_same_names_patch_the_resolution_where_their_evidence_
     assert graph == relinked(state)
 
 
+def _naming(path: str, *names: tuple[str, str]) -> Extraction:
+    return extraction(path, 0, (1, 2), entities=[{"name": n, "entity_type": t} for n, t in names])
+
+
+LEILA, PROMETHEUS, GRAFANA = ("Leila Tanaka", "person"), ("Prometheus", "software"), ("Grafana", "software")
+
+
+def test_a_draft_naming_known_entities_anew_patches_the_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = LinkState.build(
+        [source(p) for p in ("a.md", "b.md", "c.md", "d.md")],
+        [
+            _naming("a.md", LEILA, PROMETHEUS),
+            _naming("b.md", LEILA),
+            _naming("c.md", PROMETHEUS, GRAFANA),
+            _naming("d.md", GRAFANA),
+        ],
+    )
+    made_again = record_calls(monkeypatch, kgvault.resolve, "_resolve", lambda *_: "resolved")
+    # "Met Leila about the alerts in Prometheus": names the corpus knows, now in d.md too.
+    graph = state.update([source("d.md")], [_naming("d.md", GRAFANA, LEILA, ("Prometheus", "concept"))])
+    assert made_again == []
+    (leila,) = [e for e in graph.entities if e.title == "Leila Tanaka"]
+    assert [e.path for e in leila.evidence] == ["a.md", "b.md", "d.md"]
+    assert graph == relinked(state)
+    made_again.clear()
+    # Grafana leaves d.md's chunk: two names meeting less may join where they did not. From scratch.
+    graph = state.update([source("d.md")], [_naming("d.md", LEILA)])
+    assert made_again == ["resolved"]
+    assert graph == relinked(state)
+
+
+def test_names_one_rule_joined_are_resolved_again_when_a_draft_changes_what_it_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    right, typo = ("Kubernetes Operator", "software"), ("Kubernetes Operater", "software")
+    state = LinkState.build(
+        [source(p) for p in ("a.md", "b.md", "c.md", "d.md", "e.md", "f.md")],
+        [
+            _naming("a.md", right),
+            _naming("b.md", right),
+            _naming("c.md", right),
+            _naming("d.md", typo),
+            _naming("e.md", GRAFANA),
+            _naming("f.md", GRAFANA),
+        ],
+    )
+    assert {e.title for e in state.graph.entities} == {"Kubernetes Operator", "Grafana"}  # a typo of it
+    made_again = record_calls(monkeypatch, kgvault.resolve, "_resolve", lambda *_: "resolved")
+    graph = state.update([source("e.md")], [_naming("e.md", GRAFANA, typo)])  # still rare: patched
+    assert made_again == []
+    assert graph == relinked(state)
+    made_again.clear()
+    # Said a third time, the spelling is no typo any more: two things.
+    graph = state.update([source("f.md")], [_naming("f.md", GRAFANA, typo)])
+    assert made_again == ["resolved"]
+    assert graph == relinked(state)
+    assert {e.title for e in graph.entities} == {"Kubernetes Operator", "Kubernetes Operater", "Grafana"}
+    made_again.clear()
+    state = LinkState.build(
+        [source(p) for p in ("a.md", "b.md", "c.md", "d.md")],
+        [_naming("a.md", right), _naming("b.md", right), _naming("c.md", right), _naming("d.md", typo)],
+    )
+    # Both spellings in one chunk: two things named side by side, not one misspelled.
+    made_again.clear()
+    graph = state.update([source("a.md")], [_naming("a.md", right, typo)])
+    assert made_again == ["resolved"]
+    assert graph == relinked(state)
+    assert len(graph.entities) == 2
+    made_again.clear()
+    # No longer side by side: the typo is one again.
+    graph = state.update([source("a.md")], [_naming("a.md", right)])
+    assert made_again == ["resolved"]
+    assert graph == relinked(state)
+    assert len(graph.entities) == 1
+
+
 def test_names_looked_up_in_patched_passes_do_not_pile_up_in_the_resolution() -> None:
     # Patched passes share one union-find of names; a long watch must not grow it with every
     # name a draft looked up that means no entity.
