@@ -256,9 +256,9 @@ def resolve_entities(
     The user's corrections outrank every rule: merges join first, kept-apart names never join,
     renames and retypes apply to the entity a name resolves to. `kept` holds each draft's mentions
     from the last pass (a rebuild reads only the changed drafts' anew), `last` the last pass's
-    resolution: when the drafts name the same names in the same places, under the same types
-    and descriptions, and the notes and corrections are the same, it is patched where evidence
-    moved instead of being made again.
+    resolution: when the notes and corrections are the same and the drafts state the same aliases
+    and name the same names (or known names anew, where no rule reads them differently), it is
+    patched where mentions moved instead of being made again.
     """
     drafts = _draft_list(extractions, kept)
     notes = [(s.path, s.kind, s.title, note_aliases(s.meta)) for s in sources]
