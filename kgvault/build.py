@@ -450,7 +450,9 @@ def _render_and_write(
         if gate is not None:
             before = pages.memory.checkpoint() if pages.memory is not None else None
             if pages.memory is not None and pages.memory.around is not None:
-                pages.prepare()  # while the gate waits anyway
+                # While the gate waits anyway. Only the episodes' and facts' pages: what an edit said
+                # is written first; the pages listing it (entities, summaries, the index) follow.
+                pages.prepare(folders=(FOLDERS["episodic"], FOLDERS["semantic"]))
             if not gate():
                 if pages.memory is not None and before is not None:
                     pages.memory.rollback(before)

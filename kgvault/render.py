@@ -367,14 +367,18 @@ class Pages(Mapping[str, str]):
         self._prepared: dict[str, tuple[str | None, str | None]] = {}
         """Per page `prepare` got to, its known digest or its text (see `prepare`)."""
 
-    def prepare(self, most: int = 2_000) -> None:
+    def prepare(self, most: int = 2_000, folders: tuple[str, ...] | None = None) -> None:
         """Find each page's digest, or render it, ahead of writing: in a pause the caller has anyway.
 
         Watch does it while its debounce runs out. At most `most` rendered texts are held; the
-        pages after the one that reached that are made when read, as usual.
+        pages after the one that reached that are made when read, as usual. With `folders`, only
+        the pages in those folders are prepared.
         """
         held = 0
+        inside = tuple(f"{folder}/" for folder in folders) if folders is not None else ("",)
         for path in self._makers:
+            if not path.startswith(inside):
+                continue
             if held >= most:
                 return
             digest = self.known_digest(path)

@@ -15,6 +15,7 @@ from kgvault import build as build_module
 from kgvault import cache as cache_module
 from kgvault import render as render_module
 from kgvault import sources as sources_module
+from kgvault import write as write_module
 from kgvault.build import BuildMemory, build
 from kgvault.config import load_settings
 from kgvault.extract import offline
@@ -84,6 +85,24 @@ def test_a_watch_started_on_a_built_vault_reads_it_once_so_its_first_edit_works_
     stages.clear()
     build(load_settings(sample_copy, vault=vault), progress=stages.append, memory=memory)
     assert stages == ["unchanged"]  # once filled, a build with nothing to do does nothing
+
+
+def test_a_gated_rebuild_writes_the_pages_of_what_an_edit_said_before_the_pages_listing_them(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, memory = tmp_path / "vault", BuildMemory()
+    rebuild(sample_copy, vault, memory)
+    written = record_calls(monkeypatch, write_module, "atomic_write", lambda path, *_, **__: str(path))
+    note = sample_copy / "printing" / "Klipper.md"
+    note.write_text(note.read_text("utf-8") + "\nFixed the zq-nozzle clog on the Voron today.\n", "utf-8")
+    build(load_settings(sample_copy, vault=vault), memory=memory, gate=lambda: True)
+    pages = [Path(path).relative_to(vault).as_posix() for path in written]
+    pages = [path for path in pages if not path.startswith(".")]
+    episode = next(path for path in pages if "zq-nozzle" in path)
+    listing = [path for path in pages if path.startswith(("entities/", "sources/")) or path == "index.md"]
+    assert episode.startswith("episodic/") and listing  # the Voron's page, Klipper's summary, the index
+    assert pages.index(episode) < min(map(pages.index, listing))
+    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
 
 
 def test_a_watch_started_on_a_built_vault_too_big_to_keep_does_nothing_first(
@@ -554,3 +573,15 @@ def test_a_relation_moving_lines_plans_again_only_the_node_pages_on_its_lines(
     digests = [pages.known_digest(p) or sha256(pages[p]) for p in fresh]
     assert digests == [sha256(fresh[p]) for p in fresh]
     assert planned.count("switched") == 2 and planned.count("switched-back") == 1  # the fresh render's
+
+
+def test_pages_prepared_in_some_folders_leave_the_others_to_be_made_when_read() -> None:
+    memory, graph = PageMemory(), _linked_graph()
+    _written(render(graph, memory=memory))
+    changed = _superseding_title(graph)
+    expected = render(changed)
+    pages = render(changed, memory=memory)
+    pages.prepare(folders=("episodic",))
+    assert pages._prepared and all(path.startswith("episodic/") for path in pages._prepared)
+    assert sorted(pages.fresh()) == ["episodic/switched-back.md", "episodic/switched.md"]  # and its link
+    assert all((pages.known_digest(p) or sha256(pages[p])) == sha256(expected[p]) for p in expected)

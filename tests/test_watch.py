@@ -273,7 +273,7 @@ def test_a_build_stopped_at_its_gate_writes_nothing_and_the_next_one_catches_up(
     assert tree_bytes(vault) == before
     # The next build (same memory, nothing changed since) writes what the stopped one would have,
     # its pages rendered before its gate said yes.
-    prepared = record_calls(monkeypatch, Pages, "prepare", lambda pages: "prepared")
+    prepared = record_calls(monkeypatch, Pages, "prepare", lambda pages, **_: "prepared")
     build(load_settings(notes, vault=vault), memory=memory, gate=lambda: bool(prepared))
     assert prepared == ["prepared"]
     run_build(notes, clean)
