@@ -319,6 +319,8 @@ def _run_pipeline(
             start_indexing if gate is not None else None,
             linked.undeclared,
         )
+        if memory is not None:
+            memory.link.release()  # what pass 2 replaced, freed once the pages are out
         if not settings.dry_run:
             _remember_notes_root(vault, settings.notes)
             say("indexing")
@@ -339,6 +341,8 @@ def _run_pipeline(
             if settings.max_sensitivity is not None:
                 _drop_caches(vault)
     except Superseded:
+        if memory is not None:
+            memory.link.release()
         if cache.kept is not None:
             # Entries this build made are stored only by a build that writes: let the next one make them.
             for key in linked.cache_made:

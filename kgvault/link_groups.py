@@ -175,11 +175,13 @@ class KeptGroups:
         self._pending = (entries, grouped)
         return grouped
 
-    def settle(self) -> None:
-        """Keep what the pass grouped (its graph was made)."""
+    def settle(self) -> object:
+        """Keep what the pass grouped (its graph was made); returns what was kept before."""
+        dropped = (self._entries, self._last)
         if self._pending is not None:
             self._entries, self._last = self._pending
             self._pending = None
+        return dropped
 
     def _regroup(
         self,

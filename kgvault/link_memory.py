@@ -33,9 +33,11 @@ class _Kept(Generic[K, V]):
         """Start a pass: what a pass that failed made is not kept (it was checked against nothing since)."""
         self._now = {}
 
-    def settle(self) -> None:
-        """End a pass: keep what it used."""
+    def settle(self) -> dict[K, V]:
+        """End a pass: keep what it used; returns what the pass before kept (see `LinkMemory.release`)."""
+        dropped = self._last
         self._last, self._now = self._now, {}
+        return dropped
 
 
 class PerDraft(_Kept[int, tuple[Extraction, T]]):
@@ -180,6 +182,8 @@ class LinkMemory:
         """What the last finished pass made."""
         self.made = PassMade()
         """What this pass has made so far."""
+        self.dropped: list[object] = []
+        """What the last pass replaced, until `release`."""
 
     def as_before(self, kind: str, records: Sequence[R], key: Callable[[R], Hashable]) -> tuple[R, ...]:
         """The records, each equal to last pass's replaced by it: what did not change keeps its identity."""
@@ -228,12 +232,21 @@ class LinkMemory:
         self.made = PassMade()
 
     def settle(self) -> None:
-        """End a pass: keep what it used."""
-        for kept in self._kept():
-            kept.settle()
-        self.groups.settle()
+        """End a pass: keep what it used.
+
+        What the pass before kept is held until `release`: freeing some 100,000 objects takes
+        10-20 ms at 2,000 notes, which a rebuild can spend after its pages are written.
+        """
+        dropped: list[object] = [kept.settle() for kept in self._kept()]
+        dropped.append(self.groups.settle())
         self.made.settled = True
+        dropped.append(self.last)
         self.last, self.made = self.made, PassMade()
+        self.dropped = dropped
+
+    def release(self) -> None:
+        """Free what the last `settle` dropped."""
+        self.dropped = []
 
     def _kept(self) -> tuple[_Kept[Any, Any], ...]:
         return (

@@ -585,3 +585,18 @@ def test_pages_prepared_in_some_folders_leave_the_others_to_be_made_when_read() 
     assert pages._prepared and all(path.startswith("episodic/") for path in pages._prepared)
     assert sorted(pages.fresh()) == ["episodic/switched-back.md", "episodic/switched.md"]  # and its link
     assert all((pages.known_digest(p) or sha256(pages[p])) == sha256(expected[p]) for p in expected)
+
+
+def test_what_pass_two_replaced_is_freed_only_once_the_pages_are_written(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault, memory = tmp_path / "vault", BuildMemory()
+    rebuild(sample_copy, vault, memory)
+    assert memory.link.dropped == []
+    held = record_calls(monkeypatch, write_module, "atomic_write", lambda *_, **__: len(memory.link.dropped))
+    note = sample_copy / "printing" / "Klipper.md"
+    note.write_text(note.read_text("utf-8") + "\nFixed the zq-nozzle clog on the Voron today.\n", "utf-8")
+    build(load_settings(sample_copy, vault=vault), memory=memory, gate=lambda: True)
+    assert held and all(held)  # the last pass's memory, still held while pages were written
+    assert memory.link.dropped == []
+    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
