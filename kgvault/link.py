@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache, partial
 from itertools import compress, count
+from operator import attrgetter
 from typing import Any
 
 from kgvault.conversations.small_talk import silence_reason
@@ -134,7 +135,7 @@ def link(
         entity: Entity = memory.entities.get(root, inputs, partial(make_entity, *inputs))
         return entity
 
-    entities = tuple(sorted((entity_of(*item) for item in entity_groups.items()), key=lambda e: e.id))
+    entities = tuple(sorted((entity_of(*item) for item in entity_groups.items()), key=attrgetter("id")))
     tree = _tag_tree(node_groups, repeated, tag_hints or {}, memory)
     canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
     since = _Since.last_pass(memory, grouped, node_id, entity_id, tree)
@@ -161,6 +162,7 @@ def link(
         functional=functional,
         # A node superseded or in conflict as last pass is last pass's node: its page is reused.
         retime=memory.retimed.remade if memory is not None else None,
+        retime_relation=memory.timed.remade if memory is not None else None,
         confirmed=confirmed_nodes(made.values(), corrections),
     )
     summaries = _summaries(sources, grouped, ids, summary_key, node_id, entity_id, memory, since)

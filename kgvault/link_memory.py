@@ -11,10 +11,10 @@ from typing import Any, Generic, TypeVar
 from kgvault.extract import Extraction
 from kgvault.link_groups import KeptGroups
 from kgvault.names import node_slug
-from kgvault.records import Node
+from kgvault.records import Node, Relation
 from kgvault.resolve import HOMONYM_SEPARATOR
 from kgvault.tags import TaggedNode, TagTree
-from kgvault.temporal import retimed
+from kgvault.temporal import retimed, timed_relation
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -90,6 +90,21 @@ class Retimed(_Kept[str, tuple[Node, tuple[str, ...], tuple[str, ...], date | No
         else:
             made = retimed(node, superseded_by, conflicts_with, valid_to)
         self._now[node.id] = (node, superseded_by, conflicts_with, valid_to, made)
+        return made
+
+
+class TimedRelations(_Kept[tuple[str, str, str], tuple[Relation, date | None, date | None, Relation]]):
+    """Relations time gave a start or an end; kept while made from the same relation and the same dates."""
+
+    def remade(self, relation: Relation, valid_at: date | None, invalid_at: date | None) -> Relation:
+        """Last pass's relation when made from this very relation with these dates, else a new one."""
+        key = (relation.from_id, relation.relation, relation.to_id)
+        last = self._last.get(key)
+        if last is not None and last[0] is relation and last[1:3] == (valid_at, invalid_at):
+            made = last[3]
+        else:
+            made = timed_relation(relation, valid_at, invalid_at)
+        self._now[key] = (relation, valid_at, invalid_at, made)
         return made
 
 
@@ -174,6 +189,8 @@ class LinkMemory:
         self.title_slugs = TitleSlugs()
         self.retimed = Retimed()
         """Nodes time superseded or set in conflict, per id, from the node and what time gave it."""
+        self.timed = TimedRelations()
+        """Relations time gave a start or an end, per triple, from the relation and its dates."""
         self.records: dict[str, dict[Hashable, Any]] = {}
         """Per kind, last pass's records by key (see `as_before`)."""
         self.groups = KeptGroups()
@@ -258,6 +275,7 @@ class LinkMemory:
             self.derived,
             self.title_slugs,
             self.retimed,
+            self.timed,
         )
 
 

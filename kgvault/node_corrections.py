@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 
 from kgvault.corrections import Correction, Corrections
 from kgvault.names import normalize_name
 from kgvault.records import Node, SourceSummary
 
+_BY_LAYER_AND_ID = attrgetter("memory_layer", "id")
 _NODE_LINKS = ("superseded_by", "conflicts_with", "derived_from", "causes", "precedes", "related_to")
 
 
@@ -31,7 +33,7 @@ def correct_nodes(
 ) -> Corrected:
     """Confirm first (the other side becomes superseded), then hide; nothing is ever deleted from sources."""
     if not (corrections.of("confirm") or corrections.of("hide")):
-        ordered = tuple(sorted(nodes, key=lambda n: (n.memory_layer, n.id)))
+        ordered = tuple(sorted(nodes, key=_BY_LAYER_AND_ID))
         return Corrected(ordered, tuple(conflicts), tuple(summaries), {})
     find = _finder(nodes)
     outcomes: dict[Correction, str] = {}
@@ -58,7 +60,7 @@ def correct_nodes(
         outcomes[correction] = f"hid {len(found)} node(s)" if found else f"not found: {correction.targets[0]}"
     kept = tuple(_without(node, hidden) for node in by_id.values() if node.id not in hidden)
     return Corrected(
-        nodes=tuple(sorted(kept, key=lambda n: (n.memory_layer, n.id))),
+        nodes=tuple(sorted(kept, key=_BY_LAYER_AND_ID)),
         conflicts=tuple(sorted(p for p in pairs if not hidden.intersection(p))),
         summaries=tuple(
             replace(s, node_ids=tuple(n for n in s.node_ids if n not in hidden))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -20,6 +20,8 @@ RelationKey = tuple[str, str, str]
 Retime = Callable[[Node, tuple[str, ...], tuple[str, ...], date | None], Node]
 """Makes a node with these `superseded_by`, `conflicts_with` and `valid_to` (a pass 2 memory may hand
 back last pass's node made from the same)."""
+RetimeRelation = Callable[[Relation, date | None, date | None], Relation]
+"""Makes a relation with these `valid_at` and `invalid_at` (a memory may hand back last pass's)."""
 
 
 @record
@@ -71,6 +73,7 @@ def apply_time(
     *,
     functional: frozenset[str] = FUNCTIONAL_PREDICATES,
     retime: Retime | None = None,
+    retime_relation: RetimeRelation | None = None,
     confirmed: AbstractSet[str] = frozenset(),
 ) -> tuple[tuple[Node, ...], tuple[Relation, ...], tuple[tuple[str, str], ...]]:
     """Close superseded relations, link superseded and conflicting nodes; never delete, never resolve.
@@ -79,23 +82,34 @@ def apply_time(
     after another (Marlin, then Klipper, then Marlin again) is current again: its relation holds
     from its latest run.
     Returns the updated nodes and relations and the conflicting node pairs (for the review queue).
-    `retime` makes each node that changes (`retimed` by default). `confirmed` are the nodes the
+    `retime` makes each node that changes (`retimed` by default), `retime_relation` each relation
+    (`timed_relation` by default). `confirmed` are the nodes the
     user confirmed: a value they state wins its same-day rivals, so the relations' times follow the
     user's choice (the conflict is still reported here; `correct_nodes` settles the nodes).
     """
     slots: dict[tuple[str, ...], list[Assertion]] = defaultdict(list)
+    stated_ends: dict[RelationKey, list[date]] = defaultdict(list)
+    # The nodes that say a value stopped ("Last day at my job at Acme."): they end what said it held.
+    stopping: list[Assertion] = []
+    slot_of: dict[RelationKey, tuple[str, ...] | None] = {}  # a triple is stated by a few chunks
     for assertion in assertions:
-        slot = _slot(assertion.key, entity_titles, functional)
-        if slot is not None and assertion.valid_at is not None:
+        key = assertion.key
+        if assertion.invalid_at is not None:
+            stated_ends[key].append(assertion.invalid_at)
+            if assertion.valid_at is None:
+                stopping.append(assertion)
+                continue
+        if assertion.valid_at is None:
+            continue
+        if key not in slot_of:
+            slot_of[key] = _slot(key, entity_titles, functional)
+        slot = slot_of[key]
+        if slot is not None:
             slots[slot].append(assertion)
     dated = [a for members in slots.values() for a in members]
     by_lines = _nodes_by_lines(nodes)
-    asserting = _asserting_nodes(by_lines, dated)
+    asserting = _asserting_nodes(by_lines, ((a.key, a.valid_at, a.evidence) for a in dated))
     spans = _spans(nodes, dated, asserting)
-    stated_ends: dict[RelationKey, list[date]] = defaultdict(list)
-    for assertion in assertions:
-        if assertion.invalid_at is not None:
-            stated_ends[assertion.key].append(assertion.invalid_at)
 
     last_run: dict[RelationKey, _Run] = {}
     run_of: dict[tuple[RelationKey, date], _Run] = {}
@@ -126,16 +140,15 @@ def apply_time(
             for when in run.dates:
                 run_of[(key, when)] = run
 
+    make_relation = retime_relation or timed_relation
     new_relations = tuple(
-        _timed(r, last_run.get(key), stated_ends.get(key, []))
+        _timed(r, last_run.get(key), stated_ends.get(key, []), make_relation)
         if key in last_run or key not in lost
-        else _ended(r, max(lost[key]))
+        else _ended(r, max(lost[key]), make_relation)
         for r, key in zip(relations, map(_key, relations), strict=True)
     )
 
     superseded_by: dict[str, set[str]] = beaten_nodes
-    # The nodes that say a value stopped ("Last day at my job at Acme."): they end what said it held.
-    stopping = [a for a in assertions if a.valid_at is None and a.invalid_at is not None]
     ending = _stopping_nodes(nodes, by_lines, stopping) if stopping else {}
     for (key, when), node_ids in asserting.items():
         ran = run_of.get((key, when))  # none: it lost to a confirmed rival (above)
@@ -334,16 +347,21 @@ def _beaten(
     return beaten
 
 
-def _ended(relation: Relation, end: date) -> Relation:
+def timed_relation(relation: Relation, valid_at: date | None, invalid_at: date | None) -> Relation:
+    """The relation holding from `valid_at` until `invalid_at`."""
+    return replace(relation, valid_at=valid_at, invalid_at=invalid_at)
+
+
+def _ended(relation: Relation, end: date, make: RetimeRelation) -> Relation:
     """A relation every statement of which lost to a confirmed rival: it stops on the (last) day it lost."""
     if relation.invalid_at is not None and relation.invalid_at <= end:
         return relation
     if relation.valid_at is not None and relation.valid_at > end:
         return relation
-    return replace(relation, invalid_at=end)
+    return make(relation, relation.valid_at, end)
 
 
-def _timed(relation: Relation, run: _Run | None, stated_ends: list[date]) -> Relation:
+def _timed(relation: Relation, run: _Run | None, stated_ends: list[date], make: RetimeRelation) -> Relation:
     """The relation over its latest run: from its start until the next value (or a stated end)."""
     if run is None:
         return relation
@@ -354,7 +372,7 @@ def _timed(relation: Relation, run: _Run | None, stated_ends: list[date]) -> Rel
     end = min(ends) if ends else run.end if run.end == run.start else None
     if (relation.valid_at, relation.invalid_at) == (run.start, end):
         return relation
-    return replace(relation, valid_at=run.start, invalid_at=end)
+    return make(relation, run.start, end)
 
 
 def _key(relation: Relation) -> RelationKey:
@@ -366,7 +384,7 @@ def _stopping_nodes(
 ) -> dict[tuple[RelationKey, date], set[str]]:
     """The nodes that say a value stopped on a date: of those on the lines that say so, the ones
     titled as the sentence that said it (not "The Voron runs Marlin." beside the switch from it)."""
-    found = _asserting_nodes(by_lines, [replace(a, valid_at=a.invalid_at) for a in stopping])
+    found = _asserting_nodes(by_lines, ((a.key, a.invalid_at, a.evidence) for a in stopping))
     said: dict[tuple[RelationKey, date], set[str]] = defaultdict(set)
     for assertion in stopping:
         assert assertion.invalid_at is not None
@@ -393,13 +411,16 @@ def _nodes_by_lines(nodes: Sequence[Node]) -> dict[Evidence, list[Node]]:
 
 
 def _asserting_nodes(
-    by_evidence: Mapping[Evidence, list[Node]], assertions: Sequence[Assertion]
+    by_evidence: Mapping[Evidence, list[Node]], said: Iterable[tuple[RelationKey, date | None, Evidence]]
 ) -> dict[tuple[RelationKey, date], set[str]]:
-    """Nodes that state a relation on a date: they name both ends and come from the same lines."""
+    """Nodes that state a relation on a date: they name both ends and come from the same lines.
+
+    `said` are the statements: the relation, the date, and the lines that said it.
+    """
     wanted: dict[tuple[RelationKey, date], set[Evidence]] = defaultdict(set)
-    for assertion in assertions:
-        assert assertion.valid_at is not None
-        wanted[(assertion.key, assertion.valid_at)].add(assertion.evidence)
+    for key, when, lines in said:
+        assert when is not None
+        wanted[(key, when)].add(lines)
     found: dict[tuple[RelationKey, date], set[str]] = defaultdict(set)
     for (key, when), evidence in wanted.items():
         start, _, end = key

@@ -563,6 +563,30 @@ def test_a_node_time_superseded_is_made_again_only_when_its_node_or_its_successo
     assert graph == relinked(state_)
 
 
+def test_a_relation_time_ends_is_made_again_only_when_it_or_its_dates_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    marlin, klipper = firmware_history()
+    state_ = LinkState.build([source("a.md"), source("b.md")], [marlin, klipper])
+    (ended,) = [r for r in state_.graph.relations if r.invalid_at is not None]
+    remade = record_calls(monkeypatch, kgvault.link_memory, "timed_relation", lambda r, *_: r.to_id)
+    graph = state_.update([source("b.md")], [extraction("b.md", 0, (1, 2), nodes=[fact("Rain is due.")])])
+    assert remade == [] and graph == relinked(state_)
+    assert any(r is ended for r in graph.relations)  # last pass's very object: its line is not redone
+    remade.clear()
+    later = extraction(
+        "a.md",
+        1,
+        (3, 4),
+        entities=[{"name": "Ender 3"}, {"name": "Klipper"}],
+        nodes=[state("Switched to Klipper on 1 July 2025.", "2025-07-01", "Ender 3", "Klipper")],
+        relations=[rel("Ender 3", "runs", "Klipper", "2025-07-01")],
+    )
+    graph = state_.update([source("a.md")], [marlin, later])
+    assert "marlin" in remade and graph == relinked(state_)
+    assert next(r for r in graph.relations if r.invalid_at is not None).invalid_at == date(2025, 7, 1)
+
+
 def test_names_resolved_again_gather_again_only_the_roots_whose_mentions_changed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
