@@ -107,6 +107,7 @@ def node_slug(title: str) -> str:
     return slugify(title, max_chars=MAX_NODE_ID_CHARS)
 
 
+@lru_cache(maxsize=1 << 16)  # asked of every source by every pass 2 of a watch
 def summary_slug(source_path: str, conversation: str | None = None) -> str:
     """Id of a summary page: the source path without extension, folders joined by `-`, plus `-summary`.
 

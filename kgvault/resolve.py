@@ -242,6 +242,8 @@ class Resolved:
     notes: Sequence[tuple[str, str, str, tuple[str, ...]]]
     """What the notes say of their names: path, kind, title, frontmatter aliases."""
     corrections: Corrections
+    sources: Sequence[Source] = ()
+    """The sources `notes` were read from."""
 
 
 def resolve_entities(
@@ -261,13 +263,27 @@ def resolve_entities(
     patched where mentions moved instead of being made again.
     """
     drafts = _draft_list(extractions, kept)
-    notes = [(s.path, s.kind, s.title, note_aliases(s.meta)) for s in sources]
+    notes = _notes(sources, last)
     if last is not None and notes == last.notes and corrections == last.corrections:
         patched = _patched(last, drafts)
         if patched is not None:
-            return Resolved(patched, drafts, notes, corrections)
+            return Resolved(patched, drafts, notes, corrections, sources)
     gathered = last.resolution.gathered if last is not None else None
-    return Resolved(_resolve(sources, drafts, corrections, gathered), drafts, notes, corrections)
+    return Resolved(_resolve(sources, drafts, corrections, gathered), drafts, notes, corrections, sources)
+
+
+def _notes(sources: Sequence[Source], last: Resolved | None) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """What each note says of its names; a source that is last pass's very object said it then."""
+    if last is None or len(last.sources) != len(sources):
+        return [_note(source) for source in sources]
+    return [
+        said if source is before else _note(source)
+        for source, before, said in zip(sources, last.sources, last.notes, strict=True)
+    ]
+
+
+def _note(source: Source) -> tuple[str, str, str, tuple[str, ...]]:
+    return (source.path, source.kind, source.title, note_aliases(source.meta))
 
 
 def _draft_list(

@@ -619,3 +619,16 @@ def test_an_entity_gathered_as_before_takes_no_note_it_had_before() -> None:
     graph = state.update([], [], removed_paths=["Marlin.md"])
     assert [e.title for e in graph.entities] == ["marlin"]
     assert graph == relinked(state)
+
+
+def test_an_update_reads_again_only_what_the_changed_note_says_of_its_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state = LinkState.build(
+        [source("a.md"), source("b.md"), source("c.md")],
+        [_naming("a.md", LEILA), _naming("b.md", LEILA, PROMETHEUS), _naming("c.md", PROMETHEUS)],
+    )
+    read = record_calls(monkeypatch, kgvault.resolve, "note_aliases", lambda meta: "read")
+    graph = state.update([source("b.md")], [_naming("b.md", PROMETHEUS, LEILA)])
+    assert read == ["read"]  # b.md's, a new source; a.md and c.md are last pass's very objects
+    assert graph == relinked(state)
