@@ -43,6 +43,7 @@ from kgvault.tags import TaggedNode, TagTree, build_tag_tree
 from kgvault.temporal import Assertion, apply_time
 
 _NO_CORRECTIONS = Corrections()
+_ID = attrgetter("id")
 _NOTHING: frozenset[str] = frozenset()
 _NO_EVIDENCE: frozenset[Evidence] = frozenset()
 _CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
@@ -135,7 +136,7 @@ def link(
         entity: Entity = memory.entities.get(root, inputs, partial(make_entity, *inputs))
         return entity
 
-    entities = tuple(sorted((entity_of(*item) for item in entity_groups.items()), key=attrgetter("id")))
+    entities = tuple(sorted((entity_of(*item) for item in entity_groups.items()), key=_ID))
     tree = _tag_tree(node_groups, repeated, tag_hints or {}, memory)
     canonical: dict[tuple[str, ...], tuple[str, ...]] = {}
     since = _Since.last_pass(memory, grouped, node_id, entity_id, tree)
@@ -171,10 +172,10 @@ def link(
     nodes, summaries = corrected.nodes, corrected.summaries
     if memory is not None:
         # A record equal to last pass's is last pass's object: a page made from it can be reused.
-        nodes = memory.as_before("node", nodes, lambda node: node.id)
-        entities = memory.as_before("entity", entities, lambda entity: entity.id)
-        relations = memory.as_before("relation", relations, lambda r: (r.from_id, r.relation, r.to_id))
-        summaries = memory.as_before("summary", summaries, lambda summary: summary.id)
+        nodes = memory.as_before("node", nodes, _ID)
+        entities = memory.as_before("entity", entities, _ID)
+        relations = memory.as_before("relation", relations, attrgetter("from_id", "relation", "to_id"))
+        summaries = memory.as_before("summary", summaries, _ID)
         memory.settle()
     return Graph(
         nodes=nodes,

@@ -52,9 +52,10 @@ class PerDraft(_Kept[int, tuple[Extraction, T]]):
         key = id(extraction)
         # The entry holds the draft itself, so its id cannot be reused by another object meanwhile.
         found = self._last.get(key)
-        value = found[1] if found is not None and found[0] is extraction else make(extraction)
-        self._now[key] = (extraction, value)
-        return value
+        if found is None or found[0] is not extraction:
+            found = (extraction, make(extraction))
+        self._now[key] = found
+        return found[1]
 
     def drop(self, stale: Callable[[T], bool]) -> None:
         """Forget the kept results that no longer hold."""

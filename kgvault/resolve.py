@@ -296,8 +296,9 @@ def _draft_list(
             drafts.append(_draft_mentions(extraction, number))
             continue
         found = kept.get(extraction, _draft_mentions)
-        for mention in found[0]:
-            mention.chunk = number  # its chunk's place in this pass (a kept mention's was another)
+        if found[0] and found[0][0].chunk != number:  # a draft's mentions are numbered together
+            for mention in found[0]:
+                mention.chunk = number  # its chunk's place in this pass (a kept mention's was another)
         drafts.append(found)
     return drafts
 
