@@ -304,7 +304,8 @@ class _Changed:
             return True
         if not self.entity_names.isdisjoint(node.entities):
             return True
-        if self.relations and self._shows_changed_relation(node):
+        # Asked of every node page: most name none of the entities whose relations changed.
+        if not self.relations.keys().isdisjoint(node.entities) and self._shows_changed_relation(node):
             return True
         if self.paths and any(evidence.path in self.paths for evidence in node.evidence):
             return True
