@@ -1230,4 +1230,6 @@ class LinkState:
         # In path order, as a build hands them over (pass 2's result does not depend on it).
         paths = sorted(sources)
         drafts = [x for path in paths for x in extractions.get(path, ())]
-        return link([sources[path] for path in paths], drafts, memory=self.memory, **self.options)
+        graph = link([sources[path] for path in paths], drafts, memory=self.memory, **self.options)
+        self.memory.release()  # no pages to write first: what the pass replaced goes now
+        return graph
