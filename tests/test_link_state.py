@@ -471,6 +471,24 @@ def test_a_draft_naming_known_entities_anew_patches_the_resolution(monkeypatch: 
     assert graph == relinked(state)
 
 
+def test_a_patched_resolution_counts_the_new_mentions_spellings_and_types(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loki, paths = ("Grafana Loki", "software"), ["a.md", "b.md", "c.md", "d.md", "e.md"]
+    state = LinkState.build(
+        [source(p) for p in paths],
+        [_naming(p, GRAFANA, loki) if p < "c" else _naming(p, GRAFANA) for p in paths],
+    )
+    made_again = record_calls(monkeypatch, kgvault.resolve, "_resolve", lambda *_: "resolved")
+    # Three say it is a tool, two that it is software; one spells it otherwise.
+    for path, spelled in (("c.md", "Grafana-Loki"), ("d.md", "Grafana Loki"), ("e.md", "Grafana Loki")):
+        graph = state.update([source(path)], [_naming(path, GRAFANA, (spelled, "tool"))])
+        assert made_again == []
+    (entity,) = [e for e in graph.entities if e.title.startswith("Grafana ")]
+    assert (entity.entity_type, entity.aliases) == ("tool", ("Grafana-Loki",))
+    assert graph == relinked(state)
+
+
 def test_names_one_rule_joined_are_resolved_again_when_a_draft_changes_what_it_reads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -632,3 +650,33 @@ def test_an_update_reads_again_only_what_the_changed_note_says_of_its_names(
     graph = state.update([source("b.md")], [_naming("b.md", PROMETHEUS, LEILA)])
     assert read == ["read"]  # b.md's, a new source; a.md and c.md are last pass's very objects
     assert graph == relinked(state)
+
+
+def test_random_links_to_known_entities_patch_the_resolution_as_a_full_relink_resolves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seeded edits that name known entities anew, or drop a line: patched or not, as from scratch."""
+    notes = _notes(tmp_path)
+    sources, by_path = _extract(notes)
+    state = LinkState.build(sources, [x for s in sources for x in by_path[s.path]])
+    rng = random.Random(11)
+    names = sorted({e.title for e in state.graph.entities})
+    resolved = record_calls(monkeypatch, kgvault.resolve, "_resolve", lambda *_: "resolved")
+    patched = 0
+    for step in range(20):
+        path = rng.choice(sorted(p for p in notes.rglob("*.md") if p.is_file()))
+        text = path.read_text("utf-8")
+        if step % 4 == 3:  # a line deleted: names may leave a chunk
+            lines = text.splitlines()
+            del lines[rng.randrange(len(lines))]
+            text = "\n".join(lines) + "\n"
+        else:
+            text += f"\n\nMet [[{rng.choice(names)}]] about [[{rng.choice(names)}]] today.\n"
+        path.write_text(text, "utf-8")
+        now, now_by_path = _extract(notes)
+        changed = [s for s in now if state.sources.get(s.path) != s]
+        resolved.clear()
+        state.update(changed, [x for s in changed for x in now_by_path[s.path]])
+        patched += not resolved
+        assert state.graph == link(now, [x for s in now for x in now_by_path[s.path]]), f"step {step}"
+    assert patched >= 5  # the patch is what most of these edits take
