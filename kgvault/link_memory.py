@@ -167,11 +167,11 @@ class LinkMemory:
     changed only; so are the merged relations, while the entities keep their ids. Coverage rows,
     entities, consolidated nodes and title slugs are reused when made from equal inputs, and
     records equal to last pass's are handed back as last pass's objects (`as_before`). Resolution
-    is patched while the drafts name names it knows alike (`resolve.Resolved`), else made again reusing
-    each name root's groups its mentions did not change, and ids are redone only in the families
-    where keys changed (`names.UniqueIds`). The tag tree is last pass's while the nodes carry the
-    same tags from the same files; time is done again each time, though a node time supersedes or
-    sets in conflict as last pass is last pass's node (`Retimed`).
+    is patched while the drafts name names it knows alike (`resolve.Resolved`), else made again
+    reusing each name root's groups its mentions did not change, and ids are redone only in the
+    families where keys changed (`names.UniqueIds`). The tag tree is last pass's while the nodes
+    carry the same tags from the same files; time is done again each time, though a node or a
+    relation time gives the same as last pass is last pass's object (`Retimed`, `TimedRelations`).
     """
 
     def __init__(self) -> None:

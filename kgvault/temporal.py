@@ -83,9 +83,9 @@ def apply_time(
     from its latest run.
     Returns the updated nodes and relations and the conflicting node pairs (for the review queue).
     `retime` makes each node that changes (`retimed` by default), `retime_relation` each relation
-    (`timed_relation` by default). `confirmed` are the nodes the
-    user confirmed: a value they state wins its same-day rivals, so the relations' times follow the
-    user's choice (the conflict is still reported here; `correct_nodes` settles the nodes).
+    (`timed_relation` by default). `confirmed` are the nodes the user confirmed: a value they state
+    wins its same-day rivals, so the relations' times follow the user's choice (the conflict is
+    still reported here; `correct_nodes` settles the nodes).
     """
     slots: dict[tuple[str, ...], list[Assertion]] = defaultdict(list)
     stated_ends: dict[RelationKey, list[date]] = defaultdict(list)
