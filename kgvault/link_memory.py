@@ -206,11 +206,12 @@ class LinkMemory:
     def as_before(self, kind: str, records: Sequence[R], key: Callable[[R], Hashable]) -> tuple[R, ...]:
         """The records, each equal to last pass's replaced by it: what did not change keeps its identity."""
         last = self.records.get(kind, {})
+        keys = list(map(key, records))  # each key made once (`key` is an attrgetter: at C speed)
         kept = tuple(
-            old if (old := last.get(key(record))) is not None and (old is record or old == record) else record
-            for record in records
+            old if (old := last.get(name)) is not None and (old is record or old == record) else record
+            for name, record in zip(keys, records, strict=True)
         )
-        self.records[kind] = {key(record): record for record in kept}
+        self.records[kind] = dict(zip(keys, kept, strict=True))
         return kept
 
     def resolving_as(
