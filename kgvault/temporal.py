@@ -149,7 +149,7 @@ def apply_time(
     )
 
     superseded_by: dict[str, set[str]] = beaten_nodes
-    ending = _stopping_nodes(nodes, by_lines, stopping) if stopping else {}
+    ending = _stopping_nodes(by_lines, stopping) if stopping else {}
     for (key, when), node_ids in asserting.items():
         ran = run_of.get((key, when))  # none: it lost to a confirmed rival (above)
         if ran is None:
@@ -380,7 +380,7 @@ def _key(relation: Relation) -> RelationKey:
 
 
 def _stopping_nodes(
-    nodes: Sequence[Node], by_lines: Mapping[Evidence, list[Node]], stopping: Sequence[Assertion]
+    by_lines: Mapping[Evidence, list[Node]], stopping: Sequence[Assertion]
 ) -> dict[tuple[RelationKey, date], set[str]]:
     """The nodes that say a value stopped on a date: of those on the lines that say so, the ones
     titled as the sentence that said it (not "The Voron runs Marlin." beside the switch from it)."""
@@ -390,7 +390,10 @@ def _stopping_nodes(
         assert assertion.invalid_at is not None
         said[(assertion.key, assertion.invalid_at)].add(assertion.statement)
     stoppers = set().union(*found.values())
-    title = {node.id: node.title for node in nodes if node.id in stoppers}
+    # Every stopper stands on a stopping statement's lines: its title is found there, not in a scan.
+    title = {
+        node.id: node.title for a in stopping for node in by_lines.get(a.evidence, ()) if node.id in stoppers
+    }
     for place, node_ids in found.items():
         saying = {node_id for node_id in node_ids if title[node_id] in said[place]}
         if saying:
