@@ -228,6 +228,27 @@ def test_preferences_are_states_when_dated_and_facts_when_not() -> None:
     assert (undated.memory_layer, undated.type, undated.sensitivity) == ("semantic", "fact", "private")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I now prefer Neovim over VS Code for writing.",
+        "We generally prefer Postgres for new services.",
+        "I also like Obsidian for notes.",
+        "I don't really like meetings before ten.",
+        "I've come to prefer morning runs.",
+        "I have always loved hiking in the Alps.",
+        "I'd rather use Klipper than Marlin.",
+        "We would much rather print in PETG.",
+    ],
+)
+def test_preferences_said_with_an_adverb_or_a_perfect_are_preferences(text: str) -> None:
+    # "I now prefer" is how a changed preference is written: it was read as no statement at all.
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type) == ("episodic", "state")
+    undated = only_node(extract(text, reference=None, heading=()))
+    assert (undated.memory_layer, undated.type) == ("semantic", "fact")
+
+
 def test_general_statement_about_a_linked_thing_is_a_semantic_fact() -> None:
     node = only_node(
         extract("[[Marlin]] handles thermal runaway protection well.", reference=None, heading=())

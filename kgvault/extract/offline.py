@@ -511,10 +511,16 @@ _NOT_DECIDED = re.compile(
     r"|settled\s+on|agreed)\b"
 )
 _PREFERENCE = _Keywords(
-    "prefer like love hate dislike always never usually tend enjoy favorite favourite préfère préférons"
-    " j'aime j’aime j'adore j’adore déteste",
-    r"\b(?:I|[Ww]e)\s+(?:really\s+|much\s+|still\s+|definitely\s+)?(?:prefer|like|love|hate|dislike|always"
-    r"|never|usually|tend to|enjoy)\b|\b[Mm]y favou?rite\b"
+    "prefer like love hate dislike always never usually tend enjoy favorite favourite rather préfère"
+    " préférons j'aime j’aime j'adore j’adore déteste",
+    # Up to two adverbs between: "I now prefer", "we generally prefer", "I don't really like".
+    r"\b(?:I|[Ww]e)\s+(?:(?:really|much|still|definitely|now|also|generally|mostly|actually|personally"
+    r"|honestly|truly|strongly|do|don['’]t|do\s+not|kind\s+of|very\s+much)\s+){0,2}(?:prefer|like|love|hate"
+    r"|dislike|always|never|usually|tend to|enjoy)\b|\b[Mm]y favou?rite\b"
+    # "I've come to prefer", "I have always loved"; "I'd rather", "we would rather".
+    r"|\b(?:I|[Ww]e)(?:['’]ve|\s+have)\s+(?:always|come\s+to|grown\s+to|learned\s+to|learnt\s+to)\s+"
+    r"(?:prefer|like|love|hate|enjoy)"
+    r"|\b(?:I|[Ww]e)(?:['’]d|\s+would)\s+(?:much\s+)?rather\b"
     r"|(?i:\bje préfère\b|\bj['’]aime\b|\bj['’]adore\b|\bje déteste\b|\bnous préférons\b)",
     starts="(?=[IWwMm]|(?i:[jn]))",
 )
