@@ -249,6 +249,40 @@ def test_preferences_said_with_an_adverb_or_a_perfect_are_preferences(text: str)
     assert (undated.memory_layer, undated.type) == ("semantic", "fact")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm allergic to penicillin.",
+        "We are gluten intolerant, both of us.",
+        "I have two kids and a dog named Rex.",
+        "My daughter is called Mia.",
+        "My sister lives in Lisbon.",
+        "I'm originally from Porto.",
+        "I work as a nurse at St Mary's.",
+    ],
+)
+def test_what_someone_is_and_has_is_a_lasting_fact_about_them(text: str) -> None:
+    # An allergy, a family, where one is from: what an assistant should remember, read as nothing before.
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type) == ("episodic", "state")
+    undated = only_node(extract(text, reference=None, heading=()))
+    assert (undated.memory_layer, undated.type) == ("semantic", "fact")
+
+
+@pytest.mark.parametrize(
+    "text", ["Sam's birthday is on 3 May.", "Omar Haddad's email is omar at example dot org."]
+)
+def test_a_named_persons_birthday_or_address_is_a_fact_whatever_the_notes_date(text: str) -> None:
+    assert (only_node(extract(text)).memory_layer, only_node(extract(text)).type) == ("semantic", "fact")
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm so happy for you.", "My mum is feeling better.", "I have a meeting with Omar at three."]
+)
+def test_a_passing_feeling_or_an_appointment_is_no_lasting_fact(text: str) -> None:
+    assert not [n for n in extract(text).draft.nodes if n.type == "state" or n.memory_layer == "semantic"]
+
+
 def test_general_statement_about_a_linked_thing_is_a_semantic_fact() -> None:
     node = only_node(
         extract("[[Marlin]] handles thermal runaway protection well.", reference=None, heading=())

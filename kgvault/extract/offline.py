@@ -481,6 +481,7 @@ _TOKENS = re.compile(r"\ue000\d+\ue001|[^\W\d_]+(?:['’][^\W\d_]+)?")
 """Words, and the placeholders of links and code spans (names, for `_is_main_verb`)."""
 _FIRST_PERSON_WORDS = _word_set(
     "I I'm I've I'd I'll I’m I’ve I’d I’ll me Me my My mine Mine myself Myself we We us Us our Our ours Ours"
+    " we're We're we’re We’re we've We've we’ve We’ve we'd We'd we’d We’d we'll We'll we’ll We’ll"
 )
 _FIRST_PERSON_FR_WORDS = _word_set("je moi mon ma mes nous notre nos")
 _FRENCH_PAST = re.compile(
@@ -538,6 +539,35 @@ _STATE_FIRST_PERSON = _Keywords(
     r"|am running)\b|\bI['’]m\s+(?:using|running|working|living)\b"
     r"|(?i:\bj['’]utilise\b|\bnous utilisons\b|\bj['’]habite\b|\bje travaille\b)",
     starts="(?=[IWw]|(?i:[jn]))",
+)
+# What someone is, has and is called, in the present: the facts about a person that last (an
+# allergy, a diet, a family, a pet, where they are from). Closed lists: "I'm tired" is no such fact.
+_SELF_FACT = _Keywords(
+    "allergic intolerant vegetarian vegan pescatarian diabetic coeliac celiac married engaged divorced"
+    " widowed pregnant retired handed fluent from based work works have kid kids child children son sons"
+    " daughter daughters sister sisters brother brothers dog dogs cat cats grandchildren grandkids wife"
+    " husband partner boyfriend girlfriend mother father mum mom dad",
+    r"\b(?:I['’]m|I\s+am|[Ww]e['’]re|[Ww]e\s+are)\s+(?:(?:also|still|now|severely|very|mildly|happily"
+    r"|originally)\s+)?(?:allergic\s+to|(?:lactose|gluten)\s+intolerant|vegetarian|vegan|pescatarian"
+    r"|diabetic|c(?:o)?eliac|married|engaged|divorced|widowed|pregnant|retired|left-handed|right-handed"
+    r"|fluent\s+in|from\s+(?=[A-Z])|based\s+in)\b"
+    r"|\b(?:I|[Ww]e)\s+(?:(?:also|still|now)\s+)?work\s+as\b"
+    r"|\b(?:I|[Ww]e)\s+(?:(?:also|still|now)\s+)?have\s+(?:a|an|one|two|three|four|five|six|\d+)\s+"
+    r"(?:[a-z]+\s+)?(?:kids?|child(?:ren)?|sons?|daughters?|sisters?|brothers?|dogs?|cats?|grandchildren"
+    r"|grandkids)\b"
+    r"|\b(?:My|Our)\s+(?:[a-z]+\s+)?(?:wife|husband|partner|boyfriend|girlfriend|sons?|daughters?"
+    r"|sisters?|brothers?|mother|father|mum|mom|dad|kids|children|dog|cat)(?:['’]s\s+name\s+is|\s+(?:is"
+    r"|are)\s+(?:called|named)|\s+(?:lives?|works?)\s+(?:in|at|as|for)|\s+was\s+born)\b",
+    starts="(?=[IWwMO])",
+)
+# "Sam's birthday is on 3 May": a lasting fact about someone named, whatever the note's date.
+_NAMED_FACT = _Keywords(
+    "birthday address phone number email wife husband partner boyfriend girlfriend son daughter kids"
+    " children dog cat sister brother mother father mum mom dad name surname job allergy allergies",
+    r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?['’]s\s+(?:birthday|(?:home\s+)?address|phone(?:\s+number)?"
+    r"|number|email|wife|husband|partner|boyfriend|girlfriend|son|daughter|kids|children|dog|cat|sister"
+    r"|brother|mother|father|mum|mom|dad|(?:first\s+|last\s+)?name|surname|job|allerg(?:y|ies))\s+(?:is|are)\b",
+    starts="(?=[A-Z])",
 )
 # "has lived", "have used", "'ve been": with "since <date>" a state that still holds, no past event.
 _PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
@@ -2205,6 +2235,10 @@ class _ChunkReader:
             if subject_entity and not first_person:
                 return _Outcome("semantic", "fact")
             return _Outcome(None, reason="undated event")
+        if not past and _NAMED_FACT.search(text, words):
+            return _Outcome("semantic", "fact")
+        if not past and first_person and _SELF_FACT.search(text, words):
+            return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
         functional_now = not past and any(functional for *_rest, functional in relations)
         if (
             since is not None
