@@ -273,7 +273,9 @@ def test_what_someone_is_and_has_is_a_lasting_fact_about_them(text: str) -> None
     "text", ["Sam's birthday is on 3 May.", "Omar Haddad's email is omar at example dot org."]
 )
 def test_a_named_persons_birthday_or_address_is_a_fact_whatever_the_notes_date(text: str) -> None:
-    assert (only_node(extract(text)).memory_layer, only_node(extract(text)).type) == ("semantic", "fact")
+    node = only_node(extract(text))
+    # Recorded on the note's day: 3 May is no day anything happened.
+    assert (node.memory_layer, node.type, node.timestamp) == ("semantic", "fact", REF)
 
 
 @pytest.mark.parametrize(
@@ -281,6 +283,30 @@ def test_a_named_persons_birthday_or_address_is_a_fact_whatever_the_notes_date(t
 )
 def test_a_passing_feeling_or_an_appointment_is_no_lasting_fact(text: str) -> None:
     assert not [n for n in extract(text).draft.nodes if n.type == "state" or n.memory_layer == "semantic"]
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("We fly to Tokyo on 3 October.", date(2025, 10, 3)),
+        ("The release is scheduled for 14 July.", date(2025, 7, 14)),
+        ("Next review is on 2 June.", date(2025, 6, 2)),
+        # A year given is kept; without one, the next such day after the note's (12 March 2025).
+        ("The audit is on 2 June 2026.", date(2026, 6, 2)),
+        ("The dentist is on 3 March.", date(2026, 3, 3)),
+    ],
+)
+def test_what_is_to_happen_on_a_named_day_is_an_episode_of_that_day(text: str, day: date) -> None:
+    assert date(2025, 3, 12) == REF
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "observation", day)
+
+
+@pytest.mark.parametrize(
+    "text", ["Format dates as 2024-01-31 in the export.", "The deadline for Heron is 2025-10-15."]
+)
+def test_a_date_that_is_no_day_of_an_event_makes_no_episode(text: str) -> None:
+    assert not extract(text).draft.nodes
 
 
 def test_general_statement_about_a_linked_thing_is_a_semantic_fact() -> None:

@@ -577,10 +577,13 @@ _TARGET_BEFORE = re.compile(
     r"\b(?:to|until|till|à|au)\s+(?:the\s+|le\s+)?|\b(?:due|deadline)\s+"
     r"|\b(?:deadline|due\s+date)\b[^.;]{0,40}?\b(?:is|was|of)\s+)$"
 )
-_UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au)\s+(?:the\s+)?$")
-"""Before the date a past state ended ("worked at SAP until 3 March 2023")."""
 """The words before a date that say it is a target: "to April 15", "until Friday", "due 3 May",
 "the deadline for Heron is 2025-10-15"."""
+_UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au)\s+(?:the\s+)?$")
+"""Before the date a past state ended ("worked at SAP until 3 March 2023")."""
+_FOUR_DIGITS = re.compile(r"\d{4}")
+_ON_BEFORE = re.compile(r"(?i)\b(?:on|for)\s+(?:the\s+)?$")
+"""Before the day something is to happen: "we fly to Tokyo on 3 October", "scheduled for 14 July"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
 _HEDGE = _Keywords(
     "maybe perhaps probably possibly might may think guess believe suppose sure unsure seem seems apparently"
@@ -1497,6 +1500,10 @@ class _Outcome:
     reason: str = ""
     public: bool = False
     valid_from: date | None = None
+    day: date | None = None
+    """The node's day, when it is not the first day the sentence names (see `dated_by_note`)."""
+    dated_by_note: bool = False
+    """Dated by its note alone: a day the sentence names (a birthday) is no day anything happened."""
 
 
 class _ChunkReader:
@@ -2086,7 +2093,8 @@ class _ChunkReader:
         if candidate.heading_entity and (secret or outcome.type == "fact") and candidate.kind == "item":
             names.insert(0, candidate.heading_entity)
         confidence = "low" if wording.hedged else "high" if relations else "medium"
-        self._node(inline, candidate, outcome, confidence, node_date, names, secret)
+        day = self._chunk_date() if outcome.dated_by_note else outcome.day or node_date
+        self._node(inline, candidate, outcome, confidence, day, names, secret)
 
     def _pattern_relations(
         self,
@@ -2236,7 +2244,7 @@ class _ChunkReader:
                 return _Outcome("semantic", "fact")
             return _Outcome(None, reason="undated event")
         if not past and _NAMED_FACT.search(text, words):
-            return _Outcome("semantic", "fact")
+            return _Outcome("semantic", "fact", dated_by_note=True)
         if not past and first_person and _SELF_FACT.search(text, words):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
         functional_now = not past and any(functional for *_rest, functional in relations)
@@ -2249,6 +2257,16 @@ class _ChunkReader:
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
         if past and dated:
             return _Outcome("episodic", "observation")
+        title = inline.title
+        ahead = [
+            (start, end, day)
+            for start, end, day in dates
+            if _ON_BEFORE.search(title[max(0, start - 10) : start])
+        ]
+        if dated and ahead:
+            # "We fly to Tokyo on 3 October", "The release is scheduled for 14 July": what is to
+            # happen on a day the sentence names, an episode of that day, the next one of that name.
+            return _Outcome("episodic", "observation", day=self._coming(title, *ahead[0]))
         # A dated guess is the writer's own observation when it is theirs or a single diary sentence,
         # not when it is general advice ("… that may sound stupid. Ask anyway.").
         if wording.hedged and inline.word_count >= 4 and (first_person or _single_sentence(inline.title)):
@@ -2256,6 +2274,18 @@ class _ChunkReader:
         if secret or (subject_entity and not first_person):
             return _Outcome("semantic", "fact")
         return _Outcome(None, reason="undated event" if past else "no statement")
+
+    def _coming(self, title: str, start: int, end: int, day: date) -> date:
+        """The day a date without a year means in a sentence about what is to happen: the next one
+        after the note's date ("on 3 May" written on 12 April 2025 is 3 May 2025), not the last."""
+        today = self._chunk_date()
+        if today is None or day >= today or _FOUR_DIGITS.search(title[start:end]):
+            return day
+        try:
+            coming = day.replace(year=day.year + 1)
+        except ValueError:  # 29 February
+            return day
+        return coming if coming >= today else day
 
     def _since(self, title: str, dates: list[tuple[int, int, date]]) -> date | None:
         """The date a "since <date>" / "depuis <date>" phrase gives, if any."""
