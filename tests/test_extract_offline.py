@@ -303,6 +303,14 @@ def test_what_is_to_happen_on_a_named_day_is_an_episode_of_that_day(text: str, d
 
 
 @pytest.mark.parametrize(
+    "text", ["Booked the hotel in Porto for 12–15 July.", "Booked the hotel for 12 July."]
+)
+def test_a_day_something_was_booked_for_is_not_the_day_it_happened(text: str) -> None:
+    # The booking was made on the note's day; 15 July 2024 (the last one before it) was taken.
+    assert only_node(extract(text)).timestamp == REF
+
+
+@pytest.mark.parametrize(
     "text", ["Format dates as 2024-01-31 in the export.", "The deadline for Heron is 2025-10-15."]
 )
 def test_a_date_that_is_no_day_of_an_event_makes_no_episode(text: str) -> None:

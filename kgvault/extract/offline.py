@@ -574,15 +574,15 @@ _PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
 _TARGET_BEFORE = re.compile(
     r"(?i)(?:\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off"
     r"|shift(?:ed|s)?|report[ée]e?)\b[^.;]{0,40}?"
-    r"\b(?:to|until|till|à|au)\s+(?:the\s+|le\s+)?|\b(?:due|deadline)\s+"
+    r"\b(?:to|until|till|à|au)\s+(?:the\s+|le\s+)?|\b(?:due|deadline)\s+|\bfor\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s*[–-]\s*)?"
     r"|\b(?:deadline|due\s+date)\b[^.;]{0,40}?\b(?:is|was|of)\s+)$"
 )
 """The words before a date that say it is a target: "to April 15", "until Friday", "due 3 May",
-"the deadline for Heron is 2025-10-15"."""
+"the deadline for Heron is 2025-10-15", "booked the hotel for 12 July"."""
 _UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au)\s+(?:the\s+)?$")
 """Before the date a past state ended ("worked at SAP until 3 March 2023")."""
 _FOUR_DIGITS = re.compile(r"\d{4}")
-_ON_BEFORE = re.compile(r"(?i)\b(?:on|for)\s+(?:the\s+)?$")
+_ON_BEFORE = re.compile(r"(?i)\b(?:on|for)\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s*[–-]\s*)?$")
 """Before the day something is to happen: "we fly to Tokyo on 3 October", "scheduled for 14 July"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
 _HEDGE = _Keywords(
