@@ -303,6 +303,25 @@ def test_what_is_to_happen_on_a_named_day_is_an_episode_of_that_day(text: str, d
 
 
 @pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Dad called, he is coming to visit next week.", REF),  # the visit is next week, the call today
+        ("Mum called about the party.", REF),
+        ("My sister called me from Lisbon yesterday.", date(2025, 3, 11)),
+    ],
+)
+def test_a_relative_calling_is_an_event_of_its_day(text: str, day: date) -> None:
+    # "called" is no verb in "a tool called Dagster": after a relative, it is one.
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "observation", day)
+
+
+def test_a_sister_called_mia_is_no_call() -> None:
+    node = only_node(extract("I have a sister called Mia."))
+    assert (node.memory_layer, node.type) == ("episodic", "state")
+
+
+@pytest.mark.parametrize(
     "text", ["Booked the hotel in Porto for 12–15 July.", "Booked the hotel for 12 July."]
 )
 def test_a_day_something_was_booked_for_is_not_the_day_it_happened(text: str) -> None:

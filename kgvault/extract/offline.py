@@ -470,6 +470,10 @@ _NOT_AFTER_DIARY_PAST = _word_set("by to after as for in on")
 # and in a conversation it is the listener's: neither is the writer's own event.
 _PRONOUN_SUBJECTS = _word_set("i we he she they")
 """After one of these, a word of `_NOT_PAST` is the verb: "I called Bob", "we used the lathe"."""
+_KIN_SUBJECTS = _word_set(
+    "mum mom dad mother father sister brother wife husband grandma grandpa son daughter"
+)
+"""After one of these too, unless a name follows: "Dad called", not "a sister called Mia"."""
 _ED_ENDING = re.compile(r"(?i)ed\b")
 _PASSIVE_BEFORE = _word_set("is are be been being am")
 _SUBJECT_BEFORE = _word_set(
@@ -1339,7 +1343,7 @@ class _Wording:
         if not _IRREGULAR_PAST.isdisjoint(words) or _ED_ENDING.search(text):
             for index, word in enumerate(folded):
                 if (_is_past_word(word) and _is_main_verb(tokens, folded, index)) or _is_verb_after_subject(
-                    folded, index
+                    tokens, folded, index
                 ):
                     past = True
                     break
@@ -1392,15 +1396,17 @@ def _is_main_verb(tokens: list[str], folded: list[str], index: int) -> bool:
     )
 
 
-def _is_verb_after_subject(folded: list[str], index: int) -> bool:
+def _is_verb_after_subject(tokens: list[str], folded: list[str], index: int) -> bool:
     """Whether a word usually no verb ("called", "used", "needed") is one here: right after a
-    pronoun that is the clause's subject, and not "used to" (a habit, no event)."""
-    return (
-        index > 0
-        and folded[index] in _NOT_PAST
-        and folded[index - 1] in _PRONOUN_SUBJECTS
-        and folded[index + 1 : index + 2] != ["to"]
-    )
+    pronoun that is the clause's subject, or a relative ("Dad called, …", not "a sister called
+    Mia"), and not "used to" (a habit, no event)."""
+    if index == 0 or folded[index] not in _NOT_PAST or folded[index + 1 : index + 2] == ["to"]:
+        return False
+    before = folded[index - 1]
+    if before in _PRONOUN_SUBJECTS:
+        return True
+    after = tokens[index + 1 : index + 2]
+    return before in _KIN_SUBJECTS and not (after and after[0][:1].isupper())
 
 
 def _is_past_word(word: str) -> bool:
@@ -2058,6 +2064,13 @@ class _ChunkReader:
         # "Postponed the launch to April 15": a date something is moved to, or due by, is not when
         # the sentence's event happened; the note's date is.
         happened = [d for d in dates if not _TARGET_BEFORE.search(inline.title[max(0, d[0] - 24) : d[0]])]
+        today = self._chunk_date()
+        if wording.past and today is not None:
+            # "Dad called, he's coming next week": what is past did not happen on a day after the
+            # note's that only the note's day gives (a date with its year says what it says).
+            happened = [
+                d for d in happened if d[2] <= today or _FOUR_DIGITS.search(inline.title[d[0] : d[1]])
+            ]
         node_date = happened[0][2] if happened else self._chunk_date()
         secret = self.heading_secret or (
             self.secrets
