@@ -336,6 +336,18 @@ def test_a_date_that_is_no_day_of_an_event_makes_no_episode(text: str) -> None:
     assert not extract(text).draft.nodes
 
 
+def test_a_note_saying_what_its_own_subject_is_defines_it() -> None:
+    # "our", "my": no definition anywhere else ("Ana is my sister" in a journal), but in the note
+    # about Atlas it says what Atlas is.
+    text = "Atlas is our internal search service."
+    found = extract(text, title="Atlas", path="projects/Atlas.md", reference=None, heading=())
+    assert [(n.memory_layer, n.type) for n in found.draft.nodes] == [("semantic", "concept")]
+    assert [(e.name, e.description) for e in found.draft.entities] == [("Atlas", text)]
+    elsewhere = extract(text, title="Journal", path="journal.md", reference=None, heading=())
+    assert not elsewhere.draft.nodes and not elsewhere.draft.entities
+    assert not extract("Ana is my sister.", reference=None, heading=()).draft.nodes
+
+
 def test_general_statement_about_a_linked_thing_is_a_semantic_fact() -> None:
     node = only_node(
         extract("[[Marlin]] handles thermal runaway protection well.", reference=None, heading=())

@@ -632,9 +632,11 @@ _COLON_DEFINITION = re.compile(r"^(?P<term>[^\s:][^:\n]{0,60}?):[ \t]+(?P<defini
 _IS_A_DEFINITION = re.compile(
     r"^(?:(?:The|An?|Le|La|Un|Une)\s+)?"
     r"(?P<term>\ue000\d+\ue001|[A-ZÀ-ÖØ-Þ][\w.+-]*(?: [A-ZÀ-ÖØ-Þ0-9][\w.+-]*){0,3})"
-    r"\s+(?:is|are|est|sont)\s+(?:a|an|the|un|une|le|la)\s+(?P<definition>.+)$",
+    r"\s+(?:is|are|est|sont)\s+(?P<article>a|an|the|un|une|le|la|our|my|notre|mon|ma)\s+(?P<definition>.+)$",
     re.S,
 )
+_POSSESSIVE_ARTICLES = frozenset({"our", "my", "notre", "mon", "ma"})
+"""In a definition only of the note's own subject: "Ana is my sister" elsewhere is no definition."""
 _IS_A_VERBS = _word_set("is are est sont")
 """One of them is a word of every sentence `_IS_A_DEFINITION` matches."""
 _RELATIVE_CLAUSE = re.compile(r"(?i)\b(?:that|which|who|where|used|designed|for|qui|que|utilisée?|pour)\b")
@@ -2343,7 +2345,14 @@ class _ChunkReader:
             if (
                 is_a
                 and is_a.group("term").casefold() not in _NOT_TERMS
-                and _RELATIVE_CLAUSE.search(is_a.group("definition"))
+                # "Atlas is our internal search service." opening the note Atlas says what it is.
+                and (
+                    self._own_subject(is_a.group("term"))
+                    or (
+                        is_a.group("article").lower() not in _POSSESSIVE_ARTICLES
+                        and _RELATIVE_CLAUSE.search(is_a.group("definition"))
+                    )
+                )
             ):
                 resolved = self._resolve(is_a.group("term"), inline)
                 if resolved is None:
@@ -2358,6 +2367,11 @@ class _ChunkReader:
             return None
         description = _cut_at_word(_analyse(definition).title, 200, ellipsis=True)
         return self.entities.add(name, None, candidate.quote, description=description)
+
+    def _own_subject(self, term: str) -> bool:
+        """Whether a sentence's subject is the note's own (its title, not a day's): "Atlas is …" in Atlas."""
+        title = self.source.title
+        return term.casefold() == title.casefold() and _DAY_TITLE.match(title) is None
 
     # -- nodes ----------------------------------------------------------------------------------
 
