@@ -336,6 +336,17 @@ def test_a_date_that_is_no_day_of_an_event_makes_no_episode(text: str) -> None:
     assert not extract(text).draft.nodes
 
 
+@pytest.mark.parametrize("heading", ["Decisions", "Decision log", "ADRs"])
+def test_items_under_a_decisions_heading_are_decisions(heading: str) -> None:
+    text = "- Use [[Postgres]] for metadata, not [[MongoDB]]."
+    dated = only_node(extract(text, heading=(heading,)))
+    assert (dated.memory_layer, dated.type) == ("episodic", "decision")
+    # A project note without a date: what was decided still holds.
+    undated = only_node(extract(text, heading=(heading,), reference=None))
+    assert (undated.memory_layer, undated.type) == ("semantic", "fact")
+    assert not extract(text, heading=("Open questions",), reference=None).draft.nodes
+
+
 def test_a_note_saying_what_its_own_subject_is_defines_it() -> None:
     # "our", "my": no definition anywhere else ("Ana is my sister" in a journal), but in the note
     # about Atlas it says what Atlas is.

@@ -609,6 +609,8 @@ _SMALL_TALK = re.compile(
 _NAVIGATION_WORDS = _word_set(
     "previous prev next back up home index see also related parent top return to go contents toc"
 )
+_DECISIONS_CONTEXT = re.compile(r"(?i)^(?:(?:key|our|the)\s+)?(?:decisions?(?:\s+log)?|ADRs?|décisions?)$")
+"""A heading whose items are decisions taken: "## Decisions", "Decision log", "ADRs"."""
 _GLOSSARY_CONTEXT = re.compile(
     r"(?i)\b(?:glossary|glossaire|definitions?|définitions?|lexique|terms|vocabulary)\b"
 )
@@ -1572,6 +1574,10 @@ class _ChunkReader:
         self.glossary = bool(
             _GLOSSARY_CONTEXT.search(" ".join(chunk.heading_path)) or _GLOSSARY_CONTEXT.search(source.title)
         )
+        self.decisions = bool(chunk.heading_path) and bool(
+            _DECISIONS_CONTEXT.match(chunk.heading_path[-1].strip())
+        )
+        """The chunk is a list of decisions ("## Decisions"): each item one, if it states anything."""
 
     # -- envelope -------------------------------------------------------------------------------
 
@@ -2245,6 +2251,10 @@ class _ChunkReader:
             return _Outcome(None, reason="quoted")
         if _DECISION.search(text, words) and not _NOT_DECIDED.search(text):
             return _Outcome("episodic", "decision") if dated else _Outcome(None, reason="undated event")
+        if self.decisions and candidate.kind == "item" and not _NOT_DECIDED.search(text):
+            # "## Decisions / - Use Postgres for metadata, not MongoDB.": taken on the note's day;
+            # in a note with no date, what was decided still holds.
+            return _Outcome("episodic", "decision") if dated else _Outcome("semantic", "fact")
         since = self._since(inline.title, dates)
         if _PREFERENCE.search(text, words):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
