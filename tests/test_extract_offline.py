@@ -243,10 +243,7 @@ def test_preferences_are_states_when_dated_and_facts_when_not() -> None:
 )
 def test_preferences_said_with_an_adverb_or_a_perfect_are_preferences(text: str) -> None:
     # "I now prefer" is how a changed preference is written: it was read as no statement at all.
-    node = only_node(extract(text))
-    assert (node.memory_layer, node.type) == ("episodic", "state")
-    undated = only_node(extract(text, reference=None, heading=()))
-    assert (undated.memory_layer, undated.type) == ("semantic", "fact")
+    assert_a_state_when_dated_and_a_fact_when_not(text)
 
 
 @pytest.mark.parametrize(
@@ -263,6 +260,10 @@ def test_preferences_said_with_an_adverb_or_a_perfect_are_preferences(text: str)
 )
 def test_what_someone_is_and_has_is_a_lasting_fact_about_them(text: str) -> None:
     # An allergy, a family, where one is from: what an assistant should remember, read as nothing before.
+    assert_a_state_when_dated_and_a_fact_when_not(text)
+
+
+def assert_a_state_when_dated_and_a_fact_when_not(text: str) -> None:
     node = only_node(extract(text))
     assert (node.memory_layer, node.type) == ("episodic", "state")
     undated = only_node(extract(text, reference=None, heading=()))
