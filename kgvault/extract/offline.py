@@ -578,7 +578,8 @@ _PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
 _TARGET_BEFORE = re.compile(
     r"(?i)(?:\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off"
     r"|shift(?:ed|s)?|report[ée]e?)\b[^.;]{0,40}?"
-    r"\b(?:to|until|till|à|au)\s+(?:the\s+|le\s+)?|\b(?:due|deadline)\s+|\bfor\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s*[–-]\s*)?"
+    r"\b(?:to|until|till|à|au)\s+(?:the\s+|le\s+)?|\b(?:due|deadline)\s+"
+    r"|\bfor\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s*[–-]\s*)?"  # a range's first day: "for 12–15 July"
     r"|\b(?:deadline|due\s+date)\b[^.;]{0,40}?\b(?:is|was|of)\s+)$"
 )
 """The words before a date that say it is a target: "to April 15", "until Friday", "due 3 May",
@@ -2079,7 +2080,7 @@ class _ChunkReader:
             happened = [
                 d for d in happened if d[2] <= today or _FOUR_DIGITS.search(inline.title[d[0] : d[1]])
             ]
-        node_date = happened[0][2] if happened else self._chunk_date()
+        node_date = happened[0][2] if happened else today
         secret = self.heading_secret or (
             self.secrets
             and (bool(find_secrets(candidate.text)) or any(v in candidate.text for v in self.values))
