@@ -216,7 +216,8 @@ def _build_unless_unchanged(
         return _unchanged(recorded, time.perf_counter() - started)
     untouched = previous.untouched if previous else frozenset()
     snapshot.forget(settings)
-    report = _run_pipeline(settings, progress, untouched, memory, gate)
+    code = snapshot.code_key(taken) if taken is not None else None
+    report = _run_pipeline(settings, progress, untouched, memory, gate, code)
     if memory is not None:
         memory.filled = True
     # A chunk the model failed on is retried by the next build, so this one is not "the last word".
@@ -278,8 +279,13 @@ def _run_pipeline(
     untouched: Container[str] = frozenset(),
     memory: BuildMemory | None = None,
     gate: Gate | None = None,
+    code: str | None = None,
 ) -> BuildReport:
-    """Run every stage in order; all reading and pass 2 finish before the first write."""
+    """Run every stage in order; all reading and pass 2 finish before the first write.
+
+    `code` names kgvault's code and libraries (`snapshot.code_key`): a build with it and without a
+    memory finds unchanged node pages in the last build's ledger, and leaves its own.
+    """
     # The stages' modules are imported here: a no-op rebuild never needs them.
     from kgvault.cache import ExtractionCache
 
@@ -318,6 +324,7 @@ def _run_pipeline(
             gate,
             start_indexing if gate is not None else None,
             linked.undeclared,
+            code if memory is None else None,
         )
         if memory is not None:
             memory.link.release()  # what pass 2 replaced, freed once the pages are out
@@ -416,15 +423,19 @@ def _render_and_write(
     gate: Gate | None = None,
     on_first_written: Callable[[], None] | None = None,
     undeclared: frozenset[str] = frozenset(),
+    code: str | None = None,
 ) -> WriteResult:
     """Render the pages as they are written; a template's error surfaces in either stage.
 
     `gate` is asked before the first write (see `build`); the pages that will need rendering are
     rendered before asking it when a page memory says they are few. `on_first_written` is
-    called once those are written, before the rest of the vault is looked at.
+    called once those are written, before the rest of the vault is looked at. With `code`
+    (see `_run_pipeline`), the node pages the vault's ledger knows are not rendered, and once
+    every page is written the ledger is replaced by this build's.
     """
     import jinja2
 
+    from kgvault import page_ledger
     from kgvault.render import render
     from kgvault.render_forked import SharedPages
     from kgvault.templating import TemplateFailure
@@ -432,8 +443,18 @@ def _render_and_write(
     vault = settings.vault
     inside = vault.resolve().relative_to(outer).as_posix() if outer else "."
     prefix = "" if inside == "." else inside + "/"
+    ledger = page_ledger.read(vault, code) if code is not None else None
+    if code is not None and manifest_memory is None:
+        manifest_memory = ManifestMemory()  # to learn the digests written, for the ledger
     try:
-        pages = render(graph, templates=settings.templates, link_prefix=prefix, memory=memory)
+        pages = render(
+            graph,
+            templates=settings.templates,
+            link_prefix=prefix,
+            memory=memory,
+            ledger=ledger,
+            for_ledger=code is not None,
+        )
         # What kgvault owns is read once for finding orphans and for writing: nothing writes the
         # vault in between, and the lock is held.
         owned = read_owned(vault, manifest_memory)
@@ -449,7 +470,13 @@ def _render_and_write(
         orphaned = find_orphans(vault, set(pages), owned)
         if orphaned:
             pages = render(
-                graph, templates=settings.templates, link_prefix=prefix, orphaned=orphaned, memory=memory
+                graph,
+                templates=settings.templates,
+                link_prefix=prefix,
+                orphaned=orphaned,
+                memory=memory,
+                ledger=ledger,
+                for_ledger=code is not None,
             )
         if gate is not None:
             before = pages.memory.checkpoint() if pages.memory is not None else None
@@ -481,6 +508,8 @@ def _render_and_write(
                 on_first_written=on_first_written,
             )
             complete = True
+            if code is not None and manifest_memory is not None:
+                page_ledger.write(vault, page_ledger.of(pages, code, manifest_memory.files))
             return written
         finally:
             if isinstance(shared, SharedPages):

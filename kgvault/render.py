@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 import jinja2
 
@@ -24,6 +24,9 @@ from kgvault.properties import PropertyValue, clean_text, plain_text, render_pro
 from kgvault.records import Entity, Evidence, Graph, Node, Relation, SourceSummary, record
 from kgvault.templating import direct_call, environment, load, render_template
 from kgvault.write import sha256
+
+if TYPE_CHECKING:
+    from kgvault.page_ledger import InputDigests, PageLedger
 
 RELATION_KEYS = (
     "from",
@@ -174,9 +177,9 @@ class PageMemory:
     def __init__(self) -> None:
         self.salt = ""
         self.pages: dict[str, tuple[Plan, str]] = {}
-        self.around: _Around | None = None
+        self.around: Around | None = None
         """What node pages read of the rest of the graph, as of the last build that wrote every page."""
-        self._pending: _Around | None = None
+        self._pending: Around | None = None
         self.seen: set[str] = set()
         """The pages this build has planned (a page the writer skips keeps no plan of an older build)."""
         self._relations: tuple[Sequence[Relation], str] = ((), "")
@@ -202,10 +205,10 @@ class PageMemory:
         self.pages = plans
         self.seen = set()
 
-    def changed_since(self, around: _Around) -> _Changed | None:
+    def changed_since(self, around: Around) -> Changed | None:
         """What changed around node pages since the last complete build; None when there is none."""
         self._pending = around
-        return None if self.around is None else _Changed.between(self.around, around)
+        return None if self.around is None else Changed.between(self.around, around)
 
     def keep_only(self, paths: Iterable[str], *, complete: bool = True) -> None:
         """Forget the pages a build no longer makes, or did not plan; after an incomplete build, reuse
@@ -232,7 +235,7 @@ class PageMemory:
         kept = self.pages.get(path)
         return kept[0] if kept is not None and kept[0].made_from == made_from else None
 
-    def reusable(self, path: str, node: Node, changed: _Changed) -> Plan | None:
+    def reusable(self, path: str, node: Node, changed: Changed) -> Plan | None:
         """Last build's plan of a node's page, when made from this very node and nothing it shows changed."""
         kept = self.pages.get(path)
         if kept is None or kept[0].values.get("node") is not node or changed.touches(node):
@@ -241,7 +244,7 @@ class PageMemory:
 
 
 @dataclass(frozen=True, slots=True)
-class _Around:
+class Around:
     """What a node's page reads of the rest of the graph, per id (see `render`'s `node_page`)."""
 
     nodes: dict[str, tuple[str, str]]
@@ -254,7 +257,7 @@ class _Around:
     """Normalized name -> entity id: where a wikilink in a node's text points."""
 
     @classmethod
-    def of(cls, ctx: _Context) -> _Around:
+    def of(cls, ctx: _Context) -> Around:
         return cls(
             nodes={node.id: (node.memory_layer, node.title) for node in ctx.graph.nodes},
             entities={
@@ -267,7 +270,7 @@ class _Around:
 
 
 @dataclass(frozen=True, slots=True)
-class _Changed:
+class Changed:
     """The ids, paths and names whose part in a node's page differs from the last complete build."""
 
     nodes: frozenset[str]
@@ -279,7 +282,7 @@ class _Changed:
     """Entities whose name changed, came or went (what every page naming them shows)."""
 
     @classmethod
-    def between(cls, before: _Around, after: _Around) -> _Changed:
+    def between(cls, before: Around, after: Around) -> Changed:
         relations: dict[str, list[Relation]] = {}
         entity_names = set()
         for key in _changed_keys(before.entities, after.entities):
@@ -357,12 +360,26 @@ class Pages(Mapping[str, str]):
         write: Callable[[Plan], str],
         memory: PageMemory | None = None,
         reused: Mapping[str, str] | None = None,
+        made_of: Mapping[str, Node | tuple[object, ...]] | None = None,
+        salt: str = "",
+        around: Around | None = None,
+        digests: InputDigests | None = None,
     ) -> None:
         self._makers = makers
         self._write = write
         self._memory = memory
         self._reused = reused or {}
-        """Pages whose kept plan is known to hold (see `PageMemory.reusable`), with their digests."""
+        """Pages whose kept plan is known to hold (see `PageMemory.reusable`, `page_ledger`), with
+        their digests."""
+        self.made_of = made_of or {}
+        """What each node, entity and summary page is made of, by path, when a ledger wants it: a
+        node page's node, a listing page's records (see `Plan.made_from`)."""
+        self.digests = digests
+        """Those records' digests, each worked out once (`page_ledger.InputDigests`)."""
+        self.salt = salt
+        """What every page's text depends on besides its plan (see `_salt`), when it was needed."""
+        self.around = around
+        """What node pages read of the rest of the graph, when it was needed."""
         self._planned: tuple[str, str | Plan] | None = None
         """The page `known_digest` looked at: it is usually read next."""
         self._prepared: dict[str, tuple[str | None, str | None]] = {}
@@ -408,9 +425,10 @@ class Pages(Mapping[str, str]):
         return text
 
     def known_digest(self, path: str) -> str | None:
-        """The sha256 of the page's text when the page memory holds an equal plan, else None."""
+        """The sha256 of the page's text when the page memory holds an equal plan (or the ledger
+        knows it), else None."""
         if self._memory is None:
-            return None
+            return self._reused.get(path)
         prepared = self._prepared.get(path)
         if prepared is not None:
             return prepared[0]
@@ -449,11 +467,15 @@ def render(
     link_prefix: str = "",
     orphaned: Sequence[str] = (),
     memory: PageMemory | None = None,
+    ledger: PageLedger | None = None,
+    for_ledger: bool = False,
 ) -> Pages:
     """Plan every page of the vault; Markdown pages end with the user-region marker line.
 
     Which pages there are is known at once; each page's text is rendered only when it is read,
-    so writing a vault of 200,000 pages never holds them all in memory.
+    so writing a vault of 200,000 pages never holds them all in memory. Without a page `memory`,
+    a `ledger` of the last build (`page_ledger`) tells the node pages that read as they did then;
+    `for_ledger` asks for what a new ledger is made of (`Pages.salt`, `Pages.around`).
     """
     env = environment(templates)
     linker = Linker(link_prefix)
@@ -474,7 +496,7 @@ def render(
     def page(properties: Mapping[str, PropertyValue] | None, template: str, **values: object) -> str:
         return write(Plan(template, properties, values))
 
-    changed: _Changed | None = None  # set below, before any page is made
+    changed: Changed | None = None  # set below, before any page is made
 
     # A page's plan holds every value its template may read, and nothing more: two equal plans
     # give the same text (a page that names an entity sees its name, not all of it).
@@ -499,9 +521,8 @@ def render(
         )
 
     def entity_page(path: str, entity: Entity) -> Plan:
-        outgoing = ctx.outgoing.get(entity.id, [])
-        incoming = ctx.incoming.get(entity.id, [])
-        made_from = (entity, outgoing, incoming, ctx.nodes_by_entity.get(entity.id, []))
+        made_from = ctx.entity_made_from(entity)
+        outgoing, incoming = made_from[1], made_from[2]
         if changed is not None and memory is not None:
             # Made from the same entity, relations and nodes as the kept plan, and no name it shows
             # nor link to a source changed since: the same plan, not made again.
@@ -528,8 +549,8 @@ def render(
         )
 
     def summary_page(path: str, summary: SourceSummary) -> Plan:
-        listed = [ctx.node_by_id[n] for n in summary.node_ids]
-        made_from = (summary, listed)
+        made_from = ctx.summary_made_from(summary)
+        listed = made_from[1]
         if changed is not None and memory is not None:
             # The same summary and nodes as the kept plan, and no entity name it shows changed.
             kept = memory.reusable_listing(path, made_from)
@@ -595,30 +616,48 @@ def render(
         memory.start("")  # too many plans to hold between builds: every page is rendered
         memory.names = _Names()
         memory = None
-    if memory is not None:
-        memory.start(_salt(templates, link_prefix))
-        changed = memory.changed_since(_Around.of(ctx))
+    ledgered = memory is None and (ledger is not None or for_ledger)
+    wanted = memory is not None or ledgered
+    salt = _salt(templates, link_prefix) if wanted else ""
+    around = Around.of(ctx) if wanted else None
+    if memory is not None and around is not None:
+        memory.start(salt)
+        changed = memory.changed_since(around)
     makers: dict[str, Callable[[], str | Plan]] = {}
     # The node pages known unchanged without asking their makers (most of a rebuild's pages).
     reused: dict[str, str] = {}
+    made_of: dict[str, Node | tuple[object, ...]] = {}
     for node in graph.nodes:
         path = f"{FOLDERS[node.memory_layer]}/{node.id}.md"
         makers[path] = partial(node_page, path, node)
+        if ledgered:
+            made_of[path] = node
         if changed is not None and memory is not None and memory.reusable(path, node, changed) is not None:
             reused[path] = memory.pages[path][1]
     for entity in graph.entities:
         path = f"{FOLDERS['entity']}/{entity.id}.md"
         makers[path] = partial(entity_page, path, entity)
+        if ledgered:
+            made_of[path] = ctx.entity_made_from(entity)
     for summary in graph.summaries:
         path = f"{FOLDERS['summary']}/{summary.id}.md"
         makers[path] = partial(summary_page, path, summary)
+        if ledgered:
+            made_of[path] = ctx.summary_made_from(summary)
+    digests = None
+    if ledgered:
+        from kgvault.page_ledger import InputDigests, unchanged
+
+        digests = InputDigests()
+        if ledger is not None and around is not None and ledger.salt == salt:
+            reused = unchanged(ledger, around, made_of, digests)
     makers["index.md"] = index_page
     makers["ontology.md"] = ontology_page
     makers["kgvault.base"] = partial(render_template, load(env, "kgvault.base.j2"), prefix=link_prefix)
     makers["relations.jsonl"] = partial(
         render_relations if memory is None else memory.relations_text, graph.relations
     )
-    return Pages(makers, write, memory, reused)
+    return Pages(makers, write, memory, reused, made_of, salt, around, digests)
 
 
 def _salt(templates: Path | None, link_prefix: str) -> str:
@@ -716,6 +755,20 @@ class _Context:
             incoming=dict(incoming),
             nodes_by_entity=dict(nodes_by_entity),
         )
+
+    def entity_made_from(self, entity: Entity) -> tuple[Entity, list[Relation], list[Relation], list[Node]]:
+        """What an entity page lists: the entity, its relations out and in, the nodes naming it."""
+        entity_id = entity.id
+        return (
+            entity,
+            self.outgoing.get(entity_id, []),
+            self.incoming.get(entity_id, []),
+            self.nodes_by_entity.get(entity_id, []),
+        )
+
+    def summary_made_from(self, summary: SourceSummary) -> tuple[SourceSummary, list[Node]]:
+        """What a summary page lists: the summary and its source's nodes."""
+        return summary, [self.node_by_id[n] for n in summary.node_ids]
 
     def summary_link(self, path: str) -> str | None:
         # Asked for every piece of evidence of every page: a source's link is made once.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pickle
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from kgvault import forking
 from kgvault.write import sha256
@@ -36,9 +36,9 @@ class SharedPages(Mapping[str, str]):
     which the writer takes for an unchanged page without its text (`known_digest`).
     """
 
-    def __init__(self, pages: Mapping[str, str], known: Mapping[str, str]) -> None:
+    def __init__(self, pages: Mapping[str, str], known: Mapping[str, str], paths: list[str]) -> None:
         self._pages = pages
-        paths = sorted(pages)
+        self._known_here = _known_digest(pages)
         self._theirs = frozenset(paths[len(paths) - round(len(paths) * HELPER_SHARE) :])
         theirs = [path for path in paths if path in self._theirs]
         self._answer: forking.Answer | None = forking.ask(lambda: _rendered(pages, theirs, known))
@@ -49,14 +49,18 @@ class SharedPages(Mapping[str, str]):
     def of(cls, pages: Mapping[str, str], known: Mapping[str, str]) -> Mapping[str, str]:
         """The pages, shared with a helper when there are enough of them and forking is safe;
         `known` is each page's digest as the manifest records it (empty for a new vault)."""
-        if not MIN_PAGES <= len(pages) <= MAX_PAGES or not forking.can_fork():
+        known_here = _known_digest(pages)
+        # Only pages to be rendered are shared out: not those `pages` knows the digest of.
+        paths = sorted(path for path in pages if known_here is None or known_here(path) is None)
+        if not MIN_PAGES <= len(paths) <= MAX_PAGES or not forking.can_fork():
             return pages
-        return cls(pages, known)
+        return cls(pages, known, paths)
 
     def known_digest(self, path: str) -> str | None:
-        """The digest of the page's text when the helper rendered it; None otherwise (or it failed)."""
+        """The digest of the page's text when the helper rendered it, or `pages` knows it; None
+        otherwise (or the helper failed)."""
         if path not in self._theirs:
-            return None
+            return self._known_here(path) if self._known_here is not None else None
         entry = self._received().get(path)
         return entry[0] if entry is not None else None
 
@@ -90,6 +94,12 @@ class SharedPages(Mapping[str, str]):
 
     def __len__(self) -> int:
         return len(self._pages)
+
+
+def _known_digest(pages: Mapping[str, str]) -> Callable[[str], str | None] | None:
+    """The pages' own `known_digest` (see `render.Pages`), if they have one."""
+    known: Callable[[str], str | None] | None = getattr(pages, "known_digest", None)
+    return known
 
 
 def _rendered(pages: Mapping[str, str], paths: list[str], known: Mapping[str, str]) -> bytes:

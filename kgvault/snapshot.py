@@ -76,6 +76,12 @@ def fingerprint(settings: Settings) -> dict[str, Any]:
     }
 
 
+def code_key(taken: Mapping[str, Any]) -> str:
+    """What names kgvault's code, templates and libraries as `fingerprint` found them."""
+    code = json.dumps([taken["code"], taken["libraries"]], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(code.encode("utf-8", "surrogateescape")).hexdigest()
+
+
 class VaultFiles(Container[str]):
     """The vault files the last build recorded, each compared with the disk when first asked about.
 
