@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the stages' modules load only when a build runs
     from kgvault.extract import Extraction
     from kgvault.extract.llm import LlmSettings, LlmStats
     from kgvault.forking import Helper
-    from kgvault.render import PageMemory
+    from kgvault.render import PageMemory, Pages
 
 Progress = Callable[[str], None]
 _OBSIDIAN_FILES = (".obsidian/types.json", ".obsidian/graph.json")
@@ -284,7 +284,7 @@ def _run_pipeline(
     """Run every stage in order; all reading and pass 2 finish before the first write.
 
     `code` names kgvault's code and libraries (`snapshot.code_key`): a build with it and without a
-    memory finds unchanged node pages in the last build's ledger, and leaves its own.
+    memory finds unchanged pages in the last build's ledger, and leaves its own.
     """
     # The stages' modules are imported here: a no-op rebuild never needs them.
     from kgvault.cache import ExtractionCache
@@ -313,7 +313,7 @@ def _run_pipeline(
         manifest_memory = memory.manifest if memory is not None else None
         # A gated build forks the helper once the pages a watcher waits for are written: before,
         # the fork would cost it the fork and copy-on-write faults, and a stopped build nothing.
-        result = _render_and_write(
+        result, pages = _render_and_write(
             settings,
             graph,
             outer,
@@ -333,6 +333,11 @@ def _run_pipeline(
             say("indexing")
             if storing is not None:
                 storing.tell(go=True)  # it stores the cache while the index helper finishes
+            if code is not None and memory is None:
+                # Meanwhile (the helpers finish the index and the cache), this build's ledger.
+                from kgvault import page_ledger
+
+                page_ledger.write(vault, page_ledger.of(pages, code, result.manifest))
             indexed = helper is not None and helper.finish(go=True)
             helper = None
             if not indexed:
@@ -424,14 +429,14 @@ def _render_and_write(
     on_first_written: Callable[[], None] | None = None,
     undeclared: frozenset[str] = frozenset(),
     code: str | None = None,
-) -> WriteResult:
+) -> tuple[WriteResult, Pages]:
     """Render the pages as they are written; a template's error surfaces in either stage.
 
     `gate` is asked before the first write (see `build`); the pages that will need rendering are
     rendered before asking it when a page memory says they are few. `on_first_written` is
     called once those are written, before the rest of the vault is looked at. With `code`
-    (see `_run_pipeline`), the node pages the vault's ledger knows are not rendered, and once
-    every page is written the ledger is replaced by this build's.
+    (see `_run_pipeline`), the pages the vault's ledger knows are not rendered, and the pages
+    returned hold what the next ledger is made of.
     """
     import jinja2
 
@@ -444,8 +449,6 @@ def _render_and_write(
     inside = vault.resolve().relative_to(outer).as_posix() if outer else "."
     prefix = "" if inside == "." else inside + "/"
     ledger = page_ledger.read(vault, code) if code is not None else None
-    if code is not None and manifest_memory is None:
-        manifest_memory = ManifestMemory()  # to learn the digests written, for the ledger
     try:
         pages = render(
             graph,
@@ -508,9 +511,7 @@ def _render_and_write(
                 on_first_written=on_first_written,
             )
             complete = True
-            if code is not None and manifest_memory is not None:
-                page_ledger.write(vault, page_ledger.of(pages, code, manifest_memory.files))
-            return written
+            return written, pages
         finally:
             if isinstance(shared, SharedPages):
                 shared.close()

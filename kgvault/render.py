@@ -474,8 +474,8 @@ def render(
 
     Which pages there are is known at once; each page's text is rendered only when it is read,
     so writing a vault of 200,000 pages never holds them all in memory. Without a page `memory`,
-    a `ledger` of the last build (`page_ledger`) tells the node pages that read as they did then;
-    `for_ledger` asks for what a new ledger is made of (`Pages.salt`, `Pages.around`).
+    a `ledger` of the last build (`page_ledger`) tells the pages that read as they did then;
+    `for_ledger` asks for what a new ledger is made of (`Pages.made_of`, `salt`, `around`).
     """
     env = environment(templates)
     linker = Linker(link_prefix)

@@ -51,6 +51,8 @@ class WriteResult:
     problems: list[Problem] = field(default_factory=list)
     owned: list[str] = field(default_factory=list)
     """The pages the manifest records once written: what `read_manifest` reads back (none in a dry run)."""
+    manifest: dict[str, str] = field(default_factory=dict)
+    """What the manifest records once written: each file's path and its generated part's digest."""
 
 
 def atomic_write(path: Path | str, data: bytes, *, new: bool = False) -> None:
@@ -699,6 +701,7 @@ class _VaultWrite:
         new_manifest, result = self.new_manifest, self.result
         manifest_bytes = manifest_text(new_manifest).encode("utf-8")
         result.owned = [path for path in new_manifest if is_page_path(path)]
+        result.manifest = new_manifest
         manifest_path = self.vault / MANIFEST
         if not manifest_path.is_file() or manifest_path.read_bytes() != manifest_bytes:
             atomic_write(manifest_path, manifest_bytes)
