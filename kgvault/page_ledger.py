@@ -14,6 +14,7 @@ the pages it names: the writer compares its digest with the manifest's before tr
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Mapping
@@ -180,7 +181,10 @@ def write(vault: Path, ledger: PageLedger) -> None:
         "pages": {path: list(digests) for path, digests in ledger.pages.items()},
     }
     text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    atomic_write(target, text.encode("utf-8", "surrogatepass"))
+    # A ledger only saves work: one that cannot be written (no space, no access) fails no build,
+    # and the one left, if any, is still true of the pages it names.
+    with contextlib.suppress(OSError):
+        atomic_write(target, text.encode("utf-8", "surrogatepass"))
 
 
 def _plain_around(around: Around) -> dict[str, Any]:

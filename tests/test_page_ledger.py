@@ -125,3 +125,14 @@ def test_a_ledger_outlived_by_watch_builds_still_tells_true(sample_copy: Path, t
     run_build(sample_copy, twin)
     assert tree_bytes(vault) == tree_bytes(twin)
     same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+
+
+def test_a_ledger_that_cannot_be_written_fails_no_build(sample_copy: Path, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_build(sample_copy, vault)
+    (vault / LEDGER).unlink()
+    (vault / LEDGER).mkdir()  # in the way: the ledger cannot be replaced
+    _append(sample_copy / "printing" / "Klipper.md", "\nChecked the belts today.\n")
+    run_build(sample_copy, vault)
+    assert (vault / LEDGER).is_dir()
+    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
