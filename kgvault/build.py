@@ -9,6 +9,7 @@ import re
 import time
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -449,15 +450,17 @@ def _render_and_write(
     inside = vault.resolve().relative_to(outer).as_posix() if outer else "."
     prefix = "" if inside == "." else inside + "/"
     ledger = page_ledger.read(vault, code) if code is not None else None
+    plan = partial(
+        render,
+        graph,
+        templates=settings.templates,
+        link_prefix=prefix,
+        memory=memory,
+        ledger=ledger,
+        for_ledger=code is not None,
+    )
     try:
-        pages = render(
-            graph,
-            templates=settings.templates,
-            link_prefix=prefix,
-            memory=memory,
-            ledger=ledger,
-            for_ledger=code is not None,
-        )
+        pages = plan()
         # What kgvault owns is read once for finding orphans and for writing: nothing writes the
         # vault in between, and the lock is held.
         owned = read_owned(vault, manifest_memory)
@@ -472,15 +475,7 @@ def _render_and_write(
         # The set of pages does not depend on the orphan list, so plan again only when there are orphans.
         orphaned = find_orphans(vault, set(pages), owned)
         if orphaned:
-            pages = render(
-                graph,
-                templates=settings.templates,
-                link_prefix=prefix,
-                orphaned=orphaned,
-                memory=memory,
-                ledger=ledger,
-                for_ledger=code is not None,
-            )
+            pages = plan(orphaned=orphaned)
         if gate is not None:
             before = pages.memory.checkpoint() if pages.memory is not None else None
             if pages.memory is not None and pages.memory.around is not None:
