@@ -13,7 +13,17 @@ from kgvault.config import load_settings
 from kgvault.page_ledger import LEDGER
 
 from .conftest import run_build, tree_bytes
-from .test_page_memory import count_renders, same_as_clean_build
+from .test_page_memory import count_renders, edit_renders_few, same_as_clean_build
+
+
+def _built_counting_renders(
+    notes: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, list[str], int]:
+    """A vault built from the notes, the list recording each page rendered, and how many it rendered."""
+    vault = tmp_path / "vault"
+    rendered = count_renders(monkeypatch)
+    run_build(notes, vault)
+    return vault, rendered, len(rendered)
 
 
 def _append(note: Path, text: str) -> None:
@@ -23,19 +33,9 @@ def _append(note: Path, text: str) -> None:
 def test_a_fresh_build_after_an_edit_renders_only_the_pages_it_changes(
     sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    vault = tmp_path / "vault"
-    rendered = count_renders(monkeypatch)
-    run_build(sample_copy, vault)
-    everything = len(rendered)
+    vault, rendered, everything = _built_counting_renders(sample_copy, tmp_path, monkeypatch)
     assert everything > 100 and (vault / LEDGER).is_file()
-
-    rendered.clear()
-    _append(sample_copy / "printing" / "Klipper.md", "\nFixed the zq-nozzle clog on the Voron today.\n")
-    run_build(sample_copy, vault)
-    assert 0 < len(rendered) < everything / 4, rendered
-    assert "printing-klipper-summary" in rendered
-    assert any("zq-nozzle" in page_id for page_id in rendered)
-    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+    edit_renders_few(sample_copy, vault, tmp_path / "clean", rendered, lambda: run_build(sample_copy, vault))
 
     rendered.clear()
     (sample_copy / "glossary.md").unlink()
@@ -81,10 +81,7 @@ def test_a_build_with_the_ledger_writes_what_one_without_it_writes(
 def test_a_ledger_made_by_other_code_damaged_or_wrong_is_not_trusted(
     sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    vault = tmp_path / "vault"
-    rendered = count_renders(monkeypatch)
-    run_build(sample_copy, vault)
-    everything = len(rendered)
+    vault, rendered, everything = _built_counting_renders(sample_copy, tmp_path, monkeypatch)
     ledger = vault / LEDGER
     kept = json.loads(ledger.read_bytes())
     note = sample_copy / "printing" / "Klipper.md"

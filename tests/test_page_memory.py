@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import shutil
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -36,6 +37,22 @@ def rebuild(notes: Path, vault: Path, memory: BuildMemory, templates: Path | Non
     build(load_settings(notes, vault=vault, templates=templates), memory=memory)
 
 
+def edit_renders_few(
+    notes: Path, vault: Path, clean: Path, rendered: list[str], rebuilt: Callable[[], object]
+) -> None:
+    """Append an event to a note and rebuild: a quarter of the pages at most are rendered, its
+    summary and new episode among them, and the vault is a clean build's."""
+    everything = len(rendered)
+    rendered.clear()
+    note = notes / "printing" / "Klipper.md"
+    note.write_text(note.read_text("utf-8") + "\nFixed the zq-nozzle clog on the Voron today.\n", "utf-8")
+    rebuilt()
+    assert 0 < len(rendered) < everything / 4, rendered
+    assert "printing-klipper-summary" in rendered
+    assert any("zq-nozzle" in page_id for page_id in rendered)
+    same_as_clean_build(notes, vault, clean)
+
+
 def same_as_clean_build(notes: Path, vault: Path, clean: Path, *extra: str) -> None:
     if clean.exists():
         shutil.rmtree(clean)
@@ -52,14 +69,9 @@ def test_an_edit_renders_only_the_pages_it_changes(
     everything = len(rendered)
     assert everything > 100 and len(memory.pages.pages) == everything
 
-    rendered.clear()
-    note = sample_copy / "printing" / "Klipper.md"
-    note.write_text(note.read_text("utf-8") + "\nFixed the zq-nozzle clog on the Voron today.\n", "utf-8")
-    rebuild(sample_copy, vault, memory)
-    assert 0 < len(rendered) < everything / 4, rendered
-    assert "printing-klipper-summary" in rendered
-    assert any("zq-nozzle" in page_id for page_id in rendered)
-    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+    edit_renders_few(
+        sample_copy, vault, tmp_path / "clean", rendered, lambda: rebuild(sample_copy, vault, memory)
+    )
 
     rendered.clear()
     (sample_copy / "glossary.md").unlink()
