@@ -16,7 +16,7 @@ from typing import Literal
 
 from kgvault.dates import find_dates
 
-Granularity = Literal["day", "week", "weekend", "month", "year"]
+Granularity = Literal["day", "days", "week", "weekend", "month", "year"]
 _Span = tuple[date, date, Granularity]
 
 _MONTH_NAMES: tuple[str, ...] = ("January", "February", "March", "April", "May", "June", "July")
@@ -61,6 +61,10 @@ _TIME = re.compile(
         (?=[ \t]*(?:[.,;:!?)\n]|$)))
     | (?<!the\s)(?P<named>(?P<named_rel>last|this|next)\s+(?:(?P<named_unit>weekend|week|month|year)
         |(?P<named_day>{_alternation(_WEEKDAYS)})|(?P<named_month>{_FULL})(?!\s*\d))(?!\s+of\b))
+    | (?P<day_range>(?P<dr_first>\d{{1,2}})(?:st|nd|rd|th)?\s*[–-]\s*(?P<dr_last>\d{{1,2}})(?:st|nd|rd|th)?
+        \s+(?:of\s+)?(?P<dr_month>{_ANY})\.?(?:,?\s+(?P<dr_year>\d{{4}})|(?!\.?,?\s*\d)))
+    | (?P<month_range>(?P<mr_month>{_ANY})\.?\s+(?P<mr_first>\d{{1,2}})(?:st|nd|rd|th)?\s*[–-]\s*
+        (?P<mr_last>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<mr_year>\d{{4}})|(?!,?\s*\d)))
     | (?P<month_day>(?P<md_month>{_ANY})\.?\s+(?P<md_day>\d{{1,2}})(?:st|nd|rd|th)?
         (?:,?\s+(?P<md_year>\d{{4}})|(?!,?\s*\d)))
     | (?P<day_month>(?<![.,:/])(?P<dm_day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_month>{_ANY})\.?
@@ -93,7 +97,8 @@ class When:
     last: date
     """Last day (== first for a single day)."""
     granularity: Granularity
-    """How wide the expression is: a day, a Monday-start week, a Saturday–Sunday weekend, a month, a year."""
+    """How wide the expression is: a day, days of one month ("12–15 July"), a Monday-start week, a
+    Saturday–Sunday weekend, a month, a year."""
 
     def phrase(self) -> str:
         """English words for the time: 'on 7 May 2023', 'in the week of 1 May 2023', 'in May 2023'."""
@@ -101,6 +106,10 @@ class When:
             return f"in {self.first.year}"
         if self.granularity == "month":
             return f"in {_MONTH_NAMES[self.first.month - 1]} {self.first.year}"
+        if self.granularity == "days":
+            return (
+                f"on {self.first.day}–{self.last.day} {_MONTH_NAMES[self.first.month - 1]} {self.first.year}"
+            )
         prefix = {"day": "on", "week": "in the week of", "weekend": "on the weekend of"}[self.granularity]
         return f"{prefix} {self.first.day} {_MONTH_NAMES[self.first.month - 1]} {self.first.year}"
 
@@ -311,6 +320,28 @@ def _day_month(match: re.Match[str], today: date | None) -> _Span | None:
     return _calendar_day(match["dm_month"], match["dm_day"], match["dm_year"] or "", today)
 
 
+def _day_range(match: re.Match[str], today: date | None) -> _Span | None:
+    """12–15 July, 12-15 July 2025, 3rd-5th of May: days of one month."""
+    return _calendar_days(
+        match["dr_month"], match["dr_first"], match["dr_last"], match["dr_year"] or "", today
+    )
+
+
+def _month_range(match: re.Match[str], today: date | None) -> _Span | None:
+    """July 12–15, July 12-15, 2025."""
+    return _calendar_days(
+        match["mr_month"], match["mr_first"], match["mr_last"], match["mr_year"] or "", today
+    )
+
+
+def _calendar_days(month_word: str, first: str, last: str, year: str, today: date | None) -> _Span | None:
+    """The days from `first` to `last` of one month; a range that runs backwards is no range."""
+    start, end = _calendar_day(month_word, first, year, today), _calendar_day(month_word, last, year, today)
+    if start is None or end is None or end[0] <= start[0]:
+        return None
+    return (start[0], end[0], "days")
+
+
 def _month_year(match: re.Match[str], today: date | None) -> _Span | None:
     """May 2023."""
     month = _month_number(match["my_month"].rstrip("."), has_year=True)
@@ -333,6 +364,8 @@ _HANDLERS: dict[str, Callable[[re.Match[str], date | None], _Span | None]] = {
     "ahead": _ahead,
     "around": _around,
     "named": _named,
+    "day_range": _day_range,
+    "month_range": _month_range,
     "month_day": _month_day,
     "day_month": _day_month,
     "month_year": _month_year,

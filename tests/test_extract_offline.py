@@ -295,6 +295,15 @@ def test_a_passing_feeling_or_an_appointment_is_no_lasting_fact(text: str) -> No
         # A year given is kept; without one, the next such day after the note's (12 March 2025).
         ("The audit is on 2 June 2026.", date(2026, 6, 2)),
         ("The dentist is on 3 March.", date(2026, 3, 3)),
+        # Due, a deadline, what runs or is on a day; a range is its first day.
+        ("The grant application is due 15 April.", date(2025, 4, 15)),
+        ("The deadline for Heron is 2025-10-15.", date(2025, 10, 15)),
+        ("The launch is 3 May.", date(2025, 5, 3)),
+        ("The fair runs 12-15 July in Lisbon.", date(2025, 7, 12)),
+        ("We fly to Lisbon on 12–15 July 2026.", date(2026, 7, 12)),
+        # A weekday alone: the coming one (12 March 2025 is a Wednesday).
+        ("The office is closed on Friday.", date(2025, 3, 14)),
+        ("The workshop is on Wednesday.", date(2025, 3, 19)),
     ],
 )
 def test_what_is_to_happen_on_a_named_day_is_an_episode_of_that_day(text: str, day: date) -> None:
@@ -330,11 +339,53 @@ def test_a_day_something_was_booked_for_is_not_the_day_it_happened(text: str) ->
     assert only_node(extract(text)).timestamp == REF
 
 
+def test_a_date_that_is_no_day_of_an_event_makes_no_episode() -> None:
+    assert not extract("Format dates as 2024-01-31 in the export.").draft.nodes
+
+
 @pytest.mark.parametrize(
-    "text", ["Format dates as 2024-01-31 in the export.", "The deadline for Heron is 2025-10-15."]
+    ("text", "end"),
+    [
+        ("Omar is out sick until Thursday.", date(2025, 3, 13)),
+        ("Priya is on parental leave until 20 March.", date(2025, 3, 20)),
+        ("We're closed until next Monday.", date(2025, 3, 17)),
+        ("We're closed until Monday.", date(2025, 3, 17)),
+        ("I work at the clinic until 30 June 2026.", date(2026, 6, 30)),
+    ],
 )
-def test_a_date_that_is_no_day_of_an_event_makes_no_episode(text: str) -> None:
-    assert not extract(text).draft.nodes
+def test_a_present_state_until_a_day_ahead_is_a_state_of_the_notes_day_ending_then(
+    text: str, end: date
+) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.timestamp, node.valid_to) == ("episodic", "state", REF, end)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # A weekday alone in a past sentence is the last one; 12 March 2025 is a Wednesday.
+        ("Met Ana on Monday about the budget.", date(2025, 3, 10)),
+        ("The kit finally arrived on Thursday.", date(2025, 3, 6)),
+        # A past state ends at its "until"; the node is of that day, as for a written-out date.
+        ("Worked at the lab until Friday.", date(2025, 3, 7)),
+        # The writer's own event is the news, not the state that led to it.
+        ("Sam is out until Monday, so I paired with Dana on the parser.", REF),
+    ],
+)
+def test_a_past_sentence_is_an_event_of_the_last_such_day(text: str, day: date) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.timestamp, node.valid_to) == (
+        "episodic",
+        "observation",
+        day,
+        None,
+    )
+
+
+def test_a_weekly_habit_names_no_day() -> None:
+    assert all(
+        node.timestamp in (REF, None) for node in extract("We meet on Mondays to plan the week.").draft.nodes
+    )
 
 
 @pytest.mark.parametrize("heading", ["Decisions", "Decision log", "ADRs"])

@@ -138,10 +138,22 @@ RESOLVED: list[tuple[str, date | datetime | None, Expected, str]] = [
     ("in May 2023", None, month(2023, 5, 31), "May 2023"),
     ("in 2022", None, year(2022), "2022"),
     ("since 2019 we have", FRI, year(2019), "2019"),
+    # Days of one month: the range from its first day to its last.
+    (
+        "The fair runs 12–15 July 2025.",
+        None,
+        (date(2025, 7, 12), date(2025, 7, 15), "days"),
+        "12–15 July 2025",
+    ),
+    ("booked 12-15 July", FRI, (date(2022, 7, 12), date(2022, 7, 15), "days"), "12-15 July"),
+    ("July 12-15, 2024 in Porto", None, (date(2024, 7, 12), date(2024, 7, 15), "days"), "July 12-15, 2024"),
+    ("the 3rd-5th of June", FRI, (date(2023, 6, 3), date(2023, 6, 5), "days"), "3rd-5th of June"),
 ]
 
 UNRESOLVED: list[tuple[str, date | datetime | None]] = [
     ("Friday the band played", FRI),  # a bare weekday could be any Friday
+    ("the 15-12 July backlog", FRI),  # a range that runs backwards is none (nor its "12 July")
+    ("children aged 12-15 years", FRI),
     ("on Friday we met", FRI),
     ("Saturday", FRI),
     ("I may go", FRI),
@@ -215,6 +227,7 @@ def test_table_is_large_and_covers_refusals() -> None:
         ("last month", FRI, "in May 2023"),
         ("in 2022", None, "in 2022"),
         ("next year", FRI, "in 2024"),
+        ("July 12–15", FRI, "on 12–15 July 2022"),
     ],
 )
 def test_phrase(text: str, reference: date | None, phrase: str) -> None:

@@ -24,7 +24,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -587,8 +587,34 @@ _TARGET_BEFORE = re.compile(
 _UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au)\s+(?:the\s+)?$")
 """Before the date a past state ended ("worked at SAP until 3 March 2023")."""
 _FOUR_DIGITS = re.compile(r"\d{4}")
-_ON_BEFORE = re.compile(r"(?i)\b(?:on|for)\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s*[–-]\s*)?$")
-"""Before the day something is to happen: "we fly to Tokyo on 3 October", "scheduled for 14 July"."""
+_ON_BEFORE = re.compile(
+    r"(?i)\b(?:on|for|(?:is|are|runs?|takes?\s+place|starts?|begins?|opens?)(?:\s+from)?)\s+(?:the\s+)?"
+    r"(?:\d{1,2}(?:st|nd|rd|th)?\s*[–-]\s*)?$"
+)
+"""Before the day something is to happen: "we fly to Tokyo on 3 October", "scheduled for 14 July",
+"the fair runs 12–15 July", "the launch is 3 May"."""
+_DUE_BEFORE = re.compile(
+    r"(?i)(?:\bdue\s+(?:on\s+|by\s+)?|\bdeadline\b[^.;]{0,40}?\b(?:is|of)\s+(?:on\s+)?)(?:the\s+)?$"
+)
+"""Before the day something is due: "the report is due 3 May", "the deadline for the grant is 15 April"."""
+_RANGE_FIRST = re.compile(r"(?<![\d.,:/])(?P<day>\d{1,2})(?:st|nd|rd|th)?\s*[–-]\s*$")
+"""The first day of a range whose last day a date names: the "12–" of "12–15 July 2025"."""
+_BARE_WEEKDAY = re.compile(
+    r"(?i)\b(?:on|until|till|til|by|before)\s+(?P<day>monday|tuesday|wednesday|thursday|friday|saturday"
+    r"|sunday)(?![\w'’-]|\s*,?\s*(?:the\s+)?\d)"
+)
+"""A weekday named alone after a preposition: the coming one ("closed until Thursday"), or in a
+past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor "on Monday 3 March"."""
+_WEEKDAY_NUMBERS = {
+    name: number
+    for number, name in enumerate(
+        ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    )
+}
+_PRESENT_STATE = re.compile(r"(?i)\b(?:is|are|am|stays?|remains?|will\s+be)\b|[’'](?:s|re|m)\b")
+"""A state's present verb: "Omar is out sick until Thursday", "we're closed until Monday"."""
+_OWN_STATE = re.compile(r"\b(?:I['’]m|I\s+am|[Ww]e['’]re|[Ww]e\s+are)\b")
+"""The writer's own present state: "We're closed until Monday" (its "closed" is no event)."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
 _HEDGE = _Keywords(
     "maybe perhaps probably possibly might may think guess believe suppose sure unsure seem seems apparently"
@@ -1511,6 +1537,8 @@ class _Outcome:
     reason: str = ""
     public: bool = False
     valid_from: date | None = None
+    valid_to: date | None = None
+    """The day a state is said to last until ("until Thursday")."""
     day: date | None = None
     """The node's day, when it is not the first day the sentence names (see `dated_by_note`)."""
     dated_by_note: bool = False
@@ -1906,20 +1934,33 @@ class _ChunkReader:
     def _chunk_date(self) -> date | None:
         return self.heading_date or self.chunk.reference_time
 
-    def _relative_days(self, text: str) -> list[tuple[int, int, date]]:
-        """Days a note's relative words mean ("two weeks ago", "last Tuesday"), against its date.
+    def _relative_days(self, text: str, past: bool) -> list[tuple[int, int, date]]:
+        """Days a note's relative words mean ("two weeks ago", "last Tuesday", "until Friday"),
+        against its date.
 
         Read with the conversation resolver; only days, weeks and weekends: "in March" or "in 2019"
-        in a note usually frames a fact rather than dating an event.
+        in a note usually frames a fact rather than dating an event. A weekday named alone after a
+        preposition is the last one in a `past` sentence, else the coming one (`_BARE_WEEKDAY`).
         """
         today = self._chunk_date()
         if today is None:
             return []
-        return [
+        found = [
             (when.start, when.end, when.first)
             for when in find_times(text, today)
-            if when.granularity in ("day", "week", "weekend")
+            if when.granularity in ("day", "days", "week", "weekend")
         ]
+        for match in _BARE_WEEKDAY.finditer(text):
+            start, end = match.span("day")
+            # "Worked there until Friday" ended last Friday; "we're closed until Friday" ends next.
+            back = past and (match[0][:2].lower() == "on" or not _PRESENT_STATE.search(text))
+            if any(start < taken_end and taken_start < end for taken_start, taken_end, _ in found):
+                continue
+            apart = (_WEEKDAY_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
+            found.append(
+                (start, end, today - timedelta(days=7 - apart) if back else today + timedelta(days=apart))
+            )
+        return sorted(found)
 
     def _past_period(self, text: str, wording: _Wording) -> date | None:
         """The first day of a month or year a sentence with a relation names ("in May 2019", "in
@@ -2069,24 +2110,35 @@ class _ChunkReader:
         else:
             dates = find_dates(inline.title, self.chunk.reference_time, languages=self.date_languages)
             if not dates and self.language == "en":
-                dates = self._relative_days(inline.title)
+                dates = self._relative_days(inline.title, wording.past)
+            dates = _range_firsts(inline.title, dates)
         # "Postponed the launch to April 15": a date something is moved to, or due by, is not when
         # the sentence's event happened; the note's date is.
         happened = [d for d in dates if not _TARGET_BEFORE.search(inline.title[max(0, d[0] - 24) : d[0]])]
         today = self._chunk_date()
+        # "Omar is out sick until Thursday", "we're closed until Monday": the day ahead a present
+        # state lasts until is its end; the note's day is when it was so.
+        lasting = [
+            d
+            for d in happened
+            if today is not None
+            and d[2] > today
+            and _UNTIL_BEFORE.search(inline.title[max(0, d[0] - 12) : d[0]])
+            and (not wording.past or _PRESENT_STATE.search(inline.placeholder))
+        ]
         if wording.past and today is not None:
             # "Dad called, he's coming next week": what is past did not happen on a day after the
             # note's that only the note's day gives (a date with its year says what it says).
             happened = [
                 d for d in happened if d[2] <= today or _FOUR_DIGITS.search(inline.title[d[0] : d[1]])
             ]
-        node_date = happened[0][2] if happened else today
+        ends = [d for d in happened if _UNTIL_BEFORE.search(inline.title[max(0, d[0] - 12) : d[0]])]
+        node_date = next((d[2] for d in happened if d not in lasting), today)
         secret = self.heading_secret or (
             self.secrets
             and (bool(find_secrets(candidate.text)) or any(v in candidate.text for v in self.values))
         )
 
-        ends = [d for d in happened if _UNTIL_BEFORE.search(inline.title[max(0, d[0] - 12) : d[0]])]
         # "I moved to Paris in May 2019", written in 2025: the relation starts in May 2019, not on
         # the note's day (the node stays the note's: when it was written down).
         period = self._past_period(inline.title, wording) if not happened else None
@@ -2100,7 +2152,8 @@ class _ChunkReader:
         )
         for subject, _predicate, object_name, _functional in relations:
             names.extend((subject, object_name))
-        outcome = self._classify(inline, candidate, wording, dates, relations, secret, node_date)
+        until = lasting[0][2] if lasting else None
+        outcome = self._classify(inline, candidate, wording, dates, relations, secret, node_date, until)
         # Fragments (under 4 words) say nothing, but a short event ("Printed a benchy"), a relation
         # ("Bob uses Vim") or a secret ("E-mail: d@x.org") still counts.
         shortest = 2 if secret else 3 if relations or outcome.type in ("observation", "decision") else 4
@@ -2225,15 +2278,19 @@ class _ChunkReader:
         relations: list[tuple[str, str, str, bool]],
         secret: bool,
         node_date: date | None,
+        until: date | None = None,
     ) -> _Outcome:
         """Decide what a candidate is, first rule that applies wins (DESIGN §5).
 
+        `until` is the day ahead a present state is said to last until, if any.
+
         definition → concept; a question → nothing; someone else's words (a blockquote, a clipped
-        page) without a date → fact or nothing; decision → decision; preference → state; a past
-        event (first person, a diary line starting with a past verb, a dated sentence, a line led by a date) →
-        observation; a state ("since <date>", "currently", "I use", a functional relation in the
-        present) → state; a hedge → observation; a secret, or a named subject → fact. Episodic
-        outcomes need a date: a state or preference without one becomes a fact, an event is dropped.
+        page) without a date → fact or nothing; decision → decision; preference → state; a present
+        state said to last `until` a day ahead → state ending then; a past event (first person, a
+        diary line starting with a past verb, a dated sentence, a line led by a date) → observation;
+        a state ("since <date>", "currently", "I use", a functional relation in the present) →
+        state; a hedge → observation; a secret, or a named subject → fact. Episodic outcomes need a
+        date: a state or preference without one becomes a fact, an event is dropped.
         """
         text, words = inline.placeholder, wording.words
         subject_entity = bool(relations) or _starts_with_entity(text)
@@ -2261,6 +2318,9 @@ class _ChunkReader:
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
         if since is not None and _PERFECT.search(text):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
+        if until is not None and not (wording.past and first_person and not _OWN_STATE.search(text)):
+            # Not "Sam is out until Monday, so I paired with Dana": what the writer did is the event.
+            return _Outcome("episodic", "state", valid_from=since, valid_to=until)
         past = wording.past
         date_led = _DATE_LEAD.match(inline.title) is not None and inline.word_count >= 3
         if (past and (first_person or wording.diary or dates)) or date_led:
@@ -2287,11 +2347,13 @@ class _ChunkReader:
         ahead = [
             (start, end, day)
             for start, end, day in dates
-            if _ON_BEFORE.search(title[max(0, start - 10) : start])
+            if _ON_BEFORE.search(title[max(0, start - 20) : start])
+            or _DUE_BEFORE.search(title[max(0, start - 60) : start])
         ]
         if dated and ahead:
-            # "We fly to Tokyo on 3 October", "The release is scheduled for 14 July": what is to
-            # happen on a day the sentence names, an episode of that day, the next one of that name.
+            # "We fly to Tokyo on 3 October", "The release is scheduled for 14 July", "The report is
+            # due 3 May": what is to happen on a day the sentence names, an episode of that day, the
+            # next one of that name.
             return _Outcome("episodic", "observation", day=self._coming(title, *ahead[0]))
         # A dated guess is the writer's own observation when it is theirs or a single diary sentence,
         # not when it is general advice ("… that may sound stupid. Ask anyway.").
@@ -2450,6 +2512,7 @@ class _ChunkReader:
             "language": self.language,
             "entities": _unique(names),
             "valid_from": outcome.valid_from if episodic and outcome.type == "state" else None,
+            "valid_to": outcome.valid_to if episodic and outcome.type == "state" else None,
             "supporting_text": None if secret else candidate.quote,
         }
         self.nodes.append(node)
@@ -2659,6 +2722,17 @@ _QUESTION_START = re.compile(
     r"|would|should|will|shall|may|might|must|have|has|had|isn['’]t|aren['’]t|don['’]t|doesn['’]t"
     r"|didn['’]t|won['’]t|est-ce|pourquoi|comment|quand|où|qui|quoi|quel|quelle)\b"
 )
+
+
+def _range_firsts(title: str, dates: list[tuple[int, int, date]]) -> list[tuple[int, int, date]]:
+    """Each date that ends a range of days ("12–15 July 2025") as the range's first day, from its start."""
+    firsts = []
+    for start, end, day in dates:
+        match = _RANGE_FIRST.search(title[max(0, start - 8) : start])
+        if match is not None and 0 < int(match["day"]) < day.day:
+            start, day = start - len(match[0]), day.replace(day=int(match["day"]))
+        firsts.append((start, end, day))
+    return firsts
 
 
 def _single_sentence(text: str) -> bool:
