@@ -382,6 +382,48 @@ def test_a_past_sentence_is_an_event_of_the_last_such_day(text: str, day: date) 
     )
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["We decided to ship on Friday.", "We decided to ship on 14 March.", "Asked Bob to send it by Friday."],
+)
+def test_a_day_something_is_decided_or_asked_for_is_not_the_day_it_was(text: str) -> None:
+    assert only_node(extract(text)).timestamp == REF
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Customer churn is up 3% this quarter.", "observation"),
+        ("Costs are down by €2,000 since January.", "observation"),
+        ("Ana's team is hiring.", "state"),
+        ("Bob is moving to Berlin.", "state"),
+        ("[[Atlas]] is now running on Postgres.", "state"),
+        ("The team is migrating to Postgres.", "state"),
+    ],
+)
+def test_a_measure_that_moved_or_what_someone_is_doing_is_of_the_notes_day(text: str, kind: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.timestamp) == ("episodic", kind, REF)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["This is getting long.", "Ana is going to call me back.", "Bob is doing great.", "It is raining again."],
+)
+def test_a_plan_a_mood_or_a_pronoun_is_no_state_of_affairs(text: str) -> None:
+    assert not [n for n in extract(text).draft.nodes if n.type == "state"]
+
+
+def test_what_is_going_on_needs_a_date() -> None:
+    assert not extract("Ana's team is hiring.", reference=None).draft.nodes
+
+
+@pytest.mark.parametrize("text", ["We're vegetarian.", "I'm vegan."])
+def test_a_lasting_fact_about_oneself_may_be_two_words(text: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "state", REF)
+
+
 def test_a_weekly_habit_names_no_day() -> None:
     assert all(
         node.timestamp in (REF, None) for node in extract("We meet on Mondays to plan the week.").draft.nodes

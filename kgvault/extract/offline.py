@@ -593,6 +593,13 @@ _ON_BEFORE = re.compile(
 )
 """Before the day something is to happen: "we fly to Tokyo on 3 October", "scheduled for 14 July",
 "the fair runs 12–15 July", "the launch is 3 May"."""
+_INTENT_BEFORE = re.compile(
+    r"(?i)\b(?:decided|decide|agreed|agree|plann?(?:ed|ing)?|plans|promised|arranged|chose|want(?:ed|s)?|hop(?:e|ed|es)"
+    r"|intend(?:ed|s)?|offered|expect(?:ed|s)?|scheduled|(?:asked|told|reminded)\s+[\w\ue000\ue001]+)\s+to\s+[a-z]+\b"
+    r"[^.;!?]{0,40}?$"
+)
+"""Before the day of what was decided or planned, not done: "we decided to ship on Friday" (the
+decision is of the note's day)."""
 _DUE_BEFORE = re.compile(
     r"(?i)(?:\bdue\s+(?:on\s+|by\s+)?|\bdeadline\b[^.;]{0,40}?\b(?:is|of)\s+(?:on\s+)?)(?:the\s+)?$"
 )
@@ -615,6 +622,25 @@ _PRESENT_STATE = re.compile(r"(?i)\b(?:is|are|am|stays?|remains?|will\s+be)\b|[�
 """A state's present verb: "Omar is out sick until Thursday", "we're closed until Monday"."""
 _OWN_STATE = re.compile(r"\b(?:I['’]m|I\s+am|[Ww]e['’]re|[Ww]e\s+are)\b")
 """The writer's own present state: "We're closed until Monday" (its "closed" is no event)."""
+_SHIFT = re.compile(
+    r"(?i)\b(?:is|are|['’]s|['’]re)\s+(?:up|down)\s+(?:by\s+)?(?:(?:about|almost|nearly|over|roughly|another)\s+)?"
+    r"[$€£]?\d"
+)
+"""A measure that moved: "Customer churn is up 3% this quarter", "Costs are down by €2k"."""
+_PROGRESSIVE = re.compile(
+    r"(?:(?:The|Our|My)\s+[a-z]+(?:\s+[a-z]+)?"
+    r"|(?!(?:This|That|It|There|Here|What|Which|Who|Everything|Something|Nothing|Everyone|Someone|Nobody"
+    r"|He|She|They|You|One|I|We)\b)[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?(?:['’]s\s+[a-z]+)?"
+    r"|\ue000\d+\ue001(?:['’]s\s+[a-z]+)?)"
+    r"\s+(?:is|are)\s+(?:(?:now|still|currently|finally|slowly|actively)\s+)?[a-z]{2,}ing\b"
+)
+"""Someone named (or ours) doing something now: "Ana's team is hiring", "Bob is moving to Berlin",
+"The team is migrating to Postgres"."""
+_PROGRESSIVE_NOT_STATE = re.compile(
+    r"(?i)\b(?:is|are)\s+(?:(?:now|still|currently|finally|slowly|actively)\s+)?(?:going|getting|being|doing"
+    r"|feeling|saying|thinking|trying|looking|coming)\b"
+)
+"""A plan, a mood or a saying, no state of affairs: "Ana is going to call", "Bob is doing great"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
 _HEDGE = _Keywords(
     "maybe perhaps probably possibly might may think guess believe suppose sure unsure seem seems apparently"
@@ -1543,6 +1569,8 @@ class _Outcome:
     """The node's day, when it is not the first day the sentence names (see `dated_by_note`)."""
     dated_by_note: bool = False
     """Dated by its note alone: a day the sentence names (a birthday) is no day anything happened."""
+    brief: bool = False
+    """Whole in two words, as "We're vegetarian." is (shorter statements usually say nothing)."""
 
 
 class _ChunkReader:
@@ -2112,9 +2140,14 @@ class _ChunkReader:
             if not dates and self.language == "en":
                 dates = self._relative_days(inline.title, wording.past)
             dates = _range_firsts(inline.title, dates)
-        # "Postponed the launch to April 15": a date something is moved to, or due by, is not when
-        # the sentence's event happened; the note's date is.
-        happened = [d for d in dates if not _TARGET_BEFORE.search(inline.title[max(0, d[0] - 24) : d[0]])]
+        # "Postponed the launch to April 15", "decided to ship on Friday": a date something is
+        # moved to, due by or meant for is not when the sentence's event happened; the note's is.
+        happened = [
+            d
+            for d in dates
+            if not _TARGET_BEFORE.search(inline.title[max(0, d[0] - 24) : d[0]])
+            and not _INTENT_BEFORE.search(inline.title[max(0, d[0] - 60) : d[0]])
+        ]
         today = self._chunk_date()
         # "Omar is out sick until Thursday", "we're closed until Monday": the day ahead a present
         # state lasts until is its end; the note's day is when it was so.
@@ -2156,7 +2189,13 @@ class _ChunkReader:
         outcome = self._classify(inline, candidate, wording, dates, relations, secret, node_date, until)
         # Fragments (under 4 words) say nothing, but a short event ("Printed a benchy"), a relation
         # ("Bob uses Vim") or a secret ("E-mail: d@x.org") still counts.
-        shortest = 2 if secret else 3 if relations or outcome.type in ("observation", "decision") else 4
+        shortest = (
+            2
+            if secret or outcome.brief
+            else 3
+            if relations or outcome.type in ("observation", "decision")
+            else 4
+        )
         if outcome.layer is None or size < shortest:
             if outcome.layer is not None or (outcome.reason == "no statement" and size < 4):
                 self.reasons["too short"] += 1
@@ -2332,7 +2371,10 @@ class _ChunkReader:
         if not past and _NAMED_FACT.search(text, words):
             return _Outcome("semantic", "fact", dated_by_note=True)
         if not past and first_person and _SELF_FACT.search(text, words):
-            return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
+            # Whole in two words: "We're vegetarian."
+            if dated:
+                return _Outcome("episodic", "state", valid_from=since, brief=True)
+            return _Outcome("semantic", "fact", brief=True)
         functional_now = not past and any(functional for *_rest, functional in relations)
         if (
             since is not None
@@ -2359,6 +2401,10 @@ class _ChunkReader:
         # not when it is general advice ("… that may sound stupid. Ask anyway.").
         if wording.hedged and inline.word_count >= 4 and (first_person or _single_sentence(inline.title)):
             return _Outcome("episodic", "observation") if dated else _Outcome(None, reason="no statement")
+        if dated and not past and _SHIFT.search(text):
+            return _Outcome("episodic", "observation")  # "Churn is up 3% this quarter": a measure of the day
+        if dated and not past and _PROGRESSIVE.match(text) and not _PROGRESSIVE_NOT_STATE.search(text):
+            return _Outcome("episodic", "state")  # "Ana's team is hiring": what is going on that day
         if secret or (subject_entity and not first_person):
             return _Outcome("semantic", "fact")
         return _Outcome(None, reason="undated event" if past else "no statement")
