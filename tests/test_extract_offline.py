@@ -418,6 +418,50 @@ def test_what_is_going_on_needs_a_date() -> None:
     assert not extract("Ana's team is hiring.", reference=None).draft.nodes
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # 12 March 2025 is a Wednesday; next week starts on Monday 17 March.
+        ("The new API launches next week.", date(2025, 3, 17)),
+        ("Tomorrow we fly to Porto.", date(2025, 3, 13)),
+    ],
+)
+def test_a_day_ahead_the_sentence_names_dates_what_is_to_happen(text: str, day: date) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "observation", day)
+
+
+def test_a_day_that_bounds_a_sentence_dates_nothing() -> None:
+    assert not extract("Better to write it down now than to forget it by next week.").draft.nodes
+
+
+def test_what_someone_will_do_by_a_weekday_is_no_past_weekday() -> None:
+    # "revised" reads as past; "will" says what is yet to be: never the last Friday (7 March).
+    assert only_node(extract("Ana will send the revised budget by Friday.")).timestamp == REF
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tomás prefers email over Slack.",
+        "Ana loves hiking.",
+        "[[Bob]] really hates meetings before ten.",
+        "Mia is allergic to peanuts.",
+        "Sam's vegetarian.",
+    ],
+)
+def test_what_someone_named_prefers_or_lastingly_is_is_a_state(text: str) -> None:
+    dated = only_node(extract(text))
+    assert (dated.memory_layer, dated.type, dated.timestamp) == ("episodic", "state", REF)
+    undated = only_node(extract(text, reference=None))
+    assert (undated.memory_layer, undated.type) == ("semantic", "fact")
+
+
+@pytest.mark.parametrize("text", ["He loves pizza.", "The firmware likes to crash.", "Ana loved the film."])
+def test_a_pronoun_a_thing_or_the_past_prefers_nothing(text: str) -> None:
+    assert not [n for n in extract(text).draft.nodes if n.type == "state" or n.memory_layer == "semantic"]
+
+
 @pytest.mark.parametrize("text", ["We're vegetarian.", "I'm vegan."])
 def test_a_lasting_fact_about_oneself_may_be_two_words(text: str) -> None:
     node = only_node(extract(text))

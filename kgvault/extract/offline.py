@@ -565,6 +565,27 @@ _SELF_FACT = _Keywords(
     starts="(?=[IWwMO])",
 )
 # "Sam's birthday is on 3 May": a lasting fact about someone named, whatever the note's date.
+_NAMED_SUBJECT = (
+    r"(?:(?!(?:This|That|It|There|Here|What|Which|Who|Everything|Something|Nothing|Everyone|Someone|Nobody"
+    r"|He|She|They|You|One|I|We|The|A|An|My|Our)\b)[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?|\ue000\d+\ue001)"
+)
+"""A sentence's subject that names someone or something: "Ana", "Ana Costa", a link; no pronoun."""
+_THEIR_PREFERENCE = _Keywords(
+    "prefers loves likes hates dislikes enjoys adores",
+    rf"{_NAMED_SUBJECT}\s+(?:(?:really|still|now|also|generally|mostly|absolutely|actually)\s+)?"
+    r"(?:prefers|loves|likes|hates|dislikes|enjoys|adores)\b",
+    starts="^",
+)
+"""Someone named's preference: "Tomás prefers email over Slack", "Ana loves hiking"."""
+_THEIR_TRAIT = _Keywords(
+    "allergic intolerant vegetarian vegan pescatarian diabetic coeliac celiac married engaged divorced"
+    " widowed pregnant retired fluent",
+    rf"{_NAMED_SUBJECT}(?:\s+is|['’]s)\s+(?:(?:also|still|now|severely|very|mildly|happily)\s+)?"
+    r"(?:allergic\s+to|(?:lactose|gluten)\s+intolerant|vegetarian|vegan|pescatarian|diabetic|c(?:o)?eliac"
+    r"|married|engaged|divorced|widowed|pregnant|retired|fluent\s+in)\b",
+    starts="^",
+)
+"""What someone named lastingly is: "Mia is allergic to peanuts", "Sam is vegetarian"."""
 _NAMED_FACT = _Keywords(
     "birthday address phone number email wife husband partner boyfriend girlfriend son daughter kids"
     " children dog cat sister brother mother father mum mom dad name surname job allergy allergies",
@@ -620,6 +641,10 @@ _WEEKDAY_NUMBERS = {
 }
 _PRESENT_STATE = re.compile(r"(?i)\b(?:is|are|am|stays?|remains?|will\s+be)\b|[’'](?:s|re|m)\b")
 """A state's present verb: "Omar is out sick until Thursday", "we're closed until Monday"."""
+_FUTURE = re.compile(r"(?i)\b(?:will|shall|won['’]t|going\s+to|gonna|about\s+to)\b|[’']ll\b")
+"""What is yet to be: "Ana will send the budget by Friday" is no past sentence, whatever "revised" says."""
+_NOT_WHEN_BEFORE = re.compile(r"(?i)\b(?:by|before|after|until|till|than|since|depuis)\s+(?:the\s+)?$")
+"""Before a day that bounds what a sentence says rather than dating it: "forget it by next week"."""
 _OWN_STATE = re.compile(r"\b(?:I['’]m|I\s+am|[Ww]e['’]re|[Ww]e\s+are)\b")
 """The writer's own present state: "We're closed until Monday" (its "closed" is no event)."""
 _SHIFT = re.compile(
@@ -628,10 +653,7 @@ _SHIFT = re.compile(
 )
 """A measure that moved: "Customer churn is up 3% this quarter", "Costs are down by €2k"."""
 _PROGRESSIVE = re.compile(
-    r"(?:(?:The|Our|My)\s+[a-z]+(?:\s+[a-z]+)?"
-    r"|(?!(?:This|That|It|There|Here|What|Which|Who|Everything|Something|Nothing|Everyone|Someone|Nobody"
-    r"|He|She|They|You|One|I|We)\b)[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?(?:['’]s\s+[a-z]+)?"
-    r"|\ue000\d+\ue001(?:['’]s\s+[a-z]+)?)"
+    rf"(?:(?:The|Our|My)\s+[a-z]+(?:\s+[a-z]+)?|{_NAMED_SUBJECT}(?:['’]s\s+[a-z]+)?)"
     r"\s+(?:is|are)\s+(?:(?:now|still|currently|finally|slowly|actively)\s+)?[a-z]{2,}ing\b"
 )
 """Someone named (or ours) doing something now: "Ana's team is hiring", "Bob is moving to Berlin",
@@ -1570,7 +1592,7 @@ class _Outcome:
     dated_by_note: bool = False
     """Dated by its note alone: a day the sentence names (a birthday) is no day anything happened."""
     brief: bool = False
-    """Whole in two words, as "We're vegetarian." is (shorter statements usually say nothing)."""
+    """Whole in two words, as "We're vegetarian." is (such short statements usually say nothing)."""
 
 
 class _ChunkReader:
@@ -1981,7 +2003,11 @@ class _ChunkReader:
         for match in _BARE_WEEKDAY.finditer(text):
             start, end = match.span("day")
             # "Worked there until Friday" ended last Friday; "we're closed until Friday" ends next.
-            back = past and (match[0][:2].lower() == "on" or not _PRESENT_STATE.search(text))
+            back = (
+                past
+                and not _FUTURE.search(text)
+                and (match[0][:2].lower() == "on" or not _PRESENT_STATE.search(text))
+            )
             if any(start < taken_end and taken_start < end for taken_start, taken_end, _ in found):
                 continue
             apart = (_WEEKDAY_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
@@ -2355,6 +2381,11 @@ class _ChunkReader:
         since = self._since(inline.title, dates)
         if _PREFERENCE.search(text, words):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
+        if not wording.past and (_THEIR_PREFERENCE.search(text, words) or _THEIR_TRAIT.search(text, words)):
+            # Whole in three words or two: "Ana loves hiking.", "Sam's vegetarian."
+            if dated:
+                return _Outcome("episodic", "state", valid_from=since, brief=True)
+            return _Outcome("semantic", "fact", brief=True)
         if since is not None and _PERFECT.search(text):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
         if until is not None and not (wording.past and first_person and not _OWN_STATE.search(text)):
@@ -2386,11 +2417,18 @@ class _ChunkReader:
         if past and dated:
             return _Outcome("episodic", "observation")
         title = inline.title
+        today = self._chunk_date()
         ahead = [
             (start, end, day)
             for start, end, day in dates
             if _ON_BEFORE.search(title[max(0, start - 20) : start])
             or _DUE_BEFORE.search(title[max(0, start - 60) : start])
+            # "The new API launches next week", "Tomorrow we fly to Porto": a day ahead it names.
+            or (
+                today is not None
+                and day > today
+                and not _NOT_WHEN_BEFORE.search(title[max(0, start - 20) : start])
+            )
         ]
         if dated and ahead:
             # "We fly to Tokyo on 3 October", "The release is scheduled for 14 July", "The report is
