@@ -564,7 +564,6 @@ _SELF_FACT = _Keywords(
     r"|are)\s+(?:called|named)|\s+(?:lives?|works?)\s+(?:in|at|as|for)|\s+was\s+born)\b",
     starts="(?=[IWwMO])",
 )
-# "Sam's birthday is on 3 May": a lasting fact about someone named, whatever the note's date.
 _NAMED_SUBJECT = (
     r"(?:(?!(?:This|That|It|There|Here|What|Which|Who|Everything|Something|Nothing|Everyone|Someone|Nobody"
     r"|He|She|They|You|One|I|We|The|A|An|My|Our)\b)[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?|\ue000\d+\ue001)"
@@ -586,6 +585,7 @@ _THEIR_TRAIT = _Keywords(
     starts="^",
 )
 """What someone named lastingly is: "Mia is allergic to peanuts", "Sam is vegetarian"."""
+# "Sam's birthday is on 3 May": a lasting fact about someone named, whatever the note's date.
 _NAMED_FACT = _Keywords(
     "birthday address phone number email wife husband partner boyfriend girlfriend son daughter kids"
     " children dog cat sister brother mother father mum mom dad name surname job allergy allergies",
@@ -2000,16 +2000,16 @@ class _ChunkReader:
             for when in find_times(text, today)
             if when.granularity in ("day", "days", "week", "weekend")
         ]
-        for match in _BARE_WEEKDAY.finditer(text):
+        for match in _BARE_WEEKDAY.finditer(text) if "day" in text.lower() else ():
             start, end = match.span("day")
+            if any(start < taken_end and taken_start < end for taken_start, taken_end, _ in found):
+                continue
             # "Worked there until Friday" ended last Friday; "we're closed until Friday" ends next.
             back = (
                 past
                 and not _FUTURE.search(text)
                 and (match[0][:2].lower() == "on" or not _PRESENT_STATE.search(text))
             )
-            if any(start < taken_end and taken_start < end for taken_start, taken_end, _ in found):
-                continue
             apart = (_WEEKDAY_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
             found.append(
                 (start, end, today - timedelta(days=7 - apart) if back else today + timedelta(days=apart))
