@@ -448,6 +448,9 @@ def test_what_someone_will_do_by_a_weekday_is_no_past_weekday() -> None:
         "[[Bob]] really hates meetings before ten.",
         "Mia is allergic to peanuts.",
         "Sam's vegetarian.",
+        "Kai owns the onboarding flow.",
+        "Ana is responsible for QA.",
+        "[[Bob]] leads the platform team.",
     ],
 )
 def test_what_someone_named_prefers_or_lastingly_is_is_a_state(text: str) -> None:
@@ -457,7 +460,10 @@ def test_what_someone_named_prefers_or_lastingly_is_is_a_state(text: str) -> Non
     assert (undated.memory_layer, undated.type) == ("semantic", "fact")
 
 
-@pytest.mark.parametrize("text", ["He loves pizza.", "The firmware likes to crash.", "Ana loved the film."])
+@pytest.mark.parametrize(
+    "text",
+    ["He loves pizza.", "The firmware likes to crash.", "Ana loved the film.", "The script manages backups."],
+)
 def test_a_pronoun_a_thing_or_the_past_prefers_nothing(text: str) -> None:
     assert not [n for n in extract(text).draft.nodes if n.type == "state" or n.memory_layer == "semantic"]
 

@@ -585,6 +585,15 @@ _THEIR_TRAIT = _Keywords(
     starts="^",
 )
 """What someone named lastingly is: "Mia is allergic to peanuts", "Sam is vegetarian"."""
+_THEIR_ROLE = _Keywords(
+    "owns leads manages maintains heads oversees coordinates responsible charge owner lead manager"
+    " maintainer",
+    rf"{_NAMED_SUBJECT}\s+(?:(?:now|still|currently|also)\s+)?(?:owns|leads|manages|maintains|heads|oversees"
+    r"|coordinates|is\s+(?:(?:now|still|currently|also)\s+)?(?:responsible\s+for|in\s+charge\s+of|the\s+"
+    r"(?:owner|lead|manager|maintainer)\s+(?:of|for|on)))\b",
+    starts="^",
+)
+"""What someone named is in charge of: "Kai owns the onboarding flow", "Ana is responsible for QA"."""
 # "Sam's birthday is on 3 May": a lasting fact about someone named, whatever the note's date.
 _NAMED_FACT = _Keywords(
     "birthday address phone number email wife husband partner boyfriend girlfriend son daughter kids"
@@ -2381,7 +2390,11 @@ class _ChunkReader:
         since = self._since(inline.title, dates)
         if _PREFERENCE.search(text, words):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
-        if not wording.past and (_THEIR_PREFERENCE.search(text, words) or _THEIR_TRAIT.search(text, words)):
+        if not wording.past and (
+            _THEIR_PREFERENCE.search(text, words)
+            or _THEIR_TRAIT.search(text, words)
+            or _THEIR_ROLE.search(text, words)
+        ):
             # Whole in three words or two: "Ana loves hiking.", "Sam's vegetarian."
             if dated:
                 return _Outcome("episodic", "state", valid_from=since, brief=True)
