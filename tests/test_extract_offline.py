@@ -474,6 +474,29 @@ def test_a_lasting_fact_about_oneself_may_be_two_words(text: str) -> None:
     assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "state", REF)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My goal for this year is to run a marathon.",
+        "I'm trying to cut down on coffee.",
+        "I've been learning Spanish for two years.",
+    ],
+)
+def test_an_aim_or_what_one_has_been_doing_is_a_state(text: str) -> None:
+    dated = only_node(extract(text))
+    assert (dated.memory_layer, dated.type, dated.timestamp) == ("episodic", "state", REF)
+    undated = only_node(extract(text, reference=None))
+    assert (undated.memory_layer, undated.type) == ("semantic", "fact")
+
+
+@pytest.mark.parametrize(
+    "text", ["Never run migrations on Fridays.", "Always check the bed level before a long print."]
+)
+def test_a_rule_one_keeps_is_a_fact_whatever_the_day(text: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type) == ("semantic", "fact")
+
+
 def test_a_weekly_habit_names_no_day() -> None:
     assert all(
         node.timestamp in (REF, None) for node in extract("We meet on Mondays to plan the week.").draft.nodes

@@ -594,6 +594,18 @@ _THEIR_ROLE = _Keywords(
     starts="^",
 )
 """What someone named is in charge of: "Kai owns the onboarding flow", "Ana is responsible for QA"."""
+_GOAL = _Keywords(
+    "goal goals aim aims plan plans resolution resolutions dream dreams intention target priority trying",
+    r"\b(?:My|Our)\s+(?:(?:main|big|only|first|new)\s+)?(?:goal|aim|plan|resolution|dream|intention|target"
+    r"|priority)s?\b[^.;]{0,40}?\b(?:is|are)\s+to\b"
+    r"|\b(?:I['’]m|I\s+am|[Ww]e['’]re|[Ww]e\s+are)\s+(?:(?:still|now|really)\s+)?trying\s+to\b",
+    starts="(?=[MOIWw])",
+)
+"""The writer's aim: "My goal for this year is to run a marathon", "I'm trying to cut down on coffee"."""
+_ONGOING = re.compile(r"\b(?:I|[Ww]e)(?:['’]ve|\s+have)\s+been\s+(?!going\b)[a-z]{2,}ing\b")
+"""What the writer has been doing and still does: "I've been learning Spanish for two years"."""
+_HOUSE_RULE = re.compile(r"(?:Never|Always)\s+(?:ever\s+)?[a-z]{2,}\b")
+"""A rule the writer keeps: "Never run migrations on Fridays", "Always check the bed level first"."""
 # "Sam's birthday is on 3 May": a lasting fact about someone named, whatever the note's date.
 _NAMED_FACT = _Keywords(
     "birthday address phone number email wife husband partner boyfriend girlfriend son daughter kids"
@@ -2399,6 +2411,8 @@ class _ChunkReader:
             if dated:
                 return _Outcome("episodic", "state", valid_from=since, brief=True)
             return _Outcome("semantic", "fact", brief=True)
+        if _HOUSE_RULE.match(text) and not wording.past:
+            return _Outcome("semantic", "fact")  # what holds whatever the day
         if since is not None and _PERFECT.search(text):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
         if until is not None and not (wording.past and first_person and not _OWN_STATE.search(text)):
@@ -2419,6 +2433,8 @@ class _ChunkReader:
             if dated:
                 return _Outcome("episodic", "state", valid_from=since, brief=True)
             return _Outcome("semantic", "fact", brief=True)
+        if not past and (_GOAL.search(text, words) or _ONGOING.search(text)):
+            return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
         functional_now = not past and any(functional for *_rest, functional in relations)
         if (
             since is not None
