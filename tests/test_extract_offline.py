@@ -304,6 +304,10 @@ def test_a_passing_feeling_or_an_appointment_is_no_lasting_fact(text: str) -> No
         # A weekday alone: the coming one (12 March 2025 is a Wednesday).
         ("The office is closed on Friday.", date(2025, 3, 14)),
         ("The workshop is on Wednesday.", date(2025, 3, 19)),
+        # A day of the month alone: the next one (there is no 31st in April).
+        ("Dentist appointment on the 14th.", date(2025, 3, 14)),
+        ("Dentist appointment on the 3rd.", date(2025, 4, 3)),
+        ("The movers come on the 31st.", date(2025, 3, 31)),
     ],
 )
 def test_what_is_to_happen_on_a_named_day_is_an_episode_of_that_day(text: str, day: date) -> None:
@@ -366,6 +370,8 @@ def test_a_present_state_until_a_day_ahead_is_a_state_of_the_notes_day_ending_th
         # A weekday alone in a past sentence is the last one; 12 March 2025 is a Wednesday.
         ("Met Ana on Monday about the budget.", date(2025, 3, 10)),
         ("The kit finally arrived on Thursday.", date(2025, 3, 6)),
+        ("Paid the plumber on the 2nd.", date(2025, 3, 2)),
+        ("Paid the plumber on the 31st.", date(2025, 1, 31)),
         # A past state ends at its "until"; the node is of that day, as for a written-out date.
         ("Worked at the lab until Friday.", date(2025, 3, 7)),
         # The writer's own event is the news, not the state that led to it.
@@ -497,10 +503,11 @@ def test_a_rule_one_keeps_is_a_fact_whatever_the_day(text: str) -> None:
     assert (node.memory_layer, node.type) == ("semantic", "fact")
 
 
-def test_a_weekly_habit_names_no_day() -> None:
-    assert all(
-        node.timestamp in (REF, None) for node in extract("We meet on Mondays to plan the week.").draft.nodes
-    )
+@pytest.mark.parametrize(
+    "text", ["We meet on Mondays to plan the week.", "Rent is due on the 1st of every month."]
+)
+def test_a_habit_names_no_day(text: str) -> None:
+    assert all(node.timestamp in (REF, None) for node in extract(text).draft.nodes)
 
 
 @pytest.mark.parametrize("heading", ["Decisions", "Decision log", "ADRs"])

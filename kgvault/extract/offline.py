@@ -654,6 +654,11 @@ _BARE_WEEKDAY = re.compile(
 )
 """A weekday named alone after a preposition: the coming one ("closed until Thursday"), or in a
 past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor "on Monday 3 March"."""
+_BARE_MONTH_DAY = re.compile(
+    r"(?i)\b(?:on|until|till|til|by|before)\s+the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
+    r"(?!\s+of\s+(?:every|each|the)\b)"
+)
+"""A day of the month named alone: "Dentist appointment on the 14th" (not "the 1st of every month")."""
 _WEEKDAY_NUMBERS = {
     name: number
     for number, name in enumerate(
@@ -2021,7 +2026,8 @@ class _ChunkReader:
             for when in find_times(text, today)
             if when.granularity in ("day", "days", "week", "weekend")
         ]
-        for match in _BARE_WEEKDAY.finditer(text) if "day" in text.lower() else ():
+        lower = text.lower()  # both patterns hold these letters: most sentences skip them
+        for match in _BARE_WEEKDAY.finditer(text) if "day" in lower else ():
             start, end = match.span("day")
             if any(start < taken_end and taken_start < end for taken_start, taken_end, _ in found):
                 continue
@@ -2035,6 +2041,13 @@ class _ChunkReader:
             found.append(
                 (start, end, today - timedelta(days=7 - apart) if back else today + timedelta(days=apart))
             )
+        for match in _BARE_MONTH_DAY.finditer(text) if "the" in lower else ():
+            start, end = match.span("day")
+            if any(start < taken_end and taken_start < end for taken_start, taken_end, _ in found):
+                continue
+            day = _month_day_near(today, int(match["day"]), back=past and not _FUTURE.search(text))
+            if day is not None:
+                found.append((start, end, day))
         return sorted(found)
 
     def _past_period(self, text: str, wording: _Wording) -> date | None:
@@ -2835,6 +2848,23 @@ _QUESTION_START = re.compile(
     r"|would|should|will|shall|may|might|must|have|has|had|isn['’]t|aren['’]t|don['’]t|doesn['’]t"
     r"|didn['’]t|won['’]t|est-ce|pourquoi|comment|quand|où|qui|quoi|quel|quelle)\b"
 )
+
+
+def _month_day_near(today: date, number: int, *, back: bool) -> date | None:
+    """The next day of the month numbered so after `today` (the last one before it when `back`)."""
+    if not 1 <= number <= 31:
+        return None
+    step = -1 if back else 1
+    index = today.year * 12 + today.month - 1
+    for months in range(13):  # the 31st is at most two months away; a year of tries ends any search
+        year, month = divmod(index + step * months, 12)
+        try:
+            day = date(year, month + 1, number)
+        except ValueError:
+            continue  # no 31st in April
+        if (day < today) if back else (day > today):
+            return day
+    return None
 
 
 def _range_firsts(title: str, dates: list[tuple[int, int, date]]) -> list[tuple[int, int, date]]:
