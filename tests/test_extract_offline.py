@@ -414,7 +414,14 @@ def test_a_measure_that_moved_or_what_someone_is_doing_is_of_the_notes_day(text:
 
 @pytest.mark.parametrize(
     "text",
-    ["This is getting long.", "Ana is going to call me back.", "Bob is doing great.", "It is raining again."],
+    [
+        "This is getting long.",
+        "Ana is going to call me back.",
+        "Bob is doing great.",
+        "It is raining again.",
+        "The cat is sleeping on the keyboard.",
+        "Python is eating the world.",
+    ],
 )
 def test_a_plan_a_mood_or_a_pronoun_is_no_state_of_affairs(text: str) -> None:
     assert not [n for n in extract(text).draft.nodes if n.type == "state"]
@@ -501,6 +508,14 @@ def test_an_aim_or_what_one_has_been_doing_is_a_state(text: str) -> None:
 def test_a_rule_one_keeps_is_a_fact_whatever_the_day(text: str) -> None:
     node = only_node(extract(text))
     assert (node.memory_layer, node.type) == ("semantic", "fact")
+
+
+def test_always_the_same_story_is_no_rule() -> None:
+    assert not extract("Always the same story with this printer.").draft.nodes
+
+
+def test_a_guess_about_a_day_ahead_is_nothing() -> None:
+    assert not extract("Maybe next week.").draft.nodes
 
 
 @pytest.mark.parametrize(

@@ -604,7 +604,10 @@ _GOAL = _Keywords(
 """The writer's aim: "My goal for this year is to run a marathon", "I'm trying to cut down on coffee"."""
 _ONGOING = re.compile(r"\b(?:I|[Ww]e)(?:['’]ve|\s+have)\s+been\s+(?!going\b)[a-z]{2,}ing\b")
 """What the writer has been doing and still does: "I've been learning Spanish for two years"."""
-_HOUSE_RULE = re.compile(r"(?:Never|Always)\s+(?:ever\s+)?[a-z]{2,}\b")
+_HOUSE_RULE = re.compile(
+    r"(?:Never|Always)\s+(?:ever\s+)?(?!(?:the|a|an|my|our|your|his|her|their|this|that|these|those|so|too|very"
+    r"|more|less|been|mind|again|here|there|ever)\b)[a-z]{2,}\b"
+)
 """A rule the writer keeps: "Never run migrations on Fridays", "Always check the bed level first"."""
 # "Sam's birthday is on 3 May": a lasting fact about someone named, whatever the note's date.
 _NAMED_FACT = _Keywords(
@@ -680,15 +683,14 @@ _SHIFT = re.compile(
 """A measure that moved: "Customer churn is up 3% this quarter", "Costs are down by €2k"."""
 _PROGRESSIVE = re.compile(
     rf"(?:(?:The|Our|My)\s+[a-z]+(?:\s+[a-z]+)?|{_NAMED_SUBJECT}(?:['’]s\s+[a-z]+)?)"
-    r"\s+(?:is|are)\s+(?:(?:now|still|currently|finally|slowly|actively)\s+)?[a-z]{2,}ing\b"
+    r"\s+(?:is|are)\s+(?:(?:now|still|currently|finally|slowly|actively)\s+)?(?:hiring|moving|migrating|leaving"
+    r"|joining|building|launching|planning|renovating|expanding|closing|opening|switching|shipping|rolling\s+out"
+    r"|recovering|studying|learning|working\s+on|negotiating|interviewing|relocating|selling|buying|renting"
+    r"|preparing|restructuring|rebuilding|replacing|upgrading|testing|piloting|phasing\s+out|retiring|raising"
+    r"|looking\s+for|applying|training|writing|organizing|organising|running)\b"
 )
-"""Someone named (or ours) doing something now: "Ana's team is hiring", "Bob is moving to Berlin",
-"The team is migrating to Postgres"."""
-_PROGRESSIVE_NOT_STATE = re.compile(
-    r"(?i)\b(?:is|are)\s+(?:(?:now|still|currently|finally|slowly|actively)\s+)?(?:going|getting|being|doing"
-    r"|feeling|saying|thinking|trying|looking|coming)\b"
-)
-"""A plan, a mood or a saying, no state of affairs: "Ana is going to call", "Bob is doing great"."""
+"""Someone named (or ours) in the middle of an affair: "Ana's team is hiring", "Bob is moving to
+Berlin", "The team is migrating to Postgres"; not "the cat is sleeping" nor "Ana is going to call"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
 _HEDGE = _Keywords(
     "maybe perhaps probably possibly might may think guess believe suppose sure unsure seem seems apparently"
@@ -2469,6 +2471,7 @@ class _ChunkReader:
             or (
                 today is not None
                 and day > today
+                and not wording.hedged
                 and not _NOT_WHEN_BEFORE.search(title[max(0, start - 20) : start])
             )
         ]
@@ -2483,7 +2486,7 @@ class _ChunkReader:
             return _Outcome("episodic", "observation") if dated else _Outcome(None, reason="no statement")
         if dated and not past and _SHIFT.search(text):
             return _Outcome("episodic", "observation")  # "Churn is up 3% this quarter": a measure of the day
-        if dated and not past and _PROGRESSIVE.match(text) and not _PROGRESSIVE_NOT_STATE.search(text):
+        if dated and not past and _PROGRESSIVE.match(text):
             return _Outcome("episodic", "state")  # "Ana's team is hiring": what is going on that day
         if secret or (subject_entity and not first_person):
             return _Outcome("semantic", "fact")
