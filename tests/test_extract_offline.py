@@ -510,6 +510,17 @@ def test_a_rule_one_keeps_is_a_fact_whatever_the_day(text: str) -> None:
     assert (node.memory_layer, node.type) == ("semantic", "fact")
 
 
+def test_a_relation_read_by_the_pattern_table_stays_a_fact() -> None:
+    # "owns" is in the verb table: a present relation between two named things is a general fact.
+    node = only_node(extract("Google owns YouTube."))
+    assert (node.memory_layer, node.type) == ("semantic", "fact")
+
+
+@pytest.mark.parametrize("text", ["Monday leads into a long week.", "Friday is retired from the schedule."])
+def test_a_day_is_nobody(text: str) -> None:
+    assert not extract(text).draft.nodes
+
+
 def test_always_the_same_story_is_no_rule() -> None:
     assert not extract("Always the same story with this printer.").draft.nodes
 

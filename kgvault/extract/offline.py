@@ -566,9 +566,12 @@ _SELF_FACT = _Keywords(
 )
 _NAMED_SUBJECT = (
     r"(?:(?!(?:This|That|It|There|Here|What|Which|Who|Everything|Something|Nothing|Everyone|Someone|Nobody"
-    r"|He|She|They|You|One|I|We|The|A|An|My|Our)\b)[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?|\ue000\d+\ue001)"
+    r"|He|She|They|You|One|I|We|The|A|An|My|Our|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
+    r"|January|February|March|April|May|June|July|August|September|October|November|December|Today"
+    r"|Tomorrow|Yesterday)\b)[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?|\ue000\d+\ue001)"
 )
-"""A sentence's subject that names someone or something: "Ana", "Ana Costa", a link; no pronoun."""
+"""A sentence's subject that names someone or something: "Ana", "Ana Costa", a link; no pronoun,
+no day ("Monday leads into a long week")."""
 _THEIR_PREFERENCE = _Keywords(
     "prefers loves likes hates dislikes enjoys adores",
     rf"{_NAMED_SUBJECT}\s+(?:(?:really|still|now|also|generally|mostly|absolutely|actually)\s+)?"
@@ -2417,10 +2420,14 @@ class _ChunkReader:
         since = self._since(inline.title, dates)
         if _PREFERENCE.search(text, words):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
-        if not wording.past and (
-            _THEIR_PREFERENCE.search(text, words)
-            or _THEIR_TRAIT.search(text, words)
-            or _THEIR_ROLE.search(text, words)
+        if (
+            not wording.past
+            and not relations
+            and (
+                _THEIR_PREFERENCE.search(text, words)
+                or _THEIR_TRAIT.search(text, words)
+                or _THEIR_ROLE.search(text, words)
+            )
         ):
             # Whole in three words or two: "Ana loves hiking.", "Sam's vegetarian."
             if dated:
