@@ -2032,25 +2032,29 @@ class _ChunkReader:
             if when.granularity in ("day", "days", "week", "weekend")
         ]
         lower = text.lower()  # both patterns hold these letters: most sentences skip them
-        for match in _BARE_WEEKDAY.finditer(text) if "day" in lower else ():
+        weekdays = list(_BARE_WEEKDAY.finditer(text)) if "day" in lower else []
+        month_days = list(_BARE_MONTH_DAY.finditer(text)) if "the" in lower else []
+        if not weekdays and not month_days:
+            return found
+        # Read once per sentence, not per match: a run-on transcript may name a thousand days.
+        back = past and not _FUTURE.search(text)
+        lasts = not _PRESENT_STATE.search(text)
+        taken, starts = list(found), [start for start, _, _ in found]
+        for match in weekdays:
             start, end = match.span("day")
-            if any(start < taken_end and taken_start < end for taken_start, taken_end, _ in found):
+            if _overlaps_any(taken, starts, start, end):
                 continue
             # "Worked there until Friday" ended last Friday; "we're closed until Friday" ends next.
-            back = (
-                past
-                and not _FUTURE.search(text)
-                and (match[0][:2].lower() == "on" or not _PRESENT_STATE.search(text))
-            )
+            earlier = back and (match[0][:2].lower() == "on" or lasts)
             apart = (_WEEKDAY_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
             found.append(
-                (start, end, today - timedelta(days=7 - apart) if back else today + timedelta(days=apart))
+                (start, end, today - timedelta(days=7 - apart) if earlier else today + timedelta(days=apart))
             )
-        for match in _BARE_MONTH_DAY.finditer(text) if "the" in lower else ():
+        for match in month_days:
             start, end = match.span("day")
-            if any(start < taken_end and taken_start < end for taken_start, taken_end, _ in found):
+            if _overlaps_any(taken, starts, start, end):
                 continue
-            day = _month_day_near(today, int(match["day"]), back=past and not _FUTURE.search(text))
+            day = _month_day_near(today, int(match["day"]), back=back)
             if day is not None:
                 found.append((start, end, day))
         return sorted(found)
@@ -2858,6 +2862,12 @@ _QUESTION_START = re.compile(
     r"|would|should|will|shall|may|might|must|have|has|had|isn['’]t|aren['’]t|don['’]t|doesn['’]t"
     r"|didn['’]t|won['’]t|est-ce|pourquoi|comment|quand|où|qui|quoi|quel|quelle)\b"
 )
+
+
+def _overlaps_any(spans: list[tuple[int, int, date]], starts: list[int], start: int, end: int) -> bool:
+    """Whether `start`–`end` overlaps one of `spans` (in order, not overlapping; `starts` their starts)."""
+    index = bisect_right(starts, start) - 1
+    return (index >= 0 and spans[index][1] > start) or (index + 1 < len(spans) and spans[index + 1][0] < end)
 
 
 def _month_day_near(today: date, number: int, *, back: bool) -> date | None:
