@@ -2226,8 +2226,9 @@ class _ChunkReader:
             if today is not None
             and d[2] > today
             and _UNTIL_BEFORE.search(inline.title[max(0, d[0] - 12) : d[0]])
-            and (not wording.past or _PRESENT_STATE.search(inline.placeholder))
         ]
+        if lasting and wording.past and not _PRESENT_STATE.search(inline.placeholder):
+            lasting = []  # "Worked there until Friday": what ended, not what lasts
         if wording.past and today is not None:
             # "Dad called, he's coming next week": what is past did not happen on a day after the
             # note's that only the note's day gives (a date with its year says what it says).
