@@ -128,6 +128,12 @@ def test_time_words_favour_nodes_of_that_time(small: Path) -> None:
     assert search(small, "bike chain", k=1)[0].timestamp == "2024-07-25"  # no time word: BM25 decides
 
 
+def test_a_range_of_days_favours_nodes_inside_it(small: Path) -> None:
+    # "20-22 June 2024" holds the June repair (20 June), not the July one BM25 alone prefers.
+    assert search(small, "bike chain 20-22 June 2024", k=1)[0].timestamp == "2024-06-20"
+    assert search(small, "bike chain June 19–21, 2024", k=1)[0].timestamp == "2024-06-20"
+
+
 def test_a_resolved_date_is_found_by_its_words(small: Path) -> None:
     # Ana said "yesterday" on 10 June 2024: the node is dated, and found, as 9 June 2024.
     hit = search(small, "tomatoes 9 June 2024", k=1)[0]
