@@ -605,7 +605,7 @@ _GOAL = _Keywords(
     starts="(?=[MOIWw])",
 )
 """The writer's aim: "My goal for this year is to run a marathon", "I'm trying to cut down on coffee"."""
-_ONGOING = re.compile(r"\b(?:I|[Ww]e)(?:['’]ve|\s+have)\s+been\s+(?!going\b)[a-z]{2,}ing\b")
+_ONGOING = re.compile(r"\b(?:I|[Ww]e)(?:['’]ve|\s+have)\s+been\s+[a-z]{2,}ing\b")
 """What the writer has been doing and still does: "I've been learning Spanish for two years"."""
 _HOUSE_RULE = re.compile(
     r"(?:Never|Always)\s+(?:ever\s+)?(?!(?:the|a|an|my|our|your|his|her|their|this|that|these|those|so|too|very"
@@ -2020,8 +2020,9 @@ class _ChunkReader:
         against its date.
 
         Read with the conversation resolver; only days, weeks and weekends: "in March" or "in 2019"
-        in a note usually frames a fact rather than dating an event. A weekday named alone after a
-        preposition is the last one in a `past` sentence, else the coming one (`_BARE_WEEKDAY`).
+        in a note usually frames a fact rather than dating an event. A weekday or a day of the month
+        named alone after a preposition is the last one in a `past` sentence, else the coming one
+        (`_BARE_WEEKDAY`, `_BARE_MONTH_DAY`).
         """
         today = self._chunk_date()
         if today is None:
@@ -2038,14 +2039,14 @@ class _ChunkReader:
             return found
         # Read once per sentence, not per match: a run-on transcript may name a thousand days.
         back = past and not _FUTURE.search(text)
-        lasts = not _PRESENT_STATE.search(text)
+        present = _PRESENT_STATE.search(text) is not None
         taken, starts = list(found), [start for start, _, _ in found]
         for match in weekdays:
             start, end = match.span("day")
             if _overlaps_any(taken, starts, start, end):
                 continue
             # "Worked there until Friday" ended last Friday; "we're closed until Friday" ends next.
-            earlier = back and (match[0][:2].lower() == "on" or lasts)
+            earlier = back and (match[0][:2].lower() == "on" or not present)
             apart = (_WEEKDAY_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
             found.append(
                 (start, end, today - timedelta(days=7 - apart) if earlier else today + timedelta(days=apart))
@@ -2394,12 +2395,16 @@ class _ChunkReader:
         `until` is the day ahead a present state is said to last until, if any.
 
         definition → concept; a question → nothing; someone else's words (a blockquote, a clipped
-        page) without a date → fact or nothing; decision → decision; preference → state; a present
-        state said to last `until` a day ahead → state ending then; a past event (first person, a
-        diary line starting with a past verb, a dated sentence, a line led by a date) → observation;
-        a state ("since <date>", "currently", "I use", a functional relation in the present) →
-        state; a hedge → observation; a secret, or a named subject → fact. Episodic outcomes need a
-        date: a state or preference without one becomes a fact, an event is dropped.
+        page) without a date → fact or nothing; decision → decision; preference, or what someone
+        named prefers, is or is in charge of → state; a rule ("Never …") → fact; a present state
+        said to last `until` a day ahead → state ending then; a past event (first person, a diary
+        line starting with a past verb, a dated sentence, a line led by a date) → observation;
+        what the writer lastingly is, aims at or has been doing → state; a state ("since <date>",
+        "currently", "I use", a functional relation in the present) → state; what is to happen on
+        a day the sentence names → observation of that day; a hedge → observation; a measure that
+        moved → observation; someone in the middle of an affair → state; a secret, or a named
+        subject → fact. Episodic outcomes need a date: a state or preference without one becomes a
+        fact, an event is dropped.
         """
         text, words = inline.placeholder, wording.words
         subject_entity = bool(relations) or _starts_with_entity(text)
