@@ -364,6 +364,13 @@ def test_a_present_state_until_a_day_ahead_is_a_state_of_the_notes_day_ending_th
     assert (node.memory_layer, node.type, node.timestamp, node.valid_to) == ("episodic", "state", REF, end)
 
 
+def test_a_relation_that_lasts_until_a_day_ahead_starts_on_the_notes_day() -> None:
+    extraction = extract("I work at [[Acme]] until 30 June 2026.", meta={"author": "Alex"})
+    (relation,) = extraction.draft.relations
+    assert (relation.subject, relation.predicate, relation.object) == ("Alex", "works_for", "Acme")
+    assert (relation.valid_at, relation.invalid_at) == (REF, None)  # not from 30 June 2026
+
+
 @pytest.mark.parametrize(
     ("text", "day"),
     [
