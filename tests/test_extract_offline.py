@@ -364,6 +364,14 @@ def test_a_present_state_until_a_day_ahead_is_a_state_of_the_notes_day_ending_th
     assert (node.memory_layer, node.type, node.timestamp, node.valid_to) == ("episodic", "state", REF, end)
 
 
+def test_someone_leaving_their_job_ends_where_they_worked() -> None:
+    (relation,) = extract("[[Ana]] left her job at [[Acme]].").draft.relations
+    assert (relation.subject, relation.predicate, relation.object) == ("Ana", "works_for", "Acme")
+    assert (relation.valid_at, relation.invalid_at) == (None, REF)
+    # Leaving a place is no job that ended.
+    assert not extract("[[Bob]] left [[Lisbon]] for good.").draft.relations
+
+
 def test_a_relation_that_lasts_until_a_day_ahead_starts_on_the_notes_day() -> None:
     extraction = extract("I work at [[Acme]] until 30 June 2026.", meta={"author": "Alex"})
     (relation,) = extraction.draft.relations

@@ -238,6 +238,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "works for", True, "person", "organization", keywords="quit left", ends=True),
     _pattern(r"{I} (?:just )?quit {O}", "works_for", "works for", True, "person", "organization",
              keywords="quit", ends=True),
+    # Someone's job that ended, named as a job: "Ana left her job at Acme" (not "Ana left Lisbon").
+    _pattern(rf"{{S}} (?:just |finally )?(?:quit|left) {_JOB} (?:at|with) {{O}}", "works_for", "works for",
+             True, "person", "organization", keywords="quit left", ends=True),
     # French
     _pattern(r"{S} (?:utilise|utilisent) {O}", "uses", "uses", False, keywords="utilise utilisent"),
     _pattern(r"{S} (?:travaille|travaillent) (?:chez|pour) {O}", "works_for", "works for", True,
