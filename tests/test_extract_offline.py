@@ -490,7 +490,13 @@ def test_what_someone_named_prefers_or_lastingly_is_is_a_state(text: str) -> Non
 
 @pytest.mark.parametrize(
     "text",
-    ["He loves pizza.", "The firmware likes to crash.", "Ana loved the film.", "The script manages backups."],
+    [
+        "He loves pizza.",
+        "The firmware likes to crash.",
+        "Ana loved the film.",
+        "The script manages backups.",
+        "Docker hates me today.",
+    ],
 )
 def test_a_pronoun_a_thing_or_the_past_prefers_nothing(text: str) -> None:
     assert not [n for n in extract(text).draft.nodes if n.type == "state" or n.memory_layer == "semantic"]

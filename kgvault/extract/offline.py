@@ -575,10 +575,11 @@ no day ("Monday leads into a long week")."""
 _THEIR_PREFERENCE = _Keywords(
     "prefers loves likes hates dislikes enjoys adores",
     rf"{_NAMED_SUBJECT}\s+(?:(?:really|still|now|also|generally|mostly|absolutely|actually)\s+)?"
-    r"(?:prefers|loves|likes|hates|dislikes|enjoys|adores)\b",
+    r"(?:prefers|loves|likes|hates|dislikes|enjoys|adores)\b(?!\s+(?:me|us|it)\b)",
     starts="^",
 )
-"""Someone named's preference: "Tomás prefers email over Slack", "Ana loves hiking"."""
+"""Someone named's preference: "Tomás prefers email over Slack", "Ana loves hiking"; not what a
+tool seems to feel about its user ("Docker hates me today")."""
 _THEIR_TRAIT = _Keywords(
     "allergic intolerant vegetarian vegan pescatarian diabetic coeliac celiac married engaged divorced"
     " widowed pregnant retired fluent",
