@@ -35,6 +35,7 @@ from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normali
 from kgvault.extract.patterns import (
     PLACEHOLDER,
     PLACEHOLDER_RE,
+    LazyRegex,
     PatternHit,
     clean_name,
     hit_clause,
@@ -443,7 +444,7 @@ class _Keywords:
         self.words = frozenset(words.split())
         self.pattern = pattern
         """The regex without `starts`, which must not change what it matches."""
-        self.regex = re.compile(f"(?:{starts})(?:{pattern})", flags)
+        self.regex = LazyRegex(f"(?:{starts})(?:{pattern})", flags)
 
     def search(self, text: str, words: frozenset[str]) -> bool:
         """Whether the regex matches `text`, whose lowercase words are `words`."""
