@@ -114,22 +114,25 @@ class When:
         return f"{prefix} {self.first.day} {_MONTH_NAMES[self.first.month - 1]} {self.first.year}"
 
 
-def find_times(text: str, reference: date | datetime | None) -> list[When]:
+def find_times(text: str, reference: date | datetime | None, language: str = "en") -> list[When]:
     """All non-overlapping time expressions in `text`, in order, resolved against `reference`.
 
-    Nothing relative resolves without a reference; explicit dates and years always do.
+    Nothing relative resolves without a reference; explicit dates and years always do. `language`
+    "fr" reads French words ("hier soir", "lundi dernier", "il y a deux semaines", "le 12 mars").
     """
+    french = language == "fr"
     lower = text.lower()
-    if not any(word in lower for word in _TRIGGERS) and not _FOUR_DIGITS.search(text):
+    if not french and not any(word in lower for word in _TRIGGERS) and not _FOUR_DIGITS.search(text):
         return []
     # A datetime's own wall-clock day is what "yesterday" meant to the person writing at that moment.
     today = reference.date() if isinstance(reference, datetime) else reference
     if today is not None and not _MIN_YEAR <= today.year <= _MAX_YEAR:
         today = None
     found = [When(start, end, text[start:end], day, day, "day") for start, end, day in find_dates(text, None)]
-    for match in _TIME.finditer(text):
+    handlers = _HANDLERS_FR if french else _HANDLERS
+    for match in (_TIME_FR if french else _TIME).finditer(text):
         name = match.lastgroup or ""
-        span = _HANDLERS[name](match, today)
+        span = handlers[name](match, today)
         if span is not None and span[0].year >= _MIN_YEAR and span[1].year <= _MAX_YEAR:
             start = match.start(name)
             found.append(When(start, match.end(), text[start : match.end()], *span))
@@ -370,6 +373,159 @@ _HANDLERS: dict[str, Callable[[re.Match[str], date | None], _Span | None]] = {
     "day_month": _day_month,
     "month_year": _month_year,
     "gated": _gated,
+}
+
+
+# -- French ----------------------------------------------------------------------------------------
+
+_MONTH_NAMES_FR = "janvier|février fevrier|mars|avril|mai|juin|juillet|août aout|septembre|octobre|novembre"
+_MONTH_NAMES_FR += "|décembre decembre"
+_MONTHS_FR = {
+    name: number for number, names in enumerate(_MONTH_NAMES_FR.split("|"), start=1) for name in names.split()
+}
+_WEEKDAYS_FR = {"lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3, "vendredi": 4, "samedi": 5, "dimanche": 6}
+_COUNTS_FR = {"un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7}
+_COUNTS_FR |= {"huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12}
+_FIXED_DAYS_FR = {"aujourd'hui": 0, "ce matin": 0, "cet après-midi": 0, "cet apres-midi": 0, "ce soir": 0}
+_FIXED_DAYS_FR |= {"hier": -1, "hier soir": -1, "avant-hier": -2, "demain": 1, "après-demain": 2}
+_FIXED_DAYS_FR |= {"apres-demain": 2}
+_UNITS_FR = {
+    "jour": "day",
+    "semaine": "week",
+    "mois": "month",
+    "an": "year",
+    "année": "year",
+    "annee": "year",
+}
+_COUNT_FR = r"\d{1,3}|" + _alternation(_COUNTS_FR)
+_UNIT_FR = r"jours?|semaines?|mois|ans?|ann[ée]es?"
+_LAST_FR = r"derni[eè]re?|pass[ée]e?"
+_NEXT_FR = r"prochaine?"
+_TIME_FR = re.compile(
+    rf"""
+    (?<![\w'’-])(?:
+      (?P<fixed>aujourd['’]hui|apr[eè]s-demain|avant-hier|hier\s+soir|hier|demain|ce\s+matin
+        |cet\s+apr[eè]s-midi|ce\s+soir)
+    | (?P<ago>il\s+y\s+a\s+(?P<ago_n>{_COUNT_FR})\s+(?P<ago_unit>{_UNIT_FR}))
+    | (?P<ahead>dans\s+(?P<ahead_n>{_COUNT_FR})\s+(?P<ahead_unit>{_UNIT_FR}))
+    | (?P<named>(?P<named_unit>la\s+semaine|le\s+mois|l['’]ann[ée]e|l['’]an|le\s+week-?end)
+        \s+(?:(?P<named_last>{_LAST_FR})|(?P<named_next>{_NEXT_FR})))
+    | (?P<this>cette\s+semaine|ce\s+mois(?:-ci)?|cette\s+ann[ée]e|ce\s+week-?end)
+    | (?P<weekday>(?P<wd_day>{_alternation(_WEEKDAYS_FR)})
+        (?:\s+(?:(?P<wd_last>dernier)|(?P<wd_next>prochain)))?)
+    | (?P<day_month>(?P<dm_day>1er|\d{{1,2}})\s+(?P<dm_month>{_alternation(_MONTHS_FR)})
+        (?:\s+(?P<dm_year>\d{{4}})|(?!\s*\d)))
+    | (?:en|depuis|début|debut|fin|mi-)\s*(?P<gated>(?P<gated_month>{_alternation(_MONTHS_FR)})(?!\s*\d)
+        |(?P<gated_year>\d{{4}}))
+    )(?![\w-])
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+"""French times, one named group per alternative as in `_TIME`. A weekday is read only with
+"dernier" or "prochain" ("lundi", "ce lundi" could be the last or the next); a vague count ("il y
+a quelques jours") is none."""
+
+
+def _fixed_fr(match: re.Match[str], today: date | None) -> _Span | None:
+    """aujourd'hui, hier, hier soir, avant-hier, demain, après-demain, ce matin, ce soir…"""
+    if today is None:
+        return None
+    words = " ".join(match["fixed"].lower().replace("’", "'").split())
+    return _day(today + timedelta(days=_FIXED_DAYS_FR[words]))
+
+
+def _count_fr(words: str) -> int:
+    words = words.lower()
+    return int(words) if words.isdigit() else _COUNTS_FR[words]
+
+
+def _unit_fr(word: str) -> str:
+    return _UNITS_FR[word.lower().rstrip("s") if word.lower() != "mois" else "mois"]
+
+
+def _ago_fr(match: re.Match[str], today: date | None) -> _Span | None:
+    """il y a N jours/semaines/mois/ans."""
+    if today is None:
+        return None
+    return _shifted(today, -_count_fr(match["ago_n"]), _unit_fr(match["ago_unit"]))
+
+
+def _ahead_fr(match: re.Match[str], today: date | None) -> _Span | None:
+    """dans N jours/semaines/mois/ans; "dans un jour" is no date, as "in a day" is none."""
+    unit = _unit_fr(match["ahead_unit"])
+    if today is None or (unit == "day" and match["ahead_n"].lower() in ("un", "une")):
+        return None
+    return _shifted(today, _count_fr(match["ahead_n"]), unit)
+
+
+def _named_fr(match: re.Match[str], today: date | None) -> _Span | None:
+    """la semaine dernière, le mois prochain, l'année passée, le week-end dernier…"""
+    if today is None:
+        return None
+    sign = -1 if match["named_last"] else 1
+    unit = match["named_unit"].lower()
+    if "week" in unit:
+        return _weekend(today + timedelta(weeks=sign))
+    if "semaine" in unit:
+        return _week(today + timedelta(weeks=sign))
+    return _shifted(today, sign, "month" if "mois" in unit else "year")
+
+
+def _this_fr(match: re.Match[str], today: date | None) -> _Span | None:
+    """cette semaine, ce mois-ci, cette année, ce week-end."""
+    if today is None:
+        return None
+    words = match["this"].lower()
+    if "week" in words:
+        return _weekend(today)
+    if "semaine" in words:
+        return _week(today)
+    return _shifted(today, 0, "month" if "mois" in words else "year")
+
+
+def _weekday_fr(match: re.Match[str], today: date | None) -> _Span | None:
+    """lundi dernier, lundi prochain; "lundi" alone could be any."""
+    if today is None or not (match["wd_last"] or match["wd_next"]):
+        return None
+    relation = "last" if match["wd_last"] else "next"
+    return _day(_weekday(_WEEKDAYS_FR[match["wd_day"].lower()], today, relation))
+
+
+def _day_month_fr(match: re.Match[str], today: date | None) -> _Span | None:
+    """12 mars, le 1er mai, 3 août 2023: without a year, the most recent such month's."""
+    month = _MONTHS_FR[match["dm_month"].lower()]
+    day = 1 if match["dm_day"].lower() == "1er" else int(match["dm_day"])
+    if match["dm_year"]:
+        year = int(match["dm_year"])
+    elif today is not None:
+        year = _year_of_month(month, today)
+    else:
+        return None
+    try:
+        return _day(date(year, month, day))
+    except ValueError:
+        return None
+
+
+def _gated_fr(match: re.Match[str], today: date | None) -> _Span | None:
+    """en mars, depuis juin, fin août, en 2022."""
+    if match["gated_year"]:
+        return _year(int(match["gated_year"]))
+    if today is None:
+        return None
+    month = _MONTHS_FR[match["gated_month"].lower()]
+    return _month(_year_of_month(month, today), month)
+
+
+_HANDLERS_FR: dict[str, Callable[[re.Match[str], date | None], _Span | None]] = {
+    "fixed": _fixed_fr,
+    "ago": _ago_fr,
+    "ahead": _ahead_fr,
+    "named": _named_fr,
+    "this": _this_fr,
+    "weekday": _weekday_fr,
+    "day_month": _day_month_fr,
+    "gated": _gated_fr,
 }
 
 

@@ -796,6 +796,21 @@ def test_relative_dates_resolve_against_the_chunk_reference() -> None:
 @pytest.mark.parametrize(
     ("sentence", "day"),
     [
+        # 12 March 2025 is a Wednesday: last Monday was 10 March, the week before began on 3 March.
+        ("Lundi dernier, j'ai réparé l'imprimante.", date(2025, 3, 10)),
+        ("La semaine dernière j'ai fini le rapport.", date(2025, 3, 3)),
+        ("Il y a deux semaines nous avons visité Lyon.", date(2025, 2, 24)),
+        ("J'ai rencontré Marie le 1er février.", date(2025, 2, 1)),
+        ("Hier soir j'ai lu un livre.", date(2025, 3, 11)),
+    ],
+)
+def test_french_relative_days_resolve_against_the_notes_date(sentence: str, day: date) -> None:
+    assert only_node(extract(sentence, meta={"lang": "fr"})).timestamp == day
+
+
+@pytest.mark.parametrize(
+    ("sentence", "day"),
+    [
         ("Last Tuesday we decided to move the printer to the garage.", date(2025, 3, 11)),
         ("Two weeks ago I switched the Ender 3 from Marlin to Klipper.", date(2025, 2, 24)),  # that week
         ("We printed the first benchy at the makerspace last weekend.", date(2025, 3, 8)),

@@ -212,6 +212,48 @@ def test_table(
     assert text[when.start : when.end] == matched
 
 
+FRENCH: list[tuple[str, Expected | None, str | None]] = [
+    ("hier", day(2023, 6, 8), "hier"),
+    ("Hier soir on a joué", day(2023, 6, 8), "Hier soir"),
+    ("avant-hier", day(2023, 6, 7), "avant-hier"),
+    ("après-demain", day(2023, 6, 11), "après-demain"),
+    ("aujourd’hui", day(2023, 6, 9), "aujourd’hui"),
+    ("il y a trois jours", day(2023, 6, 6), "il y a trois jours"),
+    ("il y a deux semaines", (date(2023, 5, 22), date(2023, 5, 28), "week"), "il y a deux semaines"),
+    ("dans 2 mois", month(2023, 8, 31), "dans 2 mois"),
+    ("la semaine dernière", (date(2023, 5, 29), date(2023, 6, 4), "week"), "la semaine dernière"),
+    ("le mois prochain", month(2023, 7, 31), "le mois prochain"),
+    ("l'année dernière", year(2022), "l'année dernière"),
+    ("le week-end dernier", (date(2023, 6, 3), date(2023, 6, 4), "weekend"), "le week-end dernier"),
+    ("cette semaine", (date(2023, 6, 5), date(2023, 6, 11), "week"), "cette semaine"),
+    ("lundi dernier", day(2023, 6, 5), "lundi dernier"),
+    ("jeudi prochain", day(2023, 6, 15), "jeudi prochain"),
+    ("le 1er mai", day(2023, 5, 1), "1er mai"),
+    ("le 12 mars", day(2023, 3, 12), "12 mars"),
+    ("en juillet", month(2022, 7, 31), "juillet"),  # the most recent July
+    ("le 3 août 2021", day(2021, 8, 3), "3 août 2021"),
+    # Refused: a weekday alone could be the last or the next; a vague count; "dans un jour".
+    ("lundi on verra", None, None),
+    ("ce lundi", None, None),
+    ("il y a quelques jours", None, None),
+    ("dans un jour", None, None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected", "matched"), FRENCH)
+def test_french_table(text: str, expected: Expected | None, matched: str | None) -> None:
+    found = find_times(text, FRI, "fr")
+    if expected is None:
+        assert found == []
+        return
+    (when,) = found
+    assert (when.first, when.last, when.granularity, when.text) == (*expected, matched)
+
+
+def test_french_words_are_read_only_in_french() -> None:
+    assert find_times("il y a deux semaines", FRI) == []
+
+
 def test_table_is_large_and_covers_refusals() -> None:
     assert len(RESOLVED) + len(UNRESOLVED) >= 70
     assert len(UNRESOLVED) >= 15

@@ -2021,8 +2021,9 @@ class _ChunkReader:
         """Days a note's relative words mean ("two weeks ago", "last Tuesday", "until Friday"),
         against its date.
 
-        Read with the conversation resolver; only days, weeks and weekends: "in March" or "in 2019"
-        in a note usually frames a fact rather than dating an event. A weekday or a day of the month
+        Read with the conversation resolver, in English or French ("lundi dernier"); only days,
+        weeks and weekends: "in March" or "in 2019" in a note usually frames a fact rather than
+        dating an event. A weekday or a day of the month
         named alone after a preposition is the last one in a `past` sentence, else the coming one
         (`_BARE_WEEKDAY`, `_BARE_MONTH_DAY`).
         """
@@ -2031,9 +2032,11 @@ class _ChunkReader:
             return []
         found = [
             (when.start, when.end, when.first)
-            for when in find_times(text, today)
+            for when in find_times(text, today, self.language)
             if when.granularity in ("day", "days", "week", "weekend")
         ]
+        if self.language != "en":
+            return found
         lower = text.lower()  # both patterns hold these letters: most sentences skip them
         weekdays = list(_BARE_WEEKDAY.finditer(text)) if "day" in lower else []
         month_days = list(_BARE_MONTH_DAY.finditer(text)) if "the" in lower else []
@@ -2209,7 +2212,7 @@ class _ChunkReader:
             dates = [(time.start, time.end, time.first) for time in self.times]
         else:
             dates = find_dates(inline.title, self.chunk.reference_time, languages=self.date_languages)
-            if not dates and self.language == "en":
+            if not dates and self.language in ("en", "fr"):
                 dates = self._relative_days(inline.title, wording.past)
             dates = _range_firsts(inline.title, dates)
         # "Postponed the launch to April 15", "decided to ship on Friday": a date something is
