@@ -12,6 +12,7 @@ from calendar import monthrange
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Literal
 
 from kgvault.dates import find_dates
@@ -130,7 +131,7 @@ def find_times(text: str, reference: date | datetime | None, language: str = "en
         today = None
     found = [When(start, end, text[start:end], day, day, "day") for start, end, day in find_dates(text, None)]
     handlers = _HANDLERS_FR if french else _HANDLERS
-    for match in (_TIME_FR if french else _TIME).finditer(text):
+    for match in (_time_fr() if french else _TIME).finditer(text):
         name = match.lastgroup or ""
         span = handlers[name](match, today)
         if span is not None and span[0].year >= _MIN_YEAR and span[1].year <= _MAX_YEAR:
@@ -401,8 +402,7 @@ _COUNT_FR = r"\d{1,3}|" + _alternation(_COUNTS_FR)
 _UNIT_FR = r"jours?|semaines?|mois|ans?|ann[ée]es?"
 _LAST_FR = r"derni[eè]re?|pass[ée]e?"
 _NEXT_FR = r"prochaine?"
-_TIME_FR = re.compile(
-    rf"""
+_TIME_FR_PATTERN = rf"""
     (?<![\w'’-])(?:
       (?P<fixed>aujourd['’]hui|apr[eè]s-demain|avant-hier|hier\s+soir|hier|demain|ce\s+matin
         |cet\s+apr[eè]s-midi|ce\s+soir)
@@ -418,12 +418,16 @@ _TIME_FR = re.compile(
     | (?:en|depuis|début|debut|fin|mi-)\s*(?P<gated>(?P<gated_month>{_alternation(_MONTHS_FR)})(?!\s*\d)
         |(?P<gated_year>\d{{4}}))
     )(?![\w-])
-    """,
-    re.IGNORECASE | re.VERBOSE,
-)
+    """
 """French times, one named group per alternative as in `_TIME`. A weekday is read only with
 "dernier" or "prochain" ("lundi", "ce lundi" could be the last or the next); a vague count ("il y
 a quelques jours") is none."""
+
+
+@lru_cache(maxsize=1)
+def _time_fr() -> re.Pattern[str]:
+    """`_TIME_FR_PATTERN`, compiled when a French text is first read (it costs ~10 ms)."""
+    return re.compile(_TIME_FR_PATTERN, re.IGNORECASE | re.VERBOSE)
 
 
 def _fixed_fr(match: re.Match[str], today: date | None) -> _Span | None:

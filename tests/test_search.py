@@ -126,6 +126,7 @@ def test_time_words_favour_nodes_of_that_time(small: Path) -> None:
     assert search(small, "bike chain this month", k=1)[0].timestamp == "2024-07-25"
     assert search(small, "bike chain in June 2024", k=1)[0].timestamp == "2024-06-20"
     assert search(small, "bike chain", k=1)[0].timestamp == "2024-07-25"  # no time word: BM25 decides
+    assert search(small, "bike chain le mois dernier", k=1)[0].timestamp == "2024-06-20"  # in French
 
 
 def test_a_range_of_days_favours_nodes_inside_it(small: Path) -> None:

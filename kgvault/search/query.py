@@ -67,7 +67,10 @@ _STOPWORDS = frozenset((
 _TIME_HINT = re.compile(
     r"(?i)\b(?:ago|yesterday|today|tonight|tomorrow|last|next|this|week|weekend|month|year|since|during"
     r"|january|february|march|april|may|june|july|august|september|october|november|december"
-    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d{4})\b"
+    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d{4}"
+    # French: "la semaine dernière", "il y a deux jours", "en mai".
+    r"|hier|aujourd|demain|semaine|mois|ann[ée]e|dernier|derni[èe]re|prochaine?|il y a|dans|janvier"
+    r"|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre|d[ée]cembre)\b"
 )
 _WHEN = re.compile(r"(?i)\bwhen\b|\bwhat (?:year|month|date|day)\b|\bhow long ago\b")
 
@@ -277,7 +280,8 @@ def _times(db: sqlite3.Connection, query: str) -> list[tuple[str, str, int, int]
     """The query's time expressions: the days each covers, as ISO (first, last), and where it is.
 
     "Last year" or "in June" mean the vault's present: its latest date not after today (an archive
-    of 2023 conversations answers "in June" with June 2023). `kgvault.when` costs ~20 ms to
+    of 2023 conversations answers "in June" with June 2023). French times ("le mois dernier") are
+    read when no English one is found. `kgvault.when` costs ~20 ms to
     import, so it is loaded only when the query holds a time word.
     """
     if not _TIME_HINT.search(query):
@@ -289,7 +293,9 @@ def _times(db: sqlite3.Connection, query: str) -> list[tuple[str, str, int, int]
         "SELECT max(timestamp) FROM nodes WHERE timestamp <= ?", (today.isoformat(),)
     ).fetchone()
     present = date.fromisoformat(latest) if latest else today
-    return [(t.first.isoformat(), t.last.isoformat(), t.start, t.end) for t in find_times(query, present)]
+    # A query in French names its time in French: read so when English finds none.
+    times = find_times(query, present) or find_times(query, present, "fr")
+    return [(t.first.isoformat(), t.last.isoformat(), t.start, t.end) for t in times]
 
 
 def _dated_within(db: sqlite3.Connection, spans: list[tuple[str, str]], limit: int) -> list[int]:
