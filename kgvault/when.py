@@ -426,7 +426,7 @@ a quelques jours") is none."""
 
 @lru_cache(maxsize=1)
 def _time_fr() -> re.Pattern[str]:
-    """`_TIME_FR_PATTERN`, compiled when a French text is first read (it costs ~10 ms)."""
+    """`_TIME_FR_PATTERN`, compiled when a French text is first read (English-only runs never do)."""
     return re.compile(_TIME_FR_PATTERN, re.IGNORECASE | re.VERBOSE)
 
 
@@ -439,11 +439,13 @@ def _fixed_fr(match: re.Match[str], today: date | None) -> _Span | None:
 
 
 def _count_fr(words: str) -> int:
+    """A count written as digits or French words: "3", "trois", "une"."""
     words = words.lower()
     return int(words) if words.isdigit() else _COUNTS_FR[words]
 
 
 def _unit_fr(word: str) -> str:
+    """The English unit of a French one: "semaines" -> "week", "mois" -> "month"."""
     return _UNITS_FR[word.lower().rstrip("s") if word.lower() != "mois" else "mois"]
 
 
