@@ -809,6 +809,19 @@ def test_french_relative_days_resolve_against_the_notes_date(sentence: str, day:
 
 
 @pytest.mark.parametrize(
+    ("sentence", "end"),
+    [
+        ("Omar est malade jusqu'à jeudi.", date(2025, 3, 13)),
+        ("Je suis en congé jusqu'à lundi prochain.", date(2025, 3, 17)),
+        ("Le bureau est fermé jusqu'au 20 mars.", date(2025, 3, 20)),
+    ],
+)
+def test_a_french_state_until_a_day_ahead_ends_then(sentence: str, end: date) -> None:
+    node = only_node(extract(sentence, meta={"lang": "fr"}))
+    assert (node.memory_layer, node.type, node.timestamp, node.valid_to) == ("episodic", "state", REF, end)
+
+
+@pytest.mark.parametrize(
     ("sentence", "day"),
     [
         ("Last Tuesday we decided to move the printer to the garage.", date(2025, 3, 11)),

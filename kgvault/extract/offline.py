@@ -634,7 +634,7 @@ _TARGET_BEFORE = re.compile(
 )
 """The words before a date that say it is a target: "to April 15", "until Friday", "due 3 May",
 "the deadline for Heron is 2025-10-15", "booked the hotel for 12 July"."""
-_UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au)\s+(?:the\s+)?$")
+_UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?$")
 """Before the date a past state ended ("worked at SAP until 3 March 2023")."""
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _ON_BEFORE = re.compile(
@@ -662,6 +662,11 @@ _BARE_WEEKDAY = re.compile(
 )
 """A weekday named alone after a preposition: the coming one ("closed until Thursday"), or in a
 past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor "on Monday 3 March"."""
+_BARE_WEEKDAY_FR = re.compile(
+    r"(?i)\b(?:jusqu['’]à|avant|d['’]ici)\s+(?P<day>lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)"
+    r"(?![\w'’-]|\s+(?:dernier|prochain|\d))"
+)
+"""A French weekday named alone after "jusqu'à", "avant" or "d'ici": the coming one."""
 _BARE_MONTH_DAY = re.compile(
     r"(?i)\b(?:on|until|till|til|by|before)\s+the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
     r"(?!\s+of\s+(?:every|each|the)\b)"
@@ -673,11 +678,17 @@ _WEEKDAY_NUMBERS = {
         ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
     )
 }
+_WEEKDAYS_FR_NUMBERS = {
+    name: number
+    for number, name in enumerate(("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"))
+}
 _PRESENT_STATE = re.compile(r"(?i)\b(?:is|are|am|stays?|remains?|will\s+be)\b|[’'](?:s|re|m)\b")
 """A state's present verb: "Omar is out sick until Thursday", "we're closed until Monday"."""
 _FUTURE = re.compile(r"(?i)\b(?:will|shall|won['’]t|going\s+to|gonna|about\s+to)\b|[’']ll\b")
 """What is yet to be: "Ana will send the budget by Friday" is no past sentence, whatever "revised" says."""
-_NOT_WHEN_BEFORE = re.compile(r"(?i)\b(?:by|before|after|until|till|than|since|depuis)\s+(?:the\s+)?$")
+_NOT_WHEN_BEFORE = re.compile(
+    r"(?i)(?:\b(?:by|before|after|until|till|than|since|depuis|avant|après|apres)|d['’]ici)\s+(?:the\s+)?$"
+)
 """Before a day that bounds what a sentence says rather than dating it: "forget it by next week"."""
 _OWN_STATE = re.compile(r"\b(?:I['’]m|I\s+am|[Ww]e['’]re|[Ww]e\s+are)\b")
 """The writer's own present state: "We're closed until Monday" (its "closed" is no event)."""
@@ -2035,6 +2046,8 @@ class _ChunkReader:
             for when in find_times(text, today, self.language)
             if when.granularity in ("day", "days", "week", "weekend")
         ]
+        if self.language == "fr":
+            return self._coming_weekdays_fr(text, today, found)
         if self.language != "en":
             return found
         lower = text.lower()  # both patterns hold these letters: most sentences skip them
@@ -2064,6 +2077,20 @@ class _ChunkReader:
             if day is not None:
                 found.append((start, end, day))
         return sorted(found)
+
+    @staticmethod
+    def _coming_weekdays_fr(
+        text: str, today: date, found: list[tuple[int, int, date]]
+    ) -> list[tuple[int, int, date]]:
+        """`found` with each weekday `_BARE_WEEKDAY_FR` names ("jusqu'à jeudi"), the coming one."""
+        starts = [start for start, _, _ in found]
+        days = []
+        for match in _BARE_WEEKDAY_FR.finditer(text) if "di" in text else ():
+            start, end = match.span("day")
+            if not _overlaps_any(found, starts, start, end):
+                apart = (_WEEKDAYS_FR_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
+                days.append((start, end, today + timedelta(days=apart)))
+        return sorted([*found, *days]) if days else found
 
     def _past_period(self, text: str, wording: _Wording) -> date | None:
         """The first day of a month or year a sentence with a relation names ("in May 2019", "in
