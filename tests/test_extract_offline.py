@@ -546,8 +546,15 @@ def test_always_the_same_story_is_no_rule() -> None:
     assert not extract("Always the same story with this printer.").draft.nodes
 
 
-def test_a_guess_about_a_day_ahead_is_nothing() -> None:
-    assert not extract("Maybe next week.").draft.nodes
+@pytest.mark.parametrize("text", ["Maybe next week.", "Next Friday works."])
+def test_a_guess_or_a_fragment_about_a_day_ahead_is_nothing(text: str) -> None:
+    assert not extract(text).draft.nodes
+
+
+def test_a_past_time_dates_its_event_whatever_was_wanted() -> None:
+    # "last week" is no day something was meant for: the school event was then (week of 3 March).
+    node = only_node(extract("I wanted to tell you about my school event last week."))
+    assert node.timestamp == date(2025, 3, 3)
 
 
 @pytest.mark.parametrize(

@@ -650,6 +650,11 @@ _INTENT_BEFORE = re.compile(
 )
 """Before the day of what was decided or planned, not done: "we decided to ship on Friday" (the
 decision is of the note's day)."""
+_PAST_POINTING = re.compile(
+    r"(?i)\b(?:last|ago|yesterday|previous|earlier|dernier|derni[èe]re|hier|il y a)\b"
+)
+"""A time that can only be past: "I wanted to tell you about my school event last week" dates the
+event, whatever was wanted."""
 _DUE_BEFORE = re.compile(
     r"(?i)(?:\bdue\s+(?:on\s+|by\s+)?|\bdeadline\b[^.;]{0,40}?\b(?:is|of)\s+(?:on\s+)?)(?:the\s+)?$"
 )
@@ -2248,7 +2253,10 @@ class _ChunkReader:
             d
             for d in dates
             if not _TARGET_BEFORE.search(inline.title[max(0, d[0] - 24) : d[0]])
-            and not _INTENT_BEFORE.search(inline.title[max(0, d[0] - 60) : d[0]])
+            and not (
+                _INTENT_BEFORE.search(inline.title[max(0, d[0] - 60) : d[0]])
+                and not _PAST_POINTING.search(inline.title[d[0] : d[1]])
+            )
         ]
         today = self._chunk_date()
         # "Omar is out sick until Thursday", "we're closed until Monday": the day ahead a present
@@ -2520,6 +2528,7 @@ class _ChunkReader:
             or (
                 today is not None
                 and day > today
+                and inline.word_count >= 4  # not "Next Friday works."
                 and not wording.hedged
                 and not _NOT_WHEN_BEFORE.search(title[max(0, start - 20) : start])
             )
