@@ -49,10 +49,14 @@ class WriteResult:
     kept: list[str] = field(default_factory=list)
     orphaned: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    owned: list[str] = field(default_factory=list)
-    """The pages the manifest records once written: what `read_manifest` reads back (none in a dry run)."""
     manifest: dict[str, str] = field(default_factory=dict)
     """What the manifest records once written: each file's path and its generated part's digest."""
+
+    @property
+    def owned(self) -> list[str]:
+        """The pages the manifest records once written: what `read_manifest` reads back (none in a
+        dry run)."""
+        return [path for path in self.manifest if is_page_path(path)]
 
 
 def atomic_write(path: Path | str, data: bytes, *, new: bool = False) -> None:
@@ -700,7 +704,6 @@ class _VaultWrite:
         """Write the manifest of what the vault now holds (unless it already says so)."""
         new_manifest, result = self.new_manifest, self.result
         manifest_bytes = manifest_text(new_manifest).encode("utf-8")
-        result.owned = [path for path in new_manifest if is_page_path(path)]
         result.manifest = new_manifest
         manifest_path = self.vault / MANIFEST
         if not manifest_path.is_file() or manifest_path.read_bytes() != manifest_bytes:
