@@ -679,13 +679,11 @@ _BARE_MONTH_DAY = re.compile(
 """A day of the month named alone: "Dentist appointment on the 14th" (not "the 1st of every month")."""
 _WEEKDAY_NUMBERS = {
     name: number
-    for number, name in enumerate(
-        ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    for names in (
+        ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
     )
-}
-_WEEKDAYS_FR_NUMBERS = {
-    name: number
-    for number, name in enumerate(("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"))
+    for number, name in enumerate(names)
 }
 _PRESENT_STATE = re.compile(r"(?i)\b(?:is|are|am|stays?|remains?|will\s+be)\b|[’'](?:s|re|m)\b")
 """A state's present verb: "Omar is out sick until Thursday", "we're closed until Monday"."""
@@ -2039,9 +2037,9 @@ class _ChunkReader:
 
         Read with the conversation resolver, in English or French ("lundi dernier"); only days,
         weeks and weekends: "in March" or "in 2019" in a note usually frames a fact rather than
-        dating an event. A weekday or a day of the month
-        named alone after a preposition is the last one in a `past` sentence, else the coming one
-        (`_BARE_WEEKDAY`, `_BARE_MONTH_DAY`).
+        dating an event. A weekday or a day of the month named alone after a preposition is the
+        last one in a `past` sentence, else the coming one (`_BARE_WEEKDAY`, `_BARE_MONTH_DAY`,
+        `_BARE_WEEKDAY_FR`).
         """
         today = self._chunk_date()
         if today is None:
@@ -2051,17 +2049,19 @@ class _ChunkReader:
             for when in find_times(text, today, self.language)
             if when.granularity in ("day", "days", "week", "weekend")
         ]
-        if self.language == "fr":
-            return self._coming_weekdays_fr(text, today, found)
-        if self.language != "en":
+        lower = text.lower()  # the patterns hold these letters: most sentences skip them
+        if self.language == "fr":  # "jusqu'à jeudi": always the coming one
+            weekdays = list(_BARE_WEEKDAY_FR.finditer(text)) if "di" in lower else []
+            month_days: list[re.Match[str]] = []
+        elif self.language == "en":
+            weekdays = list(_BARE_WEEKDAY.finditer(text)) if "day" in lower else []
+            month_days = list(_BARE_MONTH_DAY.finditer(text)) if "the" in lower else []
+        else:
             return found
-        lower = text.lower()  # both patterns hold these letters: most sentences skip them
-        weekdays = list(_BARE_WEEKDAY.finditer(text)) if "day" in lower else []
-        month_days = list(_BARE_MONTH_DAY.finditer(text)) if "the" in lower else []
         if not weekdays and not month_days:
             return found
         # Read once per sentence, not per match: a run-on transcript may name a thousand days.
-        back = past and not _FUTURE.search(text)
+        back = past and self.language == "en" and not _FUTURE.search(text)
         present = _PRESENT_STATE.search(text) is not None
         taken, starts = list(found), [start for start, _, _ in found]
         for match in weekdays:
@@ -2082,20 +2082,6 @@ class _ChunkReader:
             if day is not None:
                 found.append((start, end, day))
         return sorted(found)
-
-    @staticmethod
-    def _coming_weekdays_fr(
-        text: str, today: date, found: list[tuple[int, int, date]]
-    ) -> list[tuple[int, int, date]]:
-        """`found` with each weekday `_BARE_WEEKDAY_FR` names ("jusqu'à jeudi"), the coming one."""
-        starts = [start for start, _, _ in found]
-        days = []
-        for match in _BARE_WEEKDAY_FR.finditer(text) if "di" in text else ():
-            start, end = match.span("day")
-            if not _overlaps_any(found, starts, start, end):
-                apart = (_WEEKDAYS_FR_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
-                days.append((start, end, today + timedelta(days=apart)))
-        return sorted([*found, *days]) if days else found
 
     def _past_period(self, text: str, wording: _Wording) -> date | None:
         """The first day of a month or year a sentence with a relation names ("in May 2019", "in
