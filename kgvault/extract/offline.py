@@ -700,6 +700,8 @@ _SHIFT = re.compile(
     r"[$€£]?\d"
 )
 """A measure that moved: "Customer churn is up 3% this quarter", "Costs are down by €2k"."""
+_UP_DOWN = _word_set("up down")
+"""One of them is a word of every sentence `_SHIFT` matches."""
 _PROGRESSIVE = re.compile(
     rf"(?:(?:The|Our|My)\s+[a-z]+(?:\s+[a-z]+)?|{_NAMED_SUBJECT}(?:['’]s\s+[a-z]+)?)"
     r"\s+(?:is|are)\s+(?:(?:now|still|currently|finally|slowly|actively)\s+)?(?:hiring|moving|migrating|leaving"
@@ -2491,7 +2493,7 @@ class _ChunkReader:
             if dated:
                 return _Outcome("episodic", "state", valid_from=since, brief=True)
             return _Outcome("semantic", "fact", brief=True)
-        if not past and (_GOAL.search(text, words) or _ONGOING.search(text)):
+        if not past and (_GOAL.search(text, words) or ("been" in words and _ONGOING.search(text))):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
         functional_now = not past and any(functional for *_rest, functional in relations)
         if (
@@ -2528,7 +2530,7 @@ class _ChunkReader:
         # not when it is general advice ("… that may sound stupid. Ask anyway.").
         if wording.hedged and inline.word_count >= 4 and (first_person or _single_sentence(inline.title)):
             return _Outcome("episodic", "observation") if dated else _Outcome(None, reason="no statement")
-        if dated and not past and _SHIFT.search(text):
+        if dated and not past and not _UP_DOWN.isdisjoint(words) and _SHIFT.search(text):
             return _Outcome("episodic", "observation")  # "Churn is up 3% this quarter": a measure of the day
         if dated and not past and _PROGRESSIVE.match(text):
             return _Outcome("episodic", "state")  # "Ana's team is hiring": what is going on that day
