@@ -9,9 +9,11 @@ import operator
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache, partial
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
@@ -186,6 +188,7 @@ class PageMemory:
         self._relation_lines: _ByIdentity[Relation, str] = _ByIdentity()
         """Each relation's line of `relations.jsonl`."""
         self.names = _Names()
+        self.contexts = _ContextMemory()
 
     def start(self, salt: str) -> None:
         """Begin a build: what was made with other templates or another link prefix is forgotten."""
@@ -208,7 +211,9 @@ class PageMemory:
     def changed_since(self, around: Around) -> Changed | None:
         """What changed around node pages since the last complete build; None when there is none."""
         self._pending = around
-        return None if self.around is None else Changed.between(self.around, around)
+        if self.around is None:
+            return None
+        return Changed.between(self.around, around, self.contexts.touched_since(self.around, around))
 
     def keep_only(self, paths: Iterable[str], *, complete: bool = True) -> None:
         """Forget the pages a build no longer makes, or did not plan; after an incomplete build, reuse
@@ -218,6 +223,7 @@ class PageMemory:
         self.pages = {path: kept for path, kept in self.pages.items() if path in wanted and path in seen}
         self.around = self._pending if complete else None
         self._pending = None
+        self.contexts.settled(self.around)
 
     def relations_text(self, relations: Sequence[Relation]) -> str:
         """`relations.jsonl`: last build's text when made from the very same relations."""
@@ -268,6 +274,28 @@ class Around:
             names={name: entity.id for name, entity in ctx.entity_by_name.items()},
         )
 
+    def patched(self, last: _Context, ctx: _Context, nodes: _Diff[Node]) -> Around:
+        """What node pages read of `ctx`, given this was what they read of `last` and these nodes changed."""
+        by_id = dict(self.nodes)
+        for node in nodes.gone:
+            by_id.pop(node.id, None)
+        for node in nodes.came:
+            by_id[node.id] = (node.memory_layer, node.title)
+        same_summaries = ctx.summary_by_path is last.summary_by_path
+        return Around(
+            nodes=by_id,
+            entities={
+                entity_id: (name, ctx.outgoing.get(entity_id, []))
+                for entity_id, name in ctx.entity_names.items()
+            },
+            summaries=self.summaries
+            if same_summaries
+            else {path: (s.id, s.source.title) for path, s in ctx.summary_by_path.items()},
+            names=self.names
+            if ctx.entity_by_name is last.entity_by_name
+            else {name: entity.id for name, entity in ctx.entity_by_name.items()},
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Changed:
@@ -282,7 +310,8 @@ class Changed:
     """Entities whose name changed, came or went (what every page naming them shows)."""
 
     @classmethod
-    def between(cls, before: Around, after: Around) -> Changed:
+    def between(cls, before: Around, after: Around, touched: AbstractSet[str] | None = None) -> Changed:
+        """What differs; `touched` are the only node ids whose entries may differ, when known."""
         relations: dict[str, list[Relation]] = {}
         entity_names = set()
         for key in _changed_keys(before.entities, after.entities):
@@ -293,8 +322,12 @@ class Changed:
                 # An edit changes a relation's lines more often than anything else: only pages
                 # that show one of these relations (or showed it) read differently.
                 relations[key] = _symmetric_difference(old[1], new[1])
+        if touched is None:
+            nodes = _changed_keys(before.nodes, after.nodes)
+        else:
+            nodes = frozenset(key for key in touched if before.nodes.get(key) != after.nodes.get(key))
         return cls(
-            nodes=_changed_keys(before.nodes, after.nodes),
+            nodes=nodes,
             relations=relations,
             paths=_changed_keys(before.summaries, after.summaries),
             names=before.names != after.names,
@@ -325,6 +358,22 @@ class Changed:
             )  # fmt: skip
             return any(not self.nodes.isdisjoint(ids) for ids in linked)
         return False
+
+    def nodes_touched(self, ctx: _Context, linked_from: Mapping[str, AbstractSet[str]]) -> set[str] | None:
+        """The ids of the nodes `touches` says yes to, found from what changed, not by asking every
+        node; None when each node must be asked (a name or a source's link changed)."""
+        if self.names or self.paths:
+            return None
+        found: set[str] = set()
+        by_entity = ctx.nodes_by_entity
+        for entity_id in self.entity_names:
+            found.update(node.id for node in by_entity.get(entity_id, ()))
+        for entity_id in self.relations:
+            shown = (node.id for node in by_entity.get(entity_id, ()) if self._shows_changed_relation(node))
+            found.update(shown)
+        for node_id in self.nodes:
+            found.update(linked_from.get(node_id, ()))
+        return found
 
     def _shows_changed_relation(self, node: Node) -> bool:
         """Whether a changed relation is (or was) one the node's page lists: see `node_relations`."""
@@ -394,8 +443,10 @@ class Pages(Mapping[str, str]):
         """
         held = 0
         inside = tuple(f"{folder}/" for folder in folders) if folders is not None else ("",)
+        reused = self._reused
         for path in self._makers:
-            if not path.startswith(inside):
+            # A page known unchanged is known when the writer asks: nothing to prepare.
+            if path in reused or not path.startswith(inside):
                 continue
             if held >= most:
                 return
@@ -479,9 +530,20 @@ def render(
     """
     env = environment(templates)
     linker = Linker(link_prefix)
+    # Every node, entity and summary page, the index, the ontology, the base and relations.jsonl.
+    if memory is not None and len(graph.nodes) + len(graph.entities) + len(graph.summaries) + 4 > (
+        PageMemory.MAX_PAGES
+    ):
+        memory.start("")  # too many plans to hold between builds: every page is rendered
+        memory.names = _Names()
+        memory.contexts = _ContextMemory()
+        memory = None
     names = memory.names if memory is not None else _Names()
     names.begin()
-    ctx = _Context.build(graph, linker, names)
+    if memory is not None:
+        ctx, around_now = memory.contexts.make(graph, linker, names)
+    else:
+        ctx, around_now = _Context.build(graph, linker, names), None
     # Each template is looked up once per render: a lookup checks the file's time on disk.
     loaded: dict[str, jinja2.Template] = {}
 
@@ -609,30 +671,32 @@ def render(
             ],
         )
 
-    # Every node, entity and summary page, the index, the ontology, the base and relations.jsonl.
-    if memory is not None and len(graph.nodes) + len(graph.entities) + len(graph.summaries) + 4 > (
-        PageMemory.MAX_PAGES
-    ):
-        memory.start("")  # too many plans to hold between builds: every page is rendered
-        memory.names = _Names()
-        memory = None
     ledgered = memory is None and (ledger is not None or for_ledger)
     wanted = memory is not None or ledgered
     salt = _salt(templates, link_prefix) if wanted else ""
-    around = Around.of(ctx) if wanted else None
+    around = around_now or (Around.of(ctx) if wanted else None)
+    touched: set[str] | None = None
     if memory is not None and around is not None:
         memory.start(salt)
         changed = memory.changed_since(around)
+        if changed is not None:
+            touched = changed.nodes_touched(ctx, memory.contexts.linked_from)
     makers: dict[str, Callable[[], str | Plan]] = {}
     # The node pages known unchanged without asking their makers (most of a rebuild's pages).
     reused: dict[str, str] = {}
     made_of: dict[str, Node | tuple[object, ...]] = {}
+    kept_plans = memory.pages if memory is not None else {}
     for node in graph.nodes:
         path = f"{FOLDERS[node.memory_layer]}/{node.id}.md"
         makers[path] = partial(node_page, path, node)
         if ledgered:
             made_of[path] = node
-        if changed is not None and memory is not None and memory.reusable(path, node, changed) is not None:
+        if touched is not None:
+            # The nodes whose page may read differently were found from the change: no node is asked.
+            kept = kept_plans.get(path)
+            if kept is not None and kept[0].values.get("node") is node and node.id not in touched:
+                reused[path] = kept[1]
+        elif changed is not None and memory is not None and memory.reusable(path, node, changed) is not None:
             reused[path] = memory.pages[path][1]
     for entity in graph.entities:
         path = f"{FOLDERS['entity']}/{entity.id}.md"
@@ -730,15 +794,8 @@ class _Context:
 
     @classmethod
     def build(cls, graph: Graph, linker: Linker, names: _Names) -> _Context:
-        entity_by_name: dict[str, Entity] = {}
-        for entity in graph.entities:
-            for name in (entity.title, *entity.aliases):
-                entity_by_name.setdefault(normalize_name(name), entity)
-        outgoing: dict[str, list[Relation]] = defaultdict(list)
-        incoming: dict[str, list[Relation]] = defaultdict(list)
-        for rel in graph.relations:
-            outgoing[rel.from_id].append(rel)
-            incoming[rel.to_id].append(rel)
+        entity_by_name = _entities_by_name(graph.entities)
+        outgoing, incoming = _relation_indexes(graph.relations)
         nodes_by_entity: dict[str, list[Node]] = defaultdict(list)
         for node in graph.nodes:
             for entity_id in node.entities:
@@ -751,9 +808,62 @@ class _Context:
             entity_names={e.id: names.entity(e) for e in graph.entities},
             entity_by_name=entity_by_name,
             summary_by_path={s.source.path: s for s in graph.summaries},
-            outgoing=dict(outgoing),
-            incoming=dict(incoming),
+            outgoing=outgoing,
+            incoming=incoming,
             nodes_by_entity=dict(nodes_by_entity),
+        )
+
+    def patched(
+        self,
+        graph: Graph,
+        nodes: _Diff[Node],
+        relations: _Diff[Relation] | None,
+        ranks: _GraphRanks,
+        names: _Names,
+    ) -> _Context:
+        """The indexes over `graph`, given these are over another graph and these records changed
+        (`relations` None: too many, they are indexed afresh); `ranks` order `graph`'s records.
+
+        A record of both graphs is the very same object in each (pass 2's memory hands them back),
+        so each index is this one's with the records that went taken out and those that came put in.
+        """
+        node_by_id = dict(self.node_by_id)
+        for node in nodes.gone:
+            node_by_id.pop(node.id, None)
+        for node in nodes.came:
+            node_by_id[node.id] = node
+        if _same(self.graph.entities, graph.entities):
+            entity_by_id, entity_names = self.entity_by_id, self.entity_names
+            entity_by_name = self.entity_by_name
+        else:
+            entity_by_id = {e.id: e for e in graph.entities}
+            entity_names = {e.id: names.entity(e) for e in graph.entities}
+            entity_by_name = _entities_by_name(graph.entities)
+        summaries = _Diff.of(self.graph.summaries, graph.summaries, len(graph.summaries) // 4)
+        if summaries is None or summaries.gone or summaries.came:
+            summary_by_path = {s.source.path: s for s in graph.summaries}
+            moved = {s.source.path for s in (*summaries.gone, *summaries.came)} if summaries else set()
+            kept = self.summary_links if summaries is not None else {}
+            summary_links = {path: link for path, link in kept.items() if path not in moved}
+        else:
+            summary_by_path, summary_links = self.summary_by_path, dict(self.summary_links)
+        if relations is None:
+            outgoing, incoming = _relation_indexes(graph.relations)
+        else:
+            outgoing = _patched_index(self.outgoing, relations, _FROM, ranks.relations)
+            incoming = _patched_index(self.incoming, relations, _TO, ranks.relations)
+        return _Context(
+            graph=graph,
+            linker=self.linker,
+            node_by_id=node_by_id,
+            entity_by_id=entity_by_id,
+            entity_by_name=entity_by_name,
+            summary_by_path=summary_by_path,
+            outgoing=outgoing,
+            incoming=incoming,
+            nodes_by_entity=_patched_index(self.nodes_by_entity, nodes, _ENTITIES, ranks.nodes),
+            entity_names=entity_names,
+            summary_links=summary_links,
         )
 
     def entity_made_from(self, entity: Entity) -> tuple[Entity, list[Relation], list[Relation], list[Node]]:
@@ -854,6 +964,279 @@ class _Context:
         for entity in self.graph.entities:
             counts[entity.entity_type] += 1
         return sorted(counts.items())
+
+
+def _relation_indexes(
+    relations: Iterable[Relation],
+) -> tuple[dict[str, list[Relation]], dict[str, list[Relation]]]:
+    """Each entity's relations out and in, in the relations' order."""
+    outgoing: dict[str, list[Relation]] = defaultdict(list)
+    incoming: dict[str, list[Relation]] = defaultdict(list)
+    for rel in relations:
+        outgoing[rel.from_id].append(rel)
+        incoming[rel.to_id].append(rel)
+    return dict(outgoing), dict(incoming)
+
+
+def _entities_by_name(entities: Iterable[Entity]) -> dict[str, Entity]:
+    """Every entity by each of its names, normalized (the first entity wins a shared name)."""
+    by_name: dict[str, Entity] = {}
+    for entity in entities:
+        for name in (entity.title, *entity.aliases):
+            by_name.setdefault(normalize_name(name), entity)
+    return by_name
+
+
+@dataclass(frozen=True, slots=True)
+class _Diff(Generic[R]):
+    """The records of one sequence that are not (the very same objects) in another, both ways.
+
+    The records both hold keep their order (a record that moved counts as gone and come again).
+    """
+
+    gone: list[R]
+    came: list[R]
+    came_at: list[int]
+    """Where each record that came stands in the new sequence, in order."""
+
+    LOOK_AHEAD = 16
+
+    @classmethod
+    def of(cls, before: Sequence[R], after: Sequence[R], most: int) -> _Diff[R] | None:
+        """The difference, or None when more than `most` records differ."""
+        gone: list[R] = []
+        came: list[R] = []
+        came_at: list[int] = []
+        i = j = 0
+        n, m = len(before), len(after)
+        while i < n and j < m and len(gone) + len(came) <= most:
+            i, j = _after_same_run(before, after, i, j)
+            if i >= n or j >= m:
+                break
+            old, new = before[i], after[j]
+            # The nearest place each turns up again in the other: what lies before it came or went.
+            k = next((k for k in range(i + 1, min(i + cls.LOOK_AHEAD, n)) if before[k] is new), None)
+            ahead = range(j + 1, min(j + cls.LOOK_AHEAD, m))
+            l = next((l for l in ahead if after[l] is old), None)  # noqa: E741
+            if k is not None and (l is None or k - i <= l - j):
+                gone.extend(before[i:k])
+                i = k
+            elif l is not None:
+                came.extend(after[j:l])
+                came_at.extend(range(j, l))
+                j = l
+            else:  # replaced (or moved further than we look: gone here, come there)
+                gone.append(old)
+                came.append(new)
+                came_at.append(j)
+                i, j = i + 1, j + 1
+        gone.extend(before[i:])
+        came.extend(after[j:])
+        came_at.extend(range(j, m))
+        return cls(gone, came, came_at) if len(gone) + len(came) <= most else None
+
+
+def _after_same_run(before: Sequence[R], after: Sequence[R], i: int, j: int) -> tuple[int, int]:
+    """The positions past the run of the very same records from `before[i]` and `after[j]` on."""
+    # Compared a window at a time in C, the window doubling while all match: a rebuild's
+    # sequences are long runs of last build's records.
+    width = 64
+    while i < len(before) and j < len(after):
+        same = list(map(operator.is_, before[i : i + width], after[j : j + width]))
+        if not all(same):
+            run = same.index(False)
+            return i + run, j + run
+        i, j = i + len(same), j + len(same)
+        width = min(width * 2, 4096)
+    return i, j
+
+
+def _same(before: Sequence[object], after: Sequence[object]) -> bool:
+    """Whether two sequences hold the very same objects in the same order."""
+    return len(before) == len(after) and all(map(operator.is_, before, after))
+
+
+_Ranks = dict[int, float]
+"""Object id -> a number that orders the records of a sequence as it does (its objects stay alive)."""
+
+
+def _ranks(sequence: Sequence[object]) -> _Ranks:
+    return dict(zip(map(id, sequence), map(float, range(len(sequence))), strict=True))
+
+
+def _patched_ranks(ranks: _Ranks, diff: _Diff[R], after: Sequence[R]) -> _Ranks | None:
+    """The ranks of `after`, given these are of the sequence before it; None when no number is left
+    between two neighbours (they are then numbered afresh)."""
+    ranks = dict(ranks)
+    for item in diff.gone:
+        ranks.pop(id(item), None)
+    came, at, size = diff.came, diff.came_at, len(after)
+    first = 0
+    while first < len(came):
+        last = first  # records that came side by side share the gap between their neighbours
+        while last + 1 < len(came) and at[last + 1] == at[last] + 1:
+            last += 1
+        count = last - first + 1
+        below = ranks[id(after[at[first] - 1])] if at[first] > 0 else None
+        above = ranks[id(after[at[last] + 1])] if at[last] + 1 < size else None
+        if below is None and above is None:
+            return None
+        low = below if below is not None else above - count - 1  # type: ignore[operator]
+        high = above if above is not None else low + count + 1
+        step = (high - low) / (count + 1)
+        for offset in range(count):
+            rank = low + step * (offset + 1)
+            if not low < rank < high:
+                return None
+            ranks[id(came[first + offset])] = rank
+        first = last + 1
+    return ranks
+
+
+_FROM: Callable[[Relation], Iterable[str]] = lambda relation: (relation.from_id,)  # noqa: E731
+_TO: Callable[[Relation], Iterable[str]] = lambda relation: (relation.to_id,)  # noqa: E731
+_ENTITIES: Callable[[Node], Iterable[str]] = attrgetter("entities")
+
+
+def _patched_index(
+    index: dict[str, list[R]], diff: _Diff[R], keys_of: Callable[[R], Iterable[str]], ranks: _Ranks
+) -> dict[str, list[R]]:
+    """An index from keys to records (in their sequence's order: `ranks`) with the diff's records
+    taken out and put in, as made from the sequence afresh; other keys keep this index's very lists."""
+    if not diff.gone and not diff.came:
+        return index
+    came: dict[str, list[R]] = defaultdict(list)
+    for item in diff.came:
+        for key in keys_of(item):
+            came[key].append(item)
+    affected = {key for item in diff.gone for key in keys_of(item)} | came.keys()
+    gone = set(map(id, diff.gone))
+    patched = dict(index)
+    for key in affected:
+        items = [item for item in index.get(key, ()) if id(item) not in gone]
+        if key in came:
+            items = sorted([*items, *came[key]], key=lambda item: ranks[id(item)])
+        if items:
+            patched[key] = items
+        else:
+            patched.pop(key, None)
+    return patched
+
+
+def _link_targets(node: Node) -> set[str]:
+    """The ids of the nodes a node's page links to (see `Changed.touches`)."""
+    if not (
+        node.superseded_by or node.conflicts_with or node.derived_from or node.causes
+        or node.precedes or node.related_to or node.links
+    ):  # fmt: skip
+        return set()
+    return {
+        *node.superseded_by, *node.conflicts_with, *node.derived_from, *node.causes, *node.precedes,
+        *node.related_to, *(link.to_id for link in node.links),
+    }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _GraphRanks:
+    """What orders a graph's nodes and relations (see `_Ranks`)."""
+
+    nodes: _Ranks
+    relations: _Ranks
+
+    @classmethod
+    def of(cls, graph: Graph) -> _GraphRanks:
+        return cls(_ranks(graph.nodes), _ranks(graph.relations))
+
+
+class _ContextMemory:
+    """The last render's indexes over the graph, patched for the next graph instead of made again.
+
+    An edit changes a few of 10,000 nodes and pass 2's memory hands back the others as the very
+    same objects, so each index is last render's with the few that went and came moved.
+    """
+
+    LARGE_SHARE = 4
+    """A change to more than a quarter of the nodes (and more than `FEW`): the indexes are made afresh."""
+    FEW = 64
+
+    def __init__(self) -> None:
+        self.ctx: _Context | None = None
+        self.around: Around | None = None
+        self.linked_from: dict[str, frozenset[str]] = {}
+        """Node id -> the ids of the nodes whose pages link to it."""
+        self._ranks = _GraphRanks({}, {})
+        self._base: Around | None = None
+        self._touched: set[str] = set()
+        """The node ids whose entries in `around.nodes` may differ from `_base`'s."""
+
+    def make(self, graph: Graph, linker: Linker, names: _Names) -> tuple[_Context, Around]:
+        """The indexes over `graph`, and what node pages read of them."""
+        last, around = self.ctx, self.around
+        patched = None
+        if last is not None and around is not None and last.linker == linker:
+            nodes = _Diff.of(last.graph.nodes, graph.nodes, self._most(graph.nodes))
+            if nodes is not None:
+                relations = _Diff.of(last.graph.relations, graph.relations, self._most(graph.relations))
+                node_ranks = _patched_ranks(self._ranks.nodes, nodes, graph.nodes)
+                relation_ranks = (
+                    _patched_ranks(self._ranks.relations, relations, graph.relations) if relations else None
+                )
+                ranks = _GraphRanks(
+                    node_ranks if node_ranks is not None else _ranks(graph.nodes),
+                    relation_ranks if relation_ranks is not None else _ranks(graph.relations),
+                )
+                patched = (last.patched(graph, nodes, relations, ranks, names), nodes, ranks)
+        if patched is None:
+            ctx = _Context.build(graph, linker, names)
+            self.around, self._ranks = Around.of(ctx), _GraphRanks.of(graph)
+            self.linked_from = _linked_from(graph.nodes)
+            self._base, self._touched = None, set()
+        else:
+            ctx, nodes, self._ranks = patched
+            self.around = around.patched(last, ctx, nodes)  # type: ignore[union-attr, arg-type]
+            self.linked_from = _patched_linked_from(self.linked_from, nodes)
+            self._touched.update(node.id for node in (*nodes.gone, *nodes.came))
+        self.ctx = ctx
+        return ctx, self.around
+
+    def _most(self, records: Sequence[object]) -> int:
+        return max(len(records) // self.LARGE_SHARE, self.FEW)
+
+    def touched_since(self, before: Around, after: Around) -> set[str] | None:
+        """The only node ids whose entries may differ between the two, when known."""
+        return self._touched if before is self._base and after is self.around else None
+
+    def settled(self, around: Around | None) -> None:
+        """A build completed against `around` (None: it did not complete): later changes count from it."""
+        self._base = around if around is not None and around is self.around else None
+        self._touched = set()
+
+
+def _linked_from(nodes: Iterable[Node]) -> dict[str, frozenset[str]]:
+    """Node id -> the ids of the nodes whose pages link to it."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for node in nodes:
+        for target in _link_targets(node):
+            found[target].add(node.id)
+    return {target: frozenset(ids) for target, ids in found.items()}
+
+
+def _patched_linked_from(
+    linked_from: dict[str, frozenset[str]], nodes: _Diff[Node]
+) -> dict[str, frozenset[str]]:
+    """`_linked_from` of a graph, given this is it of another and these nodes changed."""
+    patched = dict(linked_from)
+    for node in nodes.gone:
+        for target in _link_targets(node):
+            left = patched.get(target, frozenset()) - {node.id}
+            if left:
+                patched[target] = left
+            else:
+                patched.pop(target, None)
+    for node in nodes.came:
+        for target in _link_targets(node):
+            patched[target] = patched.get(target, frozenset()) | {node.id}
+    return patched
 
 
 def _quoted_links(linker: Linker, kind_of: Mapping[str, Node], ids: Iterable[str]) -> list[str]:
