@@ -13,6 +13,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache, partial
+from itertools import chain
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar, cast
@@ -48,6 +49,7 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _VALID_TAG = re.compile(r"^[^\W\d_][\w\-]*(?:/[\w\-]+)*$|^\w[\w\-]*(?:/[\w\-]+)*$")
 
+_NODE_FOLDERS = (f"{FOLDERS['episodic']}/", f"{FOLDERS['semantic']}/")
 _LINK_LABELS = {"causes": "causes", "precedes": "precedes", "related_to": "is related to"}
 
 
@@ -241,10 +243,15 @@ class PageMemory:
         kept = self.pages.get(path)
         return kept[0] if kept is not None and kept[0].made_from == made_from else None
 
-    def reusable(self, path: str, node: Node, changed: Changed) -> Plan | None:
-        """Last build's plan of a node's page, when made from this very node and nothing it shows changed."""
+    def reusable(
+        self, path: str, node: Node, changed: Changed, touched: AbstractSet[str] | None = None
+    ) -> Plan | None:
+        """Last build's plan of a node's page, when made from this very node and nothing it shows
+        changed (`touched`: the ids of the nodes whose pages `changed` touches, when known)."""
         kept = self.pages.get(path)
-        if kept is None or kept[0].values.get("node") is not node or changed.touches(node):
+        if kept is None or kept[0].values.get("node") is not node:
+            return None
+        if node.id in touched if touched is not None else changed.touches(node):
             return None
         return kept[0]
 
@@ -413,8 +420,14 @@ class Pages(Mapping[str, str]):
         salt: str = "",
         around: Around | None = None,
         digests: InputDigests | None = None,
+        candidates: Sequence[str] | None = None,
+        unchanged: Callable[[str], str | None] | None = None,
     ) -> None:
         self._makers = makers
+        self._candidates = candidates
+        """The only pages that may need making, when known: all `prepare` looks at."""
+        self._unchanged = unchanged
+        """The digest of a page known unchanged without its maker, asked when the writer gets to it."""
         self._write = write
         self._memory = memory
         self._reused = reused or {}
@@ -444,7 +457,12 @@ class Pages(Mapping[str, str]):
         held = 0
         inside = tuple(f"{folder}/" for folder in folders) if folders is not None else ("",)
         reused = self._reused
-        for path in self._makers:
+        paths: Iterable[str] = self._makers
+        if self._candidates is not None:
+            # Of the node pages only these may need making; the others are known when the writer asks.
+            others = (path for path in self._makers if not path.startswith(_NODE_FOLDERS))
+            paths = self._candidates if set(inside) <= set(_NODE_FOLDERS) else chain(self._candidates, others)
+        for path in paths:
             # A page known unchanged is known when the writer asks: nothing to prepare.
             if path in reused or not path.startswith(inside):
                 continue
@@ -484,6 +502,8 @@ class Pages(Mapping[str, str]):
         if prepared is not None:
             return prepared[0]
         known = self._reused.get(path)
+        if known is None and self._unchanged is not None:
+            known = self._unchanged(path)
         if known is not None:
             self._memory.seen.add(path)
             return known
@@ -565,7 +585,7 @@ def render(
     def node_page(path: str, node: Node) -> Plan:
         if changed is not None and memory is not None:
             # The same node object as last build, and nothing it shows changed: the same plan.
-            kept = memory.reusable(path, node, changed)
+            kept = memory.reusable(path, node, changed, touched)
             if kept is not None:
                 return kept
         relations = ctx.node_relations(node)
@@ -686,11 +706,21 @@ def render(
     reused: dict[str, str] = {}
     made_of: dict[str, Node | tuple[object, ...]] = {}
     kept_plans = memory.pages if memory is not None else {}
+    # With the nodes that came since the last complete build known too, only their pages and the
+    # touched ones may need making: the others are found unchanged when the writer asks, after
+    # the pages an edit made are written.
+    came = (
+        memory.contexts.touched_since(memory.around, around)
+        if touched is not None and memory is not None and memory.around is not None and around is not None
+        else None
+    )
     for node in graph.nodes:
         path = f"{FOLDERS[node.memory_layer]}/{node.id}.md"
         makers[path] = partial(node_page, path, node)
         if ledgered:
             made_of[path] = node
+        if came is not None:
+            continue
         if touched is not None:
             # The nodes whose page may read differently were found from the change: no node is asked.
             kept = kept_plans.get(path)
@@ -721,7 +751,23 @@ def render(
     makers["relations.jsonl"] = partial(
         render_relations if memory is None else memory.relations_text, graph.relations
     )
-    return Pages(makers, write, memory, reused, made_of, salt, around, digests)
+    candidates: list[str] | None = None
+    kept_digest: Callable[[str], str | None] | None = None
+    if came is not None and touched is not None and memory is not None:
+        by_id, plans, untouched = ctx.node_by_id, memory.pages, touched
+        candidates = sorted(
+            f"{FOLDERS[node.memory_layer]}/{node.id}.md" for node in map(by_id.get, came | touched) if node
+        )
+
+        def kept_digest(path: str) -> str | None:
+            """The digest of a node page whose kept plan is of this graph's very node, untouched."""
+            kept = plans.get(path)
+            node = kept[0].values.get("node") if kept is not None else None
+            if not isinstance(node, Node) or by_id.get(node.id) is not node or node.id in untouched:
+                return None
+            return kept[1] if kept is not None else None
+
+    return Pages(makers, write, memory, reused, made_of, salt, around, digests, candidates, kept_digest)
 
 
 def _salt(templates: Path | None, link_prefix: str) -> str:

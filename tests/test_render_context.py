@@ -24,6 +24,7 @@ from kgvault.render import (
     _ranks,
     render,
 )  # fmt: skip
+from kgvault.write import sha256
 
 from .conftest import record_calls
 from .test_render import graph as render_graph
@@ -254,4 +255,10 @@ def test_a_patched_render_reads_the_graph_as_a_fresh_render_does(
     if change in TOUCHING:
         assert found[0]  # the change shows on pages of nodes that are as they were
     unpatched = render(after)
+    # A page the writer is told it knows (its digest) is the page a fresh render makes.
+    known = {path: patched.known_digest(path) for path in unpatched}
+    assert {path: digest for path, digest in known.items() if digest is not None} == {
+        path: sha256(unpatched[path]) for path, digest in known.items() if digest is not None
+    }
+    assert any(known.values()) and not all(known.values())
     assert {path: patched[path] for path in patched} == {path: unpatched[path] for path in unpatched}
