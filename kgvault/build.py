@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgvault import snapshot
 from kgvault.config import Settings
+from kgvault.discover import Found, find_sources
 from kgvault.layout import (
     BACKUP_DIR,
     DRAFTS_DIR,
@@ -200,7 +201,8 @@ def _build_unless_unchanged(
 
     checkable = not (settings.force or settings.refresh) and enclosing_vault(settings.vault) is None
     taken_at = time.time_ns()
-    taken = snapshot.fingerprint(settings) if checkable else None
+    notes = find_sources(settings.notes, exclude=[settings.vault]) if checkable else None
+    taken = snapshot.fingerprint(settings, notes[0]) if notes is not None else None
     racy = snapshot.racy_hashes(settings, taken, taken_at) if taken is not None else {}
     kept = memory.snapshot if memory is not None else None
     previous = snapshot.recall(settings, kept) if taken is not None else None
@@ -218,7 +220,9 @@ def _build_unless_unchanged(
     untouched = previous.untouched if previous else frozenset()
     snapshot.forget(settings)
     code = snapshot.code_key(taken) if taken is not None else None
-    report = _run_pipeline(settings, progress, untouched, memory, gate, code)
+    # The notes as found and stat-ed for the snapshot: reading them needs neither again.
+    found = Found(notes[0], tuple(notes[1]), taken["sources"]) if notes is not None and taken else None
+    report = _run_pipeline(settings, progress, untouched, memory, gate, code, found)
     if memory is not None:
         memory.filled = True
     # A chunk the model failed on is retried by the next build, so this one is not "the last word".
@@ -281,6 +285,7 @@ def _run_pipeline(
     memory: BuildMemory | None = None,
     gate: Gate | None = None,
     code: str | None = None,
+    found: Found | None = None,
 ) -> BuildReport:
     """Run every stage in order; all reading and pass 2 finish before the first write.
 
@@ -295,7 +300,7 @@ def _run_pipeline(
     vault = settings.vault
     outer = enclosing_vault(vault)
     cache = ExtractionCache(vault, enabled=not settings.dry_run, kept=memory.extractions if memory else None)
-    linked = _read_extract_link(settings, cache, outer, say, memory)
+    linked = _read_extract_link(settings, cache, outer, say, memory, found)
     graph = linked.graph
     # The search index is prepared by a helper on the other core while pages are written; it
     # commits only once they are (a build that fails leaves the index as it was).
@@ -527,6 +532,7 @@ def _read_extract_link(
     outer: Path | None,
     say: Progress,
     memory: BuildMemory | None = None,
+    found: Found | None = None,
 ) -> _Linked:
     """Read, chunk, extract and link: return the graph, and let every source, chunk and draft go.
 
@@ -551,6 +557,7 @@ def _read_extract_link(
         user_name=settings.user_name,
         zone=settings.zone,
         kept=kept,
+        found=found,
     )
     imported, import_problems = read_imported_drafts(vault)
     if imported:

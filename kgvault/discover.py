@@ -11,7 +11,7 @@ import heapq
 import json
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +38,16 @@ SKIPPED_FOLDERS = frozenset({"node_modules"})
 
 class SourceError(Exception):
     """The notes root cannot be read at all (it is not an existing folder)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The notes a build found before reading them: `find_sources`'s answer, and each file's stats
+    when they were taken for the snapshot (`snapshot.fingerprint`)."""
+
+    files: dict[str, str]
+    problems: tuple[Problem, ...]
+    stats: Mapping[str, Sequence[int] | None]
 
 
 def find_sources(root: Path, *, exclude: Sequence[Path] = ()) -> tuple[dict[str, str], list[Problem]]:

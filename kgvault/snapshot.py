@@ -33,10 +33,12 @@ _PACKAGE = Path(__file__).resolve().parent
 _LIBRARIES = ("jinja2", "markdown-it-py", "pydantic", "python-frontmatter", "pyyaml", "rapidfuzz", "pathspec")
 
 
-def fingerprint(settings: Settings) -> dict[str, Any]:
-    """Everything outside the vault a build's output depends on, as stats."""
+def fingerprint(settings: Settings, found: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Everything outside the vault a build's output depends on, as stats; `found` are the notes
+    `find_sources` found, when already asked."""
     notes = settings.notes
-    found, _ = find_sources(notes, exclude=[settings.vault])
+    if found is None:
+        found, _ = find_sources(notes, exclude=[settings.vault])
     inputs = [
         notes / "kgvault.toml",
         notes / CORRECTIONS_FILE,
@@ -273,7 +275,7 @@ def _stat(path: Path | str) -> list[int] | None:
         info = os.stat(path)
     except OSError:
         return None
-    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev]
 
 
 def _templates(user_dir: Path | None) -> list[Path]:

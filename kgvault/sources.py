@@ -23,7 +23,7 @@ import yaml
 from kgvault.conversations import Conversation
 from kgvault.conversations.transcript import participants, read_turns, session_time
 from kgvault.dates import date_in_filename, parse_date_value
-from kgvault.discover import SOURCE_KINDS, find_sources, imported_draft_files
+from kgvault.discover import SOURCE_KINDS, Found, find_sources, imported_draft_files
 from kgvault.records import Problem, Source, SourceKind
 from kgvault.secrets import mask_secrets
 
@@ -63,6 +63,7 @@ def read_sources(
     user_name: str | None = None,
     zone: tzinfo = UTC,
     kept: SourceMemory | None = None,
+    found: Found | None = None,
 ) -> tuple[list[Source], list[Problem]]:
     """Find and read every source under the notes root, sorted by path; report problems, never raise on input.
 
@@ -73,21 +74,28 @@ def read_sources(
     of a chat export is a source of its own; `user_name` is its user's name (`User` when None) and
     the "I" of a note that names no `author` (nobody when None). Zoned and epoch times are read on
     `zone`'s clocks (`dates.wall_clock`). `kept` is what a long-lived caller (watch) read last time:
-    a file unchanged since is not read again.
+    a file unchanged since is not read again. `found` is what `find_sources` found (with `exclude`),
+    when the caller asked it already; the stats it holds then tell `kept` which files are unchanged.
     """
-    found, problems = find_sources(root, exclude=exclude)
+    if found is None:
+        files, problems = find_sources(root, exclude=exclude)
+        stats: Mapping[str, Sequence[int] | None] = {}
+    else:
+        files, problems, stats = found.files, list(found.problems), found.stats
     if kept is None:
         sources = [
             source
-            for rel_path in sorted(found)
-            for source in _read_source(rel_path, found[rel_path], max_bytes, user_name, zone, problems)
+            for rel_path in sorted(files)
+            for source in _read_source(rel_path, files[rel_path], max_bytes, user_name, zone, problems)
         ]
     else:
-        kept.start((max_bytes, user_name, zone), found)
+        kept.start((max_bytes, user_name, zone), files)
         sources = [
             source
-            for rel_path in sorted(found)
-            for source in kept.read(rel_path, found[rel_path], max_bytes, user_name, zone, problems)
+            for rel_path in sorted(files)
+            for source in kept.read(
+                rel_path, files[rel_path], max_bytes, user_name, zone, problems, stats.get(rel_path)
+            )
         ]
     problems.sort(key=lambda problem: (problem.path, problem.line or 0, problem.message))
     return sources, problems
@@ -121,12 +129,14 @@ class SourceMemory:
         user_name: str | None,
         zone: tzinfo,
         problems: list[Problem],
+        stats: Sequence[int] | None = None,
     ) -> list[Source]:
-        """The file's sources: as kept when its stats are unchanged, else read (see `_read_source`)."""
+        """The file's sources: as kept when its stats are unchanged, else read (see `_read_source`);
+        `stats` are the file's own (`_stats`'s fields), when just taken."""
         entry = self.files.get(rel_path)
         if entry is not None:
             try:
-                unchanged = _stats(os.stat(path)) == entry[0]
+                unchanged = (tuple(stats) if stats is not None else _stats(os.stat(path))) == entry[0]
             except OSError:
                 unchanged = False
             if unchanged:

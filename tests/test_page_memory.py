@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import shutil
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
@@ -139,6 +140,28 @@ def test_a_rebuild_reads_again_only_the_notes_that_changed(
     note.write_text(note.read_text("utf-8") + "\nFixed the zq-belt on the Voron today.\n", "utf-8")
     rebuild(sample_copy, vault, memory)
     assert reads == ["printing/Klipper.md"]
+    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
+
+
+def test_a_rebuild_finds_and_stats_the_notes_once(
+    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The snapshot's look at the notes (where they are, their stats) is the one reading uses."""
+    vault, memory = tmp_path / "vault", BuildMemory()
+    memory.sources.RACY_NS = -(10**18)  # every note counts as saved long before it was read
+    rebuild(sample_copy, vault, memory)
+    finds = record_calls(monkeypatch, build_module, "find_sources", lambda root, **_: str(root))
+    finds_again = record_calls(monkeypatch, sources_module, "find_sources", lambda root, **_: str(root))
+    stats = record_calls(monkeypatch, sources_module.os, "stat", lambda path, *_, **__: str(path))
+    reads = record_calls(monkeypatch, sources_module, "_read_source", lambda rel_path, *_: rel_path)
+    note = sample_copy / "printing" / "Klipper.md"
+    note.write_text(note.read_text("utf-8") + "\nFixed the zq-belt on the Voron today.\n", "utf-8")
+    rebuild(sample_copy, vault, memory)
+    assert reads == ["printing/Klipper.md"]
+    assert len(finds) == 1 and not finds_again
+    # Each unchanged note is stat-ed once, for the snapshot; reading takes those stats.
+    unchanged = Counter(path for path in stats if path.endswith(".md") and "Klipper" not in path)
+    assert len(unchanged) > 20 and set(unchanged.values()) == {1}
     same_as_clean_build(sample_copy, vault, tmp_path / "clean")
 
 
