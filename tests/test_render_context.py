@@ -262,3 +262,32 @@ def test_a_patched_render_reads_the_graph_as_a_fresh_render_does(
     }
     assert any(known.values()) and not all(known.values())
     assert {path: patched[path] for path in patched} == {path: unpatched[path] for path in unpatched}
+
+
+def test_a_render_no_build_wrote_counts_towards_the_next_one() -> None:
+    """A watch rebuild stopped at its gate renders but writes nothing (its plans rolled back): the
+    next render patches from it, and still reads every page as a fresh render does."""
+    memory, first = PageMemory(), _linked_graph()
+    pages = render(first, memory=memory)
+    for path in pages:
+        if pages.known_digest(path) is None:
+            pages[path]
+    memory.keep_only(pages)
+    plans = memory.checkpoint()
+    # Stopped at the gate: nothing written, nothing kept. Its superseding node's new title (shown on
+    # the superseded node's page) is in the next graph too, as the very same node.
+    stopped = replace(first, nodes=(*first.nodes[:2], replace(first.nodes[2], title="Back to Marlin")))
+    render(stopped, memory=memory)
+    memory.rollback(plans)
+    last = _node_came(stopped)
+    again = render(last, memory=memory)
+    kept = memory.contexts
+    assert kept.ctx is not None and kept.ctx.graph is last
+    fresh = _Context.build(last, kept.ctx.linker, _Names())
+    for index in INDEXES:
+        assert getattr(kept.ctx, index) == getattr(fresh, index), index
+    unpatched = render(last)
+    for path in unpatched:
+        digest = again.known_digest(path)
+        assert digest is None or digest == sha256(unpatched[path]), path
+        assert again[path] == unpatched[path], path
