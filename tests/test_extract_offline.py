@@ -372,6 +372,40 @@ def test_someone_leaving_their_job_ends_where_they_worked() -> None:
     assert not extract("[[Bob]] left [[Lisbon]] for good.").draft.relations
 
 
+@pytest.mark.parametrize(
+    ("text", "meta", "triple"),
+    [
+        ("[[Ana]] no longer works at [[Acme]].", {}, ("Ana", "works_for", "Acme")),
+        ("Tomás no longer works for Globex.", {}, ("Tomás", "works_for", "Globex")),
+        ("Sam doesn't work at Hooli anymore.", {}, ("Sam", "works_for", "Hooli")),
+        ("Sam does not work for Hooli any more, he moved on.", {}, ("Sam", "works_for", "Hooli")),
+        ("I no longer work at Initech.", {"author": "Alex"}, ("Alex", "works_for", "Initech")),
+        ("I don't work for Umbrella anymore.", {"author": "Alex"}, ("Alex", "works_for", "Umbrella")),
+        ("Mia no longer lives in Porto.", {}, ("Mia", "lives_in", "Porto")),
+        ("We no longer live in Lyon.", {"author": "Alex"}, ("Alex", "lives_in", "Lyon")),
+    ],
+)
+def test_a_job_or_a_home_said_to_be_over_ends_there(
+    text: str, meta: dict[str, str], triple: tuple[str, ...]
+) -> None:
+    (relation,) = extract(text, meta=meta).draft.relations
+    assert (relation.subject, relation.predicate, relation.object) == triple
+    assert (relation.valid_at, relation.invalid_at) == (None, REF)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ana doesn't work at Acme, she works at Beta.",  # she may never have
+        "The printer no longer works.",
+        "Zoe no longer works remotely.",
+        "I no longer work at Initech.",  # nobody named writes this note
+    ],
+)
+def test_what_is_not_a_job_or_home_that_ended_ends_nothing(text: str) -> None:
+    assert not [r for r in extract(text).draft.relations if r.invalid_at is not None]
+
+
 def test_a_relation_that_lasts_until_a_day_ahead_starts_on_the_notes_day() -> None:
     extraction = extract("I work at [[Acme]] until 30 June 2026.", meta={"author": "Alex"})
     (relation,) = extraction.draft.relations

@@ -269,6 +269,20 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Someone's job that ended, named as a job: "Ana left her job at Acme" (not "Ana left Lisbon").
     _pattern(rf"{{S}} (?:just |finally )?(?:quit|left) {_JOB} (?:at|with) {{O}}", "works_for", "works for",
              True, "person", "organization", keywords="quit left", ends=True),
+    # A job or a home that is over, said as such: "Ana no longer works at Acme", "I don't work for
+    # Acme anymore" (not "Ana doesn't work at Acme": she may never have).
+    _pattern(r"{S} no longer works (?:at|for) {O}", "works_for", "works for", True, "person", "organization",
+             keywords="longer", ends=True),
+    _pattern(r"{I} no longer work (?:at|for) {O}", "works_for", "works for", True, "person", "organization",
+             keywords="longer", ends=True, writer=True),
+    _pattern(r"{S} (?:does not|doesn['’]t) work (?:at|for) {O},? any\s?more(?![\w'’-])", "works_for",
+             "works for", True, "person", "organization", keywords="anymore more", ends=True),
+    _pattern(r"{I} (?:do not|don['’]t) work (?:at|for) {O},? any\s?more(?![\w'’-])", "works_for",
+             "works for", True, "person", "organization", keywords="anymore more", ends=True, writer=True),
+    _pattern(r"{S} no longer lives in {O}", "lives_in", "lives in", True, "person", "place",
+             keywords="longer", ends=True),
+    _pattern(r"{W} no longer live in {O}", "lives_in", "lives in", True, "person", "place",
+             keywords="longer", ends=True, writer=True),
     # French
     _pattern(r"{S} (?:utilise|utilisent) {O}", "uses", "uses", False, keywords="utilise utilisent"),
     _pattern(r"{S} (?:travaille|travaillent) (?:chez|pour) {O}", "works_for", "works for", True,
