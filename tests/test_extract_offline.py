@@ -406,6 +406,28 @@ def test_what_is_not_a_job_or_home_that_ended_ends_nothing(text: str) -> None:
     assert not [r for r in extract(text).draft.relations if r.invalid_at is not None]
 
 
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Omar is Ana's manager.", ("Ana", "reports_to", "Omar")),
+        ("[[Omar Haddad]] is [[Ana Costa]]'s new manager.", ("Ana Costa", "reports_to", "Omar Haddad")),
+        ("Omar is Ana's boss now.", ("Ana", "reports_to", "Omar")),
+        ("Dana got married to Chris in June.", ("Dana", "married_to", "Chris")),
+    ],
+)
+def test_whose_manager_or_spouse_someone_became_is_a_relation(text: str, triple: tuple[str, ...]) -> None:
+    (relation,) = extract(text).draft.relations
+    assert (relation.subject, relation.predicate, relation.object) == triple
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The manager is Ana's friend.", "Omar is Ana's manager's assistant.", "Omar is Ana's managerial coach."],
+)
+def test_a_manager_of_something_else_is_no_relation(text: str) -> None:
+    assert not [r for r in extract(text).draft.relations if r.predicate == "reports_to"]
+
+
 def test_a_relation_that_lasts_until_a_day_ahead_starts_on_the_notes_day() -> None:
     extraction = extract("I work at [[Acme]] until 30 June 2026.", meta={"author": "Alex"})
     (relation,) = extraction.draft.relations

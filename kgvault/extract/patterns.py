@@ -143,7 +143,7 @@ def _start_lookahead(template: str) -> str:
     The regex engine then leaves most positions of a sentence at once, instead of trying a name
     or a determiner there (patterns run about 40% faster).
     """
-    if template.startswith("{S}"):
+    if template.startswith(("{S}", "{O}")):
         return _NAME_START
     if template.startswith("{I}"):
         return "(?=I)"
@@ -151,7 +151,7 @@ def _start_lookahead(template: str) -> str:
         return "(?=[IWw])"
     verbs = re.match(r"\(\?i:([a-z|]+)\)", template)
     if verbs is None:
-        raise ValueError(f"cannot tell how {template!r} starts: begin it with {{S}} or (?i:verb|verb)")
+        raise ValueError(f"cannot tell how {template!r} starts: begin it with {{S}}, {{O}} or (?i:verb|verb)")
     return f"(?=(?i:[{''.join(sorted({verb[0] for verb in verbs.group(1).split('|')}))}]))"
 
 
@@ -213,8 +213,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="leads manages heads"),
     _pattern(r"{S} reports to {O}", "reports_to", "reports to", True, "person", "person",
              keywords="reports"),
-    _pattern(r"{S} is married to {O}", "married_to", "married to", True, "person", "person",
+    _pattern(r"{S} (?:is|got) married to {O}", "married_to", "married to", True, "person", "person",
              keywords="married"),
+    # Whose manager someone is: "Omar is Ana's manager" says Ana reports to Omar.
+    _pattern(r"{O} is {S}['’]s (?:new )?(?:manager|boss|line manager)(?![\w'’-])", "reports_to", "reports to",
+             True, "person", "person", keywords="manager boss"),
     _pattern(r"{S} owns {O}", "owns", "owns", False, keywords="owns"),
     # Not "Tom bought Anna flowers": a name followed by what was bought is who it was bought for.
     _pattern(r"{S} (?:bought|has bought) {O}" + _BOUGHT_FOR, "owns", "owns", False, keywords="bought"),
