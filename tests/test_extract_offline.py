@@ -580,11 +580,35 @@ def test_an_aim_or_what_one_has_been_doing_is_a_state(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Never run migrations on Fridays.", "Always check the bed level before a long print."]
+    "text",
+    [
+        "Never run migrations on Fridays.",
+        "Always check the bed level before a long print.",
+        "Note to self: never deploy on Fridays.",
+        "Rule: always pin the litellm version.",
+    ],
 )
 def test_a_rule_one_keeps_is_a_fact_whatever_the_day(text: str) -> None:
     node = only_node(extract(text))
     assert (node.memory_layer, node.type) == ("semantic", "fact")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Decision: we go with Postgres for the metadata store.", "decision"),
+        ("Decision: not decided yet.", "observation"),
+    ],
+)
+def test_a_label_says_what_follows_was_decided(text: str, kind: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type) == ("episodic", kind)
+
+
+def test_a_label_before_no_rule_makes_no_rule() -> None:
+    assert not [
+        n for n in extract("Note to self: the deploy went fine.").draft.nodes if n.memory_layer == "semantic"
+    ]
 
 
 def test_a_relation_read_by_the_pattern_table_stays_a_fact() -> None:

@@ -614,6 +614,10 @@ _HOUSE_RULE = re.compile(
     r"|more|less|been|mind|again|here|there|ever)\b)[a-z]{2,}\b"
 )
 """A rule the writer keeps: "Never run migrations on Fridays", "Always check the bed level first"."""
+_RULE_LABEL = re.compile(r"(?i)(?:note to self|rule|reminder|lesson(?: learned)?)\s*:\s*")
+"""A label before a rule: "Note to self: never deploy on Fridays"."""
+_DECISION_LABEL = re.compile(r"(?i)(?:decision|decided|décision)\s*:\s*\w")
+"""A label that says what follows was decided: "Decision: we go with Postgres for the metadata store"."""
 # "Sam's birthday is on 3 May": a lasting fact about someone named, whatever the note's date.
 _NAMED_FACT = _Keywords(
     "birthday address phone number email wife husband partner boyfriend girlfriend son daughter kids"
@@ -2451,7 +2455,9 @@ class _ChunkReader:
             return _Outcome(None, reason="quoted")
         if _DECISION.search(text, words) and not _NOT_DECIDED.search(text):
             return _Outcome("episodic", "decision") if dated else _Outcome(None, reason="undated event")
-        if self.decisions and candidate.kind == "item" and not _NOT_DECIDED.search(text):
+        if (
+            (self.decisions and candidate.kind == "item") or _DECISION_LABEL.match(text)
+        ) and not _NOT_DECIDED.search(text):
             # "## Decisions / - Use Postgres for metadata, not MongoDB.": taken on the note's day;
             # in a note with no date, what was decided still holds.
             return _Outcome("episodic", "decision") if dated else _Outcome("semantic", "fact")
@@ -2471,7 +2477,7 @@ class _ChunkReader:
             if dated:
                 return _Outcome("episodic", "state", valid_from=since, brief=True)
             return _Outcome("semantic", "fact", brief=True)
-        if _HOUSE_RULE.match(text) and not wording.past:
+        if not wording.past and (_HOUSE_RULE.match(text) or _labelled_rule(text)):
             return _Outcome("semantic", "fact")  # what holds whatever the day
         if since is not None and _PERFECT.search(text):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
@@ -2877,6 +2883,15 @@ def _is_clipping(meta: dict[str, Any]) -> bool:
         if any(isinstance(v, str) and "clipping" in v.lower() for v in values):
             return True
     return False
+
+
+def _labelled_rule(text: str) -> bool:
+    """Whether a label opens a rule: "Note to self: never deploy on Fridays", "Rule: always …"."""
+    label = _RULE_LABEL.match(text)
+    if label is None:
+        return False
+    rest = text[label.end() :]
+    return bool(_HOUSE_RULE.match(rest[:1].upper() + rest[1:]))
 
 
 def _is_question(text: str) -> bool:
