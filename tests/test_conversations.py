@@ -662,12 +662,16 @@ def test_what_a_speaker_says_of_themselves_in_the_first_person_relates_them(tmp_
         ("anna", "uses", "obsidian"),
         ("anna", "works_for", "google"),
         ("anna", "works_for", "sap"),
+        ("ben", "works_for", "apple"),
     ]
     # The new job ends the old one: one current employer.
     assert found[("anna", "works_for", "google")]["invalid_at"] == "2024-05-10"
     assert found[("anna", "works_for", "sap")]["valid_at"] == "2024-05-10"
     assert found[("anna", "uses", "obsidian")]["statement"] == "Anna: I use Obsidian for my notes."
-    assert not {"apple", "paris", "python", "i"} & {page.stem for page in vault.glob("entities/*.md")}
+    # A job said to be over ended that day; it never held from a day anyone said.
+    ended = found[("ben", "works_for", "apple")]
+    assert (ended["valid_at"], ended["invalid_at"]) == (None, "2024-03-02")
+    assert not {"paris", "python", "i"} & {page.stem for page in vault.glob("entities/*.md")}
 
 
 def test_first_person_relations_need_an_author_in_a_note(tmp_path: Path) -> None:

@@ -611,6 +611,41 @@ def test_a_label_before_no_rule_makes_no_rule() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ana is a vegetarian.",
+        "Tomás speaks Portuguese and German.",
+        "Ana has two kids.",
+        "I'm learning the cello.",
+        "Every Tuesday I go climbing with Sam.",
+        "We meet every other Friday.",
+        "I go to the gym three times a week.",
+    ],
+)
+def test_what_someone_is_has_or_keeps_doing_is_a_state(text: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type) == ("episodic", "state")
+    undated = only_node(extract(text, reference=None))
+    assert (undated.memory_layer, undated.type) == ("semantic", "fact")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Fixed the bug that crashed every night.", "observation"),  # the writer's past event
+        ("I'm studying for the exam tomorrow.", "observation"),  # for a day: not what one is learning
+    ],
+)
+def test_an_event_with_a_habit_word_stays_an_event(text: str, kind: str) -> None:
+    assert only_node(extract(text)).type == kind
+
+
+@pytest.mark.parametrize("text", ["Ana speaks Friday at the conference.", "Every test is green."])
+def test_a_day_or_a_count_is_no_trait_or_habit(text: str) -> None:
+    assert not [n for n in extract(text).draft.nodes if n.type == "state"]
+
+
 def test_a_relation_read_by_the_pattern_table_stays_a_fact() -> None:
     # "owns" is in the verb table: a present relation between two named things is a general fact.
     node = only_node(extract("Google owns YouTube."))

@@ -581,15 +581,28 @@ _THEIR_PREFERENCE = _Keywords(
 )
 """Someone named's preference: "Tomás prefers email over Slack", "Ana loves hiking"; not what a
 tool seems to feel about its user ("Docker hates me today")."""
+_LANGUAGES = (
+    "English|Spanish|Portuguese|German|French|Italian|Dutch|Mandarin|Chinese|Cantonese|Japanese|Korean"
+    "|Arabic|Hindi|Urdu|Bengali|Russian|Ukrainian|Polish|Czech|Hungarian|Romanian|Swedish|Norwegian"
+    "|Danish|Finnish|Icelandic|Greek|Turkish|Hebrew|Persian|Farsi|Catalan|Basque|Galician|Vietnamese"
+    "|Thai|Indonesian|Tagalog|Swahili"
+)
 _THEIR_TRAIT = _Keywords(
     "allergic intolerant vegetarian vegan pescatarian diabetic coeliac celiac married engaged divorced"
-    " widowed pregnant retired fluent",
+    " widowed pregnant retired fluent speaks kid kids child children son sons daughter daughters sister"
+    " sisters brother brothers dog dogs cat cats grandchildren grandkids",
     rf"{_NAMED_SUBJECT}(?:\s+is|['’]s)\s+(?:(?:also|still|now|severely|very|mildly|happily)\s+)?"
-    r"(?:allergic\s+to|(?:lactose|gluten)\s+intolerant|vegetarian|vegan|pescatarian|diabetic|c(?:o)?eliac"
-    r"|married|engaged|divorced|widowed|pregnant|retired|fluent\s+in)\b",
+    r"(?:allergic\s+to|(?:lactose|gluten)\s+intolerant|(?:an?\s+)?(?:vegetarian|vegan|pescatarian|diabetic)"
+    r"|c(?:o)?eliac|married|engaged|divorced|widowed|pregnant|retired|fluent\s+in)\b"
+    rf"|{_NAMED_SUBJECT}\s+(?:(?:also|still|now)\s+)?speaks\s+(?:(?:fluent|some|a\s+little)\s+)?"
+    rf"(?:{_LANGUAGES})\b"
+    rf"|{_NAMED_SUBJECT}\s+(?:(?:also|still|now)\s+)?has\s+(?:a|an|one|two|three|four|five|six|\d+)\s+"
+    r"(?:[a-z]+\s+)?(?:kids?|child(?:ren)?|sons?|daughters?|sisters?|brothers?|dogs?|cats?|grandchildren"
+    r"|grandkids)\b",
     starts="^",
 )
-"""What someone named lastingly is: "Mia is allergic to peanuts", "Sam is vegetarian"."""
+"""What someone named lastingly is or has: "Mia is allergic to peanuts", "Sam is a vegetarian",
+"Tomás speaks Portuguese", "Ana has two kids"."""
 _THEIR_ROLE = _Keywords(
     "owns leads manages maintains heads oversees coordinates responsible charge owner lead manager"
     " maintainer",
@@ -609,6 +622,24 @@ _GOAL = _Keywords(
 """The writer's aim: "My goal for this year is to run a marathon", "I'm trying to cut down on coffee"."""
 _ONGOING = re.compile(r"\b(?:I|[Ww]e)(?:['’]ve|\s+have)\s+been\s+[a-z]{2,}ing\b")
 """What the writer has been doing and still does: "I've been learning Spanish for two years"."""
+_LEARNING = _Keywords(
+    "learning studying practicing practising training",
+    r"\b(?:I['’]m|I\s+am|[Ww]e['’]re|[Ww]e\s+are)\s+(?:(?:still|now|currently)\s+)?"
+    r"(?:learning|studying|practi[cs]ing|training\s+for)\b",
+    starts="(?=[IWw])",
+)
+"""What the writer is learning these days: "I'm learning the cello" (not "I'm studying for the exam
+tomorrow": a day says it is for then)."""
+_HABIT = _Keywords(
+    "every times once twice mondays tuesdays wednesdays thursdays fridays saturdays sundays weekends"
+    " weekdays",
+    r"(?i:\bevery\s+(?:other\s+|single\s+)?(?:day|morning|evening|night|week|weekend|month|year|monday"
+    r"|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    r"|\b(?:once|twice|(?:two|three|four|five|six|\d+)\s+times)\s+(?:a|per|each)\s+(?:day|week|month|year)\b"
+    r"|\bon\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays)\b)",
+    starts="(?=(?i:[eotfs0-9]))",
+)
+"""What is done again and again: "Every Tuesday I go climbing", "I run three times a week"."""
 _HOUSE_RULE = re.compile(
     r"(?:Never|Always)\s+(?:ever\s+)?(?!(?:the|a|an|my|our|your|his|her|their|this|that|these|those|so|too|very"
     r"|more|less|been|mind|again|here|there|ever)\b)[a-z]{2,}\b"
@@ -2499,7 +2530,12 @@ class _ChunkReader:
             if dated:
                 return _Outcome("episodic", "state", valid_from=since, brief=True)
             return _Outcome("semantic", "fact", brief=True)
-        if not past and (_GOAL.search(text, words) or ("been" in words and _ONGOING.search(text))):
+        if not past and (
+            _GOAL.search(text, words)
+            or ("been" in words and _ONGOING.search(text))
+            or (not dates and _LEARNING.search(text, words))
+            or (first_person and _HABIT.search(text, words))
+        ):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
         functional_now = not past and any(functional for *_rest, functional in relations)
         if (
