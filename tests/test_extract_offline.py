@@ -646,6 +646,24 @@ def test_a_day_or_a_count_is_no_trait_or_habit(text: str) -> None:
     assert not [n for n in extract(text).draft.nodes if n.type == "state"]
 
 
+@pytest.mark.parametrize(
+    ("text", "objects"),
+    [
+        ("Atlas depends on Redis and Kafka.", {"Redis", "Kafka"}),
+        ("Atlas depends on [[Redis]], [[Postgres]] and [[Kafka]].", {"Redis", "Postgres", "Kafka"}),
+        ("Atlas uses Redis and Kafka for events.", {"Redis", "Kafka"}),
+        # The list ends where its clause does; a negation or a guess takes back every object.
+        ("Atlas uses Redis and Kafka handles events.", {"Redis"}),
+        ("Atlas uses Redis and not Kafka.", {"Redis"}),
+        ("Perhaps Atlas uses Redis and Kafka.", set()),
+        # One current value: a list of employers is no list of jobs.
+        ("Ana works at Acme and Beta.", {"Acme"}),
+    ],
+)
+def test_each_object_a_sentence_lists_is_a_relation(text: str, objects: set[str]) -> None:
+    assert {r.object for r in extract(text).draft.relations} == objects
+
+
 def test_a_relation_read_by_the_pattern_table_stays_a_fact() -> None:
     # "owns" is in the verb table: a present relation between two named things is a general fact.
     node = only_node(extract("Google owns YouTube."))

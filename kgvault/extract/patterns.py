@@ -48,6 +48,9 @@ class LazyRegex:
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         return self.compiled().finditer(text)
 
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.compiled().match(text, pos)
+
 
 def _word_set(words: str) -> frozenset[str]:
     """The whitespace-separated words of a string, as a set (word lists read better as text)."""
@@ -384,7 +387,27 @@ def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[
                     pattern, subject, found["object"], found.get("old"), match.start(), match.end(), past
                 )
             )
+            if not pattern.functional:
+                hits.extend(_more_objects(text, pattern, subject, match.start(), match.end()))
     return hits
+
+
+_MORE_OBJECT = LazyRegex(
+    rf"(?:[ \t]*,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+){_DETERMINER}(?P<object>{NAME})"
+    r"(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:and|for|in|on|at|as|to|with|from|since|because|but|so|too|now"
+    r"|today|yesterday)\b)"
+)
+"""Another object of the same verb, listed: "Atlas depends on Redis, Postgres and Kafka"; the list
+ends where its clause does ("Atlas uses Redis and Kafka handles events" lists no Kafka)."""
+
+
+def _more_objects(text: str, pattern: VerbPattern, subject: str, start: int, end: int) -> list[PatternHit]:
+    """The hits of the objects listed after a hit's own, for a relation that may hold many."""
+    found = []
+    while (more := _MORE_OBJECT.match(text, end)) is not None:
+        end = more.end()
+        found.append(PatternHit(pattern, subject, more.group("object"), None, start, end, False))
+    return found
 
 
 _PAST_STATE = re.compile(r"(?i)(?<!has )(?<!have )\b(?:worked|ran|lived|was running|were running)\b")
