@@ -476,6 +476,11 @@ def test_a_day_something_is_decided_or_asked_for_is_not_the_day_it_was(text: str
         ("Bob is moving to Berlin.", "state"),
         ("[[Atlas]] is now running on Postgres.", "state"),
         ("The team is migrating to Postgres.", "state"),
+        ("Kai is out on parental leave.", "state"),
+        ("Ana is on vacation.", "state"),
+        ("Omar is off sick.", "state"),
+        ("The launch is postponed to May 20.", "state"),
+        ("The migration is blocked on legal.", "state"),
     ],
 )
 def test_a_measure_that_moved_or_what_someone_is_doing_is_of_the_notes_day(text: str, kind: str) -> None:

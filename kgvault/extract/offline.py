@@ -743,10 +743,14 @@ _PROGRESSIVE = re.compile(
     r"|joining|building|launching|planning|renovating|expanding|closing|opening|switching|shipping|rolling\s+out"
     r"|recovering|studying|learning|working\s+on|negotiating|interviewing|relocating|selling|buying|renting"
     r"|preparing|restructuring|rebuilding|replacing|upgrading|testing|piloting|phasing\s+out|retiring|raising"
-    r"|looking\s+for|applying|training|writing|organizing|organising|running)\b"
+    r"|looking\s+for|applying|training|writing|organizing|organising|running"
+    # Away, or put off, for now: "Kai is out on parental leave", "The launch is postponed to May 20".
+    r"|(?:out\s+)?on\s+(?:[a-z]+\s+)?leave|on\s+(?:vacation|holiday|holidays|sabbatical)|(?:out|off)\s+sick"
+    r"|postponed|delayed|on\s+hold|paused|blocked)\b"
 )
 """Someone named (or ours) in the middle of an affair: "Ana's team is hiring", "Bob is moving to
-Berlin", "The team is migrating to Postgres"; not "the cat is sleeping" nor "Ana is going to call"."""
+Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The launch is postponed";
+not "the cat is sleeping" nor "Ana is going to call"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
 _HEDGE = _Keywords(
     "maybe perhaps probably possibly might may think guess believe suppose sure unsure seem seems apparently"
