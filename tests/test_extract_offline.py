@@ -394,6 +394,19 @@ def test_a_job_or_a_home_said_to_be_over_ends_there(
 
 
 @pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Ana ne travaille plus chez Acme.", ("Ana", "works_for", "Acme")),
+        ("Mia n'habite plus à Porto.", ("Mia", "lives_in", "Porto")),
+    ],
+)
+def test_a_job_or_a_home_said_to_be_over_in_french_ends_there(text: str, triple: tuple[str, ...]) -> None:
+    (relation,) = extract(text, meta={"lang": "fr"}).draft.relations
+    assert (relation.subject, relation.predicate, relation.object) == triple
+    assert (relation.valid_at, relation.invalid_at) == (None, REF)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Ana doesn't work at Acme, she works at Beta.",  # she may never have

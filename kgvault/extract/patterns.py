@@ -295,6 +295,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "person", "organization", keywords="travaille travaillent"),
     _pattern(r"{S} (?:habite|vit) (?:à|a|en|au) {O}", "lives_in", "lives in", True, "person", "place",
              keywords="habite vit"),
+    # "Ana ne travaille plus chez Acme": a job or a home that is over.
+    _pattern(r"{S} ne (?:travaille|travaillent) plus (?:chez|pour) {O}", "works_for", "works for", True,
+             "person", "organization", keywords="plus", ends=True),
+    _pattern(r"{S} n['’](?:habite|habitent|vit|vivent) plus (?:à|a|en|au) {O}", "lives_in", "lives in", True,
+             "person", "place", keywords="plus", ends=True),
     _pattern(r"{S} (?:fait|font) partie (?:de|du|des|de la) {O}", "part_of", "part of", False,
              keywords="partie"),
 )  # fmt: skip
