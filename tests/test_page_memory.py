@@ -132,21 +132,7 @@ def test_a_watch_started_on_a_built_vault_too_big_to_keep_does_nothing_first(
 def test_a_rebuild_reads_again_only_the_notes_that_changed(
     sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    vault, memory = tmp_path / "vault", BuildMemory()
-    memory.sources.RACY_NS = -(10**18)  # every note counts as saved long before it was read
-    rebuild(sample_copy, vault, memory)
-    reads = record_calls(monkeypatch, sources_module, "_read_source", lambda rel_path, *_: rel_path)
-    note = sample_copy / "printing" / "Klipper.md"
-    note.write_text(note.read_text("utf-8") + "\nFixed the zq-belt on the Voron today.\n", "utf-8")
-    rebuild(sample_copy, vault, memory)
-    assert reads == ["printing/Klipper.md"]
-    same_as_clean_build(sample_copy, vault, tmp_path / "clean")
-
-
-def test_a_rebuild_finds_and_stats_the_notes_once(
-    sample_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The snapshot's look at the notes (where they are, their stats) is the one reading uses."""
+    """And it finds and stats the notes once: the snapshot's look at them is the one reading uses."""
     vault, memory = tmp_path / "vault", BuildMemory()
     memory.sources.RACY_NS = -(10**18)  # every note counts as saved long before it was read
     rebuild(sample_copy, vault, memory)

@@ -27,6 +27,7 @@ from kgvault.render import (
 from kgvault.write import sha256
 
 from .conftest import record_calls
+from .test_page_memory import _written
 from .test_render import graph as render_graph
 
 INDEXES = (
@@ -223,11 +224,7 @@ def test_a_patched_render_reads_the_graph_as_a_fresh_render_does(
     """Each change patches the kept indexes into a fresh render's; the node pages found touched
     from the change are those each page's own check says yes to; every page reads as a fresh render's."""
     memory, before = PageMemory(), _linked_graph()
-    pages = render(before, memory=memory)
-    for path in pages:
-        if pages.known_digest(path) is None:
-            pages[path]
-    memory.keep_only(pages)
+    _written(render(before, memory=memory))
     after = CHANGES[change](before)
     found: list[set[str] | None] = []
     real_touched = Changed.nodes_touched
@@ -268,11 +265,7 @@ def test_a_render_no_build_wrote_counts_towards_the_next_one() -> None:
     """A watch rebuild stopped at its gate renders but writes nothing (its plans rolled back): the
     next render patches from it, and still reads every page as a fresh render does."""
     memory, first = PageMemory(), _linked_graph()
-    pages = render(first, memory=memory)
-    for path in pages:
-        if pages.known_digest(path) is None:
-            pages[path]
-    memory.keep_only(pages)
+    _written(render(first, memory=memory))
     plans = memory.checkpoint()
     # Stopped at the gate: nothing written, nothing kept. Its superseding node's new title (shown on
     # the superseded node's page) is in the next graph too, as the very same node.
