@@ -682,6 +682,36 @@ def test_each_object_a_sentence_lists_is_a_relation(text: str, objects: set[str]
     assert {r.object for r in extract(text).draft.relations} == objects
 
 
+@pytest.mark.parametrize(
+    ("text", "triples"),
+    [
+        ("Ana and Sam work at Acme.", {("Ana", "works_for", "Acme"), ("Sam", "works_for", "Acme")}),
+        (
+            "Tom, Ana and Sam live in Porto.",
+            {("Tom", "lives_in", "Porto"), ("Ana", "lives_in", "Porto"), ("Sam", "lives_in", "Porto")},
+        ),
+        ("[[Ana]] and [[Sam]] use Obsidian.", {("Ana", "uses", "Obsidian"), ("Sam", "uses", "Obsidian")}),
+        ("Perhaps Ana and Sam work at Acme.", set()),
+        ("Monday and Tuesday work for me.", set()),
+    ],
+)
+def test_each_subject_a_sentence_lists_is_a_relation(text: str, triples: set[tuple[str, str, str]]) -> None:
+    assert {(r.subject, r.predicate, r.object) for r in extract(text).draft.relations} == triples
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A list of subjects opens its clause, and "I" is no name of it: a place lives and works nowhere.
+        "Tom moved to Paris and Lyon, Ana and Sam live in Nice.",
+        "We moved to Paris and I work at Renault.",
+    ],
+)
+def test_a_place_before_a_list_is_none_of_its_subjects(text: str) -> None:
+    subjects = {r.subject for r in extract(text, meta={"author": "Alex"}).draft.relations}
+    assert not subjects & {"Paris", "Lyon"}
+
+
 def test_a_relation_read_by_the_pattern_table_stays_a_fact() -> None:
     # "owns" is in the verb table: a present relation between two named things is a general fact.
     node = only_node(extract("Google owns YouTube."))

@@ -128,6 +128,7 @@ def _pattern(
         .replace("{I}", r"(?P<subject>I)")
         .replace("{W}", r"(?P<subject>I|[Ww]e)")
         .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>{NAME})")
+        .replace("{SS}", rf"{_NO_ADVERB}(?P<subjects>(?!I\b){NAME}(?:(?:,[ ]|,?[ ]and[ ])(?!I\b){NAME})+)")
         .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}(?P<thing>{_THING}))")
         .replace("{O}", rf"{_DETERMINER}(?P<object>{NAME})")
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
@@ -146,7 +147,7 @@ def _start_lookahead(template: str) -> str:
     The regex engine then leaves most positions of a sentence at once, instead of trying a name
     or a determiner there (patterns run about 40% faster).
     """
-    if template.startswith(("{S}", "{O}")):
+    if template.startswith(("{S}", "{SS}", "{O}")):
         return _NAME_START
     if template.startswith("{I}"):
         return "(?=I)"
@@ -196,6 +197,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{S}} {_ADVERB}uses {{O}}", "uses", "uses", False, keywords="uses"),
     _pattern(r"{S} (?:works|worked|is working|has worked) (?:at|for) {O}",
              "works_for", "works for", True, "person", "organization", keywords="works worked working"),
+    # Several named at once: "Ana and Sam work at Acme", "Tom, Ana and Sam live in Porto".
+    _pattern(r"{SS} (?:work|worked|are working|have worked) (?:at|for) {O}", "works_for", "works for", True,
+             "person", "organization", keywords="work worked working"),
+    _pattern(r"{SS} (?:live|are living|have lived) in {O}", "lives_in", "lives in", True, "person", "place",
+             keywords="live living lived"),
+    _pattern(rf"{{SS}} {_ADVERB}use {{O}}", "uses", "uses", False, keywords="use"),
     _pattern(r"{S} is employed (?:at|by) {O}", "works_for", "works for", True, "person", "organization",
              keywords="employed"),
     _pattern(r"{S} (?:lives|is living|has lived) in {O}", "lives_in", "lives in", True, "person", "place",
@@ -379,6 +386,15 @@ def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[
     for pattern in _screened(_KEYWORDS.intersection(words)):
         for match in pattern.regex.finditer(text):
             found = match.groupdict()
+            if found.get("subjects"):  # `{SS}`: a hit for each of the names listed
+                if not _OPENS_CLAUSE.search(text[: match.start()]):
+                    continue  # "I moved to Paris and I work at …": the list's first name is another's
+                for subject in _LISTED.split(found["subjects"]):
+                    past = pattern.functional and _PAST_STATE.search(match.group(0)) is not None
+                    hits.append(
+                        PatternHit(pattern, subject, found["object"], None, match.start(), match.end(), past)
+                    )
+                continue
             subject = found.get("subject") or found.get("thing") or ""  # `{T}`: a name or an unnamed thing
             # The same relation twice in one candidate may be asked once and stated once ("Priya asked
             # whether Atlas uses Redis. It does: Atlas uses Redis."): each is a hit of its own.
@@ -415,6 +431,12 @@ def _more_objects(text: str, pattern: VerbPattern, subject: str, start: int, end
     return found
 
 
+_LISTED = re.compile(r",[ ]and[ ]|,[ ]|[ ]and[ ]")
+"""What separates the names of a list (`{SS}`)."""
+_OPENS_CLAUSE = re.compile(
+    r"(?:^|[,;:(—–]|\b(?:and|but|so|because|then|when|while|since))\s*$", re.IGNORECASE
+)
+"""What may come before a list of subjects: nothing, or the end of another clause."""
 _PAST_STATE = re.compile(r"(?i)(?<!has )(?<!have )\b(?:worked|ran|lived|was running|were running)\b")
 """A state verb in the past tense; "has worked" still holds, and "switched" is an event of its day."""
 _TAKEN_BACK = _word_set(
