@@ -433,6 +433,12 @@ def test_whose_manager_or_spouse_someone_became_is_a_relation(text: str, triple:
     assert (relation.subject, relation.predicate, relation.object) == triple
 
 
+@pytest.mark.parametrize("text", ["Leila works remotely for Globex.", "Leila works part-time at Globex."])
+def test_how_someone_works_somewhere_says_where(text: str) -> None:
+    (relation,) = extract(text).draft.relations
+    assert (relation.subject, relation.predicate, relation.object) == ("Leila", "works_for", "Globex")
+
+
 @pytest.mark.parametrize(
     "text",
     ["The manager is Ana's friend.", "Omar is Ana's manager's assistant.", "Omar is Ana's managerial coach."],

@@ -160,6 +160,8 @@ def _start_lookahead(template: str) -> str:
 
 
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
+_HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
+"""How someone works where they work: "Leila works remotely for Globex"."""
 # No literal space in it: `_pattern` reads a template's spaces as runs of blanks.
 _BOUGHT_FOR = (
     r"(?![\w'’])(?![\t\x20]+(?:(?:a|an|some|the|his|her|their|my|our)[\t\x20]+)?(?:new[\t\x20]+)?"
@@ -195,8 +197,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"(?i:updated|upgraded|flashed) {S} (?:to|with) {O}", "runs", "runs", True, None, "software",
              keywords="updated upgraded flashed"),
     _pattern(rf"{{S}} {_ADVERB}uses {{O}}", "uses", "uses", False, keywords="uses"),
-    _pattern(r"{S} (?:works|worked|is working|has worked) (?:at|for) {O}",
-             "works_for", "works for", True, "person", "organization", keywords="works worked working"),
+    _pattern(rf"{{S}} (?:works|worked|is working|has worked) {_HOW_WORKED}(?:at|for) {{O}}", "works_for",
+             "works for", True, "person", "organization", keywords="works worked working"),
     # Several named at once: "Ana and Sam work at Acme", "Tom, Ana and Sam live in Porto".
     _pattern(r"{SS} (?:work|worked|are working|have worked) (?:at|for) {O}", "works_for", "works for", True,
              "person", "organization", keywords="work worked working"),
