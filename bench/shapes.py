@@ -16,7 +16,9 @@ quadratic time (a regex that backtracks, a list scanned once per item, a string 
   (10,000);
 - `many-aliases`: a frontmatter `aliases:` list of n items `Alias i` (10,000);
 - `long-log`: a pasted server log of n lines like `2024-03-01T12:00:00Z INFO worker-3 processed
-  job 123 in 45 ms` (2,000).
+  job 123 in 45 ms` (2,000);
+- `long-lists`: a sentence listing n people as the subject (`Person0 Lastname0, … and Bob work at
+  Acme.`) and one listing them as objects (`Atlas depends on …`) (1,000).
 
 --scale multiplies the base sizes. Each note is built alone, one build at a time, in a fresh
 `python -m kgvault build NOTES -o VAULT --json` subprocess (limits.run_build: CPU time and peak
@@ -97,6 +99,12 @@ def long_log(n: int, rng: random.Random) -> str:
     return "# Outage on 2024-03-01\n\nThe worker log:\n\n" + "".join(lines)
 
 
+def long_lists(n: int, rng: random.Random) -> str:
+    """A sentence listing n people as its subject, and one listing n things as its objects."""
+    names = ", ".join(f"Person{i} Lastname{i}" for i in range(n))
+    return f"# Roster\n\n{names} and Bob work at Acme.\n\nAtlas depends on {names} and Kafka.\n"
+
+
 @dataclass(frozen=True, slots=True)
 class Shape:
     """One kind of hostile note."""
@@ -119,6 +127,7 @@ SHAPES = {
         Shape("bang-runs", 10_000, "marks", mark_run("!")),
         Shape("many-aliases", 10_000, "aliases", many_aliases),
         Shape("long-log", 2_000, "lines", long_log),
+        Shape("long-lists", 1_000, "names", long_lists),
     )
 }
 

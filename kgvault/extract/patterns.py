@@ -391,8 +391,8 @@ def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[
             if found.get("subjects"):  # `{SS}`: a hit for each of the names listed
                 if not _OPENS_CLAUSE.search(text[: match.start()]):
                     continue  # "I moved to Paris and I work at …": the list's first name is another's
+                past = pattern.functional and _PAST_STATE.search(match.group(0)) is not None
                 for subject in _LISTED.split(found["subjects"]):
-                    past = pattern.functional and _PAST_STATE.search(match.group(0)) is not None
                     hits.append(
                         PatternHit(pattern, subject, found["object"], None, match.start(), match.end(), past)
                     )
