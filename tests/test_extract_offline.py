@@ -433,6 +433,19 @@ def test_whose_manager_or_spouse_someone_became_is_a_relation(text: str, triple:
     assert (relation.subject, relation.predicate, relation.object) == triple
 
 
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Kai is a member of the Rust team.", ("Kai", "member_of", "Rust team")),
+        ("Sam leads the Atlas team.", ("Sam", "leads", "Atlas team")),
+        ("Dana is part of the Design Council.", ("Dana", "part_of", "Design Council")),
+    ],
+)
+def test_a_group_named_after_something_is_the_group(text: str, triple: tuple[str, str, str]) -> None:
+    (relation,) = extract(text).draft.relations
+    assert (relation.subject, relation.predicate, relation.object) == triple
+
+
 @pytest.mark.parametrize("text", ["Leila works remotely for Globex.", "Leila works part-time at Globex."])
 def test_how_someone_works_somewhere_says_where(text: str) -> None:
     (relation,) = extract(text).draft.relations

@@ -130,7 +130,7 @@ def _pattern(
         .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>{NAME})")
         .replace("{SS}", rf"{_NO_ADVERB}(?P<subjects>(?!I\b){NAME}(?:(?:,[ ]|,?[ ]and[ ])(?!I\b){NAME})+)")
         .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}(?P<thing>{_THING}))")
-        .replace("{O}", rf"{_DETERMINER}(?P<object>{NAME})")
+        .replace("{O}", rf"{_DETERMINER}(?P<object>{NAME}{_GROUP})")
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
     )
     compiled = LazyRegex(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
@@ -160,6 +160,8 @@ def _start_lookahead(template: str) -> str:
 
 
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
+_GROUP = r"(?:[ ](?:team|group|club|committee|band|squad|guild|chapter|council|board)(?![\w'’-]))?"
+"""A name's group, part of the object: "a member of the Rust team" is of the team, not of Rust."""
 _HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
 """How someone works where they work: "Leila works remotely for Globex"."""
 # No literal space in it: `_pattern` reads a template's spaces as runs of blanks.
