@@ -705,11 +705,10 @@ def render(
     # The node pages known unchanged without asking their makers (most of a rebuild's pages).
     reused: dict[str, str] = {}
     made_of: dict[str, Node | tuple[object, ...]] = {}
-    kept_plans = memory.pages if memory is not None else {}
-    # With the nodes that came since the last complete build known too, only their pages and the
-    # touched ones may need making: the others are found unchanged when the writer asks, after
-    # the pages an edit made are written.
-    came = (
+    # With the nodes that came or went since the last complete build known too, only their pages
+    # and the touched ones may need making: the others are found unchanged when the writer asks,
+    # after the pages an edit made are written.
+    moved = (
         memory.contexts.touched_since(memory.around, around)
         if touched is not None and memory is not None and memory.around is not None and around is not None
         else None
@@ -719,14 +718,12 @@ def render(
         makers[path] = partial(node_page, path, node)
         if ledgered:
             made_of[path] = node
-        if came is not None:
-            continue
-        if touched is not None:
-            # The nodes whose page may read differently were found from the change: no node is asked.
-            kept = kept_plans.get(path)
-            if kept is not None and kept[0].values.get("node") is node and node.id not in touched:
-                reused[path] = kept[1]
-        elif changed is not None and memory is not None and memory.reusable(path, node, changed) is not None:
+        if (
+            moved is None
+            and changed is not None
+            and memory is not None
+            and memory.reusable(path, node, changed, touched) is not None
+        ):
             reused[path] = memory.pages[path][1]
     for entity in graph.entities:
         path = f"{FOLDERS['entity']}/{entity.id}.md"
@@ -753,19 +750,19 @@ def render(
     )
     candidates: list[str] | None = None
     kept_digest: Callable[[str], str | None] | None = None
-    if came is not None and touched is not None and memory is not None:
-        by_id, plans, untouched = ctx.node_by_id, memory.pages, touched
+    if moved is not None and touched is not None and changed is not None and memory is not None:
+        by_id, kept_memory, was, untouched = ctx.node_by_id, memory, changed, touched
         candidates = sorted(
-            f"{FOLDERS[node.memory_layer]}/{node.id}.md" for node in map(by_id.get, came | touched) if node
+            f"{FOLDERS[node.memory_layer]}/{node.id}.md" for node in map(by_id.get, moved | touched) if node
         )
 
         def kept_digest(path: str) -> str | None:
             """The digest of a node page whose kept plan is of this graph's very node, untouched."""
-            kept = plans.get(path)
+            kept = kept_memory.pages.get(path)
             node = kept[0].values.get("node") if kept is not None else None
-            if not isinstance(node, Node) or by_id.get(node.id) is not node or node.id in untouched:
+            if not isinstance(node, Node) or by_id.get(node.id) is not node:
                 return None
-            return kept[1] if kept is not None else None
+            return kept_memory.pages[path][1] if kept_memory.reusable(path, node, was, untouched) else None
 
     return Pages(makers, write, memory, reused, made_of, salt, around, digests, candidates, kept_digest)
 
