@@ -572,9 +572,21 @@ def test_what_someone_will_do_by_a_weekday_is_no_past_weekday() -> None:
         "Kai owns the onboarding flow.",
         "Ana is responsible for QA.",
         "[[Bob]] leads the platform team.",
+        "Ana is a vegetarian.",
+        "Tomás speaks Portuguese and German.",
+        "Ana has two kids.",
+        # The writer's aim, what they have been doing or are learning, what they do again and again.
+        "My goal for this year is to run a marathon.",
+        "I'm trying to cut down on coffee.",
+        "I've been learning Spanish for two years.",
+        "I'm learning the cello.",
+        "Every Tuesday I go climbing with Sam.",
+        "We meet every other Friday.",
+        "I go to the gym three times a week.",
     ],
 )
-def test_what_someone_named_prefers_or_lastingly_is_is_a_state(text: str) -> None:
+def test_what_lasts_about_someone_is_a_state_of_the_day_or_a_fact(text: str) -> None:
+    """What someone named prefers or lastingly is; the writer's aims, learning and habits."""
     dated = only_node(extract(text))
     assert (dated.memory_layer, dated.type, dated.timestamp) == ("episodic", "state", REF)
     undated = only_node(extract(text, reference=None))
@@ -599,21 +611,6 @@ def test_a_pronoun_a_thing_or_the_past_prefers_nothing(text: str) -> None:
 def test_a_lasting_fact_about_oneself_may_be_two_words(text: str) -> None:
     node = only_node(extract(text))
     assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "state", REF)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "My goal for this year is to run a marathon.",
-        "I'm trying to cut down on coffee.",
-        "I've been learning Spanish for two years.",
-    ],
-)
-def test_an_aim_or_what_one_has_been_doing_is_a_state(text: str) -> None:
-    dated = only_node(extract(text))
-    assert (dated.memory_layer, dated.type, dated.timestamp) == ("episodic", "state", REF)
-    undated = only_node(extract(text, reference=None))
-    assert (undated.memory_layer, undated.type) == ("semantic", "fact")
 
 
 @pytest.mark.parametrize(
@@ -646,25 +643,6 @@ def test_a_label_before_no_rule_makes_no_rule() -> None:
     assert not [
         n for n in extract("Note to self: the deploy went fine.").draft.nodes if n.memory_layer == "semantic"
     ]
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Ana is a vegetarian.",
-        "Tomás speaks Portuguese and German.",
-        "Ana has two kids.",
-        "I'm learning the cello.",
-        "Every Tuesday I go climbing with Sam.",
-        "We meet every other Friday.",
-        "I go to the gym three times a week.",
-    ],
-)
-def test_what_someone_is_has_or_keeps_doing_is_a_state(text: str) -> None:
-    node = only_node(extract(text))
-    assert (node.memory_layer, node.type) == ("episodic", "state")
-    undated = only_node(extract(text, reference=None))
-    assert (undated.memory_layer, undated.type) == ("semantic", "fact")
 
 
 @pytest.mark.parametrize(
