@@ -323,7 +323,7 @@ def _patched(last: Resolved, drafts: list[DraftMentions]) -> Resolution | None:
     resolution = copy(last.resolution)
     if moved:
         # A correction names names: which one it finds may follow the counts. Redone in full.
-        counted = None if last.corrections.items else _moved_within(last.resolution, changed)
+        counted = None if last.corrections.items else _moved_within(last.resolution, changed, last.drafts)
         if counted is None:
             return None
         resolution.spellings, resolution.types = counted
@@ -380,25 +380,31 @@ def _shifted(counts: Counter[str], by: Counter[str]) -> Counter[str]:
 
 
 def _moved_within(
-    resolution: Resolution, changed: Sequence[tuple[DraftMentions, DraftMentions]]
+    resolution: Resolution,
+    changed: Sequence[tuple[DraftMentions, DraftMentions]],
+    drafts: Sequence[DraftMentions],
 ) -> tuple[dict[str, Counter[str]], dict[str, Counter[str]]] | None:
     """Each name's spellings and types counted after the changed drafts, when no rule reads the
     corpus differently for them; else None.
 
     That holds when every name the drafts now mention was mentioned before and keeps its entity,
     its most used spelling, its kinds of type and whether it is rare (what fuzzy matching asks),
-    when no name leaves a chunk (two names met in a chunk are two things: meeting less, they may
-    join), when no two names of one entity newly meet in a chunk (they would part), and when no
-    entity they name shares its name with a homonym (which kind takes untyped mentions follows the
-    counts).
+    when no name leaves a chunk where meeting less lets it join (`_parting_changes_nothing`), when
+    no two names of one entity newly meet in a chunk (they would part), and when no entity they
+    name shares its name with a homonym (which kind takes untyped mentions follows the counts).
+    `drafts` are the last pass's, every one.
     """
     spellings: dict[str, Counter[str]] = {}
     types: dict[str, Counter[str]] = {}
+    aliased: set[str] | None = None
     for (old_mentions, _, _), (new_mentions, _, _) in changed:
         old_keys = {mention.key for mention in old_mentions}
         new_keys = {mention.key for mention in new_mentions}
         if not old_keys <= new_keys:
-            return None
+            if aliased is None:
+                aliased = {name for _, edges, _ in drafts for _, a, b, _ in edges for name in (a, b)}
+            if not _parting_changes_nothing(resolution, old_keys, old_keys - new_keys, aliased):
+                return None
         by_root: dict[str, set[str]] = defaultdict(set)
         for key in new_keys:
             root = resolution.names.known_root(key)
@@ -440,6 +446,35 @@ def _moved_within(
             return None
         all_types[key] = after
     return all_spellings, all_types
+
+
+def _parting_changes_nothing(
+    resolution: Resolution, met: AbstractSet[str], leaving: AbstractSet[str], aliased: AbstractSet[str]
+) -> bool:
+    """Whether names leaving a chunk where they met the names `met` leave every rule reading as before.
+
+    Two names met in one chunk are two things: a stated alias between them is refused, and two
+    names spelled alike are not read as one misspelled. Meeting less, they might join. Neither can
+    happen when no leaving name is an end of a stated alias (`aliased`) and no name of a leaving
+    name's entity is spelled like a name of another entity it met there, or of its own when two of
+    its names met there (which rule joined them is what ontology.md says). A leaving name must
+    not be a homonym's either.
+    """
+    find = resolution.names.find
+    if not leaving.isdisjoint(aliased) or any(find(key) in resolution.split for key in leaving):
+        return False  # a homonym's untyped mentions go to the kind mentioned most: counts decide
+    met_by_root = Counter(find(key) for key in met)
+    members: dict[str, list[str]] = {root: [] for root in met_by_root}
+    for key in resolution.spellings:
+        root = find(key)
+        if root in members and len(key) >= FUZZY_MIN_LENGTH:
+            members[root].append(key)
+    for root in {find(key) for key in leaving}:
+        met_there = [other for other, count in met_by_root.items() if other != root or count > 1]
+        others = [key for other in met_there for key in members[other]]
+        if others and any(_spelled_alike(key, others) for key in members[root]):
+            return False
+    return True
 
 
 def _spelled_alike(key: str, names: Iterable[str]) -> bool:

@@ -465,9 +465,69 @@ def test_a_draft_naming_known_entities_anew_patches_the_resolution(monkeypatch: 
     assert [e.path for e in leila.evidence] == ["a.md", "b.md", "d.md"]
     assert graph == relinked(state)
     made_again.clear()
-    # Grafana leaves d.md's chunk: two names meeting less may join where they did not. From scratch.
+    # Grafana and Prometheus leave d.md's chunk: meeting less, no two of its names are spelled alike.
     graph = state.update([source("d.md")], [_naming("d.md", LEILA)])
+    assert made_again == []
+    assert [e.path for e in leila.evidence] == ["a.md", "b.md", "d.md"]
+    (grafana,) = [e for e in graph.entities if e.title == "Grafana"]
+    assert [e.path for e in grafana.evidence] == ["c.md"]
+    assert graph == relinked(state)
+
+
+def test_a_name_leaving_a_chunk_is_resolved_again_where_meeting_less_may_join_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two names met in a chunk are two things: one spelled like the other, or a refused alias."""
+    right, typo = ("Kubernetes Operator", "software"), ("Kubernetes Operater", "software")
+    paths = ["a.md", "b.md", "c.md", "d.md", "e.md"]
+    state = LinkState.build(
+        [source(p) for p in paths],
+        [
+            _naming("a.md", right, typo, GRAFANA),
+            _naming("b.md", right),
+            _naming("c.md", right),
+            _naming("d.md", typo),
+            _naming("e.md", right),
+        ],
+    )
+    assert len([e for e in state.graph.entities if e.title.startswith("Kubernetes")]) == 2
+    made_again = record_calls(monkeypatch, kgvault.resolve, "_resolve", lambda *_: "resolved")
+    graph = state.update([source("a.md")], [_naming("a.md", typo, GRAFANA)])
     assert made_again == ["resolved"]
+    assert len([e for e in graph.entities if e.title.startswith("Kubernetes")]) == 1  # a typo of it
+    assert graph == relinked(state)
+
+    klipper = {"name": "Klipper", "entity_type": "software", "aliases": ["Klipper Fw"]}
+    fw = {"name": "Klipper Fw", "entity_type": "software"}
+    state = LinkState.build(
+        [source(p) for p in paths[:4]],
+        [
+            extraction("a.md", 0, (1, 2), entities=[klipper]),
+            extraction("b.md", 0, (1, 2), entities=[{"name": "Klipper", "entity_type": "software"}, fw]),
+            extraction("c.md", 0, (1, 2), entities=[fw]),
+            extraction("d.md", 0, (1, 2), entities=[fw]),
+        ],
+    )
+    assert len(state.graph.entities) == 2  # b.md names both: the alias is refused
+    made_again.clear()
+    graph = state.update([source("b.md")], [_naming("b.md", ("Klipper", "software"))])
+    assert made_again == ["resolved"]
+    assert [e.title for e in graph.entities] == ["Klipper"]
+    assert graph == relinked(state)
+
+
+def test_a_homonym_named_less_is_resolved_again_as_its_untyped_mentions_may_change_sides(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    company, fruit, untyped = ("Apple", "organization"), ("Apple", "food"), ("Apple", "concept")
+    paths = ["a.md", "b.md", "c.md", "d.md", "e.md", "f.md"]
+    named = {"a.md": company, "b.md": company, "c.md": fruit, "d.md": fruit, "e.md": untyped, "f.md": company}
+    state = LinkState.build([source(p) for p in paths], [_naming(p, named[p], GRAFANA) for p in paths])
+    made_again = record_calls(monkeypatch, kgvault.resolve, "_resolve", lambda *_: "resolved")
+    graph = state.update([source("a.md")], [_naming("a.md", GRAFANA)])  # two and two: the fruit's now
+    assert made_again == ["resolved"]
+    (food,) = [e for e in graph.entities if e.entity_type == "food"]
+    assert [e.path for e in food.evidence] == ["c.md", "d.md", "e.md"]
     assert graph == relinked(state)
 
 
