@@ -394,6 +394,62 @@ def test_a_job_or_a_home_said_to_be_over_ends_there(
 
 
 @pytest.mark.parametrize(
+    ("text", "meta", "triple"),
+    [
+        ("Tom is the new CTO of Acme.", {}, ("Tom", "works_for", "Acme")),
+        ("Tom is the CTO at [[Acme]].", {}, ("Tom", "works_for", "Acme")),
+        ("Ana is a senior software engineer at Google.", {}, ("Ana", "works_for", "Google")),
+        ("[[Ana]] is a product manager at [[Acme]].", {}, ("Ana", "works_for", "Acme")),
+        ("Priya is now the VP of engineering at Monzo.", {}, ("Priya", "works_for", "Monzo")),
+        ("Tom is a teacher at Lincoln High.", {}, ("Tom", "works_for", "Lincoln High")),
+        ("Ana joined Acme as a designer.", {}, ("Ana", "works_for", "Acme")),
+        ("I joined Acme as a backend engineer.", {"author": "Sam"}, ("Sam", "works_for", "Acme")),
+        ("I'm a nurse at Mercy Hospital.", {"author": "Sam"}, ("Sam", "works_for", "Mercy Hospital")),
+        ("Lena has been working at Google for years.", {}, ("Lena", "works_for", "Google")),
+    ],
+)
+def test_a_job_named_says_where_someone_works_from_the_notes_day(
+    text: str, meta: dict[str, str], triple: tuple[str, ...]
+) -> None:
+    (relation,) = extract(text, meta=meta).draft.relations
+    assert (relation.subject, relation.predicate, relation.object) == triple
+    assert (relation.valid_at, relation.invalid_at) == (REF, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ana joined Strava as a member.",  # a member of an app, not its staff
+        "Tom is the director of Inception.",  # a film's director: only a chief is "of" a company
+        "Tom is the former CTO of Acme.",  # over
+        "Paris is the capital of France.",
+        "Tom is a friend of Ana.",
+        "Gina works at St. Mary's Hospital.",  # not at "St"
+    ],
+)
+def test_what_names_no_job_at_a_named_place_relates_nobody(text: str) -> None:
+    assert not extract(text).draft.relations
+
+
+@pytest.mark.parametrize(
+    ("text", "meta", "subject", "valid_at", "invalid_at"),
+    [
+        ("Lena started working at Google in 2021.", {}, "Lena", date(2021, 1, 1), None),
+        ("I started working at Stripe in May 2022.", {"author": "Sam"}, "Sam", date(2022, 5, 1), None),
+        # "I" is the author's: no name "I" takes the past job from them.
+        ("I worked at Stripe until March 2020.", {"author": "Sam"}, "Sam", None, date(2020, 3, 1)),
+        ("Zoe worked at Stripe until March 2020.", {}, "Zoe", None, date(2020, 3, 1)),
+    ],
+)
+def test_a_job_begun_or_ended_in_a_past_month_or_year_is_dated_by_it(
+    text: str, meta: dict[str, str], subject: str, valid_at: date | None, invalid_at: date | None
+) -> None:
+    (relation,) = extract(text, meta=meta).draft.relations
+    assert (relation.subject, relation.predicate) == (subject, "works_for")
+    assert (relation.valid_at, relation.invalid_at) == (valid_at, invalid_at)
+
+
+@pytest.mark.parametrize(
     ("text", "triple"),
     [
         ("Ana ne travaille plus chez Acme.", ("Ana", "works_for", "Acme")),

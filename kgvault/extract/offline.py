@@ -2124,18 +2124,20 @@ class _ChunkReader:
                 found.append((start, end, day))
         return sorted(found)
 
-    def _past_period(self, text: str, wording: _Wording) -> date | None:
+    def _past_periods(self, text: str, wording: _Wording) -> tuple[date | None, date | None]:
         """The first day of a month or year a sentence with a relation names ("in May 2019", "in
-        2019"), when it is over by the note's date; else None (the note's date holds)."""
+        2019"), when it is over by the note's date, else None (the note's date holds); and of one
+        it names as an end ("worked at SAP until March 2020"), else None."""
         today = self._chunk_date()
         if today is None or self.said_at is not None or self.language != "en" or not wording.hits:
-            return None
-        periods = [
-            when.first
-            for when in find_times(text, today)
-            if when.granularity in ("month", "year") and when.last < today
-        ]
-        return periods[0] if periods else None
+            return None, None
+        starts: list[date] = []
+        ends: list[date] = []
+        for when in find_times(text, today):
+            if when.granularity in ("month", "year") and when.last < today:
+                until = _UNTIL_BEFORE.search(text[max(0, when.start - 12) : when.start])
+                (ends if until else starts).append(when.first)
+        return (starts[0] if starts else None), (ends[0] if ends else None)
 
     def _inline_field(self, block: _Block, quote: str) -> None:
         """`uses:: [[Klipper]]`: the note is the subject, the key the predicate."""
@@ -2312,14 +2314,14 @@ class _ChunkReader:
 
         # "I moved to Paris in May 2019", written in 2025: the relation starts in May 2019, not on
         # the note's day (the node stays the note's: when it was written down).
-        period = self._past_period(inline.title, wording) if not happened else None
+        period, period_end = self._past_periods(inline.title, wording) if not happened else (None, None)
         relations = self._pattern_relations(
             inline,
             candidate,
             wording,
             period or node_date,
             dated_here=len(ends) < len(happened),
-            until=ends[0][2] if ends else None,
+            until=ends[0][2] if ends else period_end,
         )
         for subject, _predicate, object_name, _functional in relations:
             names.extend((subject, object_name))

@@ -73,6 +73,8 @@ _DETERMINERS: tuple[str, ...] = (
     *("le", "la", "les", "un", "une", "du", "de la"),
 )
 _DETERMINER = rf"(?:(?i:{'|'.join(_DETERMINERS)})[ ]|(?i:l)['’])?"
+_NOT_ABBREVIATED = r"(?!(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Prof)\.[ \t])"
+"""Not the first word of "St. Mary's Hospital": a name read up to its dot would be "St"."""
 _OWNED = r"(?i:the|my|our|his|her|their)[ ]"
 _THING = r"[a-z][a-z0-9-]*(?:[ ][a-z][a-z0-9-]*){0,2}"
 """What a switch is made to, unnamed: "the printer", "my old laptop" (`{T}` in a pattern; the
@@ -127,10 +129,11 @@ def _pattern(
         template.replace(" ", r"[ \t]+")
         .replace("{I}", r"(?P<subject>I)")
         .replace("{W}", r"(?P<subject>I|[Ww]e)")
-        .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>{NAME})")
+        # "I" is no name: "I worked at SAP" is the writer's ({I}), or nobody's in an unsigned note.
+        .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>(?!I\b){NAME})")
         .replace("{SS}", rf"{_NO_ADVERB}(?P<subjects>(?!I\b){NAME}(?:(?:,[ ]|,?[ ]and[ ])(?!I\b){NAME})+)")
         .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}(?P<thing>{_THING}))")
-        .replace("{O}", rf"{_DETERMINER}(?P<object>{NAME}{_GROUP})")
+        .replace("{O}", rf"{_DETERMINER}{_NOT_ABBREVIATED}(?P<object>{NAME}{_GROUP})")
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
     )
     compiled = LazyRegex(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
@@ -164,6 +167,22 @@ _GROUP = r"(?:[ ](?:team|group|club|committee|band|squad|guild|chapter|council|b
 """A name's group, part of the object: "a member of the Rust team" is of the team, not of Rust."""
 _HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
 """How someone works where they work: "Leila works remotely for Globex"."""
+_CHIEF = r"(?:CEO|CTO|CFO|COO|CIO|CPO|CMO|CISO|president|managing director)"
+_ROLE = (
+    r"(?:(?:new|current) )?(?:(?:senior|junior|lead|principal|staff|software|data|product|UX|UI|frontend"
+    r"|backend|full-stack|marketing|sales|engineering|research|security|QA|graphic|web) ){0,2}"
+    r"(?:engineer|developer|programmer|designer|manager|architect|analyst|scientist|researcher|consultant"
+    r"|intern|recruiter|accountant|lawyer|nurse|doctor|teacher|professor|lecturer|editor|technician"
+    rf"|{_CHIEF}|(?:head|director|VP) of [a-z]+)(?![\w'’-])"
+)
+"""A job, named as one: "a senior designer", "the new CTO", "head of design" (not "former": over)."""
+_A_ROLE = rf"(?:the|a|an|our|their) {_ROLE}"
+_ROLE_WORDS = (
+    "engineer developer programmer designer manager architect analyst scientist researcher consultant "
+    "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician "
+    "ceo cto cfo coo cio cpo cmo ciso president director head vp"
+)
+"""The words one of which a sentence naming a job holds (the patterns' screen)."""
 # No literal space in it: `_pattern` reads a template's spaces as runs of blanks.
 _BOUGHT_FOR = (
     r"(?![\w'’])(?![\t\x20]+(?:(?:a|an|some|the|his|her|their|my|our)[\t\x20]+)?(?:new[\t\x20]+)?"
@@ -199,8 +218,18 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"(?i:updated|upgraded|flashed) {S} (?:to|with) {O}", "runs", "runs", True, None, "software",
              keywords="updated upgraded flashed"),
     _pattern(rf"{{S}} {_ADVERB}uses {{O}}", "uses", "uses", False, keywords="uses"),
-    _pattern(rf"{{S}} (?:works|worked|is working|has worked) {_HOW_WORKED}(?:at|for) {{O}}", "works_for",
-             "works for", True, "person", "organization", keywords="works worked working"),
+    _pattern(rf"{{S}} (?:works|worked|is working|has worked|has been working) {_HOW_WORKED}(?:at|for) {{O}}",
+             "works_for", "works for", True, "person", "organization", keywords="works worked working"),
+    _pattern(r"{S} (?:just )?(?:started|starts|began|begins) working (?:at|for) {O}", "works_for",
+             "works for", True, "person", "organization", keywords="working"),
+    # A job named: "Ana is a senior designer at Figma", "Tom is the new CTO of Acme" (only a chief is
+    # "of" a company: "the director of Inception" may be a film's), "Ana joined Acme as a designer".
+    _pattern(rf"{{S}} is (?:now )?{_A_ROLE} (?:at|for) {{O}}", "works_for", "works for", True, "person",
+             "organization", keywords=_ROLE_WORDS),
+    _pattern(rf"{{S}} is (?:now )?(?:the|our|their) (?:new )?{_CHIEF} of {{O}}", "works_for", "works for",
+             True, "person", "organization", keywords=_ROLE_WORDS),
+    _pattern(rf"{{S}} (?:just )?(?:joined|joins) {{O}} as {_A_ROLE}", "works_for", "works for", True,
+             "person", "organization", keywords=_ROLE_WORDS),
     # Several named at once: "Ana and Sam work at Acme", "Tom, Ana and Sam live in Porto".
     _pattern(r"{SS} (?:work|worked|are working|have worked) (?:at|for) {O}", "works_for", "works for", True,
              "person", "organization", keywords="work worked working"),
@@ -245,6 +274,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "works_for", "works for", True, "person", "organization", keywords="work worked working"),
     _pattern(rf"{{I}} {_ADVERB}(?:just )?(?:started|got|took) (?:a |my |the )?(?:new )?job (?:at|with) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="job"),
+    _pattern(r"{I}(?: have|['’]ve)? (?:just )?(?:started|began) working (?:at|for) {O}", "works_for",
+             "works for", True, "person", "organization", keywords="working"),
+    _pattern(rf"{{I}}(?: am|['’]m) (?:now )?{_A_ROLE} (?:at|for) {{O}}", "works_for", "works for", True,
+             "person", "organization", keywords=_ROLE_WORDS),
+    _pattern(rf"{{I}} (?:just )?joined {{O}} as {_A_ROLE}", "works_for", "works for", True, "person",
+             "organization", keywords=_ROLE_WORDS),
     # A new job named as such: someone's ("Priya started a new job at Monzo"), the writer's first day
     # at one, and their last. Not "first day at PyCon", "started at Heathrow", "joined Strava as a …".
     _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) {_JOB} at {{O}}", "works_for", "works for",
