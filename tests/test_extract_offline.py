@@ -432,6 +432,53 @@ def test_what_names_no_job_at_a_named_place_relates_nobody(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "meta", "triple", "valid_at", "invalid_at"),
+    [
+        ("Tom is Ana's older brother.", {}, ("Tom", "sibling_of", "Ana"), None, None),
+        ("Mia is Ana's daughter, and she lives in Oslo.", {}, ("Mia", "child_of", "Ana"), None, None),
+        ("Ana is my sister.", {"author": "Sam"}, ("Sam", "sibling_of", "Ana"), None, None),
+        ("Linda is my mom.", {"author": "Sam"}, ("Sam", "child_of", "Linda"), None, None),
+        ("Mia is my daughter.", {"author": "Sam"}, ("Sam", "parent_of", "Mia"), None, None),
+        ("Acme acquired Initech in 2023.", {}, ("Acme", "owns", "Initech"), date(2023, 1, 1), None),
+        ("Initech was acquired by Acme.", {}, ("Acme", "owns", "Initech"), REF, None),
+        ("Ana is the owner of the Atlas project.", {}, ("Ana", "owns", "Atlas"), REF, None),
+        ("Acme is a subsidiary of Globex.", {}, ("Acme", "part_of", "Globex"), REF, None),
+        ("Atlas is built on Django.", {}, ("Atlas", "uses", "Django"), REF, None),
+        ("Ana studies physics at MIT.", {}, ("Ana", "studied_at", "MIT"), REF, None),
+        (
+            "Ana graduated from Stanford in 2019.",
+            {},
+            ("Ana", "studied_at", "Stanford"),
+            None,
+            date(2019, 1, 1),
+        ),
+    ],
+)
+def test_family_takeovers_and_schools_are_relations(
+    text: str, meta: dict[str, str], triple: tuple[str, ...], valid_at: date | None, invalid_at: date | None
+) -> None:
+    """Family holds for good: no start on the note's day; a takeover starts when it is said to."""
+    (relation,) = extract(text, meta=meta).draft.relations
+    assert (relation.subject, relation.predicate, relation.object) == triple
+    assert (relation.valid_at, relation.invalid_at) == (valid_at, invalid_at)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom is Ana's brother-in-law.",
+        "Tom is Ana's dad joke supplier.",
+        "Ana is my sister's friend.",  # nobody signs this note either
+        "Ana studies the report at Acme.",  # a report is no subject of study
+        "Ana took over Atlas from Tom.",
+        "Ana acquired a taste for jazz.",
+    ],
+)
+def test_what_only_looks_like_family_a_takeover_or_a_school_relates_nobody(text: str) -> None:
+    assert not extract(text, meta={"author": "Sam"}).draft.relations
+
+
+@pytest.mark.parametrize(
     ("text", "meta", "subject", "valid_at", "invalid_at"),
     [
         ("Lena started working at Google in 2021.", {}, "Lena", date(2021, 1, 1), None),
@@ -1348,6 +1395,10 @@ VERB_CASES = [
     ("Sam Ortiz owns a Prusa MK4.", "Sam Ortiz", "owns", "Prusa MK4"),
     ("Klipper replaces Marlin on the Voron.", "Klipper", "replaces", "Marlin"),
     ("Klipper supports Input Shaping.", "Klipper", "supports", "Input Shaping"),
+    ("Dana Kim is studying at Northwind University.", "Dana Kim", "studied_at", "Northwind University"),
+    ("Alex Kim is Dana Kim's brother.", "Alex Kim", "sibling_of", "Dana Kim"),
+    ("Dana Kim is Sam Ortiz's mother.", "Dana Kim", "parent_of", "Sam Ortiz"),
+    ("Sam Ortiz is Dana Kim's son.", "Sam Ortiz", "child_of", "Dana Kim"),
     ("Le projet Atlas utilise Postgres.", "Atlas", "uses", "Postgres"),
     ("Marie travaille chez Michelin.", "Marie", "works_for", "Michelin"),
     ("Marie habite à Lyon.", "Marie", "lives_in", "Lyon"),

@@ -177,6 +177,13 @@ _ROLE = (
 )
 """A job, named as one: "a senior designer", "the new CTO", "head of design" (not "former": over)."""
 _A_ROLE = rf"(?:the|a|an|our|their) {_ROLE}"
+_STUDIED = r"(?:(?!(?:the|a|an|my|our|his|her|their|this|that|it)\b)[a-z]+ ){0,2}"
+"""What someone studies, a word or two with no determiner: "physics", "computer science"."""
+_KIN_END = r"(?=[\t\x20]*(?:[,.;:!?)]|$)|[\t\x20]+(?:and|who|from|in|at|since|now|too)(?![\w'’-]))"
+_SIBLING = rf"(?:(?:older|younger|big|little|twin) )?(?:brother|sister|sibling|twin){_KIN_END}"
+_PARENT = rf"(?:mother|father|parent|mom|dad|mum){_KIN_END}"
+_CHILD = rf"(?:(?:oldest|eldest|youngest) )?(?:son|daughter|child|kid){_KIN_END}"
+"""Family words ending their phrase: not "my sister's friend", "brother-in-law", "Ana's dad joke"."""
 _ROLE_WORDS = (
     "engineer developer programmer designer manager architect analyst scientist researcher consultant "
     "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician "
@@ -262,6 +269,35 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{O} is {S}['’]s (?:new )?(?:manager|boss|line manager)(?![\w'’-])", "reports_to", "reports to",
              True, "person", "person", keywords="manager boss"),
     _pattern(r"{S} owns {O}", "owns", "owns", False, keywords="owns"),
+    _pattern(r"{S} is (?:now )?the owner of {O}", "owns", "owns", False, keywords="owner"),
+    # A company taking over another: "Acme acquired Initech in 2023", "Initech was acquired by Acme".
+    _pattern(r"{S} (?:acquired|has acquired|acquires) {O}", "owns", "owns", False, None, "organization",
+             keywords="acquired acquires"),
+    _pattern(r"{O} (?:was|has been|is being|got) (?:acquired|bought) by {S}", "owns", "owns", False, None,
+             "organization", keywords="acquired bought"),
+    _pattern(r"{S} is (?:a|an|the) (?:wholly[- ]owned )?subsidiary of {O}", "part_of", "part of", False, None,
+             "organization", keywords="subsidiary"),
+    _pattern(r"{S} (?:is|was) built (?:on|with|on top of) {O}", "uses", "uses", False, None, "software",
+             keywords="built"),
+    # Where someone studies (not "studies the report at Acme": a subject of study is a word or two,
+    # with no determiner), or studied until they graduated ("studied physics at MIT" says not when).
+    _pattern(rf"{{S}} (?:studies|is studying) {_STUDIED}at {{O}}", "studied_at", "studied at", False,
+             "person", "organization", keywords="studies studying"),
+    _pattern(r"{S} graduated from {O}", "studied_at", "studied at", False, "person", "organization",
+             keywords="graduated", ends=True),
+    # Family, said of someone ("Tom is Ana's brother") or of the writer ("Ana is my sister").
+    _pattern(rf"{{S}} is {{O}}['’]s {_SIBLING}", "sibling_of", "sibling of", False, "person", "person",
+             keywords="brother sister sibling twin"),
+    _pattern(rf"{{S}} is {{O}}['’]s {_PARENT}", "parent_of", "parent of", False, "person", "person",
+             keywords="mother father parent mom dad mum"),
+    _pattern(rf"{{S}} is {{O}}['’]s {_CHILD}", "child_of", "child of", False, "person", "person",
+             keywords="son daughter child kid"),
+    _pattern(rf"{{O}} is my {_SIBLING}", "sibling_of", "sibling of", False, "person", "person",
+             keywords="brother sister sibling twin", writer=True),
+    _pattern(rf"{{O}} is my {_PARENT}", "child_of", "child of", False, "person", "person",
+             keywords="mother father parent mom dad mum", writer=True),
+    _pattern(rf"{{O}} is my {_CHILD}", "parent_of", "parent of", False, "person", "person",
+             keywords="son daughter child kid", writer=True),
     # Not "Tom bought Anna flowers": a name followed by what was bought is who it was bought for.
     _pattern(r"{S} (?:bought|has bought) {O}" + _BOUGHT_FOR, "owns", "owns", False, keywords="bought"),
     # Not "Anna replaced Notion with Obsidian": that is her switch of tools, not Anna in Notion's place
@@ -375,6 +411,8 @@ FUNCTIONAL_PREDICATES: frozenset[str] = frozenset(
         p.functional and p.predicate == target for p in VERB_PATTERNS)}
 )  # fmt: skip
 """Predicates with one current value per subject (the table's, plus their common synonyms)."""
+TIMELESS_PREDICATES = frozenset({"sibling_of", "parent_of", "child_of"})
+"""Predicates that hold for good: the day a note says one is not when it began."""
 
 
 @dataclass(frozen=True, slots=True)
