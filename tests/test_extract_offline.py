@@ -616,6 +616,9 @@ def test_a_day_something_is_decided_or_asked_for_is_not_the_day_it_was(text: str
         ("Omar is off sick.", "state"),
         ("The launch is postponed to May 20.", "state"),
         ("The migration is blocked on legal.", "state"),
+        ("Heron is on track for the June release.", "state"),
+        ("The migration is behind schedule.", "state"),
+        ("Project Atlas is at risk.", "state"),
     ],
 )
 def test_a_measure_that_moved_or_what_someone_is_doing_is_of_the_notes_day(text: str, kind: str) -> None:

@@ -747,7 +747,9 @@ _PROGRESSIVE = re.compile(
     r"|looking\s+for|applying|training|writing|organizing|organising|running"
     # Away, or put off, for now: "Kai is out on parental leave", "The launch is postponed to May 20".
     r"|(?:out\s+)?on\s+(?:[a-z]+\s+)?leave|on\s+(?:vacation|holiday|holidays|sabbatical)|(?:out|off)\s+sick"
-    r"|postponed|delayed|on\s+hold|paused|blocked)\b"
+    r"|postponed|delayed|on\s+hold|paused|blocked"
+    # How an affair goes: "Heron is on track for June", "The migration is behind schedule".
+    r"|on\s+track|off\s+track|behind\s+schedule|ahead\s+of\s+schedule|at\s+risk|over\s+budget)\b"
 )
 """Someone named (or ours) in the middle of an affair: "Ana's team is hiring", "Bob is moving to
 Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The launch is postponed";
