@@ -479,6 +479,34 @@ def test_what_only_looks_like_family_a_takeover_or_a_school_relates_nobody(text:
 
 
 @pytest.mark.parametrize(
+    ("text", "triple", "valid_at"),
+    [
+        ("Tom est le frère d'Ana.", ("Tom", "sibling_of", "Ana"), None),
+        ("Ana est la mère de Tom.", ("Ana", "parent_of", "Tom"), None),
+        ("Mia est la fille d'Ana.", ("Mia", "child_of", "Ana"), None),
+        ("Ana est designer chez Figma.", ("Ana", "works_for", "Figma"), REF),
+        ("Tom est le nouveau CTO d'Acme.", ("Tom", "works_for", "Acme"), REF),
+        ("Ana a rejoint Acme en tant que designer.", ("Ana", "works_for", "Acme"), REF),
+        ("Ana est ingénieure chez Google depuis 2020.", ("Ana", "works_for", "Google"), date(2020, 1, 1)),
+        ("Ana vit à Lyon depuis 2020.", ("Ana", "lives_in", "Lyon"), date(2020, 1, 1)),
+        ("Acme a racheté Initech en 2023.", ("Acme", "owns", "Initech"), date(2023, 1, 1)),
+        ("Initech a été rachetée par Acme.", ("Acme", "owns", "Initech"), REF),
+    ],
+)
+def test_family_jobs_and_takeovers_in_french(
+    text: str, triple: tuple[str, ...], valid_at: date | None
+) -> None:
+    (relation,) = extract(text, meta={"lang": "fr"}).draft.relations
+    assert (relation.subject, relation.predicate, relation.object) == triple
+    assert relation.valid_at == valid_at
+
+
+@pytest.mark.parametrize("text", ["Tom est le frère de lait d'Ana.", "Ana est la fille de la voisine."])
+def test_what_only_looks_like_family_in_french_relates_nobody(text: str) -> None:
+    assert not extract(text, meta={"lang": "fr"}).draft.relations
+
+
+@pytest.mark.parametrize(
     ("text", "meta", "subject", "valid_at", "invalid_at"),
     [
         ("Lena started working at Google in 2021.", {}, "Lena", date(2021, 1, 1), None),

@@ -2129,14 +2129,14 @@ class _ChunkReader:
 
     def _past_periods(self, text: str, wording: _Wording) -> tuple[date | None, date | None]:
         """The first day of a month or year a sentence with a relation names ("in May 2019", "in
-        2019"), when it is over by the note's date, else None (the note's date holds); and of one
-        it names as an end ("worked at SAP until March 2020"), else None."""
+        2019", "depuis 2020"), when it is over by the note's date, else None (the note's date
+        holds); and of one it names as an end ("worked at SAP until March 2020"), else None."""
         today = self._chunk_date()
-        if today is None or self.said_at is not None or self.language != "en" or not wording.hits:
+        if today is None or self.said_at is not None or self.language not in ("en", "fr") or not wording.hits:
             return None, None
         starts: list[date] = []
         ends: list[date] = []
-        for when in find_times(text, today):
+        for when in find_times(text, today, self.language):
             if when.granularity in ("month", "year") and when.last < today:
                 until = _UNTIL_BEFORE.search(text[max(0, when.start - 12) : when.start])
                 (ends if until else starts).append(when.first)

@@ -177,6 +177,23 @@ _ROLE = (
 )
 """A job, named as one: "a senior designer", "the new CTO", "head of design" (not "former": over)."""
 _A_ROLE = rf"(?:the|a|an|our|their) {_ROLE}"
+_ROLE_FR = (
+    r"(?:designer|développeur|développeuse|ingénieur|ingénieure|directeur|directrice|manager|médecin"
+    r"|infirmier|infirmière|professeur|professeure|enseignant|enseignante|avocat|avocate|comptable|stagiaire"
+    r"|consultant|consultante|chercheur|chercheuse|CEO|CTO|CFO|COO|PDG|DG|DRH)(?![\w'’-])"
+)
+"""A job named in French: "designer", "ingénieure", "le nouveau CTO"."""
+_ROLE_WORDS_FR = (
+    "designer développeur développeuse ingénieur ingénieure directeur directrice manager médecin infirmier "
+    "infirmière professeur professeure enseignant enseignante avocat avocate comptable stagiaire consultant "
+    "consultante chercheur chercheuse ceo cto cfo coo pdg dg drh"
+)
+_THE_FR = r"(?:le |la |l['’])?"
+_A_FR = r"(?:le |la |l['’]|un |une )?"
+_OF_FR = r"(?:de |d['’])"
+_SIBLING_FR = r"(?:frère|sœur|soeur|jumeau|jumelle)(?![\w'’-])"
+_PARENT_FR = r"(?:mère|père|maman|papa)(?![\w'’-])"
+_CHILD_FR = r"(?:fils|fille|enfant)(?![\w'’-])"
 _STUDIED = r"(?:(?!(?:the|a|an|my|our|his|her|their|this|that|it)\b)[a-z]+ ){0,2}"
 """What someone studies, a word or two with no determiner: "physics", "computer science"."""
 _KIN_END = r"(?=[\t\x20]*(?:[,.;:!?)]|$)|[\t\x20]+(?:and|who|from|in|at|since|now|too)(?![\w'’-]))"
@@ -384,6 +401,22 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "person", "place", keywords="plus", ends=True),
     _pattern(r"{S} (?:fait|font) partie (?:de|du|des|de la) {O}", "part_of", "part of", False,
              keywords="partie"),
+    # "Ana est designer chez Figma", "Tom est le nouveau CTO d'Acme", "Ana a rejoint Acme en tant que
+    # designer", "Tom est le frère d'Ana", "Acme a racheté Initech".
+    _pattern(rf"{{S}} est (?:maintenant )?{_A_FR}(?:nouveau |nouvelle )?{_ROLE_FR} (?:chez |à |{_OF_FR})"
+             r"{O}", "works_for", "works for", True, "person", "organization", keywords=_ROLE_WORDS_FR),
+    _pattern(rf"{{S}} a rejoint {{O}} (?:en tant que|comme) {_A_FR}{_ROLE_FR}", "works_for", "works for",
+             True, "person", "organization", keywords=_ROLE_WORDS_FR),
+    _pattern(rf"{{S}} est {_THE_FR}{_SIBLING_FR} {_OF_FR}{{O}}", "sibling_of", "sibling of", False, "person",
+             "person", keywords="frère sœur soeur jumeau jumelle"),
+    _pattern(rf"{{S}} est {_THE_FR}{_PARENT_FR} {_OF_FR}{{O}}", "parent_of", "parent of", False, "person",
+             "person", keywords="mère père maman papa"),
+    _pattern(rf"{{S}} est {_THE_FR}{_CHILD_FR} {_OF_FR}{{O}}", "child_of", "child of", False, "person",
+             "person", keywords="fils fille enfant"),
+    _pattern(r"{S} a (?:racheté|acquis) {O}", "owns", "owns", False, None, "organization",
+             keywords="racheté acquis"),
+    _pattern(r"{O} a été (?:racheté|rachetée|acquis|acquise) par {S}", "owns", "owns", False, None,
+             "organization", keywords="racheté rachetée acquis acquise"),
 )  # fmt: skip
 
 PREDICATE_LABELS: dict[str, str] = {p.predicate: p.label for p in VERB_PATTERNS}
