@@ -656,6 +656,20 @@ def test_a_measure_that_moved_or_what_someone_is_doing_is_of_the_notes_day(text:
 
 @pytest.mark.parametrize(
     "text",
+    ["[[Globex]] is our biggest customer.", "[[Globex]] is one of our customers.", "[[Ana]] is my sister."],
+)
+def test_a_link_that_is_the_writers_something_is_a_fact_about_it(text: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.entities[0]) == ("semantic", "fact", text[2 : text.index("]")])
+
+
+def test_a_sentence_of_the_writers_own_doing_is_no_fact_about_a_link() -> None:
+    nodes = extract("[[Ana]] is my friend and we meet on Fridays.").draft.nodes
+    assert [n.memory_layer for n in nodes] != ["semantic"]
+
+
+@pytest.mark.parametrize(
+    "text",
     [
         "This is getting long.",
         "Ana is going to call me back.",

@@ -131,6 +131,12 @@ _HAS_WORD = re.compile(r"[^\W_]")
 _ENTITY_SUBJECT = re.compile(
     r"^[^\w\ue000]*(?:(?i:the|a|an|le|la|les|un|une)\s+|(?i:l)['’])?\ue000\d+\ue001\s+\w"
 )
+_OURS = re.compile(
+    r"^[^\w\ue000]*(?:(?i:the|a|an)\s+)?\ue000\d+\ue001\s+(?:is|are)\s+(?:(?:one|some|all)\s+of\s+)?"
+    r"(?:our|my)\s(?![^.;:!?]*\b(?:I|[Ww]e|me|us)\b)"
+)
+"""A link that is the writer's something ("[[Globex]] is our biggest customer"): the link is the
+subject, "our" only says whose; not "[[Ana]] is my friend and we meet on Fridays"."""
 
 # -- blocks -------------------------------------------------------------------------------------
 
@@ -2587,7 +2593,7 @@ class _ChunkReader:
             return _Outcome("episodic", "observation")  # "Churn is up 3% this quarter": a measure of the day
         if dated and not past and _PROGRESSIVE.match(text):
             return _Outcome("episodic", "state")  # "Ana's team is hiring": what is going on that day
-        if secret or (subject_entity and not first_person):
+        if secret or (subject_entity and (not first_person or _OURS.match(text))):
             return _Outcome("semantic", "fact")
         return _Outcome(None, reason="undated event" if past else "no statement")
 
