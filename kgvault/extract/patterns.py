@@ -371,6 +371,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "works for", True, "person", "organization", keywords="quit left", ends=True),
     _pattern(r"{I} (?:just )?quit {O}", "works_for", "works for", True, "person", "organization",
              keywords="quit", ends=True),
+    # A job left by resigning or retiring: "Tom resigned from Initech" (not "resigned from the board").
+    _pattern(r"{S} (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True, "person",
+             "organization", keywords="resigned retired", ends=True),
+    _pattern(r"{I}(?: have|['’]ve)? (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True,
+             "person", "organization", keywords="resigned retired", ends=True),
     # Someone's job that ended, named as a job: "Ana left her job at Acme" (not "Ana left Lisbon").
     _pattern(rf"{{S}} (?:just |finally )?(?:quit|left) {_JOB} (?:at|with) {{O}}", "works_for", "works for",
              True, "person", "organization", keywords="quit left", ends=True),
