@@ -382,6 +382,7 @@ def test_someone_leaving_their_job_ends_where_they_worked() -> None:
         ("I no longer work at Initech.", {"author": "Alex"}, ("Alex", "works_for", "Initech")),
         ("I don't work for Umbrella anymore.", {"author": "Alex"}, ("Alex", "works_for", "Umbrella")),
         ("Tom resigned from Initech.", {}, ("Tom", "works_for", "Initech")),
+        ("Tom divorced Ana.", {}, ("Tom", "married_to", "Ana")),
         ("Tom just retired from Acme.", {}, ("Tom", "works_for", "Acme")),
         ("I resigned from Initech.", {"author": "Alex"}, ("Alex", "works_for", "Initech")),
         ("Mia no longer lives in Porto.", {}, ("Mia", "lives_in", "Porto")),

@@ -282,6 +282,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="reports"),
     _pattern(r"{S} (?:is|got) married to {O}", "married_to", "married to", True, "person", "person",
              keywords="married"),
+    _pattern(r"{S} (?:divorced|got divorced from|is divorced from) {O}", "married_to", "married to", True,
+             "person", "person", keywords="divorced", ends=True),
     # Whose manager someone is: "Omar is Ana's manager" says Ana reports to Omar.
     _pattern(r"{O} is {S}['’]s (?:new )?(?:manager|boss|line manager)(?![\w'’-])", "reports_to", "reports to",
              True, "person", "person", keywords="manager boss"),
