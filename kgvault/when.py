@@ -60,6 +60,7 @@ _TIME = re.compile(
     | (?P<ahead>in\s+(?P<ahead_n>{_COUNT})\s+(?P<ahead_unit>{_UNIT})s?(?!\s+or\b))
     | (?P<around>the\s+(?P<around_unit>weekend|week)\s+(?P<around_side>before|after)
         (?=[ \t]*(?:[.,;:!?)\n]|$)))
+    | (?P<past_weekend>(?:this|the)\s+past\s+weekend)
     | (?<!the\s)(?P<named>(?P<named_rel>last|this|next)\s+(?:(?P<named_unit>weekend|week|month|year)
         |(?P<named_day>{_alternation(_WEEKDAYS)})|(?P<named_month>{_FULL})(?!\s*\d))(?!\s+of\b))
     | (?P<day_range>(?P<dr_first>\d{{1,2}})(?:st|nd|rd|th)?\s*[–-]\s*(?P<dr_last>\d{{1,2}})(?:st|nd|rd|th)?
@@ -295,6 +296,16 @@ def _around(match: re.Match[str], today: date | None) -> _Span | None:
     return _week(shifted) if match["around_unit"].lower() == "week" else _weekend(shifted)
 
 
+def _past_weekend(match: re.Match[str], today: date | None) -> _Span | None:
+    """this past weekend, the past weekend: the last one begun by the reference day."""
+    return None if today is None else last_weekend(today)
+
+
+def last_weekend(today: date) -> _Span:
+    """The weekend begun last by `today`: its own on a Saturday or Sunday, else the one before."""
+    return _weekend(today if today.weekday() >= 5 else today - timedelta(weeks=1))
+
+
 def _named(match: re.Match[str], today: date | None) -> _Span | None:
     """last/this/next week, weekend, month, year, weekday or month name."""
     relation = match["named_rel"].lower()
@@ -367,6 +378,7 @@ _HANDLERS: dict[str, Callable[[re.Match[str], date | None], _Span | None]] = {
     "ago": _ago,
     "ahead": _ahead,
     "around": _around,
+    "past_weekend": _past_weekend,
     "named": _named,
     "day_range": _day_range,
     "month_range": _month_range,

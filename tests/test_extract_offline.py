@@ -1165,11 +1165,21 @@ def test_a_french_state_until_a_day_ahead_ends_then(sentence: str, end: date) ->
         ("Two weeks ago I switched the Ender 3 from Marlin to Klipper.", date(2025, 2, 24)),  # that week
         ("We printed the first benchy at the makerspace last weekend.", date(2025, 3, 8)),
         ("Three days ago I replaced the nozzle on the Ender.", date(2025, 3, 9)),
+        ("I replaced the nozzle over the weekend.", date(2025, 3, 8)),
+        ("We printed a benchy this past weekend.", date(2025, 3, 8)),
     ],
 )
 def test_a_notes_relative_days_resolve_as_a_conversations_do(sentence: str, day: date) -> None:
     """The note is dated Wednesday 12 March 2025: its relative words date the event, not the note."""
     assert only_node(extract(sentence)).timestamp == day
+
+
+def test_a_weekend_ahead_dates_nothing_it_does_not_name() -> None:
+    """ "We'll print it over the weekend": this one or the next, the sentence does not say."""
+    assert all(
+        n.timestamp != date(2025, 3, 8)
+        for n in extract("We'll print the benchy over the weekend.").draft.nodes
+    )
 
 
 def test_a_notes_months_and_years_do_not_date_its_statements() -> None:

@@ -73,6 +73,10 @@ RESOLVED: list[tuple[str, date | datetime | None, Expected, str]] = [
     ("last weekend", MON, (date(2023, 6, 10), date(2023, 6, 11), "weekend"), "last weekend"),
     ("this weekend", SUN, (date(2023, 6, 10), date(2023, 6, 11), "weekend"), "this weekend"),
     ("next weekend", MON, (date(2023, 6, 24), date(2023, 6, 25), "weekend"), "next weekend"),
+    # The past weekend: the last one begun, its own on a Saturday or Sunday.
+    ("this past weekend", FRI, (date(2023, 6, 3), date(2023, 6, 4), "weekend"), "this past weekend"),
+    ("the past weekend", MON, (date(2023, 6, 10), date(2023, 6, 11), "weekend"), "the past weekend"),
+    ("this past weekend", SUN, (date(2023, 6, 10), date(2023, 6, 11), "weekend"), "this past weekend"),
     # Named weekdays: last = strictly before, next = strictly after, this = in the reference's week.
     ("last Friday", FRI, day(2023, 6, 2), "last Friday"),
     ("next Friday", FRI, day(2023, 6, 16), "next Friday"),

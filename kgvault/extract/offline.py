@@ -47,7 +47,7 @@ from kgvault.extract.patterns import (
 from kgvault.names import is_word_char, note_aliases, spell_symbols
 from kgvault.records import Chunk, Source
 from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
-from kgvault.when import When, dated_title, find_times
+from kgvault.when import When, dated_title, find_times, last_weekend
 
 EXTRACTOR = "offline@1"
 
@@ -703,6 +703,7 @@ _DUE_BEFORE = re.compile(
 """Before the day something is due: "the report is due 3 May", "the deadline for the grant is 15 April"."""
 _RANGE_FIRST = re.compile(r"(?<![\d.,:/])(?P<day>\d{1,2})(?:st|nd|rd|th)?\s*[–-]\s*$")
 """The first day of a range whose last day a date names: the "12–" of "12–15 July 2025"."""
+_OVER_THE_WEEKEND = re.compile(r"(?i)\b(?:over|during)\s+the\s+weekend\b")
 _BARE_WEEKDAY = re.compile(
     r"(?i)\b(?:on|until|till|til|by|before)\s+(?P<day>monday|tuesday|wednesday|thursday|friday|saturday"
     r"|sunday)(?![\w'’-]|\s*,?\s*(?:the\s+)?\d)"
@@ -2100,6 +2101,13 @@ class _ChunkReader:
             if when.granularity in ("day", "days", "week", "weekend")
         ]
         lower = text.lower()  # the patterns hold these letters: most sentences skip them
+        if self.language == "en" and past and "weekend" in lower:
+            # "Fixed the router over the weekend": the weekend just gone ("We'll fix it over the
+            # weekend" names none: which one is for the sentence to say).
+            for match in _OVER_THE_WEEKEND.finditer(text):
+                if not _overlaps_any(found, [start for start, _, _ in found], *match.span()):
+                    found.append((match.start(), match.end(), last_weekend(today)[0]))
+            found.sort()
         if self.language == "fr":  # "jusqu'à jeudi": always the coming one
             weekdays = list(_BARE_WEEKDAY_FR.finditer(text)) if "di" in lower else []
             month_days: list[re.Match[str]] = []
