@@ -37,6 +37,19 @@ _KIND_SUFFIXES = frozenset([
     "package", "tool", "service", "company", "inc", "ltd", "llc", "corp", "corporation", "gmbh", "project",
     "language",
 ])  # fmt: skip
+WELL_KNOWN_NAMES: tuple[tuple[str, str], ...] = (
+    ("postgres", "postgresql"),
+    ("mongo", "mongodb"),
+    ("k8s", "kubernetes"),
+    ("vscode", "visual studio code"),
+    ("vs code", "visual studio code"),
+    ("nodejs", "node js"),
+    ("aws", "amazon web services"),
+    ("gcp", "google cloud platform"),
+    ("ms teams", "microsoft teams"),
+)
+"""Normalized names of one thing that no spelling rule joins: each pair is one entity when both
+are named (in code-point order within a pair: the edge's order)."""
 _LEGAL_FORMS = frozenset(["inc", "ltd", "llc", "corp", "corporation", "gmbh"])
 """Kind suffixes that say a company."""
 # Types that name the same kind of thing; any other type is a kind of its own.
@@ -570,6 +583,7 @@ def _resolve(
     later = sorted(
         {
             *_suffix_edges(spellings, resolution.names, classes),
+            *_well_known_edges(spellings, resolution.names, classes),
             *_fuzzy_edges(spellings, resolution.names, classes, cooccur),
         }
     )
@@ -814,6 +828,18 @@ def _suffix_edges(
         ):
             edges.append((3, head, key, f"the same name with “{last}”"))
     return edges
+
+
+def _well_known_edges(
+    spellings: Mapping[str, Counter[str]], names: _UnionFind, classes: Mapping[str, set[str]]
+) -> list[Edge]:
+    """ "Postgres" is PostgreSQL, "K8s" Kubernetes: a thing's well-known other name, when both are
+    named and their types agree ("Mongo" the person is no MongoDB)."""
+    return [
+        (3, name, other, "a well-known other name of it")
+        for name, other in WELL_KNOWN_NAMES
+        if name in spellings and other in spellings and _compatible(names, classes, name, other)
+    ]
 
 
 def _kind_fits(suffix: str, kinds: set[str]) -> bool:

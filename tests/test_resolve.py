@@ -126,6 +126,28 @@ def test_postgres_db_is_postgres() -> None:
     assert graph.merges == (("postgres", "Postgres + postgres db", "the same name with “db”"),)
 
 
+def test_a_well_known_other_name_is_the_same_entity() -> None:
+    graph = build(
+        ("a.md", [entity("Postgres", "software")]),
+        ("b.md", [entity("PostgreSQL")]),
+        ("c.md", [entity("K8s", "software"), entity("Kubernetes", "software")]),
+    )
+    assert titles(graph) == {"postgresql": ("PostgreSQL", "software"), "k8s": ("K8s", "software")}
+    assert [e.aliases for e in sorted(graph.entities, key=lambda e: e.id)] == [
+        ("Kubernetes",),
+        ("Postgres",),
+    ]
+    assert graph.merges == (
+        ("k8s", "K8s + Kubernetes", "a well-known other name of it"),
+        ("postgresql", "Postgres + PostgreSQL", "a well-known other name of it"),
+    )
+
+
+def test_a_well_known_other_name_of_another_type_is_another_entity() -> None:
+    graph = build(("a.md", [entity("Mongo", "person")]), ("b.md", [entity("MongoDB", "software")]))
+    assert len(graph.entities) == 2
+
+
 def test_a_kind_suffix_never_joins_conflicting_types() -> None:
     graph = build(("a.md", [entity("Mercury", "place")]), ("b.md", [entity("Mercury database", "software")]))
     assert len(graph.entities) == 2
