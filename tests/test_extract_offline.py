@@ -721,6 +721,7 @@ def test_what_someone_will_do_by_a_weekday_is_no_past_weekday() -> None:
         "Ana is a vegetarian.",
         "Tomás speaks Portuguese and German.",
         "Ana has two kids.",
+        "Tom is 34 years old.",
         # The writer's aim, what they have been doing or are learning, what they do again and again.
         "My goal for this year is to run a marathon.",
         "I'm trying to cut down on coffee.",

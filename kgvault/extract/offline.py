@@ -597,10 +597,10 @@ _LANGUAGES = (
 _THEIR_TRAIT = _Keywords(
     "allergic intolerant vegetarian vegan pescatarian diabetic coeliac celiac married engaged divorced"
     " widowed pregnant retired fluent speaks kid kids child children son sons daughter daughters sister"
-    " sisters brother brothers dog dogs cat cats grandchildren grandkids",
+    " sisters brother brothers dog dogs cat cats grandchildren grandkids old",
     rf"{_NAMED_SUBJECT}(?:\s+is|['’]s)\s+(?:(?:also|still|now|severely|very|mildly|happily)\s+)?"
     r"(?:allergic\s+to|(?:lactose|gluten)\s+intolerant|(?:an?\s+)?(?:vegetarian|vegan|pescatarian|diabetic)"
-    r"|c(?:o)?eliac|married|engaged|divorced|widowed|pregnant|retired|fluent\s+in)\b"
+    r"|c(?:o)?eliac|married|engaged|divorced|widowed|pregnant|retired|fluent\s+in|\d{1,3}\s+years?\s+old)\b"
     rf"|{_NAMED_SUBJECT}\s+(?:(?:also|still|now)\s+)?speaks\s+(?:(?:fluent|some|a\s+little)\s+)?"
     rf"(?:{_LANGUAGES})\b"
     rf"|{_NAMED_SUBJECT}\s+(?:(?:also|still|now)\s+)?has\s+(?:a|an|one|two|three|four|five|six|\d+)\s+"
@@ -609,7 +609,7 @@ _THEIR_TRAIT = _Keywords(
     starts="^",
 )
 """What someone named lastingly is or has: "Mia is allergic to peanuts", "Sam is a vegetarian",
-"Tomás speaks Portuguese", "Ana has two kids"."""
+"Tomás speaks Portuguese", "Ana has two kids", "Tom is 34 years old" (so on the note's day)."""
 _THEIR_ROLE = _Keywords(
     "owns leads manages maintains heads oversees coordinates responsible charge owner lead manager"
     " maintainer",
