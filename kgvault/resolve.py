@@ -49,7 +49,7 @@ WELL_KNOWN_NAMES: tuple[tuple[str, str], ...] = (
     ("ms teams", "microsoft teams"),
 )
 """Normalized names of one thing that no spelling rule joins: each pair is one entity when both
-are named (in code-point order within a pair: the edge's order)."""
+are named (`ontology.md` lists the join in the pair's order)."""
 _LEGAL_FORMS = frozenset(["inc", "ltd", "llc", "corp", "corporation", "gmbh"])
 """Kind suffixes that say a company."""
 # Types that name the same kind of thing; any other type is a kind of its own.
