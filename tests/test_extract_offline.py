@@ -449,6 +449,8 @@ def test_what_names_no_job_at_a_named_place_relates_nobody(text: str) -> None:
         ("Initech was acquired by Acme.", {}, ("Acme", "owns", "Initech"), REF, None),
         ("Ana is the owner of the Atlas project.", {}, ("Ana", "owns", "Atlas"), REF, None),
         ("Acme is a subsidiary of Globex.", {}, ("Acme", "part_of", "Globex"), REF, None),
+        ("Ana is the founder of Acme.", {}, ("Ana", "founded", "Acme"), REF, None),
+        ("Acme was founded by Ana in 2010.", {}, ("Ana", "founded", "Acme"), date(2010, 1, 1), None),
         ("Atlas is built on Django.", {}, ("Atlas", "uses", "Django"), REF, None),
         ("Ana studies physics at MIT.", {}, ("Ana", "studied_at", "MIT"), REF, None),
         (
@@ -465,6 +467,17 @@ def test_family_takeovers_and_schools_are_relations(
 ) -> None:
     """Family holds for good: no start on the note's day; a takeover starts when it is said to."""
     assert only_relation(text, meta) == (*triple, valid_at, invalid_at)
+
+
+def test_a_pattern_naming_its_object_first_lists_its_subjects() -> None:
+    """ "Acme was founded by Ana and Tom": both founded Acme; Ana founded no Tom."""
+    found = relations(extract("Acme was co-founded by Ana and Tom. Initech was acquired by Acme and Globex."))
+    assert found == {
+        ("Ana", "founded", "Acme"),
+        ("Tom", "founded", "Acme"),
+        ("Acme", "owns", "Initech"),
+        ("Globex", "owns", "Initech"),
+    }
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 
@@ -276,6 +276,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "created_by", "created by", False, None, "person", keywords="by"),
     _pattern(r"{S} (?:founded|co-founded|cofounded) {O}", "founded", "founded", False, "person",
              "organization", keywords="founded cofounded"),
+    _pattern(r"{S} is (?:the|a|an|one of the) (?:co-?)?founders? of {O}", "founded", "founded", False,
+             "person", "organization", keywords="founder cofounder founders cofounders"),
+    _pattern(r"{O} was (?:co-)?founded by {S}", "founded", "founded", False, "person", "organization",
+             keywords="founded"),
     _pattern(r"{S} (?:leads|manages|heads) {O}", "leads", "leads", False, "person", None,
              keywords="leads manages heads"),
     _pattern(r"{S} reports to {O}", "reports_to", "reports to", True, "person", "person",
@@ -526,7 +530,11 @@ def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[
                 )
             )
             if not pattern.functional:
-                hits.extend(_more_objects(text, pattern, subject, match.start(), match.end()))
+                more = _more_objects(text, pattern, subject, match.start(), match.end())
+                if found.get("subject") is not None and match.start("object") < match.start("subject"):
+                    # "Acme was founded by Ana and Tom": a pattern naming its object first lists subjects.
+                    more = [replace(hit, subject=hit.object, object=found["object"]) for hit in more]
+                hits.extend(more)
     return hits
 
 
