@@ -391,6 +391,12 @@ def test_someone_leaving_their_job_ends_where_they_worked() -> None:
         ("Tom divorced Ana.", {}, ("Tom", "married_to", "Ana")),
         ("Tom just retired from Acme.", {}, ("Tom", "works_for", "Acme")),
         ("I resigned from Initech.", {"author": "Alex"}, ("Alex", "works_for", "Initech")),
+        ("Ana lost her job at Acme.", {}, ("Ana", "works_for", "Acme")),
+        (
+            "Unfortunately, I also lost my job at Door Dash.",
+            {"author": "Alex"},
+            ("Alex", "works_for", "Door Dash"),
+        ),
         ("Mia no longer lives in Porto.", {}, ("Mia", "lives_in", "Porto")),
         ("We no longer live in Lyon.", {"author": "Alex"}, ("Alex", "lives_in", "Lyon")),
     ],
@@ -489,6 +495,7 @@ def test_a_pattern_naming_its_object_first_lists_its_subjects() -> None:
         "Ana studies the report at Acme.",  # a report is no subject of study
         "Ana took over Atlas from Tom.",
         "Ana acquired a taste for jazz.",
+        "I lost my keys at Acme.",
     ],
 )
 def test_what_only_looks_like_family_a_takeover_or_a_school_relates_nobody(text: str) -> None:

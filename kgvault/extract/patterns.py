@@ -350,9 +350,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # "my" says whose, where a diary line leaves "I" out: "Started my new job at Stripe today."
     _pattern(r"(?i:started|starting|began) my (?:new )?(?:job|role|position) (?:at|with) {O}", "works_for",
              "works for", True, "person", "organization", keywords="started starting began", writer=True),
-    _pattern(r"(?i:quit|left|leaving|quitting) my (?:job|role|position) (?:at|with) {O}", "works_for",
-             "works for", True, "person", "organization", keywords="quit left leaving quitting", writer=True,
-             ends=True),
+    _pattern(r"(?i:quit|left|leaving|quitting|lost|losing) my (?:job|role|position) (?:at|with) {O}",
+             "works_for", "works for", True, "person", "organization",
+             keywords="quit left leaving quitting lost losing", writer=True, ends=True),
     _pattern(r"(?i:moved) (?:in)?to (?:my|our) (?:new )?(?:flat|apartment|house|home|place) in {O}",
              "lives_in", "lives in", True, "person", "place", keywords="moved", writer=True),
     # Not "I lived in Paris before that": as for "Zoe lived in Paris", when it held is not said.
@@ -373,8 +373,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{I}} {_ADVERB}report to {{O}}", "reports_to", "reports to", True, "person", "person",
              keywords="report"),
     # A job that ended: not "I left Paris" (a place), only a job or "quit" (one quits an employer).
-    _pattern(r"{I} (?:just )?(?:quit|left) (?:my|the) (?:job|position|role) (?:at|with) {O}", "works_for",
-             "works for", True, "person", "organization", keywords="quit left", ends=True),
+    _pattern(r"{I} (?:just |also )?(?:quit|left|lost) (?:my|the) (?:job|position|role) (?:at|with) {O}",
+             "works_for", "works for", True, "person", "organization", keywords="quit left lost", ends=True),
     _pattern(r"{I} (?:just )?quit {O}", "works_for", "works for", True, "person", "organization",
              keywords="quit", ends=True),
     # A job left by resigning or retiring: "Tom resigned from Initech" (not "resigned from the board").
@@ -383,8 +383,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{I}(?: have|['’]ve)? (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True,
              "person", "organization", keywords="resigned retired", ends=True),
     # Someone's job that ended, named as a job: "Ana left her job at Acme" (not "Ana left Lisbon").
-    _pattern(rf"{{S}} (?:just |finally )?(?:quit|left) {_JOB} (?:at|with) {{O}}", "works_for", "works for",
-             True, "person", "organization", keywords="quit left", ends=True),
+    _pattern(rf"{{S}} (?:just |finally |also )?(?:quit|left|lost) {_JOB} (?:at|with) {{O}}", "works_for",
+             "works for", True, "person", "organization", keywords="quit left lost", ends=True),
     # A job or a home that is over, said as such: "Ana no longer works at Acme", "I don't work for
     # Acme anymore" (not "Ana doesn't work at Acme": she may never have).
     _pattern(r"{S} no longer works (?:at|for) {O}", "works_for", "works for", True, "person", "organization",
