@@ -196,11 +196,14 @@ _PARENT_FR = r"(?:mère|père|maman|papa)(?![\w'’-])"
 _CHILD_FR = r"(?:fils|fille|enfant)(?![\w'’-])"
 _STUDIED = r"(?:(?!(?:the|a|an|my|our|his|her|their|this|that|it)\b)[a-z]+ ){0,2}"
 """What someone studies, a word or two with no determiner: "physics", "computer science"."""
-_KIN_END = r"(?=[\t\x20]*(?:[,.;:!?)]|$)|[\t\x20]+(?:and|who|from|in|at|since|now|too)(?![\w'’-]))"
+_KIN_END = (
+    r"(?=[\t\x20]*(?:[,.;:!?)]|$)|[\t\x20]+(?:and|who|from|in(?![\t\x20]+law)|at|since|now|too)(?![\w'’-]))"
+)
 _SIBLING = rf"(?:(?:older|younger|big|little|twin) )?(?:brother|sister|sibling|twin){_KIN_END}"
 _PARENT = rf"(?:mother|father|parent|mom|dad|mum){_KIN_END}"
 _CHILD = rf"(?:(?:oldest|eldest|youngest) )?(?:son|daughter|child|kid){_KIN_END}"
-"""Family words ending their phrase: not "my sister's friend", "brother-in-law", "Ana's dad joke"."""
+"""Family words ending their phrase: not "my sister's friend", "brother-in-law" (or "in law"),
+"Ana's dad joke"."""
 _ROLE_WORDS = (
     "engineer developer programmer designer manager architect analyst scientist researcher consultant "
     "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician "
