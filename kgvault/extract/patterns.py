@@ -343,7 +343,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{I}} (?:just )?joined {{O}} as {_A_ROLE}", "works_for", "works for", True, "person",
              "organization", keywords=_ROLE_WORDS),
     # A new job named as such: someone's ("Priya started a new job at Monzo"), the writer's first day
-    # at one, and their last. Not "first day at PyCon", "started at Heathrow", "joined Strava as a …".
+    # at one, and their last. Not "first day at PyCon", "started at Heathrow", "joined Strava as a member".
     _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) {_JOB} at {{O}}", "works_for", "works for",
              True, "person", "organization", keywords="started starts"),
     _pattern(rf"(?i:first) day (?:at|of|in) {_JOB} at {{O}}", "works_for", "works for", True, "person",
