@@ -456,6 +456,8 @@ def test_what_names_no_job_at_a_named_place_relates_nobody(text: str) -> None:
         ("Ana is the owner of the Atlas project.", {}, ("Ana", "owns", "Atlas"), REF, None),
         ("Acme is a subsidiary of Globex.", {}, ("Acme", "part_of", "Globex"), REF, None),
         ("Ana is the founder of Acme.", {}, ("Ana", "founded", "Acme"), REF, None),
+        ("Tom is on the board of Globex.", {}, ("Tom", "member_of", "Globex"), REF, None),
+        ("Ana joined the board of Acme in 2022.", {}, ("Ana", "member_of", "Acme"), date(2022, 1, 1), None),
         ("Acme was founded by Ana in 2010.", {}, ("Ana", "founded", "Acme"), date(2010, 1, 1), None),
         ("Atlas is built on Django.", {}, ("Atlas", "uses", "Django"), REF, None),
         ("Ana studies physics at MIT.", {}, ("Ana", "studied_at", "MIT"), REF, None),

@@ -273,6 +273,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} belongs to {O}", "part_of", "part of", False, keywords="belongs"),
     _pattern(r"{S} (?:is|are) (?:a )?members? of {O}", "member_of", "member of", False, None, "organization",
              keywords="member members"),
+    # A seat on a board: "Tom is on the board of Globex", "Ana joined the board of Acme".
+    _pattern(r"{S} (?:is|sits|has been) on the board of {O}", "member_of", "member of", False, "person",
+             "organization", keywords="board"),
+    _pattern(r"{S} (?:just )?joined the board of {O}", "member_of", "member of", False, "person",
+             "organization", keywords="board"),
     _pattern(r"{S} (?:depends|relies) on {O}", "depends_on", "depends on", False,
              keywords="depends relies"),
     _pattern(r"{S} (?:was |is |were |are )?(?:created|written|developed|designed|maintained) by {O}",
