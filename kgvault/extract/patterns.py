@@ -232,6 +232,21 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "runs", "runs", True, None, "software", keywords="runs ran running"),
     _pattern(r"{S} (?:runs|is running) on {O}", "runs_on", "runs on", False, "software", None,
              keywords="runs running"),
+    # Where software lives: "Atlas is deployed on AWS", "Atlas is hosted on Heroku".
+    _pattern(r"{S} (?:is|are) (?:now )?(?:deployed|hosted) (?:on|to|at|in) {O}", "runs_on", "runs on", False,
+             "software", None, keywords="deployed hosted"),
+    # What it keeps its data in, talks with, is written in: "Atlas stores its data in Postgres",
+    # "Atlas integrates with Slack", "Atlas is written in Go" (and "the book is written in French").
+    _pattern(r"{S} (?:stores|keeps) (?:its|their|all) (?:[a-z]+ )?(?:data|state|files|logs|events|metadata)"
+             r" in {O}", "uses", "uses", False, "software", None, keywords="stores keeps"),
+    _pattern(r"{S} (?:now )?integrates with {O}", "integrates_with", "integrates with", False, "software",
+             None, keywords="integrates"),
+    _pattern(r"{S} (?:is|was|are|were) (?:mostly |entirely |all )?written in {O}", "written_in", "written in",
+             False, keywords="written"),
+    # A system moved to another: "Atlas was migrated to Postgres", a switch as "switched from A to B" is
+    # (not "Ana was switched to Team Blue").
+    _pattern(r"{S} (?:was|has been|got) migrated (?:over )?to {O}", "runs", "runs", True, None, "software",
+             keywords="migrated"),
     _pattern(r"(?i:switched|migrated|moved|changed|converted) {T} from {A} to {O}",
              "runs", "runs", True, None, "software", keywords="from"),
     # A switch leaves one current value: it asserts the functional `runs`, so pass 2 supersedes.
