@@ -18,7 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgvault.extract import Extraction
-from kgvault.extract.draft import UNDATED_EPISODE, DraftNode, normalize_for_match, validate_items
+from kgvault.extract.draft import (
+    UNDATED_EPISODE,
+    DraftNode,
+    DraftRelation,
+    normalize_for_match,
+    validate_items,
+)
 from kgvault.extract.offline import (
     _DECISION,
     _HEDGE,
@@ -107,10 +113,15 @@ def entity_names(extraction: Extraction) -> list[str]:
     return [e.name for e in extraction.draft.entities]
 
 
+def relation_fields(relation: DraftRelation) -> tuple[object, ...]:
+    """A relation's subject, predicate, object, valid_at and invalid_at."""
+    return (relation.subject, relation.predicate, relation.object, relation.valid_at, relation.invalid_at)
+
+
 def only_relation(text: str, meta: dict[str, str] | None = None) -> tuple[object, ...]:
     """The one relation a sentence gives: subject, predicate, object, valid_at, invalid_at."""
     (relation,) = extract(text, meta=meta).draft.relations
-    return (relation.subject, relation.predicate, relation.object, relation.valid_at, relation.invalid_at)
+    return relation_fields(relation)
 
 
 # -- classification -----------------------------------------------------------------------------
@@ -463,6 +474,10 @@ def test_what_names_no_job_at_a_named_place_relates_nobody(text: str) -> None:
         ("Atlas integrates with Slack.", {}, ("Atlas", "integrates_with", "Slack"), REF, None),
         ("Atlas is written in Go.", {}, ("Atlas", "written_in", "Go"), REF, None),
         ("Atlas was migrated to Postgres.", {}, ("Atlas", "runs", "Postgres"), REF, None),
+        ("Atlas no longer uses Redis.", {}, ("Atlas", "uses", "Redis"), None, REF),
+        ("Atlas is based on Django.", {}, ("Atlas", "uses", "Django"), REF, None),
+        ("Atlas requires Python 3.11.", {}, ("Atlas", "depends_on", "Python 3.11"), REF, None),
+        ("Ana is the tech lead for Atlas.", {}, ("Ana", "leads", "Atlas"), REF, None),
         ("Ana joined the board of Acme in 2022.", {}, ("Ana", "member_of", "Acme"), date(2022, 1, 1), None),
         ("Acme was founded by Ana in 2010.", {}, ("Ana", "founded", "Acme"), date(2010, 1, 1), None),
         ("Atlas is built on Django.", {}, ("Atlas", "uses", "Django"), REF, None),
@@ -481,6 +496,14 @@ def test_family_takeovers_and_schools_are_relations(
 ) -> None:
     """Family holds for good: no start on the note's day; a takeover starts when it is said to."""
     assert only_relation(text, meta) == (*triple, valid_at, invalid_at)
+
+
+def test_a_tool_used_instead_of_another_ends_the_other() -> None:
+    found = {
+        r[:3]: r[3:]
+        for r in map(relation_fields, extract("Atlas now uses Postgres instead of MySQL.").draft.relations)
+    }
+    assert found == {("Atlas", "uses", "Postgres"): (REF, None), ("Atlas", "uses", "MySQL"): (None, REF)}
 
 
 def test_a_pattern_naming_its_object_first_lists_its_subjects() -> None:
@@ -507,6 +530,7 @@ def test_a_pattern_naming_its_object_first_lists_its_subjects() -> None:
         "I lost my keys at Acme.",
         "Ana was switched to Team Blue.",
         "The letter was written in pencil.",
+        "Ana requires Tom's approval.",
     ],
 )
 def test_what_only_looks_like_family_a_takeover_or_a_school_relates_nobody(text: str) -> None:
