@@ -52,6 +52,11 @@ class LazyRegex:
         return self.compiled().match(text, pos)
 
 
+def _any_of(words: str) -> str:
+    """A regex group matching any of the whitespace-separated words, in their order."""
+    return f"(?:{'|'.join(words.split())})"
+
+
 def _word_set(words: str) -> frozenset[str]:
     """The whitespace-separated words of a string, as a set (word lists read better as text)."""
     return frozenset(words.split())
@@ -167,49 +172,51 @@ _GROUP = r"(?:[ ](?:team|group|club|committee|band|squad|guild|chapter|council|b
 """A name's group, part of the object: "a member of the Rust team" is of the team, not of Rust."""
 _HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
 """How someone works where they work: "Leila works remotely for Globex"."""
-_CHIEF = r"(?:CEO|CTO|CFO|COO|CIO|CPO|CMO|CISO|president|managing director)"
+_JOB_NOUNS = (
+    "engineer developer programmer designer manager architect analyst scientist researcher consultant "
+    "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician"
+)
+_CHIEFS = "CEO CTO CFO COO CIO CPO CMO CISO president"
+_CHIEF = rf"(?:{_any_of(_CHIEFS)}|managing director)"
 _ROLE = (
     r"(?:(?:new|current) )?(?:(?:senior|junior|lead|principal|staff|software|data|product|UX|UI|frontend"
     r"|backend|full-stack|marketing|sales|engineering|research|security|QA|graphic|web) ){0,2}"
-    r"(?:engineer|developer|programmer|designer|manager|architect|analyst|scientist|researcher|consultant"
-    r"|intern|recruiter|accountant|lawyer|nurse|doctor|teacher|professor|lecturer|editor|technician"
-    rf"|{_CHIEF}|(?:head|director|VP) of [a-z]+)(?![\w'’-])"
+    rf"(?:{_any_of(_JOB_NOUNS)}|{_CHIEF}|(?:head|director|VP) of [a-z]+)(?![\w'’-])"
 )
 """A job, named as one: "a senior designer", "the new CTO", "head of design" (not "former": over)."""
+_ROLE_WORDS = f"{_JOB_NOUNS} {_CHIEFS.lower()} director head vp"
+"""The words one of which a sentence naming a job holds (the patterns' screen)."""
 _A_ROLE = rf"(?:the|a|an|our|their) {_ROLE}"
-_ROLE_FR = (
-    r"(?:designer|développeur|développeuse|ingénieur|ingénieure|directeur|directrice|manager|médecin"
-    r"|infirmier|infirmière|professeur|professeure|enseignant|enseignante|avocat|avocate|comptable|stagiaire"
-    r"|consultant|consultante|chercheur|chercheuse|CEO|CTO|CFO|COO|PDG|DG|DRH)(?![\w'’-])"
-)
-"""A job named in French: "designer", "ingénieure", "le nouveau CTO"."""
-_ROLE_WORDS_FR = (
+_JOB_NOUNS_FR = (
     "designer développeur développeuse ingénieur ingénieure directeur directrice manager médecin infirmier "
     "infirmière professeur professeure enseignant enseignante avocat avocate comptable stagiaire consultant "
-    "consultante chercheur chercheuse ceo cto cfo coo pdg dg drh"
+    "consultante chercheur chercheuse CEO CTO CFO COO PDG DG DRH"
 )
+_ROLE_FR = rf"{_any_of(_JOB_NOUNS_FR)}(?![\w'’-])"
+"""A job named in French: "designer", "ingénieure", "le nouveau CTO"."""
+_ROLE_WORDS_FR = _JOB_NOUNS_FR.lower()
 _THE_FR = r"(?:le |la |l['’])?"
 _A_FR = r"(?:le |la |l['’]|un |une )?"
 _OF_FR = r"(?:de |d['’])"
-_SIBLING_FR = r"(?:frère|sœur|soeur|jumeau|jumelle)(?![\w'’-])"
-_PARENT_FR = r"(?:mère|père|maman|papa)(?![\w'’-])"
-_CHILD_FR = r"(?:fils|fille|enfant)(?![\w'’-])"
+_SIBLING_WORDS_FR = "frère sœur soeur jumeau jumelle"
+_PARENT_WORDS_FR = "mère père maman papa"
+_CHILD_WORDS_FR = "fils fille enfant"
+_SIBLING_FR = rf"{_any_of(_SIBLING_WORDS_FR)}(?![\w'’-])"
+_PARENT_FR = rf"{_any_of(_PARENT_WORDS_FR)}(?![\w'’-])"
+_CHILD_FR = rf"{_any_of(_CHILD_WORDS_FR)}(?![\w'’-])"
 _STUDIED = r"(?:(?!(?:the|a|an|my|our|his|her|their|this|that|it)\b)[a-z]+ ){0,2}"
 """What someone studies, a word or two with no determiner: "physics", "computer science"."""
 _KIN_END = (
     r"(?=[\t\x20]*(?:[,.;:!?)]|$)|[\t\x20]+(?:and|who|from|in(?![\t\x20]+law)|at|since|now|too)(?![\w'’-]))"
 )
-_SIBLING = rf"(?:(?:older|younger|big|little|twin) )?(?:brother|sister|sibling|twin){_KIN_END}"
-_PARENT = rf"(?:mother|father|parent|mom|dad|mum){_KIN_END}"
-_CHILD = rf"(?:(?:oldest|eldest|youngest) )?(?:son|daughter|child|kid){_KIN_END}"
+_SIBLING_WORDS = "brother sister sibling twin"
+_PARENT_WORDS = "mother father parent mom dad mum"
+_CHILD_WORDS = "son daughter child kid"
+_SIBLING = rf"(?:(?:older|younger|big|little|twin) )?{_any_of(_SIBLING_WORDS)}{_KIN_END}"
+_PARENT = rf"{_any_of(_PARENT_WORDS)}{_KIN_END}"
+_CHILD = rf"(?:(?:oldest|eldest|youngest) )?{_any_of(_CHILD_WORDS)}{_KIN_END}"
 """Family words ending their phrase: not "my sister's friend", "brother-in-law" (or "in law"),
 "Ana's dad joke"."""
-_ROLE_WORDS = (
-    "engineer developer programmer designer manager architect analyst scientist researcher consultant "
-    "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician "
-    "ceo cto cfo coo cio cpo cmo ciso president director head vp"
-)
-"""The words one of which a sentence naming a job holds (the patterns' screen)."""
 # No literal space in it: `_pattern` reads a template's spaces as runs of blanks.
 _BOUGHT_FOR = (
     r"(?![\w'’])(?![\t\x20]+(?:(?:a|an|some|the|his|her|their|my|our)[\t\x20]+)?(?:new[\t\x20]+)?"
@@ -340,17 +347,17 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="graduated", ends=True),
     # Family, said of someone ("Tom is Ana's brother") or of the writer ("Ana is my sister").
     _pattern(rf"{{S}} is {{O}}['’]s {_SIBLING}", "sibling_of", "sibling of", False, "person", "person",
-             keywords="brother sister sibling twin"),
+             keywords=_SIBLING_WORDS),
     _pattern(rf"{{S}} is {{O}}['’]s {_PARENT}", "parent_of", "parent of", False, "person", "person",
-             keywords="mother father parent mom dad mum"),
+             keywords=_PARENT_WORDS),
     _pattern(rf"{{S}} is {{O}}['’]s {_CHILD}", "child_of", "child of", False, "person", "person",
-             keywords="son daughter child kid"),
+             keywords=_CHILD_WORDS),
     _pattern(rf"{{O}} is my {_SIBLING}", "sibling_of", "sibling of", False, "person", "person",
-             keywords="brother sister sibling twin", writer=True),
+             keywords=_SIBLING_WORDS, writer=True),
     _pattern(rf"{{O}} is my {_PARENT}", "child_of", "child of", False, "person", "person",
-             keywords="mother father parent mom dad mum", writer=True),
+             keywords=_PARENT_WORDS, writer=True),
     _pattern(rf"{{O}} is my {_CHILD}", "parent_of", "parent of", False, "person", "person",
-             keywords="son daughter child kid", writer=True),
+             keywords=_CHILD_WORDS, writer=True),
     # Not "Tom bought Anna flowers": a name followed by what was bought is who it was bought for.
     _pattern(r"{S} (?:bought|has bought) {O}" + _BOUGHT_FOR, "owns", "owns", False, keywords="bought"),
     # Not "Anna replaced Notion with Obsidian": that is her switch of tools, not Anna in Notion's place
@@ -449,11 +456,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{S}} a rejoint {{O}} (?:en tant que|comme) {_A_FR}{_ROLE_FR}", "works_for", "works for",
              True, "person", "organization", keywords=_ROLE_WORDS_FR),
     _pattern(rf"{{S}} est {_THE_FR}{_SIBLING_FR} {_OF_FR}{{O}}", "sibling_of", "sibling of", False, "person",
-             "person", keywords="frère sœur soeur jumeau jumelle"),
+             "person", keywords=_SIBLING_WORDS_FR),
     _pattern(rf"{{S}} est {_THE_FR}{_PARENT_FR} {_OF_FR}{{O}}", "parent_of", "parent of", False, "person",
-             "person", keywords="mère père maman papa"),
+             "person", keywords=_PARENT_WORDS_FR),
     _pattern(rf"{{S}} est {_THE_FR}{_CHILD_FR} {_OF_FR}{{O}}", "child_of", "child of", False, "person",
-             "person", keywords="fils fille enfant"),
+             "person", keywords=_CHILD_WORDS_FR),
     _pattern(r"{S} a (?:racheté|acquis) {O}", "owns", "owns", False, None, "organization",
              keywords="racheté acquis"),
     _pattern(r"{O} a été (?:racheté|rachetée|acquis|acquise) par {S}", "owns", "owns", False, None,
