@@ -448,6 +448,8 @@ def test_a_job_named_says_where_someone_works_from_the_notes_day(
         "Paris is the capital of France.",
         "Tom is a friend of Ana.",
         "Gina works at St. Mary's Hospital.",  # not at "St"
+        "Bruno works at the Berlin office.",  # a city's office: whose is not said
+        "Eve is a designer at the Paris office.",
     ],
 )
 def test_what_names_no_job_at_a_named_place_relates_nobody(text: str) -> None:
@@ -630,7 +632,15 @@ def test_a_group_named_after_something_is_the_group(text: str, triple: tuple[str
     assert (relation.subject, relation.predicate, relation.object) == triple
 
 
-@pytest.mark.parametrize("text", ["Leila works remotely for Globex.", "Leila works part-time at Globex."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Leila works remotely for Globex.",
+        "Leila works part-time at Globex.",
+        "Leila works at the Lisbon office of Globex.",  # Globex's office, in Lisbon
+        "Leila has been working in the Porto branch of [[Globex]].",
+    ],
+)
 def test_how_someone_works_somewhere_says_where(text: str) -> None:
     (relation,) = extract(text).draft.relations
     assert (relation.subject, relation.predicate, relation.object) == ("Leila", "works_for", "Globex")

@@ -140,7 +140,10 @@ def _pattern(
         .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}(?P<thing>{_THING}))")
         .replace("{O}", rf"{_DETERMINER}{_NOT_ABBREVIATED}(?P<object>{NAME}{_GROUP})")
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
+        .replace("{N}", NAME)
     )
+    if object_type == "organization":
+        regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}", 1)
     compiled = LazyRegex(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
     words = frozenset(keywords.split())
     first_person = writer or template.startswith(("{I}", "{W}"))
@@ -170,6 +173,10 @@ def _start_lookahead(template: str) -> str:
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
 _GROUP = r"(?:[ ](?:team|group|club|committee|band|squad|guild|chapter|council|board)(?![\w'’-]))?"
 """A name's group, part of the object: "a member of the Rust team" is of the team, not of Rust."""
+_SITES = "office offices branch site campus plant factory warehouse HQ headquarters"
+_NOT_A_SITE_AHEAD = rf"(?!{NAME}[\t\x20]+(?:{_any_of(_SITES)})(?![\w'’-]))"
+"""Not a name before where someone works: "works at the Lisbon office" names a place (whose office, when
+"of Globex" follows, is Globex's)."""
 _HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
 """How someone works where they work: "Leila works remotely for Globex"."""
 _JOB_NOUNS = (
@@ -272,6 +279,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} no longer uses {O}", "uses", "uses", False, keywords="longer", ends=True),
     _pattern(rf"{{S}} (?:works|worked|is working|has worked|has been working) {_HOW_WORKED}(?:at|for) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="works worked working"),
+    _pattern(rf"{{S}} (?:works|worked|is working|has worked|has been working) {_HOW_WORKED}(?:at|in|from) the"
+             rf" {{N}} {_any_of(_SITES)} of {{O}}", "works_for", "works for", True, "person", "organization",
+             keywords="works worked working"),
     _pattern(r"{S} (?:just )?(?:started|starts|began|begins) working (?:at|for) {O}", "works_for",
              "works for", True, "person", "organization", keywords="working"),
     # A job named: "Ana is a senior designer at Figma", "Tom is the new CTO of Acme" (only a chief is
