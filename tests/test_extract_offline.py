@@ -462,6 +462,12 @@ def test_what_names_no_job_at_a_named_place_relates_nobody(text: str) -> None:
         ("Tom is Ana's older brother.", {}, ("Tom", "sibling_of", "Ana"), None, None),
         ("Mia is Ana's daughter, and she lives in Oslo.", {}, ("Mia", "child_of", "Ana"), None, None),
         ("Ana is my sister.", {"author": "Sam"}, ("Sam", "sibling_of", "Ana"), None, None),
+        ("My brother [[Luis]] drove us home.", {"author": "Sam"}, ("Sam", "sibling_of", "Luis"), None, None),
+        ("My son Leo started school.", {"author": "Sam"}, ("Sam", "parent_of", "Leo"), None, None),
+        ("Laila is my wife.", {"author": "Sam"}, ("Sam", "married_to", "Laila"), REF, None),
+        ("Marcus is my manager.", {"author": "Sam"}, ("Sam", "reports_to", "Marcus"), REF, None),
+        ("[[Rui]] is now my new manager.", {"author": "Sam"}, ("Sam", "reports_to", "Rui"), REF, None),
+        ("My manager is Bill Lumbergh.", {"author": "Sam"}, ("Sam", "reports_to", "Bill Lumbergh"), REF, None),
         ("Linda is my mom.", {"author": "Sam"}, ("Sam", "child_of", "Linda"), None, None),
         ("Mia is my daughter.", {"author": "Sam"}, ("Sam", "parent_of", "Mia"), None, None),
         ("Acme acquired Initech in 2023.", {}, ("Acme", "owns", "Initech"), date(2023, 1, 1), None),
@@ -533,6 +539,13 @@ def test_a_pattern_naming_its_object_first_lists_its_subjects() -> None:
         "Ana was switched to Team Blue.",
         "The letter was written in pencil.",
         "Ana requires Tom's approval.",
+        # Someone's someone is another person.
+        "I report to Gavin Belson's deputy, [[Jian Yang]].",
+        "Ana reports to [[Gavin]]'s deputy.",
+        "Ana is married to Tom's brother.",
+        "My sister Ana's friend visited.",
+        "My manager's boss is Tom.",
+        "Tom is my manager's boss.",
     ],
 )
 def test_what_only_looks_like_family_a_takeover_or_a_school_relates_nobody(text: str) -> None:
@@ -761,6 +774,39 @@ def test_what_is_going_on_needs_a_date() -> None:
 def test_a_day_ahead_the_sentence_names_dates_what_is_to_happen(text: str, day: date) -> None:
     node = only_node(extract(text))
     assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "observation", day)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # Written on 12 March 2025: what was said is ahead, though the saying is past.
+        ("Marcus said the deadline for the refunds API is May 30.", date(2025, 5, 30)),
+        ("Kai mentioned that Helen starts as VP of Eng on July 1.", date(2025, 7, 1)),
+        ("Sarah told me the launch is on 3 March.", date(2026, 3, 3)),
+        ("I heard the office reopens on 12 May.", date(2025, 5, 12)),
+        ("Got confirmation that my visa appointment is on October 3.", date(2025, 10, 3)),
+        # What was said is past too: the last such day.
+        ("Ana said she moved on January 5.", date(2025, 1, 5)),
+        ("Marcus said the report was due on May 30.", date(2024, 5, 30)),
+        ("We met on February 12.", date(2025, 2, 12)),
+    ],
+)
+def test_a_day_someone_said_something_is_on_is_ahead_when_what_they_said_is(text: str, day: date) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.timestamp) == ("episodic", day)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Decision: we sunset the tablet app on Nov 30.", date(2025, 11, 30)),
+        ("Decision: we shipped the app on Feb 2.", date(2025, 2, 2)),
+        ("We decided to drop Jira on February 2.", REF),  # what was meant for a day, decided on the note's
+    ],
+)
+def test_a_decision_setting_a_day_without_a_year_sets_the_coming_one(text: str, day: date) -> None:
+    node = only_node(extract(text))
+    assert (node.type, node.timestamp) == ("decision", day)
 
 
 def test_a_day_that_bounds_a_sentence_dates_nothing() -> None:

@@ -679,6 +679,11 @@ _TARGET_BEFORE = re.compile(
 _UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?$")
 """Before the date a past state ended ("worked at SAP until 3 March 2023")."""
 _FOUR_DIGITS = re.compile(r"\d{4}")
+_REPORTED = re.compile(
+    r"(?i)\b(?:said|says|told|tells|mentioned|heard|announced|confirmed|confirmation|learned|learnt"
+    r"|found\s+out|wrote|emailed|explained|noted|reminded|promised|agreed)\b"
+)
+"""A verb reporting what someone said: the tense of what follows is what was said's."""
 _ON_BEFORE = re.compile(
     r"(?i)\b(?:on|for|(?:is|are|runs?|takes?\s+place|starts?|begins?|opens?)(?:\s+from)?)\s+(?:the\s+)?"
     r"(?:\d{1,2}(?:st|nd|rd|th)?\s*[–-]\s*)?$"
@@ -2293,6 +2298,9 @@ class _ChunkReader:
             if not dates and self.language in ("en", "fr"):
                 dates = self._relative_days(inline.title, wording.past)
             dates = _range_firsts(inline.title, dates)
+        ahead = self._reported_ahead(inline.title, dates, wording)
+        if ahead:
+            dates = [ahead.get(d, d) for d in dates]
         # "Postponed the launch to April 15", "decided to ship on Friday": a date something is
         # moved to, due by or meant for is not when the sentence's event happened; the note's is.
         happened = [
@@ -2320,7 +2328,9 @@ class _ChunkReader:
             # "Dad called, he's coming next week": what is past did not happen on a day after the
             # note's that only the note's day gives (a date with its year says what it says).
             happened = [
-                d for d in happened if d[2] <= today or _FOUR_DIGITS.search(inline.title[d[0] : d[1]])
+                d
+                for d in happened
+                if d[2] <= today or _FOUR_DIGITS.search(inline.title[d[0] : d[1]]) or d in ahead.values()
             ]
         ends = [d for d in happened if _UNTIL_BEFORE.search(inline.title[max(0, d[0] - 12) : d[0]])]
         node_date = next((d[2] for d in happened if d not in lasting), today)
@@ -2510,13 +2520,17 @@ class _ChunkReader:
                 return _Outcome("semantic", "fact")
             return _Outcome(None, reason="quoted")
         if _DECISION.search(text, words) and not _NOT_DECIDED.search(text):
-            return _Outcome("episodic", "decision") if dated else _Outcome(None, reason="undated event")
+            if not dated:
+                return _Outcome(None, reason="undated event")
+            return _Outcome("episodic", "decision", day=self._planned(inline.title, dates, wording))
         if (
             (self.decisions and candidate.kind == "item") or _DECISION_LABEL.match(text)
         ) and not _NOT_DECIDED.search(text):
             # "## Decisions / - Use Postgres for metadata, not MongoDB.": taken on the note's day;
             # in a note with no date, what was decided still holds.
-            return _Outcome("episodic", "decision") if dated else _Outcome("semantic", "fact")
+            if not dated:
+                return _Outcome("semantic", "fact")
+            return _Outcome("episodic", "decision", day=self._planned(inline.title, dates, wording))
         since = self._since(inline.title, dates)
         if _PREFERENCE.search(text, words):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
@@ -2616,6 +2630,45 @@ class _ChunkReader:
         except ValueError:  # 29 February
             return day
         return coming if coming >= today else day
+
+    def _reported_ahead(
+        self, title: str, dates: list[tuple[int, int, date]], wording: _Wording
+    ) -> dict[tuple[int, int, date], tuple[int, int, date]]:
+        """Dates without a year that a past sentence reports as ahead, each with the coming day it means.
+
+        "Marcus said the deadline is May 30", written on 4 March 2025, is 30 May 2025: the saying is
+        past, what was said is not. Only a date in a present clause after a reporting verb, where
+        something is on or due ("is on", "starts on", "due"); "Ana said she moved on 5 January" stays past.
+        """
+        today = self._chunk_date()
+        if not wording.past or today is None:
+            return {}
+        ahead = {}
+        for date_ in dates:
+            start, end, day = date_
+            if day >= today or _FOUR_DIGITS.search(title[start:end]):
+                continue
+            before = title[max(0, start - 60) : start]
+            if not (_ON_BEFORE.search(before) or _DUE_BEFORE.search(before)):
+                continue
+            said = None
+            for said in _REPORTED.finditer(title, 0, start):
+                pass
+            if said is None or _wording(title[said.end() : start], self.french).past:
+                continue
+            ahead[date_] = (start, end, self._coming(title, start, end, day))
+        return ahead
+
+    def _planned(self, title: str, dates: list[tuple[int, int, date]], wording: _Wording) -> date | None:
+        """The day a decision in the present tense sets something for, when a date without a year names
+        it: "Decision: we sunset the app on Nov 30", written in September, is this November's."""
+        today = self._chunk_date()
+        if wording.past or today is None:
+            return None
+        for start, end, day in dates:
+            if day < today and _ON_BEFORE.search(title[max(0, start - 20) : start]):
+                return self._coming(title, start, end, day)
+        return None
 
     def _since(self, title: str, dates: list[tuple[int, int, date]]) -> date | None:
         """The date a "since <date>" / "depuis <date>" phrase gives, if any."""

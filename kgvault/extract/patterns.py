@@ -144,6 +144,8 @@ def _pattern(
     )
     if object_type == "organization":
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}", 1)
+    elif object_type == "person" and "{O}['’]s" not in template:
+        regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_SOMEONE_ELSES_AHEAD}", 1)
     compiled = LazyRegex(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
     words = frozenset(keywords.split())
     first_person = writer or template.startswith(("{I}", "{W}"))
@@ -177,6 +179,8 @@ _SITES = "office offices branch site campus plant factory warehouse HQ headquart
 _NOT_A_SITE_AHEAD = rf"(?!{NAME}[\t\x20]+(?:{_any_of(_SITES)})(?![\w'’-]))"
 """Not a name before where someone works: "works at the Lisbon office" names a place (whose office, when
 "of Globex" follows, is Globex's)."""
+_NOT_SOMEONE_ELSES_AHEAD = rf"(?!{NAME}['’]s(?![\w'’-]))"
+"""Not a person's name owning who is meant: "I report to Gavin's deputy" is not to Gavin."""
 _HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
 """How someone works where they work: "Leila works remotely for Globex"."""
 _JOB_NOUNS = (
@@ -224,6 +228,14 @@ _PARENT = rf"{_any_of(_PARENT_WORDS)}{_KIN_END}"
 _CHILD = rf"(?:(?:oldest|eldest|youngest) )?{_any_of(_CHILD_WORDS)}{_KIN_END}"
 """Family words ending their phrase: not "my sister's friend", "brother-in-law" (or "in law"),
 "Ana's dad joke"."""
+_SIBLING_BEFORE_NAME = rf"(?:(?:older|younger|big|little|twin) )?{_any_of(_SIBLING_WORDS)}"
+_PARENT_BEFORE_NAME = _any_of(_PARENT_WORDS)
+_CHILD_BEFORE_NAME = rf"(?:(?:oldest|eldest|youngest) )?{_any_of(_CHILD_WORDS)}"
+_SPOUSE_WORDS = "wife husband spouse"
+_SPOUSE = rf"{_any_of(_SPOUSE_WORDS)}{_KIN_END}"
+_MANAGER_WORDS = "manager boss supervisor"
+_MANAGER = rf"(?:new |current )?(?:line )?{_any_of(_MANAGER_WORDS)}(?![\w'’-])"
+"""Whom the writer reports to, named as such (not "my manager's boss": that one's own)."""
 # No literal space in it: `_pattern` reads a template's spaces as runs of blanks.
 _BOUGHT_FOR = (
     r"(?![\w'’])(?![\t\x20]+(?:(?:a|an|some|the|his|her|their|my|our)[\t\x20]+)?(?:new[\t\x20]+)?"
@@ -368,6 +380,20 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords=_PARENT_WORDS, writer=True),
     _pattern(rf"{{O}} is my {_CHILD}", "parent_of", "parent of", False, "person", "person",
              keywords=_CHILD_WORDS, writer=True),
+    # The writer's family named by the way ("My brother [[Luis]] drove us"), spouse and manager ("Laila
+    # is my wife", "Marcus is my manager", "My new manager is Hannah").
+    _pattern(rf"(?i:my) {_SIBLING_BEFORE_NAME} {{O}}", "sibling_of", "sibling of", False, "person", "person",
+             keywords=_SIBLING_WORDS, writer=True),
+    _pattern(rf"(?i:my) {_PARENT_BEFORE_NAME} {{O}}", "child_of", "child of", False, "person", "person",
+             keywords=_PARENT_WORDS, writer=True),
+    _pattern(rf"(?i:my) {_CHILD_BEFORE_NAME} {{O}}", "parent_of", "parent of", False, "person", "person",
+             keywords=_CHILD_WORDS, writer=True),
+    _pattern(rf"{{O}} is my {_SPOUSE}", "married_to", "married to", True, "person", "person",
+             keywords=_SPOUSE_WORDS, writer=True),
+    _pattern(rf"{{O}} is (?:now )?my {_MANAGER}", "reports_to", "reports to", True, "person", "person",
+             keywords=_MANAGER_WORDS, writer=True),
+    _pattern(rf"(?i:my) {_MANAGER} is (?:now )?{{O}}", "reports_to", "reports to", True, "person", "person",
+             keywords=_MANAGER_WORDS, writer=True),
     # Not "Tom bought Anna flowers": a name followed by what was bought is who it was bought for.
     _pattern(r"{S} (?:bought|has bought) {O}" + _BOUGHT_FOR, "owns", "owns", False, keywords="bought"),
     # Not "Anna replaced Notion with Obsidian": that is her switch of tools, not Anna in Notion's place
