@@ -92,6 +92,9 @@ def apply_time(
     # The nodes that say a value stopped ("Last day at my job at Acme."): they end what said it held.
     stopping: list[Assertion] = []
     slot_of: dict[RelationKey, tuple[str, ...] | None] = {}  # a triple is stated by a few chunks
+    # Said to hold at no date ("Rita works at Deloitte." in her note): no run, but a rival of the
+    # value the dated statements leave current, if another (see `_undated_rivals`).
+    undated: list[Assertion] = []
     for assertion in assertions:
         key = assertion.key
         if assertion.invalid_at is not None:
@@ -100,6 +103,7 @@ def apply_time(
                 stopping.append(assertion)
                 continue
         if assertion.valid_at is None:
+            undated.append(assertion)
             continue
         if key not in slot_of:
             slot_of[key] = _slot(key, entity_titles, functional)
@@ -193,6 +197,16 @@ def apply_time(
                     conflicts[a].add(b)
                     conflicts[b].add(a)
                     pairs.add((min(a, b), max(a, b)))
+    if undated and last_run:
+        for held, other, when in _undated_rivals(
+            undated, slots, slot_of, last_run, by_lines, entity_titles, functional
+        ):
+            for a in held:
+                for b in asserting.get((other, when), ()):
+                    if a != b:
+                        conflicts[a].add(b)
+                        conflicts[b].add(a)
+                        pairs.add((min(a, b), max(a, b)))
 
     make = retime or retimed
     new_nodes = tuple(
@@ -274,6 +288,49 @@ def _overlaps(
                 and assertion.valid_at < other.valid_at <= span.until
             ):
                 found.append((span.nodes, other.key, other.valid_at))
+    return found
+
+
+def _undated_rivals(
+    undated: Sequence[Assertion],
+    slots: Mapping[tuple[str, ...], Sequence[Assertion]],
+    slot_of: dict[RelationKey, tuple[str, ...] | None],
+    last_run: Mapping[RelationKey, _Run],
+    by_lines: Mapping[Evidence, list[Node]],
+    entity_titles: Mapping[str, str],
+    functional: frozenset[str],
+) -> list[tuple[set[str], RelationKey, date]]:
+    """Values said at no date that the dated statements do not leave current: which holds now is not
+    known ("Rita works at Deloitte." in her note, "Rita started a new job at PwC." on 2 February).
+
+    Each gives the nodes stating it, and the current value's key and latest date, whose nodes it
+    conflicts with: the review queue asks, nothing is ended on a guess. A value also said on a date
+    has its runs already.
+    """
+    found = []
+    for assertion in undated:
+        key = assertion.key
+        if key in last_run:
+            continue
+        if key not in slot_of:
+            slot_of[key] = _slot(key, entity_titles, functional)
+        slot = slot_of[key]
+        if slot is None or slot not in slots:
+            continue
+        current = [
+            last_run[other]
+            for other in {a.key for a in slots[slot]}
+            if other in last_run and last_run[other].end is None
+        ]
+        if not current:
+            continue
+        run = max(current, key=lambda r: (r.dates[-1], r.value))
+        start, _, end = key
+        held = {
+            n.id for n in by_lines.get(assertion.evidence, ()) if start in n.entities and end in n.entities
+        }
+        if held:
+            found.append((held, (slot[0], slot[1], run.value), run.dates[-1]))
     return found
 
 

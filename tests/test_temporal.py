@@ -183,6 +183,52 @@ def test_same_day_rivals_conflict_both_ways_and_go_to_review() -> None:
     assert all(r.invalid_at is None for r in graph.relations)  # never auto-resolved
 
 
+def fact_of(path: str, city: str) -> Any:
+    """A note with no date saying Dana lives in `city` (a fact of her page, say)."""
+    ends = [{"name": "Dana"}, {"name": city}]
+    node = {
+        "memory_layer": "semantic",
+        "type": "fact",
+        "title": f"Dana lives in {city}.",
+        "entities": ["Dana", city],
+    }
+    return extraction(
+        path, 0, (1, 1), entities=ends, nodes=[node], relations=[rel("Dana", "lives_in", city, None)]
+    )
+
+
+def test_a_value_said_at_no_date_is_a_rival_of_the_current_one_not_superseded_by_it() -> None:
+    """Which holds now is not known: the review queue asks, and no relation ends on a guess."""
+    drafts = [
+        fact_of("Dana.md", "Oakland"),
+        lives("a.md", "Berkeley", "2025-01-10"),
+        lives("b.md", "Reno", "2025-04-10"),
+    ]
+    graph = link([source("Dana.md"), source("a.md"), source("b.md")], drafts)
+    times = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
+    assert times == {
+        "oakland": (None, None),
+        "berkeley": (date(2025, 1, 10), date(2025, 4, 10)),
+        "reno": (date(2025, 4, 10), None),
+    }
+    by_title = {n.title: n for n in graph.nodes}
+    oakland, reno = by_title["Dana lives in Oakland."], by_title["Dana lives in Reno."]
+    assert oakland.conflicts_with == (reno.id,) and reno.conflicts_with == (oakland.id,)
+    assert by_title["Dana lives in Berkeley."].conflicts_with == ()  # over before Reno: no rival of now
+    assert graph.conflicts == (tuple(sorted((oakland.id, reno.id))),)
+    assert oakland.superseded_by == ()
+
+
+def test_a_value_said_at_no_date_and_current_on_one_rivals_nothing() -> None:
+    drafts = [
+        fact_of("Dana.md", "Reno"),
+        lives("a.md", "Berkeley", "2025-01-10"),
+        lives("b.md", "Reno", "2025-04-10"),
+    ]
+    graph = link([source("Dana.md"), source("a.md"), source("b.md")], drafts)
+    assert graph.conflicts == () and all(n.conflicts_with == () for n in graph.nodes)
+
+
 def lives(path: str, city: str, when: str) -> Any:
     """A note saying Dana lives in `city` on `when`."""
     ends = [{"name": "Dana"}, {"name": city}]
