@@ -1084,13 +1084,27 @@ def test_is_a_definition_outside_a_glossary_is_a_concept() -> None:
         ("**Failure** The target is frightened 1 until the end of its turn.", False),  # a label
         ("Below is a template for a party dashboard you can copy.", False),
         ("Beneath is the name that was carved into the handle.", False),
+        ("Kubernetes — the container orchestrator we run everything on.", True),
+        ("PETG — a tough filament that prints at 240 C.", True),
+        # A diary line's label, or two sentences joined by a dash.
+        ("Lunch — the new Thai place on Main St, very good.", False),
+        ("TL;DR — the migration worked.", False),
+        ("Offsite — the agenda is finally done.", False),
+        ("Ana raised concerns — the Okta contract ends June 30.", False),
     ],
 )
 def test_a_definition_outside_a_glossary_says_so(text: str, defines: bool) -> None:
-    result = extract(text, reference=None)
+    result = extract(text)
     concepts = [n for n in result.draft.nodes if n.type == "concept"]
     assert bool(concepts) is defines, result.draft.nodes
-    assert not {"Failure", "Below", "Beneath"} & {e.name for e in result.draft.entities}
+    junk = {"Failure", "Below", "Beneath", "Lunch", "TL;DR", "Offsite", "Ana raised concerns"}
+    assert not junk & {e.name for e in result.draft.entities}
+
+
+def test_a_day_said_after_a_dash_is_of_its_own_clause() -> None:
+    """Written on 12 March 2025: the contract ends this June, though the concerns were raised before."""
+    node = only_node(extract("Ana raised concerns — the Okta contract ends June 30."))
+    assert node.timestamp == date(2025, 6, 30)
 
 
 def test_a_colon_line_outside_a_glossary_is_no_definition() -> None:

@@ -681,11 +681,13 @@ _UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _REPORTED = re.compile(
     r"(?i)\b(?:said|says|told|tells|mentioned|heard|announced|confirmed|confirmation|learned|learnt"
-    r"|found\s+out|wrote|emailed|explained|noted|reminded|promised|agreed)\b"
+    r"|found\s+out|wrote|emailed|explained|noted|reminded|promised|agreed)\b|\s[—–]\s|;"
 )
-"""A verb reporting what someone said: the tense of what follows is what was said's."""
+"""A verb reporting what someone said, or a dash or semicolon between two clauses: the tense of what
+follows is its own."""
 _ON_BEFORE = re.compile(
-    r"(?i)\b(?:on|for|(?:is|are|runs?|takes?\s+place|starts?|begins?|opens?)(?:\s+from)?)\s+(?:the\s+)?"
+    r"(?i)\b(?:on|for|(?:is|are|runs?|takes?\s+place|starts?|begins?|(?:re)?opens?|ends|closes|expires|launches)"
+    r"(?:\s+from)?)\s+(?:the\s+)?"
     r"(?:\d{1,2}(?:st|nd|rd|th)?\s*[–-]\s*)?$"
 )
 """Before the day something is to happen: "we fly to Tokyo on 3 October", "scheduled for 14 July",
@@ -820,6 +822,34 @@ _POSSESSIVE_ARTICLES = frozenset({"our", "my", "notre", "mon", "ma"})
 _IS_A_VERBS = _word_set("is are est sont")
 """One of them is a word of every sentence `_IS_A_DEFINITION` matches."""
 _RELATIVE_CLAUSE = re.compile(r"(?i)\b(?:that|which|who|where|used|designed|for|qui|que|utilisée?|pour)\b")
+_DIARY_LABELS = frozenset(
+    """
+    lunch dinner breakfast brunch coffee drinks update note edit todo tl;dr tldr nb ps fyi status summary
+    result results outcome today yesterday tomorrow tonight morning afternoon evening later meeting call
+    standup offsite weekend plan idea question answer verdict conclusion decision takeaway lesson problem
+    issue fix context background
+    """.split()
+)
+"""Words that label a diary line before a dash ("Lunch — the new Thai place", "TL;DR — it worked"):
+what follows is about the day, not what the word means."""
+_CLAUSE_AFTER_ARTICLE = re.compile(
+    r"(?i)^(?:the|a|an)\s+(?:(?!(?:that|which|who|whose|where|we|i|you|they|he|she|it)\b)[\w'’-]+\s+){1,3}"
+    r"(?:is|are|was|were|has|have|had|will|won['’]t|can|can['’]t|isn['’]t|aren['’]t|wasn['’]t|got|gets"
+    r"|ends|starts|works|broke|went|came|[a-z]+ed)\b"
+)
+"""A sentence, not a noun phrase: "the agenda is finally done", "the migration worked" (but "the
+container orchestrator we run", "a filament that prints at 240 C" define)."""
+
+
+def _defines(dash: re.Match[str]) -> bool:
+    """Whether a "term — the …" line outside a glossary defines its term, rather than labelling a
+    diary line ("Offsite — the agenda is done") or joining two sentences ("Ana raised concerns — …")."""
+    term = dash.group("term").strip()
+    if term.casefold() in _DIARY_LABELS or _CLAUSE_AFTER_ARTICLE.match(dash.group("definition")):
+        return False
+    return not _wording(term, False).past
+
+
 _ARTICLE_START = re.compile(r"(?i)^(?:a|an|the|un|une|le|la|les|l['’]|der|die|das|ein|eine|el|los)\b")
 _SOFTWARE_WORDS = re.compile(
     r"(?i)^(?:firmware|software|library|framework|database|app|application|plugin|package|tool|service|api"
@@ -2701,7 +2731,7 @@ class _ChunkReader:
             if (
                 dash
                 and len(dash.group("term").split()) <= 5
-                and (self.glossary or _ARTICLE_START.match(dash.group("definition")))
+                and (self.glossary or (_ARTICLE_START.match(dash.group("definition")) and _defines(dash)))
             ):
                 term, definition = dash.group("term"), dash.group("definition")
         if term is None and self.glossary and candidate.kind == "item":
