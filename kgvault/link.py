@@ -617,18 +617,26 @@ class _MentionIndex:
         folded = list(map(str.casefold, raw))
         roots, reach = self.roots, self.reach
         found: set[str] = set()
+        # The longest name at each place, and none inside it: "Tom Becker" is no mention of a Tom. But
+        # a version is of its thing: "Postgres 15" mentions Postgres too.
+        after = 0
         # Only the words some name starts with, found at C speed (about a quarter of a text's words).
         for start in compress(count(), map(reach.__contains__, folded)):
             head = raw[start][0]
-            if not (head.isupper() or head.isdigit()):
+            if start < after or not (head.isupper() or head.isdigit()):
                 continue
             key = folded[start]
-            if key in roots:
-                found.add(key)
+            longest = key if key in roots else None
+            end = start + 1
             for follow in folded[start + 1 : start + reach[key]]:
                 key = f"{key} {follow}"
+                end += 1
                 if key in roots:
-                    found.add(key)
+                    if longest is not None and _VERSION.match(follow):
+                        found.add(longest)
+                    longest, after = key, end
+            if longest is not None:
+                found.add(longest)
         capitals = (
             {token for token, word in zip(folded, raw, strict=True) if word[0].isupper() or word[0].isdigit()}
             if self.capitals
@@ -640,6 +648,8 @@ class _MentionIndex:
 
 
 _TOKEN = re.compile(r"[^\W_]+")
+_VERSION = re.compile(r"v?\d")
+"""A folded word that numbers a version ("15", "3", "v2"): what it follows names the thing versioned."""
 
 
 @dataclass(frozen=True, slots=True)

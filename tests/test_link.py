@@ -163,6 +163,28 @@ def test_unlinked_mentions_of_known_entities_are_attached_to_nodes() -> None:
     assert by_title["The marlin swam away."] == ()  # lowercase: not a proper-noun mention
 
 
+def test_a_name_inside_a_longer_known_name_is_no_mention_unless_that_is_its_version() -> None:
+    known = [
+        {"name": n} for n in ("Tom", "Tom Becker", "Atlas", "Project Silent Atlas", "Postgres", "Postgres 15")
+    ]
+    texts = [
+        "Tom Becker joined the team today.",
+        "Met Tom to talk about Project Silent Atlas.",
+        "Atlas uses Postgres 15 now.",
+    ]
+    graph = link(
+        [source("a.md")],
+        [
+            extraction("a.md", 0, (1, 1), entities=known),
+            *(extraction("a.md", i + 1, (i + 2, i + 2), nodes=[episode(t)]) for i, t in enumerate(texts)),
+        ],
+    )
+    by_title = {n.title: n.entities for n in graph.nodes}
+    assert by_title[texts[0]] == ("tom-becker",)
+    assert by_title[texts[1]] == ("project-silent-atlas", "tom")
+    assert by_title[texts[2]] == ("atlas", "postgres", "postgres-15")
+
+
 def test_tag_counts_include_every_parent_level() -> None:
     graph = link(
         [source("a.md")],
