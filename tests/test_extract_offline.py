@@ -467,7 +467,13 @@ def test_what_names_no_job_at_a_named_place_relates_nobody(text: str) -> None:
         ("Laila is my wife.", {"author": "Sam"}, ("Sam", "married_to", "Laila"), REF, None),
         ("Marcus is my manager.", {"author": "Sam"}, ("Sam", "reports_to", "Marcus"), REF, None),
         ("[[Rui]] is now my new manager.", {"author": "Sam"}, ("Sam", "reports_to", "Rui"), REF, None),
-        ("My manager is Bill Lumbergh.", {"author": "Sam"}, ("Sam", "reports_to", "Bill Lumbergh"), REF, None),
+        (
+            "My manager is Bill Lumbergh.",
+            {"author": "Sam"},
+            ("Sam", "reports_to", "Bill Lumbergh"),
+            REF,
+            None,
+        ),
         ("Linda is my mom.", {"author": "Sam"}, ("Sam", "child_of", "Linda"), None, None),
         ("Mia is my daughter.", {"author": "Sam"}, ("Sam", "parent_of", "Mia"), None, None),
         ("Acme acquired Initech in 2023.", {}, ("Acme", "owns", "Initech"), date(2023, 1, 1), None),
@@ -680,6 +686,15 @@ def test_a_relation_that_lasts_until_a_day_ahead_starts_on_the_notes_day() -> No
         # A weekday alone in a past sentence is the last one; 12 March 2025 is a Wednesday.
         ("Met Ana on Monday about the budget.", date(2025, 3, 10)),
         ("The kit finally arrived on Thursday.", date(2025, 3, 6)),
+        # Right after its verb, or leading the line, without "on".
+        ("The kit arrived Monday.", date(2025, 3, 10)),
+        ("Ana's last day was Friday.", date(2025, 3, 7)),
+        ("Orion deploy retried Thursday, success.", date(2025, 3, 6)),
+        ("Monday: Derek announced the reorg.", date(2025, 3, 10)),
+        ("Friday the band played.", REF),  # a bare weekday could be any Friday
+        # A time the sentence leads with does not hide its verb.
+        ("Two days ago the server crashed.", date(2025, 3, 10)),
+        ("A couple of days ago, the server crashed again.", date(2025, 3, 10)),
         ("Paid the plumber on the 2nd.", date(2025, 3, 2)),
         ("Paid the plumber on the 31st.", date(2025, 1, 31)),
         # A past state ends at its "until"; the node is of that day, as for a written-out date.

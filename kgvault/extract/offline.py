@@ -717,6 +717,14 @@ _BARE_WEEKDAY = re.compile(
 )
 """A weekday named alone after a preposition: the coming one ("closed until Thursday"), or in a
 past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor "on Monday 3 March"."""
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_PAST_WEEKDAY = re.compile(
+    rf"(?i)(?:\b(?:was|were|came|went|left|got|arrived|broke|began|ran|met|saw|[a-z]{{2,}}ed)\s+"
+    rf"|^(?=(?:{_WEEKDAYS})\s*[:—–]))(?P<day>{_WEEKDAYS})(?![\w'’-]|\s*,?\s*(?:the\s+)?\d)"
+)
+"""A weekday right after a past verb, or labelling the line, in a past sentence: "The kit arrived
+Monday", "Ana's last day was Friday", "Monday: Derek announced the reorg" (the last one); not
+"Friday the band played"."""
 _BARE_WEEKDAY_FR = re.compile(
     r"(?i)\b(?:jusqu['’]à|avant|d['’]ici)\s+(?P<day>lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)"
     r"(?![\w'’-]|\s+(?:dernier|prochain|\d))"
@@ -822,13 +830,13 @@ _POSSESSIVE_ARTICLES = frozenset({"our", "my", "notre", "mon", "ma"})
 _IS_A_VERBS = _word_set("is are est sont")
 """One of them is a word of every sentence `_IS_A_DEFINITION` matches."""
 _RELATIVE_CLAUSE = re.compile(r"(?i)\b(?:that|which|who|where|used|designed|for|qui|que|utilisée?|pour)\b")
-_DIARY_LABELS = frozenset(
+_DIARY_LABELS = _word_set(
     """
     lunch dinner breakfast brunch coffee drinks update note edit todo tl;dr tldr nb ps fyi status summary
     result results outcome today yesterday tomorrow tonight morning afternoon evening later meeting call
     standup offsite weekend plan idea question answer verdict conclusion decision takeaway lesson problem
     issue fix context background
-    """.split()
+    """
 )
 """Words that label a diary line before a dash ("Lunch — the new Thai place", "TL;DR — it worked"):
 what follows is about the day, not what the word means."""
@@ -1553,10 +1561,13 @@ class _Wording:
             first_person = any(t in _FIRST_PERSON_FR_WORDS or t.startswith(("j'", "j’")) for t in folded)
         past = False
         if not _IRREGULAR_PAST.isdisjoint(words) or _ED_ENDING.search(text):
+            # "Two days ago the server crashed": the clause starts after the time it leads with.
+            lead = _TIME_LEAD.match(text) if text[:1] in _TIME_LEAD_STARTS else None
+            shift = len(_TOKENS.findall(lead.group(0))) if lead else 0
             for index, word in enumerate(folded):
-                if (_is_past_word(word) and _is_main_verb(tokens, folded, index)) or _is_verb_after_subject(
-                    tokens, folded, index
-                ):
+                if (
+                    _is_past_word(word) and _is_main_verb(tokens, folded, index, shift)
+                ) or _is_verb_after_subject(tokens, folded, index):
                     past = True
                     break
         if not past and french:
@@ -1591,12 +1602,22 @@ def _wording(text: str, french: bool) -> _Wording:
     return _Wording.read(text, french)
 
 
-def _is_main_verb(tokens: list[str], folded: list[str], index: int) -> bool:
+_TIME_LEAD = re.compile(
+    r"(?i)(?:(?:\d+|a|an|one|two|three|four|five|six|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|months?"
+    r"|years?|hours?)\s+ago|earlier\s+(?:this|that|today)(?:\s+(?:week|month|morning|year))?"
+    r"|(?:last|this)\s+(?:week|weekend|month|year|morning|night|evening|afternoon))\b,?"
+)
+"""A time a sentence leads with ("Two days ago the server crashed"): its clause starts after it."""
+_TIME_LEAD_STARTS = frozenset("0123456789aAoOtTfFsSeElL")
+
+
+def _is_main_verb(tokens: list[str], folded: list[str], index: int, shift: int = 0) -> bool:
     """Whether the past form at `index` reads as the clause's verb, not an adjective or a passive.
 
-    It must come early (one of the first five words: "The first batch warped …"), or right after
-    a subject (a pronoun, a name) or an auxiliary ("we had just printed"); never after "is"/"are"
-    ("is cracked", a state). Adjectives deep in a sentence ("unsolicited advice") are not events.
+    It must come early (one of the first five words of its clause, which starts `shift` words in:
+    "The first batch warped …"), or right after a subject (a pronoun, a name) or an auxiliary ("we
+    had just printed"); never after "is"/"are" ("is cracked", a state). Adjectives deep in a
+    sentence ("unsolicited advice") are not events.
     """
     if index == 0:
         return True
@@ -1604,7 +1625,10 @@ def _is_main_verb(tokens: list[str], folded: list[str], index: int) -> bool:
     if before in _PASSIVE_BEFORE:
         return False
     return (
-        index <= 4 or before in _SUBJECT_BEFORE or tokens[index - 1][:1].isupper() or before[:1] == "\ue000"
+        index - shift <= 4
+        or before in _SUBJECT_BEFORE
+        or tokens[index - 1][:1].isupper()
+        or before[:1] == "\ue000"
     )
 
 
@@ -2151,6 +2175,9 @@ class _ChunkReader:
             month_days = list(_BARE_MONTH_DAY.finditer(text)) if "the" in lower else []
         else:
             return found
+        if past and self.language == "en" and "day" in lower:
+            # "The kit arrived Monday", "Monday: Derek announced the reorg": the last one.
+            weekdays = sorted([*weekdays, *_PAST_WEEKDAY.finditer(text)], key=lambda m: m.start("day"))
         if not weekdays and not month_days:
             return found
         # Read once per sentence, not per match: a run-on transcript may name a thousand days.
@@ -2159,10 +2186,10 @@ class _ChunkReader:
         taken, starts = list(found), [start for start, _, _ in found]
         for match in weekdays:
             start, end = match.span("day")
-            if _overlaps_any(taken, starts, start, end):
+            if _overlaps_any(taken, starts, start, end) or (match.re is _PAST_WEEKDAY and not back):
                 continue
             # "Worked there until Friday" ended last Friday; "we're closed until Friday" ends next.
-            earlier = back and (match[0][:2].lower() == "on" or not present)
+            earlier = back and (match[0][:2].lower() == "on" or not present or match.re is _PAST_WEEKDAY)
             apart = (_WEEKDAY_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
             found.append(
                 (start, end, today - timedelta(days=7 - apart) if earlier else today + timedelta(days=apart))
@@ -2681,10 +2708,8 @@ class _ChunkReader:
             before = title[max(0, start - 60) : start]
             if not (_ON_BEFORE.search(before) or _DUE_BEFORE.search(before)):
                 continue
-            said = None
-            for said in _REPORTED.finditer(title, 0, start):
-                pass
-            if said is None or _wording(title[said.end() : start], self.french).past:
+            said = max((m.end() for m in _REPORTED.finditer(title, 0, start)), default=None)
+            if said is None or _wording(title[said:start], self.french).past:
                 continue
             ahead[date_] = (start, end, self._coming(title, start, end, day))
         return ahead
