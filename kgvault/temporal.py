@@ -198,11 +198,11 @@ def apply_time(
                     conflicts[b].add(a)
                     pairs.add((min(a, b), max(a, b)))
     if undated and last_run:
-        for held, other, when in _undated_rivals(
+        for stating, rival, last_said in _undated_rivals(
             undated, slots, slot_of, last_run, by_lines, entity_titles, functional
         ):
-            for a in held:
-                for b in asserting.get((other, when), ()):
+            for a in stating:
+                for b in asserting.get((rival, last_said), ()):
                     if a != b:
                         conflicts[a].add(b)
                         conflicts[b].add(a)

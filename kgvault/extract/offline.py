@@ -1562,8 +1562,8 @@ class _Wording:
         past = False
         if not _IRREGULAR_PAST.isdisjoint(words) or _ED_ENDING.search(text):
             # "Two days ago the server crashed": the clause starts after the time it leads with.
-            lead = _TIME_LEAD.match(text) if text[:1] in _TIME_LEAD_STARTS else None
-            shift = len(_TOKENS.findall(lead.group(0))) if lead else 0
+            led = _TIME_LEAD.match(text) if text[:1] in _TIME_LEAD_STARTS else None
+            shift = len(_TOKENS.findall(led.group(0))) if led else 0
             for index, word in enumerate(folded):
                 if (
                     _is_past_word(word) and _is_main_verb(tokens, folded, index, shift)
