@@ -89,12 +89,14 @@ def _number_as_date(value: int | float, zone: tzinfo) -> date | None:
 
 
 def date_in_filename(name: str) -> date | None:
-    """Find a daily-note style date (`2025-03-12`, `20250312`) in a file name."""
+    """Find a daily-note style date in a file name: `2025-03-12`, `20250312`, or written out as Roam
+    and other apps name daily notes (`March 5th, 2025`, `5 Mar 2025`; an ambiguous `04/03/2025` is none)."""
     for match in _FILENAME_DATE.finditer(name):
         found = _make_date(*map(int, match.groups()))
         if found:
             return found
-    return None
+    written = find_dates(name, None)
+    return written[0][2] if written else None
 
 
 # -- dates inside prose -------------------------------------------------------------------------

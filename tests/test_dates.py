@@ -103,6 +103,23 @@ def test_the_existing_parsers_keep_their_behaviour() -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("March 5th, 2025", date(2025, 3, 5)),  # Roam's daily notes
+        ("March 5, 2025", date(2025, 3, 5)),
+        ("Wednesday, March 5, 2025", date(2025, 3, 5)),
+        ("13 Mar 2025", date(2025, 3, 13)),
+        ("05.03.2025", date(2025, 3, 5)),
+        ("04-03-2025", None),  # the 4th of March or the 3rd of April: no guess
+        ("Reading log 2025", None),
+        ("Q1 2025 planning", None),
+    ],
+)
+def test_a_daily_note_named_with_a_written_date_is_dated_by_it(name: str, expected: date | None) -> None:
+    assert date_in_filename(name) == expected
+
+
+@pytest.mark.parametrize(
     ("value", "expected"),
     [
         (20250312, date(2025, 3, 12)),  # a common template format: YYYYMMDD as a number
