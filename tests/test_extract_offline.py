@@ -1259,6 +1259,26 @@ def test_timestamp_comes_from_the_sentence_then_the_heading_then_the_chunk() -> 
     assert only_node(extract("Printed a benchy on the Ender.")).timestamp == REF
 
 
+@pytest.mark.parametrize(
+    ("heading", "text", "day"),
+    [
+        # In a note of Wednesday 12 March 2025: a day without a year is the nearest such day.
+        ("Day 2 — Thu Mar 13", "Met up with Hiro at the museum.", date(2025, 3, 13)),
+        ("Tue 11 Mar", "Met up with Hiro at the museum.", date(2025, 3, 11)),
+        ("Dec 30", "Met up with Hiro at the museum.", date(2024, 12, 30)),
+        # A weekday leading a heading is that day of the note's week (Monday 10 to Sunday 16 March).
+        ("Monday", "Shipped the importer.", date(2025, 3, 10)),
+        ("Friday — retro", "Shipped the importer.", date(2025, 3, 14)),
+        # A range of days is its first; relative words count from the heading's day.
+        ("Week of 3–9 March 2025", "Shipped the importer.", date(2025, 3, 3)),
+        ("Day 4 — Sat Mar 15", "Lost my pass yesterday.", date(2025, 3, 14)),
+        ("Day 7", "Flew home from Osaka.", REF),
+    ],
+)
+def test_a_heading_naming_a_day_dates_what_is_under_it(heading: str, text: str, day: date) -> None:
+    assert only_node(extract(text, heading=(heading,))).timestamp == day
+
+
 def test_relative_dates_resolve_against_the_chunk_reference() -> None:
     assert only_node(extract("Ordered the Voron kit yesterday.")).timestamp == date(2025, 3, 11)
     french = extract("J'ai commandé le kit hier.", meta={"lang": "fr"})

@@ -718,6 +718,8 @@ _BARE_WEEKDAY = re.compile(
 """A weekday named alone after a preposition: the coming one ("closed until Thursday"), or in a
 past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor "on Monday 3 March"."""
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_HEADING_WEEKDAY = re.compile(rf"(?i)(?P<day>{_WEEKDAYS})(?![\w'’-])")
+"""A heading that is or starts with a weekday ("Monday", "Thursday — retro"): a day of the note's week."""
 _PAST_WEEKDAY = re.compile(
     rf"(?i)(?:\b(?:was|were|came|went|left|got|arrived|broke|began|ran|met|saw|[a-z]{{2,}}ed)\s+"
     rf"|^(?=(?:{_WEEKDAYS})\s*[:—–]))(?P<day>{_WEEKDAYS})(?![\w'’-]|\s*,?\s*(?:the\s+)?\d)"
@@ -1849,10 +1851,23 @@ class _ChunkReader:
         return _language_of(self.source, self.meta)
 
     def _heading_date(self) -> date | None:
+        """The day the innermost dated heading names: a full date ("Week of 3–9 March 2025" is its
+        first day), else, in a dated note, a day without a year ("Day 2 — Wed Oct 2", "Tue 18 Mar":
+        the nearest such day) or a weekday leading it ("Monday": that day of the note's week)."""
+        reference = self.chunk.reference_time
         for heading in reversed(self.chunk.heading_path):
-            found = find_dates(heading, self.chunk.reference_time, languages=self.date_languages)
+            found = find_dates(heading, reference, languages=self.date_languages)
             if found:
-                return found[0][2]
+                return _range_firsts(heading, found)[0][2]
+            if reference is None or self.language not in ("en", "fr"):
+                continue
+            for when in find_times(heading, reference, self.language):
+                if when.granularity == "day" and not _FOUR_DIGITS.search(heading[when.start : when.end]):
+                    return _nearest_year(when.first, reference)
+            weekday = _HEADING_WEEKDAY.match(heading)
+            if weekday is not None:
+                offset = _WEEKDAY_NUMBERS[weekday["day"].lower()] - reference.weekday()
+                return reference + timedelta(days=offset)
         return None
 
     def _author(self) -> str | None:
@@ -2351,7 +2366,7 @@ class _ChunkReader:
             self.times = find_times(inline.title, self.said_at)
             dates = [(time.start, time.end, time.first) for time in self.times]
         else:
-            dates = find_dates(inline.title, self.chunk.reference_time, languages=self.date_languages)
+            dates = find_dates(inline.title, self._chunk_date(), languages=self.date_languages)
             if not dates and self.language in ("en", "fr"):
                 dates = self._relative_days(inline.title, wording.past)
             dates = _range_firsts(inline.title, dates)
@@ -3104,6 +3119,19 @@ def _month_day_near(today: date, number: int, *, back: bool) -> date | None:
         if (day < today) if back else (day > today):
             return day
     return None
+
+
+def _nearest_year(day: date, reference: date) -> date:
+    """The day of that month and day nearest the reference ("Jan 2" in a note of 30 December: next year)."""
+    nearest = day
+    for year in (reference.year - 1, reference.year, reference.year + 1):
+        try:
+            candidate = day.replace(year=year)
+        except ValueError:  # 29 February
+            continue
+        if abs(candidate - reference) < abs(nearest - reference):
+            nearest = candidate
+    return nearest
 
 
 def _range_firsts(title: str, dates: list[tuple[int, int, date]]) -> list[tuple[int, int, date]]:
