@@ -1279,6 +1279,27 @@ def test_a_heading_naming_a_day_dates_what_is_under_it(heading: str, text: str, 
     assert only_node(extract(text, heading=(heading,))).timestamp == day
 
 
+@pytest.mark.parametrize(
+    ("path", "title", "meta", "kind"),
+    [
+        ("People/Ana Souza.md", "Ana Souza", {}, "person"),
+        ("notes/Jamie Chen.md", "Jamie Chen", {"tags": ["person"]}, "person"),
+        ("Companies/Globex.md", "Globex", {}, "organization"),
+        ("Places/Porto.md", "Porto", {"tags": "travel"}, "place"),
+        # A list of them is none of them; a project's folder holds its meetings too.
+        ("People/Contacts.md", "Contacts", {"tags": ["people"]}, None),
+        ("People/Team directory.md", "Team directory", {}, None),
+        ("Projects/Atlas planning.md", "Atlas planning", {}, None),
+    ],
+)
+def test_a_note_kept_as_a_person_organization_or_place_is_that_entity(
+    path: str, title: str, meta: dict[str, Any], kind: str | None
+) -> None:
+    result = extract("Likes climbing and long walks.", path=path, title=title, meta=meta, heading=())
+    types = {e.name: e.entity_type for e in result.draft.entities}
+    assert types.get(title) == kind
+
+
 def test_relative_dates_resolve_against_the_chunk_reference() -> None:
     assert only_node(extract("Ordered the Voron kit yesterday.")).timestamp == date(2025, 3, 11)
     french = extract("J'ai commandé le kit hier.", meta={"lang": "fr"})

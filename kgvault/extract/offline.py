@@ -245,6 +245,29 @@ _CATEGORY_TYPES: dict[str, str] = {
     "video_games": "game", "podcasts": "podcast",
     "albums": "album", "recipes": "recipe", "trips": "trip", "meetings": "meeting",
 }  # fmt: skip
+_KIND_TAGS: dict[str, str] = {
+    "person": "person", "people": "person", "contact": "person", "contacts": "person",
+    "company": "organization", "companies": "organization", "organization": "organization",
+    "organisation": "organization", "org": "organization", "place": "place", "places": "place",
+    "project": "project", "projects": "project",
+}  # fmt: skip
+"""A note's tag that says what its subject is (`tags: [person]`); not a work's (`#book` is as often
+what a diary line is about)."""
+_LIST_WORDS = _word_set(
+    """
+    index readme overview list lists directory moc contacts people persons companies organizations places
+    team teams template templates dashboard hub all
+    """
+)
+"""Words of a note's title that make it a list of things kept together, not one of them ("Contacts",
+"People MOC", "Team directory")."""
+_KIND_FOLDERS: dict[str, str] = {
+    **{folder: "person" for folder in ("people", "persons", "contacts", "person")},
+    **{folder: "organization" for folder in ("companies", "organizations", "organisations", "orgs")},
+    **{folder: "place" for folder in ("places", "locations", "cities")},
+}
+"""The folder a note about one thing sits in, as vaults name them: `People/Ana Souza.md` is a person
+(not `Projects/`: a project's folder holds its meetings and plans too)."""
 _WORKS = _word_set("book movie show album podcast game recipe product article paper")
 """Kinds of notes about a work: their `author` made it, and wrote none of the note's "I"."""
 _CITATION_KEYS = _word_set("citekey citation-key citation_key citationKey")
@@ -1924,7 +1947,20 @@ class _ChunkReader:
                     return _CATEGORY_TYPES[word]
         if not _CITATION_KEYS.isdisjoint(self.meta):  # a literature note (Zotero): about a work
             return "paper"
-        return None
+        return self._kept_kind()
+
+    def _kept_kind(self) -> str | None:
+        """What a note is about by where it is kept, as most vaults keep people: tagged `person`, or in
+        a folder `People/` (a person, an organization, a place, or a project by its tag; not a day's note)."""
+        title = self.source.title
+        if _DAY_TITLE.match(title) is not None or not _LIST_WORDS.isdisjoint(title.casefold().split()):
+            return None
+        for tag in self._source_tags():
+            kind = _KIND_TAGS.get(tag.lstrip("#").casefold())
+            if kind is not None:
+                return kind
+        folder = self.source.path.rsplit("/", 2)[-2].casefold() if "/" in self.source.path else ""
+        return _KIND_FOLDERS.get(folder)
 
     def _note_aliases(self) -> tuple[str, ...]:
         return note_aliases(self.meta)
@@ -1987,8 +2023,14 @@ class _ChunkReader:
                     if alias and _is_proper_alias(alias, name):
                         self.entities.add(name, None, line.strip(), (alias,))
         # The note itself is an entity when it links to others, declares an entity type or has aliases
-        # (so `[[Klipper firmware]]` elsewhere finds `Klipper`); `type` alone types it but is no reason.
-        if not (found or self._note_aliases() or isinstance(self.meta.get("entity_type"), str)):
+        # (so `[[Klipper firmware]]` elsewhere finds `Klipper`), or is where a person, an organization
+        # or a place is kept (`tags: [person]`, `People/`); `type` alone types it but is no reason.
+        if not (
+            found
+            or self._note_aliases()
+            or isinstance(self.meta.get("entity_type"), str)
+            or self._kept_kind() is not None
+        ):
             return self._envelope("structural: no linked properties")
         subject = self._note_subject(title_quote)
         for key, name, quote in found:
@@ -2026,6 +2068,9 @@ class _ChunkReader:
         self.known = frozenset(n.casefold() for n in (*linked, self.source.title, *aliases))
         self.linked_names = tuple(sorted({n for n in linked if len(n) > 2}, key=lambda n: (-len(n), n)))
 
+        if self.chunk.index == 0 and self._kept_kind() is not None:
+            # `People/Ana Souza.md` with no frontmatter: its first lines are where the note's entity is.
+            self._note_entity(None)
         heading_entity: str | None = None
         procedures: dict[int, list[_Block]] = {}
         for block in blocks:
