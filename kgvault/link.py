@@ -357,8 +357,11 @@ def _repeated_episodes(
         keys = episodes[title_key]
         if len(keys) == 1:
             continue  # one date: one event, told once or by several sources
-        if _SAID_WHEN.search(groups[keys[0]].first()[1].title):
-            continue  # "Switched the Voron to Klipper today." on two days: two events, no habit
+        said = groups[keys[0]].first()[1].title
+        if _SAID_WHEN.search(said) or _PASSING.search(said):
+            # "Switched the Voron to Klipper today." on two days: two events, no habit; "Ana is on
+            # vacation." in three weeks: a passing state each time, nothing true in general.
+            continue
         items = [item for key in keys for item in groups[key].items]
         sources = {evidence.path for evidence, _ in items}
         all_high = all(node.confidence == "high" for _, node in items)
@@ -456,6 +459,14 @@ _SAID_WHEN = re.compile(
     r" (?:days?|weeks?|months?|years?) ago)\b"
 )
 """Words that point at the day they were written: what they say happened then, not in general."""
+_PASSING = re.compile(
+    r"(?i)\b(?:(?:is|are|am|was|were|['’]s|['’]re|['’]m)\s+(?:still\s+|now\s+)?(?:on\s+(?:vacation|holiday|leave"
+    r"|sabbatical|a\s+trip|a\s+break)|(?:out|off)\s+(?:sick|today|this\s+week)|sick|ill|away|abroad|traveling"
+    r"|travelling|out\s+of\s+(?:the\s+)?office|working\s+from\s+home|in\s+hospital|in\s+the\s+hospital)"
+    r"|OOO|WFH)\b"
+)
+"""A passing state of someone ("Ana is on vacation", "Tom is out sick"): said on many days, still
+nothing true in general."""
 _STEPS = "\n"
 """Between a procedure's title and its steps in its identity (no normalized title holds a line break)."""
 

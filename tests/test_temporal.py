@@ -7,6 +7,8 @@ from dataclasses import replace
 from datetime import date
 from typing import Any
 
+import pytest
+
 from kgvault.corrections import Correction, Corrections
 from kgvault.link import link
 
@@ -428,6 +430,17 @@ def test_words_that_say_when_are_events_however_often_they_repeat() -> None:
     graph = link([source(p) for p in paths], items)
     (fact_node,) = [n for n in graph.nodes if n.memory_layer == "semantic"]
     assert fact_node.title == since and len(fact_node.derived_from) == 3
+
+
+@pytest.mark.parametrize("said", ["Ana is on vacation.", "Tom is out sick.", "Sam's working from home."])
+def test_a_passing_state_however_often_said_is_nothing_true_in_general(said: str) -> None:
+    paths = ["a.md", "b.md", "c.md"]
+    items = [
+        extraction(p, 0, (1, 1), nodes=[episode(said, f"2024-0{i + 1}-08", type="state", confidence="high")])
+        for i, p in enumerate(paths)
+    ]
+    graph = link([source(p) for p in paths], items)
+    assert [n.memory_layer for n in graph.nodes] == ["episodic"] * 3
 
 
 def test_the_same_source_twice_is_not_a_repeat() -> None:
