@@ -431,6 +431,9 @@ def test_a_job_or_a_home_said_to_be_over_ends_there(
         ("I joined Acme as a backend engineer.", {"author": "Sam"}, ("Sam", "works_for", "Acme")),
         ("I'm a nurse at Mercy Hospital.", {"author": "Sam"}, ("Sam", "works_for", "Mercy Hospital")),
         ("Lena has been working at Google for years.", {}, ("Lena", "works_for", "Google")),
+        ("Fiona joined Ritual Roasters as marketing lead.", {}, ("Fiona", "works_for", "Ritual Roasters")),
+        ("Ana joined Acme as CTO.", {}, ("Ana", "works_for", "Acme")),
+        ("I work remotely for Datadog.", {"author": "Sam"}, ("Sam", "works_for", "Datadog")),
     ],
 )
 def test_a_job_named_says_where_someone_works_from_the_notes_day(
@@ -510,6 +513,14 @@ def test_family_takeovers_and_schools_are_relations(
 ) -> None:
     """Family holds for good: no start on the note's day; a takeover starts when it is said to."""
     assert only_relation(text, meta) == (*triple, valid_at, invalid_at)
+
+
+@pytest.mark.parametrize("text", ["We migrated from Jira to Linear.", "I switched from Jira to Linear."])
+def test_the_writers_switch_of_tools_ends_the_old_one(text: str) -> None:
+    found = {
+        r[:3]: r[3:] for r in map(relation_fields, extract(text, meta={"author": "Sam"}).draft.relations)
+    }
+    assert found == {("Sam", "uses", "Linear"): (REF, None), ("Sam", "uses", "Jira"): (None, REF)}
 
 
 def test_a_tool_used_instead_of_another_ends_the_other() -> None:

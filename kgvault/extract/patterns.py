@@ -185,7 +185,7 @@ _HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
 """How someone works where they work: "Leila works remotely for Globex"."""
 _JOB_NOUNS = (
     "engineer developer programmer designer manager architect analyst scientist researcher consultant "
-    "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician"
+    "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician lead"
 )
 _CHIEFS = "CEO CTO CFO COO CIO CPO CMO CISO president"
 _CHIEF = rf"(?:{_any_of(_CHIEFS)}|managing director)"
@@ -198,6 +198,8 @@ _ROLE = (
 _ROLE_WORDS = f"{_JOB_NOUNS} {_CHIEFS.lower()} director head vp"
 """The words one of which a sentence naming a job holds (the patterns' screen)."""
 _A_ROLE = rf"(?:the|a|an|our|their) {_ROLE}"
+_A_ROLE_OR_ROLE = rf"(?:(?:the|a|an|our|their) )?{_ROLE}"
+"""A job one joins as, with or without its article: "joined Acme as a designer", "as marketing lead"."""
 _JOB_NOUNS_FR = (
     "designer développeur développeuse ingénieur ingénieure directeur directrice manager médecin infirmier "
     "infirmière professeur professeure enseignant enseignante avocat avocate comptable stagiaire consultant "
@@ -302,7 +304,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "organization", keywords=_ROLE_WORDS),
     _pattern(rf"{{S}} is (?:now )?(?:the|our|their) (?:new )?{_CHIEF} of {{O}}", "works_for", "works for",
              True, "person", "organization", keywords=_ROLE_WORDS),
-    _pattern(rf"{{S}} (?:just )?(?:joined|joins) {{O}} as {_A_ROLE}", "works_for", "works for", True,
+    _pattern(rf"{{S}} (?:just )?(?:joined|joins) {{O}} as {_A_ROLE_OR_ROLE}", "works_for", "works for", True,
              "person", "organization", keywords=_ROLE_WORDS),
     # Several named at once: "Ana and Sam work at Acme", "Tom, Ana and Sam live in Porto".
     _pattern(r"{SS} (?:work|worked|are working|have worked) (?:at|for) {O}", "works_for", "works for", True,
@@ -402,15 +404,16 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "replaces", False, keywords="replaces replaced supersedes superseded"),
     _pattern(r"{S} supports {O}", "supports", "supports", False, keywords="supports"),
     # First person: the speaker's own state, in a conversation turn or a note with an `author`.
-    _pattern(rf"{{I}}(?: have| am|['’]ve|['’]m)? {_ADVERB}(?:work|worked|working) (?:at|for) {{O}}",
-             "works_for", "works for", True, "person", "organization", keywords="work worked working"),
+    _pattern(rf"{{I}}(?: have| am|['’]ve|['’]m)? {_ADVERB}(?:work|worked|working) {_HOW_WORKED}(?:at|for)"
+             r" {O}", "works_for", "works for", True, "person", "organization",
+             keywords="work worked working"),
     _pattern(rf"{{I}} {_ADVERB}(?:just )?(?:started|got|took) (?:a |my |the )?(?:new )?job (?:at|with) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="job"),
     _pattern(r"{I}(?: have|['’]ve)? (?:just )?(?:started|began) working (?:at|for) {O}", "works_for",
              "works for", True, "person", "organization", keywords="working"),
     _pattern(rf"{{I}}(?: am|['’]m) (?:now )?{_A_ROLE} (?:at|for) {{O}}", "works_for", "works for", True,
              "person", "organization", keywords=_ROLE_WORDS),
-    _pattern(rf"{{I}} (?:just )?joined {{O}} as {_A_ROLE}", "works_for", "works for", True, "person",
+    _pattern(rf"{{I}} (?:just )?joined {{O}} as {_A_ROLE_OR_ROLE}", "works_for", "works for", True, "person",
              "organization", keywords=_ROLE_WORDS),
     # A new job named as such: someone's ("Priya started a new job at Monzo"), the writer's first day
     # at one, and their last. Not "first day at PyCon", "started at Heathrow", "joined Strava as a member".
@@ -439,7 +442,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) to {{O}}{_NOT_FROM}",
              "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
     # A switch of the writer's tools: the new one used from that day, the old one no more.
-    _pattern(r"{I}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) from {A} to {O}", "uses", "uses",
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) from {A} to {O}", "uses", "uses",
              False, "person", keywords="switched migrated"),
     _pattern(r"{I}(?: am|['’]m) (?:now )?married to {O}", "married_to", "married to", True, "person",
              "person", keywords="married"),
