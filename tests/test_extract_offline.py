@@ -556,6 +556,9 @@ def test_a_pattern_naming_its_object_first_lists_its_subjects() -> None:
         "Ana was switched to Team Blue.",
         "The letter was written in pencil.",
         "Ana requires Tom's approval.",
+        # A word for anyone opening the line names no one.
+        "Team uses Jira.",
+        "Everyone uses Slack.",
         # Someone's someone is another person.
         "I report to Gavin Belson's deputy, [[Jian Yang]].",
         "Ana reports to [[Gavin]]'s deputy.",

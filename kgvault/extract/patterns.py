@@ -86,10 +86,11 @@ _THING = r"[a-z][a-z0-9-]*(?:[ ][a-z][a-z0-9-]*){0,2}"
 determiner is needed, so "switched over from" names nothing)."""
 _NO_ADVERB = (
     r"(?!(?:Just|Finally|Officially|Also|Then|Now|Today|Yesterday|Recently|Still|Eventually|Never|Almost"
-    r"|Nearly|Already|Later|Once|Soon)[ \t]+[a-z])"
+    r"|Nearly|Already|Later|Once|Soon|Team|Everyone|Everybody|Someone|Somebody|Nobody|People|Everything"
+    r"|Something|Nothing)[ \t]+[a-z])"
 )
-"""A capitalized adverb opening a diary line is no subject: "Just switched from Notion to Obsidian"
-(but "Just Eat switched …" names a company)."""
+"""A capitalized adverb or word for anyone opening a line is no subject: "Just switched from Notion to
+Obsidian", "Team uses Jira", "Everyone uses Slack" (but "Just Eat switched …" names a company)."""
 _NAME_START = rf"(?=[\ue000{_UPPER}]|(?i:[{''.join(sorted({word[0] for word in (*_DETERMINERS, 'l')}))}]))"
 """A lookahead for the first character of a determiner or a name: where `{S}` can start."""
 
