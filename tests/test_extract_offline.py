@@ -1314,6 +1314,25 @@ def test_a_note_kept_as_a_person_organization_or_place_is_that_entity(
     assert types.get(title) == kind
 
 
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Works at the BBC as a producer.", ("Jamie Chen", "works_for", "BBC")),
+        ("Lives in Leeds.", ("Jamie Chen", "lives_in", "Leeds")),
+        ("She is married to [[Hugo Gomes]].", ("Jamie Chen", "married_to", "Hugo Gomes")),
+        ("Reports to [[Ana Souza]].", ("Jamie Chen", "reports_to", "Ana Souza")),
+    ],
+)
+def test_a_line_of_a_persons_note_without_its_subject_is_about_them(
+    text: str, triple: tuple[str, ...]
+) -> None:
+    def read(path: str) -> set[tuple[str, str, str]]:
+        return relations(extract(text, path=path, title="Jamie Chen", heading=(), reference=None))
+
+    assert read("People/Jamie Chen.md") == {triple}
+    assert read("Notes/Jamie Chen.md") == set()  # whose, a note about no one does not say
+
+
 def test_relative_dates_resolve_against_the_chunk_reference() -> None:
     assert only_node(extract("Ordered the Voron kit yesterday.")).timestamp == date(2025, 3, 11)
     french = extract("J'ai commandé le kit hier.", meta={"lang": "fr"})

@@ -23,7 +23,7 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any, Literal
@@ -261,6 +261,14 @@ _LIST_WORDS = _word_set(
 )
 """Words of a note's title that make it a list of things kept together, not one of them ("Contacts",
 "People MOC", "Team directory")."""
+_LEFT_OUT_SUBJECT = re.compile(
+    r"(?:(?P<pronoun>She|He|They)(?=[ \t]+(?:is|was|are|were|has|had|works|worked|lives|lived|reports|joined"
+    r"|moved|studied|studies|graduated|married|manages|leads|founded|owns|uses|left|quit|started)\b)"
+    r"|(?:Works|Worked|Lives|Lived|Reports|Joined|Moved|Studied|Studies|Graduated|Manages|Leads|Founded"
+    r"|Owns|Uses|Left|Quit|Started|Married)[ \t])"
+)
+"""A line of a person's note whose subject is its person: left out ("Works at the BBC as a producer.")
+or said as a pronoun ("She is married to [[Hugo Gomes]].")."""
 _KIND_FOLDERS: dict[str, str] = {
     **{folder: "person" for folder in ("people", "persons", "contacts", "person")},
     **{folder: "organization" for folder in ("companies", "organizations", "organisations", "orgs")},
@@ -1815,6 +1823,8 @@ class _ChunkReader:
         if note_type is not None and _DAY_TITLE.match(source.title) is None:
             self.entities.own = (source.title.casefold(), note_type)
         self.about_a_work = note_type in _WORKS
+        self.person_note = note_type == "person" and _DAY_TITLE.match(source.title) is None
+        """A note about one person (`People/Jamie Chen.md`): its lines without a subject are theirs."""
         """A note about a book, a paper or another work (a `citekey` too): its lines quote it."""
         self.i_am = writer if not self.about_a_work else None
         self.said_at: date | datetime | None = None
@@ -2406,7 +2416,9 @@ class _ChunkReader:
             if linked in inline.title and _mentions(inline.title, linked):
                 names.append(self.entities.add(linked, None, candidate.quote))
 
-        wording = _wording(inline.placeholder, self.french)
+        # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
+        read = self._about_the_person(inline) if self.person_note else inline
+        wording = _wording(read.placeholder, self.french)
         if self.said_at is not None:
             self.times = find_times(inline.title, self.said_at)
             dates = [(time.start, time.end, time.first) for time in self.times]
@@ -2460,7 +2472,7 @@ class _ChunkReader:
         # the note's day (the node stays the note's: when it was written down).
         period, period_end = self._past_periods(inline.title, wording) if not happened else (None, None)
         relations = self._pattern_relations(
-            inline,
+            read,
             candidate,
             wording,
             period or node_date,
@@ -2470,7 +2482,7 @@ class _ChunkReader:
         for subject, _predicate, object_name, _functional in relations:
             names.extend((subject, object_name))
         until = lasting[0][2] if lasting else None
-        outcome = self._classify(inline, candidate, wording, dates, relations, secret, node_date, until)
+        outcome = self._classify(read, candidate, wording, dates, relations, secret, node_date, until)
         # Fragments (under 4 words) say nothing, but a short event ("Printed a benchy"), a relation
         # ("Bob uses Vim") or a secret ("E-mail: d@x.org") still counts.
         shortest = (
@@ -2584,6 +2596,21 @@ class _ChunkReader:
                     node_date,
                 )
         return found
+
+    def _about_the_person(self, inline: _Inline) -> _Inline:
+        """A line of a person's note with its subject left out or said as "she", "he" or "they", read
+        with the person named instead: "Works at the BBC." as "<Jamie Chen> works at the BBC."."""
+        text = inline.placeholder
+        match = _LEFT_OUT_SUBJECT.match(text)
+        if match is None:
+            return inline
+        person = PLACEHOLDER.format(index=len(inline.refs))
+        rest = text[match.end("pronoun") :] if match["pronoun"] else " " + text[0].lower() + text[1:]
+        return replace(
+            inline,
+            refs=(*inline.refs, _Ref("link", self.source.title, self.source.title)),
+            placeholder=person + rest,
+        )
 
     def _resolve(self, raw: str, inline: _Inline) -> str | None:
         """A pattern end as an entity name: a link's target, a code span, or a cleaned Capitalized name."""
