@@ -1040,6 +1040,14 @@ def test_items_under_a_decisions_heading_are_decisions(heading: str) -> None:
     assert not extract(text, heading=("Open questions",), reference=None).draft.nodes
 
 
+@pytest.mark.parametrize("heading", ["Decision", "Decision Outcome", "3. Decision"])
+def test_an_adrs_decision_paragraph_is_a_decision(heading: str) -> None:
+    text = "We will replace RabbitMQ with Kafka for all event streams."
+    node = only_node(extract(text, heading=(heading,)))
+    assert (node.memory_layer, node.type) == ("episodic", "decision")
+    assert not extract(text, heading=("Context",)).draft.nodes  # a plan, said elsewhere
+
+
 def test_a_note_saying_what_its_own_subject_is_defines_it() -> None:
     # "our", "my": no definition anywhere else ("Ana is my sister" in a journal), but in the note
     # about Atlas it says what Atlas is.

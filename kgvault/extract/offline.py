@@ -830,8 +830,15 @@ _SMALL_TALK = re.compile(
 _NAVIGATION_WORDS = _word_set(
     "previous prev next back up home index see also related parent top return to go contents toc"
 )
-_DECISIONS_CONTEXT = re.compile(r"(?i)^(?:(?:key|our|the)\s+)?(?:decisions?(?:\s+log)?|ADRs?|décisions?)$")
-"""A heading whose items are decisions taken: "## Decisions", "Decision log", "ADRs"."""
+_DECISIONS_CONTEXT = re.compile(
+    r"(?i)^(?:\d+[.)]?\s+)?(?:(?:key|our|the)\s+)?(?:decisions?(?:\s+(?:log|outcome))?|ADRs?|décisions?)$"
+)
+"""A heading whose items are decisions taken: "## Decisions", "Decision log", "ADRs", an ADR's
+"## Decision Outcome"."""
+_WE_WILL = re.compile(
+    r"(?i)^(?:we\s+will|we['’]ll|we\s+are\s+going\s+to|we['’]re\s+going\s+to|chosen\s+option)\b"
+)
+"""A paragraph under a decision heading saying what will be done: an ADR's "We will replace RabbitMQ …"."""
 _GLOSSARY_CONTEXT = re.compile(
     r"(?i)\b(?:glossary|glossaire|definitions?|définitions?|lexique|terms|vocabulary)\b"
 )
@@ -2668,7 +2675,8 @@ class _ChunkReader:
                 return _Outcome(None, reason="undated event")
             return _Outcome("episodic", "decision", day=self._planned(inline.title, dates, wording))
         if (
-            (self.decisions and candidate.kind == "item") or _DECISION_LABEL.match(text)
+            (self.decisions and (candidate.kind == "item" or _WE_WILL.match(text)))
+            or _DECISION_LABEL.match(text)
         ) and not _NOT_DECIDED.search(text):
             # "## Decisions / - Use Postgres for metadata, not MongoDB.": taken on the note's day;
             # in a note with no date, what was decided still holds.
