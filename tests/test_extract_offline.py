@@ -1040,6 +1040,29 @@ def test_items_under_a_decisions_heading_are_decisions(heading: str) -> None:
     assert not extract(text, heading=("Open questions",), reference=None).draft.nodes
 
 
+@pytest.mark.parametrize(
+    ("heading", "item", "triple"),
+    [
+        ("Stack", "- Postgres 16 for storage", ("Tern", "uses", "Postgres 16")),
+        ("Tech stack", "- [[FastAPI]] for the API", ("Tern", "uses", "FastAPI")),
+        ("Team", "- [[Ravi Kumar]] — backend", ("Ravi Kumar", "member_of", "Tern")),
+        ("Team", "- Mei Iyer, design", ("Mei Iyer", "member_of", "Tern")),
+    ],
+)
+def test_a_projects_stack_and_team_lists_say_what_it_uses_and_who_is_in_it(
+    heading: str, item: str, triple: tuple[str, ...]
+) -> None:
+    found = extract(item, heading=(heading,), title="Tern", path="projects/Tern.md", reference=None)
+    assert relations(found) == {triple}
+    # Not a day's list, nor an item naming nothing.
+    assert not extract(
+        item, heading=(heading,), title="2025-03-12", path="daily/2025-03-12.md"
+    ).draft.relations
+    assert not extract(
+        "- nothing fancy", heading=(heading,), title="Tern", path="projects/Tern.md"
+    ).draft.relations
+
+
 @pytest.mark.parametrize("heading", ["Decision", "Decision Outcome", "3. Decision"])
 def test_an_adrs_decision_paragraph_is_a_decision(heading: str) -> None:
     text = "We will replace RabbitMQ with Kafka for all event streams."

@@ -33,6 +33,7 @@ from kgvault.dates import find_dates
 from kgvault.extract import Extraction
 from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normalize_for_match, validate_items
 from kgvault.extract.patterns import (
+    NAME,
     PLACEHOLDER,
     PLACEHOLDER_RE,
     TIMELESS_PREDICATES,
@@ -835,6 +836,13 @@ _DECISIONS_CONTEXT = re.compile(
 )
 """A heading whose items are decisions taken: "## Decisions", "Decision log", "ADRs", an ADR's
 "## Decision Outcome"."""
+_LISTING_CONTEXT = re.compile(
+    r"(?i)^(?:(?:our|the)\s+)?(?:(?P<stack>(?:tech(?:nology)?\s+)?stack|technolog(?:y|ies)|built\s+with"
+    r"|dependencies|tooling)|team|team\s+members|members|maintainers|contributors)$"
+)
+"""A heading whose items name what a project uses ("## Stack", "Built with") or who is in it ("## Team")."""
+_LISTED_NAME = re.compile(rf"(?:\*\*)?{NAME}")
+"""The name an item of such a list starts with (a link, or Capitalized words)."""
 _WE_WILL = re.compile(
     r"(?i)^(?:we\s+will|we['’]ll|we\s+are\s+going\s+to|we['’]re\s+going\s+to|chosen\s+option)\b"
 )
@@ -1852,6 +1860,13 @@ class _ChunkReader:
         self.glossary = bool(
             _GLOSSARY_CONTEXT.search(" ".join(chunk.heading_path)) or _GLOSSARY_CONTEXT.search(source.title)
         )
+        listing = _LISTING_CONTEXT.match(chunk.heading_path[-1].strip()) if chunk.heading_path else None
+        self.listing = (
+            ("uses" if listing["stack"] else "member_of")
+            if listing is not None and _DAY_TITLE.match(source.title) is None
+            else None
+        )
+        """What a note's list says of its subject: a `## Stack` what it uses, a `## Team` who is in it."""
         self.decisions = bool(chunk.heading_path) and bool(
             _DECISIONS_CONTEXT.match(chunk.heading_path[-1].strip())
         )
@@ -2413,6 +2428,8 @@ class _ChunkReader:
         if candidate.text.rstrip().endswith(":"):
             self.reasons["no statement"] += 1  # it introduces what follows (a list, a code block)
             return
+        if self.listing is not None and candidate.kind == "item" and self._listed(inline, candidate):
+            return  # "## Team / - [[Sam Ortiz]] (lead)": what it says is the relation, not a fact of its own
         if navigation:
             self.reasons["navigation"] += 1
             return
@@ -2603,6 +2620,26 @@ class _ChunkReader:
                     node_date,
                 )
         return found
+
+    def _listed(self, inline: _Inline, candidate: _Candidate) -> list[tuple[str, str, str, bool]]:
+        """An item of a project's `## Stack` or `## Team` list: the project uses what it names first
+        ("Postgres 16 for storage"), whom it names first is a member of it ("[[Ravi]] — backend")."""
+        listing = self.listing
+        assert listing is not None
+        when = self._chunk_date()
+        match = _LISTED_NAME.match(inline.placeholder)
+        named = self._resolve(match.group(0), inline) if match else None
+        note = self._note_entity(candidate.quote)
+        if named is None or named.casefold() == note.casefold():
+            return []
+        if listing == "uses":
+            subject, obj = note, self.entities.add(named, _type_from_name(named), candidate.quote)
+        else:
+            subject, obj = self.entities.add(named, "person", candidate.quote), note
+        label = listing.replace("_", " ")
+        statement = f"{subject} uses {obj}." if listing == "uses" else f"{subject} is a member of {obj}."
+        self._relation(subject, listing, label, obj, statement, PATTERN_CONFIDENCE, candidate.quote, when)
+        return [(subject, listing, obj, False)]
 
     def _about_the_person(self, inline: _Inline) -> _Inline:
         """A line of a person's note with its subject left out or said as "she", "he" or "they", read
