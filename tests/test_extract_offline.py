@@ -1126,6 +1126,20 @@ def test_glossary_entries_are_public_concepts_with_their_terms() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dev is the point of contact for Globex.",
+        "Tom is the go-to person for Kubernetes.",
+        "Ana is the DRI for the launch.",
+    ],
+)
+def test_someones_role_is_a_state_of_theirs_not_a_definition_of_them(text: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type) == ("episodic", "state")
+    assert all(not e.description for e in extract(text).draft.entities)
+
+
 def test_is_a_definition_outside_a_glossary_is_a_concept() -> None:
     result = extract(
         "[[Klipper]] is a firmware that does motion planning on a host computer.", reference=None

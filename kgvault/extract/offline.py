@@ -644,13 +644,15 @@ _THEIR_TRAIT = _Keywords(
 "Tomás speaks Portuguese", "Ana has two kids", "Tom is 34 years old" (so on the note's day)."""
 _THEIR_ROLE = _Keywords(
     "owns leads manages maintains heads oversees coordinates responsible charge owner lead manager"
-    " maintainer",
+    " maintainer contact go go-to dri",
     rf"{_NAMED_SUBJECT}\s+(?:(?:now|still|currently|also)\s+)?(?:owns|leads|manages|maintains|heads|oversees"
-    r"|coordinates|is\s+(?:(?:now|still|currently|also)\s+)?(?:responsible\s+for|in\s+charge\s+of|the\s+"
-    r"(?:owner|lead|manager|maintainer)\s+(?:of|for|on)))\b",
+    r"|coordinates|is\s+(?:(?:now|still|currently|also)\s+)?(?:responsible\s+for|in\s+charge\s+of|(?:the|our)"
+    r"\s+(?:new\s+)?(?:owner|lead|manager|maintainer|(?:main\s+)?point\s+of\s+contact|contact(?:\s+person)?"
+    r"|go-to\s+(?:person|guy|contact)|DRI)\s+(?:of|for|on|at|with)))\b",
     starts="^",
 )
-"""What someone named is in charge of: "Kai owns the onboarding flow", "Ana is responsible for QA"."""
+"""What someone named is in charge of: "Kai owns the onboarding flow", "Ana is responsible for QA",
+"Dev is the point of contact for Globex" (a role of theirs, no definition of them)."""
 _GOAL = _Keywords(
     "goal goals aim aims plan plans resolution resolutions dream dreams intention target priority trying",
     r"\b(?:My|Our)\s+(?:(?:main|big|only|first|new)\s+)?(?:goal|aim|plan|resolution|dream|intention|target"
@@ -2900,6 +2902,7 @@ class _ChunkReader:
             if (
                 is_a
                 and is_a.group("term").casefold() not in _NOT_TERMS
+                and not _THEIR_ROLE.search(inline.placeholder, words)
                 # "Atlas is our internal search service." opening the note Atlas says what it is.
                 and (
                     self._own_subject(is_a.group("term"))
