@@ -301,6 +301,12 @@ def _past_weekend(match: re.Match[str], today: date | None) -> _Span | None:
     return None if today is None else last_weekend(today)
 
 
+def can_count_from(day: date) -> bool:
+    """Whether relative days may be counted from `day` (a placeholder date such as 9999-12-31 has no
+    week after it)."""
+    return _MIN_YEAR <= day.year <= _MAX_YEAR
+
+
 def last_weekend(today: date) -> _Span:
     """The weekend begun last by `today`: its own on a Saturday or Sunday, else the one before."""
     return _weekend(today if today.weekday() >= 5 else today - timedelta(weeks=1))

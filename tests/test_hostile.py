@@ -893,6 +893,24 @@ def test_extreme_zoned_times_do_not_crash(case: str, moment: str) -> None:
     build_and_check(EXTREME_CASES[case](moment), rebuild=False)
 
 
+RELATIVE_DAYS = (
+    "Ana is out sick until Thursday.\n\nFixed the router over the weekend.\n\nThe kit arrived Monday.\n\n"
+    "Marcus said the deadline is May 30.\n\nDecision: we ship on Nov 30.\n\n## Monday\n\nShipped it.\n\n"
+    "## Day 2 — Wed Dec 31\n\nLost my pass yesterday.\n"
+)
+
+
+@pytest.mark.parametrize("day", ["0001-01-01", "0001-01-02", "9999-12-25", "9999-12-31"])
+def test_relative_days_in_a_note_dated_at_the_ends_of_the_calendar_do_not_crash(day: str) -> None:
+    """Found by fuzzing: "until Thursday" in a note dated 9999-12-31 overflowed the calendar."""
+    build_and_check({b"a.md": f"---\ndate: {day}\n---\n{RELATIVE_DAYS}".encode()}, rebuild=False)
+
+
+def test_a_caret_word_ending_a_line_is_no_invalid_block_id_on_a_page() -> None:
+    """Found by fuzzing: "^ünï" (not a block id Obsidian takes) ended a node's text on its page."""
+    build_and_check({b"a.md": "Ana works at Acme. ^ünï\n".encode()}, rebuild=False)
+
+
 @pytest.mark.parametrize(
     ("encoding", "text"),
     [("utf-16", "hello\nworld\n"), ("utf-16-be", "\ufeff\u0a06 Gurmukhi\n"), ("utf-32", "hello\nworld\n")],

@@ -48,7 +48,7 @@ from kgvault.extract.patterns import (
 from kgvault.names import is_word_char, note_aliases, spell_symbols
 from kgvault.records import Chunk, Source
 from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
-from kgvault.when import When, dated_title, find_times, last_weekend
+from kgvault.when import When, can_count_from, dated_title, find_times, last_weekend
 
 EXTRACTOR = "offline@1"
 
@@ -1327,7 +1327,9 @@ def _indent(line: str) -> int:
 
 
 _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
-_BLOCK_ID = re.compile(r"[ \t]\^[A-Za-z0-9_-]+[ \t]*$")
+_BLOCK_ID = re.compile(r"[ \t]\^[\w-]+[ \t]*$")
+"""A block id ending a line (` ^id`), or what was meant as one (` ^ünï`: Obsidian takes only Latin
+letters, digits and dashes): markup, no part of what the line says."""
 
 
 @dataclass(slots=True)
@@ -1922,7 +1924,7 @@ class _ChunkReader:
                 if when.granularity == "day" and not _FOUR_DIGITS.search(heading[when.start : when.end]):
                     return _nearest_year(when.first, reference)
             weekday = _HEADING_WEEKDAY.match(heading)
-            if weekday is not None:
+            if weekday is not None and can_count_from(reference):
                 offset = _WEEKDAY_NUMBERS[weekday["day"].lower()] - reference.weekday()
                 return reference + timedelta(days=offset)
         return None
@@ -2246,7 +2248,7 @@ class _ChunkReader:
         `_BARE_WEEKDAY_FR`).
         """
         today = self._chunk_date()
-        if today is None:
+        if today is None or not can_count_from(today):
             return []
         found = [
             (when.start, when.end, when.first)
