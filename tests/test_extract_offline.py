@@ -1378,6 +1378,23 @@ def test_a_line_of_a_persons_note_without_its_subject_is_about_them(
     assert read("Notes/Jamie Chen.md") == set()  # whose, a note about no one does not say
 
 
+@pytest.mark.parametrize(
+    ("title", "text", "day"),
+    [
+        ("Reading log 2025", "Project Hail Mary: finished Jan 12.", date(2025, 1, 12)),
+        ("Japan 2024", "Flew to Osaka on 3 October.", date(2024, 10, 3)),
+        ("Reading log", "Project Hail Mary: finished Jan 12.", None),  # which year, nothing says
+        ("Trips 2019-2020", "Flew to Osaka on 3 October.", None),
+        ("Reading log 2025", "Finished Dune yesterday.", None),  # a day before which?
+    ],
+)
+def test_a_day_in_a_note_with_no_date_is_of_the_year_its_title_names(
+    title: str, text: str, day: date | None
+) -> None:
+    nodes = extract(text, reference=None, title=title, path=f"{title}.md", heading=()).draft.nodes
+    assert [n.timestamp for n in nodes] == ([day] if day else [])
+
+
 def test_relative_dates_resolve_against_the_chunk_reference() -> None:
     assert only_node(extract("Ordered the Voron kit yesterday.")).timestamp == date(2025, 3, 11)
     french = extract("J'ai commandé le kit hier.", meta={"lang": "fr"})

@@ -752,6 +752,17 @@ _BARE_WEEKDAY = re.compile(
 """A weekday named alone after a preposition: the coming one ("closed until Thursday"), or in a
 past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor "on Monday 3 March"."""
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_TITLE_YEAR = re.compile(r"(?<![\d-])(?:19|20|21)\d\d(?![\d-])")
+"""A year a note's title names ("Reading log 2025"), not part of a date or a range."""
+_MONTH_DAY_WORDS = re.compile(
+    r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july"
+    r"|august|september|october|november|december|janvier|février|fevrier|mars|avril|mai|juin|juillet|août"
+    r"|aout|septembre|octobre|novembre|décembre|decembre)\.?\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th|er)?\s+"
+    r"(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july"
+    r"|august|september|october|november|december|janvier|février|fevrier|mars|avril|mai|juin|juillet|août"
+    r"|aout|septembre|octobre|novembre|décembre|decembre)\b"
+)
+"""A day named by its month and number ("Jan 12", "3 February", "le 1er mai"), not a weekday or "today"."""
 _HEADING_WEEKDAY = re.compile(rf"(?i)(?P<day>{_WEEKDAYS})(?![\w'’-])")
 """A heading that is or starts with a weekday ("Monday", "Thursday — retro"): a day of the note's week."""
 _PAST_WEEKDAY = re.compile(
@@ -2248,7 +2259,9 @@ class _ChunkReader:
         `_BARE_WEEKDAY_FR`).
         """
         today = self._chunk_date()
-        if today is None or not can_count_from(today):
+        if today is None:
+            return self._days_of_the_titles_year(text)
+        if not can_count_from(today):
             return []
         found = [
             (when.start, when.end, when.first)
@@ -2298,6 +2311,23 @@ class _ChunkReader:
             if day is not None:
                 found.append((start, end, day))
         return sorted(found)
+
+    def _days_of_the_titles_year(self, text: str) -> list[tuple[int, int, date]]:
+        """In a note with no date whose title names one year ("Reading log 2025", "Japan 2024"), the
+        days a sentence names by month and day ("finished Jan 12") are of that year."""
+        years = _TITLE_YEAR.findall(self.source.title)
+        if len(set(years)) != 1 or not _MONTH_DAY_WORDS.search(text):
+            return []
+        end_of_year = date(int(years[0]), 12, 31)
+        if not can_count_from(end_of_year):
+            return []
+        return [
+            (when.start, when.end, when.first)
+            for when in find_times(text, end_of_year, self.language)
+            if when.granularity == "day"
+            and when.first.year == end_of_year.year
+            and _MONTH_DAY_WORDS.search(text, when.start, when.end)
+        ]
 
     def _past_periods(self, text: str, wording: _Wording) -> tuple[date | None, date | None]:
         """The first day of a month or year a sentence with a relation names ("in May 2019", "in
