@@ -1853,9 +1853,9 @@ class _ChunkReader:
         if note_type is not None and _DAY_TITLE.match(source.title) is None:
             self.entities.own = (source.title.casefold(), note_type)
         self.about_a_work = note_type in _WORKS
+        """A note about a book, a paper or another work (a `citekey` too): its lines quote it."""
         self.person_note = note_type == "person" and _DAY_TITLE.match(source.title) is None
         """A note about one person (`People/Jamie Chen.md`): its lines without a subject are theirs."""
-        """A note about a book, a paper or another work (a `citekey` too): its lines quote it."""
         self.i_am = writer if not self.about_a_work else None
         self.said_at: date | datetime | None = None
         """When a conversation turn was said: relative times are then read with the full resolver."""
@@ -2663,9 +2663,9 @@ class _ChunkReader:
         when = self._chunk_date()
         match = _LISTED_NAME.match(inline.placeholder)
         named = self._resolve(match.group(0), inline) if match else None
-        note = self._note_entity(candidate.quote)
-        if named is None or named.casefold() == note.casefold():
+        if named is None or named.casefold() == self.source.title.casefold():
             return []
+        note = self._note_entity(candidate.quote)
         if listing == "uses":
             subject, obj = note, self.entities.add(named, _type_from_name(named), candidate.quote)
         else:
