@@ -2198,6 +2198,9 @@ def test_a_block_id_is_no_part_of_a_statement() -> None:
         ({"type": "video game"}, "video_game"),
         ({"type": "[[Books]]"}, "book"),
         ({"entity_type": "spell"}, "spell"),
+        # Another name of a kind the sentences give: one kind in the vault.
+        ({"type": "company"}, "organization"),
+        ({"type": "location"}, "place"),
     ],
 )
 def test_a_notes_type_types_its_entity_only_when_it_names_a_kind_of_thing(

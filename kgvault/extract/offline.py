@@ -246,6 +246,12 @@ _CATEGORY_TYPES: dict[str, str] = {
     "video_games": "game", "podcasts": "podcast",
     "albums": "album", "recipes": "recipe", "trips": "trip", "meetings": "meeting",
 }  # fmt: skip
+_SAME_KIND: dict[str, str] = {
+    "people": "person", "company": "organization", "organisation": "organization", "org": "organization",
+    "location": "place",
+}  # fmt: skip
+"""A note's `type` that is another name of a kind the extractor gives: one kind in the vault, not two
+(`type: company` beside the organizations the sentences name)."""
 _KIND_TAGS: dict[str, str] = {
     "person": "person", "people": "person", "contact": "person", "contacts": "person",
     "company": "organization", "companies": "organization", "organization": "organization",
@@ -1982,7 +1988,7 @@ class _ChunkReader:
                     if candidate in _CATEGORY_TYPES:  # a category's plural: `type: "[[People]]"`
                         return _CATEGORY_TYPES[candidate]
                     if candidate in _KIND_WORDS:  # the user's own word for the kind, as written
-                        return candidate
+                        return _SAME_KIND.get(candidate, candidate)
                 elif _SNAKE.match(candidate) and len(candidate) <= 30:
                     return candidate
         categories = self.meta.get("categories")
