@@ -523,6 +523,26 @@ def test_the_writers_switch_of_tools_ends_the_old_one(text: str) -> None:
     assert found == {("Sam", "uses", "Linear"): (REF, None), ("Sam", "uses", "Jira"): (None, REF)}
 
 
+def test_what_is_moved_to_a_machine_runs_on_it() -> None:
+    found = {
+        r[:3]: r[3:]
+        for r in map(relation_fields, extract("Moved Plex from the NUC to the Synology.").draft.relations)
+    }
+    assert found == {("Plex", "runs_on", "Synology"): (REF, None), ("Plex", "runs_on", "NUC"): (None, REF)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Migrated Home Assistant to a VM on the NUC.",
+        "Switched Atlas to a VPS.",
+        "Moved Ana to the Berlin team.",
+    ],
+)
+def test_a_machine_of_no_name_or_a_team_is_nothing_run_on(text: str) -> None:
+    assert not extract(text).draft.relations
+
+
 def test_a_tool_used_instead_of_another_ends_the_other() -> None:
     found = {
         r[:3]: r[3:]

@@ -182,6 +182,14 @@ _NOT_A_SITE_AHEAD = rf"(?!{NAME}[\t\x20]+(?:{_any_of(_SITES)})(?![\w'’-]))"
 "of Globex" follows, is Globex's)."""
 _NOT_SOMEONE_ELSES_AHEAD = rf"(?!{NAME}['’]s(?![\w'’-]))"
 """Not a person's name owning who is meant: "I report to Gavin's deputy" is not to Gavin."""
+_ARTICLE = r"(?:the|a|an|my|our|their|his|her|its|new) "
+_NO_ARTICLE = r"(?!(?:the|a|an|my|our|their|his|her|its|new) )"
+"""What a switch is made to is software when named bare ("to Klipper"), a machine when with its article."""
+_NOT_A_BOX = (
+    r"(?!(?:new )?(?:VMs?|VPS|box|machine|container|server)(?![\w'’-]))"
+    r"(?!\S+(?:[\t\x20]\S+){0,3}?[\t\x20]+(?i:team|group|squad|department|project|office)(?![\w'’-]))"
+)
+"""Not a machine of no name ("to a VM", "to a new VPS"), nor a team ("Moved Ana to the Berlin team")."""
 _HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
 """How someone works where they work: "Leila works remotely for Globex"."""
 _JOB_NOUNS = (
@@ -276,14 +284,18 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # (not "Ana was switched to Team Blue").
     _pattern(r"{S} (?:was|has been|got) migrated (?:over )?to {O}", "runs", "runs", True, None, "software",
              keywords="migrated"),
-    _pattern(r"(?i:switched|migrated|moved|changed|converted) {T} from {A} to {O}",
+    _pattern(r"(?i:switched|migrated|moved|changed|converted) {T} from {A} to " + _NO_ARTICLE + "{O}",
              "runs", "runs", True, None, "software", keywords="from"),
+    # Moved to a machine, named with its article: "Moved Plex from the NUC to the Synology" runs it
+    # there (not "Plex runs Synology"); not to "a VM", which names no machine of its own.
+    _pattern(r"(?i:migrated|moved) {S} (?:from " + _ARTICLE + "{A} )?to " + _ARTICLE + _NOT_A_BOX + "{O}",
+             "runs_on", "runs on", False, "software", None, keywords="migrated moved"),
     # A switch leaves one current value: it asserts the functional `runs`, so pass 2 supersedes.
     # Not "Anna moved from Berlin to Hamburg": a person moves house, a project migrates.
     _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "runs", "runs", True, None, "software",
              keywords="from"),
-    _pattern(r"(?i:switched|migrated) {S} (?:over )?to {O}", "runs", "runs", True, None, "software",
-             keywords="switched migrated"),
+    _pattern(r"(?i:switched|migrated) {S} (?:over )?to " + _NO_ARTICLE + "{O}", "runs", "runs", True, None,
+             "software", keywords="switched migrated"),
     _pattern(r"(?i:installed|flashed) {O} on {S}", "runs", "runs", True, None, "software",
              keywords="installed flashed"),
     _pattern(r"(?i:updated|upgraded|flashed) {S} (?:to|with) {O}", "runs", "runs", True, None, "software",
