@@ -523,6 +523,22 @@ def test_the_writers_switch_of_tools_ends_the_old_one(text: str) -> None:
     assert found == {("Sam", "uses", "Linear"): (REF, None), ("Sam", "uses", "Jira"): (None, REF)}
 
 
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        (
+            "Ana's replacement is [[Jorge Ramos]]. I report to Jorge from today.",
+            ("Sam", "reports_to", "Jorge Ramos"),
+        ),
+        ("[[Tom Becker]] joined. Tom works at Globex.", ("Tom Becker", "works_for", "Globex")),
+        # Two full names it may be short for: it stays as written.
+        ("Met [[Ana Souza]] and [[Ana Lima]]. Ana works at Acme.", ("Ana", "works_for", "Acme")),
+    ],
+)
+def test_a_first_name_is_the_one_full_name_linked_beside_it(text: str, triple: tuple[str, ...]) -> None:
+    assert relations(extract(text, meta={"author": "Sam"})) == {triple}
+
+
 def test_what_is_moved_to_a_machine_runs_on_it() -> None:
     found = {
         r[:3]: r[3:]

@@ -2605,11 +2605,15 @@ class _ChunkReader:
                 if _HEDGE.search(clause, frozenset(word.lower() for word in _TOKENS.findall(clause))):
                     continue  # "Perhaps Anna works at Meta": a guess, and it would end what is known
             # "I work at SAP" is its speaker's, or the note's author's; nobody's in an unsigned note.
-            subject = self.i_am if hit.pattern.first_person else self._resolve(hit.subject, inline)
-            object_name = self._resolve(hit.object, inline)
+            pattern = hit.pattern
+            subject = (
+                self.i_am
+                if pattern.first_person
+                else self._resolve(hit.subject, inline, person=pattern.subject_type == "person")
+            )
+            object_name = self._resolve(hit.object, inline, person=pattern.object_type == "person")
             if subject is None or object_name is None or subject.casefold() == object_name.casefold():
                 continue
-            pattern = hit.pattern
             subject = self.entities.add(
                 subject, pattern.subject_type or _type_from_name(subject), candidate.quote
             )
@@ -2696,14 +2700,23 @@ class _ChunkReader:
             placeholder=person + rest,
         )
 
-    def _resolve(self, raw: str, inline: _Inline) -> str | None:
-        """A pattern end as an entity name: a link's target, a code span, or a cleaned Capitalized name."""
+    def _resolve(self, raw: str, inline: _Inline, *, person: bool = False) -> str | None:
+        """A pattern end as an entity name: a link's target, a code span, or a cleaned Capitalized name;
+        where a `person` is meant, a first name is the one full name linked beside it, if one."""
         placeholder = PLACEHOLDER_RE.fullmatch(raw)
         if placeholder:
             return inline.refs[int(placeholder.group(1))].name
         if PLACEHOLDER_RE.search(raw):
             return None
-        return clean_name(raw, self.known)
+        name = clean_name(raw, self.known)
+        if person and name is not None and " " not in name:
+            # "…is [[Jorge Ramos]]. I report to Jorge from today.": the one full name linked here.
+            fuller = [
+                n for n in self.linked_names if n.split(" ", 1)[0].casefold() == name.casefold() and " " in n
+            ]
+            if len(fuller) == 1:
+                return fuller[0]
+        return name
 
     def _classify(
         self,
