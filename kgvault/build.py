@@ -7,6 +7,7 @@ import json
 import os
 import re
 import time
+import unicodedata
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -898,7 +899,8 @@ def _notes_in_vault(settings: Settings) -> list[Problem]:
 
 
 def _outer_basenames(outer: Path, vault: Path) -> set[str]:
-    """Basenames of the user's own notes in the enclosing vault: our ids must not collide with them."""
+    """Basenames of the user's own notes in the enclosing vault, in NFC (as our ids are, whatever form
+    the file system gave: macOS writes NFD): our ids must not collide with them."""
     names: set[str] = set()
     inner = vault.resolve()
     # The vault itself an Obsidian vault of the user's: its notes are theirs, kgvault's folders not.
@@ -911,7 +913,11 @@ def _outer_basenames(outer: Path, vault: Path) -> set[str]:
             for d in dirs
             if not d.startswith(".") and (here / d).resolve() != inner and not (top and d in ours)
         ]
-        names.update(f[:-3] for f in files if f.endswith(".md") and not (top and f in ours))
+        names.update(
+            unicodedata.normalize("NFC", f[:-3])
+            for f in files
+            if f.endswith(".md") and not (top and f in ours)
+        )
     return names
 
 

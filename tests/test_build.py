@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -224,6 +225,19 @@ def test_a_folder_inside_an_existing_vault(tmp_path: Path) -> None:
     assert not (vault / "entities" / "klipper.md").exists()  # the user's Klipper.md keeps the basename
     assert "[[kg/entities/" in (vault / "index.md").read_text("utf-8")
     assert check_vault(vault, notes=SAMPLE) == []
+
+
+def test_a_note_named_in_decomposed_unicode_keeps_its_basename(tmp_path: Path) -> None:
+    """Found by fuzzing: macOS names files in NFD; `Tomás.md` so named took no part in our ids'."""
+    outer = tmp_path / "MyVault"
+    (outer / ".obsidian").mkdir(parents=True)
+    notes = outer / "notes"
+    notes.mkdir()
+    (notes / unicodedata.normalize("NFD", "Tomás.md")).write_text("Tomás works at Acme.\n", "utf-8")
+    vault = outer / "kg"
+    run_build(notes, vault)
+    assert not (vault / "entities" / "tomás.md").exists()
+    assert check_vault(vault, notes=notes) == []
 
 
 def test_an_existing_vault_s_root_keeps_its_notes_basenames(tmp_path: Path) -> None:
