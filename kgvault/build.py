@@ -203,7 +203,7 @@ def _build_unless_unchanged(
     checkable = not (settings.force or settings.refresh) and enclosing_vault(settings.vault) is None
     taken_at = time.time_ns()
     notes = find_sources(settings.notes, exclude=[settings.vault]) if checkable else None
-    taken = snapshot.fingerprint(settings, notes[0]) if notes is not None else None
+    taken = snapshot.fingerprint(settings, notes[0], notes[1]) if notes is not None else None
     racy = snapshot.racy_hashes(settings, taken, taken_at) if taken is not None else {}
     kept = memory.snapshot if memory is not None else None
     previous = snapshot.recall(settings, kept) if taken is not None else None
@@ -916,7 +916,7 @@ def _outer_basenames(outer: Path, vault: Path) -> set[str]:
         names.update(
             unicodedata.normalize("NFC", f[:-3])
             for f in files
-            if f.endswith(".md") and not (top and f in ours)
+            if f[-3:].lower() == ".md" and not (top and f in ours)  # `Globex.MD` is a note to Obsidian too
         )
     return names
 

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Collection, Container, Iterable, Mapping
+from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from kgvault.config import Settings
 from kgvault.discover import TEMPLATE_SETTINGS, find_sources, imported_draft_files
 from kgvault.layout import CORRECTIONS_FILE, DRAFTS_DIR, MANIFEST, STATE_DIR, packaged_templates
+from kgvault.records import Problem
 from kgvault.write import is_page_path
 
 SNAPSHOT = f"{STATE_DIR}/state/snapshot.json"
@@ -33,12 +34,14 @@ _PACKAGE = Path(__file__).resolve().parent
 _LIBRARIES = ("jinja2", "markdown-it-py", "pydantic", "python-frontmatter", "pyyaml", "rapidfuzz", "pathspec")
 
 
-def fingerprint(settings: Settings, found: Mapping[str, str] | None = None) -> dict[str, Any]:
+def fingerprint(
+    settings: Settings, found: Mapping[str, str] | None = None, skipped: Sequence[Problem] = ()
+) -> dict[str, Any]:
     """Everything outside the vault a build's output depends on, as stats; `found` are the notes
-    `find_sources` found, when already asked."""
+    `find_sources` found, when already asked, and `skipped` what it reported passing over."""
     notes = settings.notes
     if found is None:
-        found, _ = find_sources(notes, exclude=[settings.vault])
+        found, skipped = find_sources(notes, exclude=[settings.vault])
     inputs = [
         notes / "kgvault.toml",
         notes / CORRECTIONS_FILE,
@@ -66,6 +69,8 @@ def fingerprint(settings: Settings, found: Mapping[str, str] | None = None) -> d
             )
         },
         "sources": {rel: _stat(path) for rel, path in sorted(found.items())},
+        # A path passed over, and why, is in the report: another one is another build.
+        "skipped": sorted([problem.path, problem.message] for problem in skipped),
         # Drafts `kgvault import` kept: the folder's own stats change when one is added or removed.
         "drafts": {
             rel: _stat(path)

@@ -227,16 +227,23 @@ def test_a_folder_inside_an_existing_vault(tmp_path: Path) -> None:
     assert check_vault(vault, notes=SAMPLE) == []
 
 
-def test_a_note_named_in_decomposed_unicode_keeps_its_basename(tmp_path: Path) -> None:
-    """Found by fuzzing: macOS names files in NFD; `Tomás.md` so named took no part in our ids'."""
+@pytest.mark.parametrize(
+    ("name", "entity"), [(unicodedata.normalize("NFD", "Tomás.md"), "tomás.md"), ("Tomás.MD", "tomás.md")]
+)
+def test_a_note_named_in_decomposed_unicode_or_upper_case_keeps_its_basename(
+    tmp_path: Path, name: str, entity: str
+) -> None:
+    """Found by fuzzing: macOS names files in NFD, and `.MD` is a note to Obsidian too; such a
+    `Tomás` took no part in our ids."""
     outer = tmp_path / "MyVault"
     (outer / ".obsidian").mkdir(parents=True)
     notes = outer / "notes"
     notes.mkdir()
-    (notes / unicodedata.normalize("NFD", "Tomás.md")).write_text("Tomás works at Acme.\n", "utf-8")
+    (notes / name).write_text("Tomás works at Acme.\n", "utf-8")
+    (notes / "b.md").write_text("[[Tomás]] works at Acme.\n", "utf-8")
     vault = outer / "kg"
     run_build(notes, vault)
-    assert not (vault / "entities" / "tomás.md").exists()
+    assert not (vault / "entities" / entity).exists()
     assert check_vault(vault, notes=notes) == []
 
 

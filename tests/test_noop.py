@@ -111,6 +111,8 @@ CHANGES: dict[str, Callable[[Path, Path], None]] = {
     "a page deleted in the vault": lambda n, v: (v / "entities" / "klipper.md").unlink(),
     "a page edited in the vault": lambda n, v: (v / "index.md").write_text("edited by hand\n"),
     "obsidian settings deleted": lambda n, v: shutil.rmtree(v / ".obsidian"),
+    # Found by fuzzing: a path passed over (and reported) is in the report; the last one was replayed.
+    "a note added that is passed over": lambda n, v: (n / "x [[y]].md").write_text("Ana works at Acme.\n"),
 }
 
 
