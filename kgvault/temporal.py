@@ -183,30 +183,25 @@ def apply_time(
                 valid_to[node.id] = max(valid_to[e] for e in node.derived_from)
     conflicts: dict[str, set[str]] = defaultdict(set)
     pairs: set[tuple[str, str]] = set()
+
+    def conflict(sides: Iterable[str], others: Iterable[str]) -> None:
+        """Each node of one side conflicts with each of the other's, both ways, and the pair is reviewed."""
+        for a in sides:
+            for b in others:
+                if a != b:
+                    conflicts[a].add(b)
+                    conflicts[b].add(a)
+                    pairs.add((min(a, b), max(a, b)))
+
     for first, second, when in rivals:
-        for a in asserting.get((first, when), ()):
-            for b in asserting.get((second, when), ()):
-                if a != b:
-                    conflicts[a].add(b)
-                    conflicts[b].add(a)
-                    pairs.add((min(a, b), max(a, b)))
+        conflict(asserting.get((first, when), ()), asserting.get((second, when), ()))
     for held, other, when in overlaps:  # said while a value was stated to hold "since" earlier
-        for a in held:
-            for b in asserting.get((other, when), ()):
-                if a != b:
-                    conflicts[a].add(b)
-                    conflicts[b].add(a)
-                    pairs.add((min(a, b), max(a, b)))
+        conflict(held, asserting.get((other, when), ()))
     if undated and last_run:
         for stating, rival, last_said in _undated_rivals(
             undated, slots, slot_of, last_run, by_lines, entity_titles, functional
         ):
-            for a in stating:
-                for b in asserting.get((rival, last_said), ()):
-                    if a != b:
-                        conflicts[a].add(b)
-                        conflicts[b].add(a)
-                        pairs.add((min(a, b), max(a, b)))
+            conflict(stating, asserting.get((rival, last_said), ()))
 
     make = retime or retimed
     new_nodes = tuple(
