@@ -63,7 +63,7 @@ def plain_text(value: str) -> str:
     """A title, name or statement as one plain line: `[[x]]` in it (bash's `[[ -f x ]]`, a draft's
     words) would be a wikilink to nothing, so its brackets are made single."""
     text = clean_text(value)
-    if "[[" in text or "]]" in text:
+    while "[[" in text or "]]" in text:  # `[[[[x]]]]` is `[[x]]` after one pass
         text = text.replace("[[", "[").replace("]]", "]")
     return text
 

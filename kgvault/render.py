@@ -1352,7 +1352,8 @@ def _rewrite_links(body: str, entity_by_name: Mapping[str, Entity], linker: Link
         name = target.split("#", 1)[0].strip().rsplit("/", 1)[-1]
         if name[-3:].lower() == ".md":  # Obsidian resolves `[[Klipper.md]]` to the note `Klipper`
             name = name[:-3]
-        shown = alias.strip() or target.replace("#", " ").strip()
+        # `[[#^x_y]]` shows "x_y": a caret left ending a line would read as a block id of ours.
+        shown = alias.strip() or target.replace("#^", " ").replace("#", " ").strip()
         entity = entity_by_name.get(normalize_name(name))
         if embed or entity is None:
             return shown

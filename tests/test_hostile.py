@@ -906,9 +906,17 @@ def test_relative_days_in_a_note_dated_at_the_ends_of_the_calendar_do_not_crash(
     build_and_check({b"a.md": f"---\ndate: {day}\n---\n{RELATIVE_DAYS}".encode()}, rebuild=False)
 
 
-def test_a_caret_word_ending_a_line_is_no_invalid_block_id_on_a_page() -> None:
-    """Found by fuzzing: "^ünï" (not a block id Obsidian takes) ended a node's text on its page."""
-    build_and_check({b"a.md": "Ana works at Acme. ^ünï\n".encode()}, rebuild=False)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ana works at Acme. ^ünï\n",  # no block id Obsidian takes, ending a node's text
+        "Ana works at Acme. [[#^x_y]]\n",  # a link to a block of its own note, shown as "^x_y"
+        "---\ndate: 2025-03-12\nparticipants: [Alex, Bob]\n---\nAlex: [uses:: [[[[Zotero]]]]] and more\n",
+    ],
+)
+def test_carets_and_brackets_found_by_fuzzing_give_valid_pages(text: str) -> None:
+    """Each made a page the checker refused: a block id of ours, or a wikilink to nothing in a title."""
+    build_and_check({b"a.md": text.encode()}, rebuild=False)
 
 
 @pytest.mark.parametrize(
