@@ -145,6 +145,26 @@ def split_page(path: str, text: str) -> tuple[str, str] | None:
     return None
 
 
+def _looks_generated(path: str, text: str) -> bool:
+    """Whether a file no manifest lists may be one kgvault wrote: a page by its marker (`split_page`);
+    `relations.jsonl` by its first line, one of our relations; `kgvault.base` by its view of episodes.
+    A user's `relations.jsonl` saying "mine" is theirs, even for --force."""
+    if path.endswith(".md"):
+        return True
+    if path.endswith(".jsonl"):
+        first = text.split("\n", 1)[0]
+        if not first:
+            return not text.strip()
+        try:
+            line = json.loads(first)
+        except ValueError:
+            return False
+        return isinstance(line, dict) and {"from", "relation", "to"} <= line.keys()
+    if path.endswith(".base"):
+        return 'file.inFolder("episodic")' in text
+    return True
+
+
 def read_manifest(vault: Path, name: str = MANIFEST) -> dict[str, str]:
     """Read a manifest's files; a missing or unreadable manifest owns nothing."""
     return {path: hashes[0] for path, hashes in _read_hashes(vault, name).items() if hashes}
@@ -550,7 +570,7 @@ class _VaultWrite:
     ) -> None:
         """A file no manifest says is ours: kept, unless it carries our marker and --force takes it back
         (a manifest lost or damaged), after a backup, keeping what is below the marker."""
-        parts = split_page(path, existing)
+        parts = split_page(path, existing) if _looks_generated(path, existing) else None
         if parts is None:  # no marker: nothing says kgvault ever wrote it
             self._keep(path, _NOT_OURS)
             return

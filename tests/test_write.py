@@ -503,6 +503,24 @@ def test_force_never_touches_users_files(vault: Path, pages: dict[str, str]) -> 
     assert not list((vault / BACKUP_DIR).glob(f"{path}.*"))
 
 
+@pytest.mark.parametrize(
+    ("theirs", "ours"),
+    [("mine\n", False), ('{"from":"x","relation":"uses","to":"y"}\n', True), ("", True)],
+)
+def test_a_relations_file_no_manifest_lists_is_taken_back_only_when_it_looks_like_ours(
+    vault: Path, pages: dict[str, str], theirs: str, ours: bool
+) -> None:
+    """Found by fuzzing: a user's `relations.jsonl` saying "mine" was said to look like kgvault's own,
+    and --force would have taken it (after a backup)."""
+    vault.mkdir(parents=True)
+    (vault / "relations.jsonl").write_text(theirs, "utf-8")
+    kept = write_vault(vault, pages)
+    assert any("looks like kgvault's own" in m for m in messages(kept, "relations.jsonl")) is ours
+    forced = write_vault(vault, pages, force=True)
+    assert ((vault / "relations.jsonl").read_text("utf-8") == theirs) is not ours
+    assert ("relations.jsonl" in forced.kept) is not ours
+
+
 # --- dry run --------------------------------------------------------------------------------------
 
 
