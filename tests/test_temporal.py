@@ -199,14 +199,19 @@ def fact_of(path: str, city: str) -> Any:
     )
 
 
-def test_a_value_said_at_no_date_is_a_rival_of_the_current_one_not_superseded_by_it() -> None:
-    """Which holds now is not known: the review queue asks, and no relation ends on a guess."""
+def with_a_fact_of(city: str) -> Any:
+    """Dana's page saying she lives in `city`, at no date, and two dated notes: Berkeley, then Reno."""
     drafts = [
-        fact_of("Dana.md", "Oakland"),
+        fact_of("Dana.md", city),
         lives("a.md", "Berkeley", "2025-01-10"),
         lives("b.md", "Reno", "2025-04-10"),
     ]
-    graph = link([source("Dana.md"), source("a.md"), source("b.md")], drafts)
+    return link([source("Dana.md"), source("a.md"), source("b.md")], drafts)
+
+
+def test_a_value_said_at_no_date_is_a_rival_of_the_current_one_not_superseded_by_it() -> None:
+    """Which holds now is not known: the review queue asks, and no relation ends on a guess."""
+    graph = with_a_fact_of("Oakland")
     times = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
     assert times == {
         "oakland": (None, None),
@@ -222,12 +227,7 @@ def test_a_value_said_at_no_date_is_a_rival_of_the_current_one_not_superseded_by
 
 
 def test_a_value_said_at_no_date_and_current_on_one_rivals_nothing() -> None:
-    drafts = [
-        fact_of("Dana.md", "Reno"),
-        lives("a.md", "Berkeley", "2025-01-10"),
-        lives("b.md", "Reno", "2025-04-10"),
-    ]
-    graph = link([source("Dana.md"), source("a.md"), source("b.md")], drafts)
+    graph = with_a_fact_of("Reno")
     assert graph.conflicts == () and all(n.conflicts_with == () for n in graph.nodes)
 
 

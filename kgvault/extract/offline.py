@@ -760,13 +760,13 @@ past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _TITLE_YEAR = re.compile(r"(?<![\d-])(?:19|20|21)\d\d(?![\d-])")
 """A year a note's title names ("Reading log 2025"), not part of a date or a range."""
+_MONTH_NAMES = (
+    "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august"
+    "|september|october|november|december|janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout"
+    "|septembre|octobre|novembre|décembre|decembre)"
+)
 _MONTH_DAY_WORDS = re.compile(
-    r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july"
-    r"|august|september|october|november|december|janvier|février|fevrier|mars|avril|mai|juin|juillet|août"
-    r"|aout|septembre|octobre|novembre|décembre|decembre)\.?\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th|er)?\s+"
-    r"(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july"
-    r"|august|september|october|november|december|janvier|février|fevrier|mars|avril|mai|juin|juillet|août"
-    r"|aout|septembre|octobre|novembre|décembre|decembre)\b"
+    rf"(?i)\b{_MONTH_NAMES}\.?\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?{_MONTH_NAMES}\b"
 )
 """A day named by its month and number ("Jan 12", "3 February", "le 1er mai"), not a weekday or "today"."""
 _HEADING_WEEKDAY = re.compile(rf"(?i)(?P<day>{_WEEKDAYS})(?![\w'’-])")

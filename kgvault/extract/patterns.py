@@ -262,6 +262,29 @@ _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
 
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 
+_KIN: tuple[tuple[str, str, str, str, str], ...] = (
+    # (words, the word ending its phrase, the word before a name, someone's predicate, the writer's)
+    (_SIBLING_WORDS, _SIBLING, _SIBLING_BEFORE_NAME, "sibling_of", "sibling_of"),
+    (_PARENT_WORDS, _PARENT, _PARENT_BEFORE_NAME, "parent_of", "child_of"),
+    (_CHILD_WORDS, _CHILD, _CHILD_BEFORE_NAME, "child_of", "parent_of"),
+)
+"""Each kind of family: "Ana is my mother" makes the writer her child."""
+
+
+def _family_patterns() -> list[VerbPattern]:
+    """The family table's patterns: "Tom is Ana's brother", "Ana is my sister", "my brother Luis"."""
+
+    def family(template: str, predicate: str, words: str, writer: bool) -> VerbPattern:
+        label = predicate.replace("_", " ")
+        return _pattern(template, predicate, label, False, "person", "person", keywords=words, writer=writer)
+
+    return [
+        *(family(rf"{{S}} is {{O}}['’]s {kin}", theirs, words, False) for words, kin, _, theirs, _ in _KIN),
+        *(family(rf"{{O}} is my {kin}", mine, words, True) for words, kin, _, _, mine in _KIN),
+        *(family(rf"(?i:my) {before} {{O}}", mine, words, True) for words, _, before, _, mine in _KIN),
+    ]
+
+
 VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Past tense too: "ran X from 12 March" says what it ran from that date on.
     _pattern(rf"{{S}} {_ADVERB}(?:runs|ran|is running|was running|has been running|is now running"
@@ -382,27 +405,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "person", "organization", keywords="studies studying"),
     _pattern(r"{S} graduated from {O}", "studied_at", "studied at", False, "person", "organization",
              keywords="graduated", ends=True),
-    # Family, said of someone ("Tom is Ana's brother") or of the writer ("Ana is my sister").
-    _pattern(rf"{{S}} is {{O}}['’]s {_SIBLING}", "sibling_of", "sibling of", False, "person", "person",
-             keywords=_SIBLING_WORDS),
-    _pattern(rf"{{S}} is {{O}}['’]s {_PARENT}", "parent_of", "parent of", False, "person", "person",
-             keywords=_PARENT_WORDS),
-    _pattern(rf"{{S}} is {{O}}['’]s {_CHILD}", "child_of", "child of", False, "person", "person",
-             keywords=_CHILD_WORDS),
-    _pattern(rf"{{O}} is my {_SIBLING}", "sibling_of", "sibling of", False, "person", "person",
-             keywords=_SIBLING_WORDS, writer=True),
-    _pattern(rf"{{O}} is my {_PARENT}", "child_of", "child of", False, "person", "person",
-             keywords=_PARENT_WORDS, writer=True),
-    _pattern(rf"{{O}} is my {_CHILD}", "parent_of", "parent of", False, "person", "person",
-             keywords=_CHILD_WORDS, writer=True),
-    # The writer's family named by the way ("My brother [[Luis]] drove us"), spouse and manager ("Laila
-    # is my wife", "Marcus is my manager", "My new manager is Hannah").
-    _pattern(rf"(?i:my) {_SIBLING_BEFORE_NAME} {{O}}", "sibling_of", "sibling of", False, "person", "person",
-             keywords=_SIBLING_WORDS, writer=True),
-    _pattern(rf"(?i:my) {_PARENT_BEFORE_NAME} {{O}}", "child_of", "child of", False, "person", "person",
-             keywords=_PARENT_WORDS, writer=True),
-    _pattern(rf"(?i:my) {_CHILD_BEFORE_NAME} {{O}}", "parent_of", "parent of", False, "person", "person",
-             keywords=_CHILD_WORDS, writer=True),
+    # Family, said of someone ("Tom is Ana's brother"), of the writer ("Ana is my sister") or named by
+    # the way ("My brother [[Luis]] drove us"); then the writer's spouse and manager ("Laila is my
+    # wife", "Marcus is my manager", "My new manager is Hannah").
+    *_family_patterns(),
     _pattern(rf"{{O}} is my {_SPOUSE}", "married_to", "married to", True, "person", "person",
              keywords=_SPOUSE_WORDS, writer=True),
     _pattern(rf"{{O}} is (?:now )?my {_MANAGER}", "reports_to", "reports to", True, "person", "person",
