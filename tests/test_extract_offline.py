@@ -524,6 +524,35 @@ def test_the_writers_switch_of_tools_ends_the_old_one(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "person", "old", "new"),
+    [
+        ("I left Google and joined Datadog.", "Sam", "Google", "Datadog"),
+        ("I've just left [[Acme]] to join [[Initech]]!", "Sam", "Acme", "Initech"),
+        ("Left my job at Acme to join Initech.", "Sam", "Acme", "Initech"),
+        ("Priya left Monzo to join Stripe.", "Priya", "Monzo", "Stripe"),
+        ("Tom left Globex and started at Hooli.", "Tom", "Globex", "Hooli"),
+    ],
+)
+def test_leaving_one_employer_for_another_ends_the_first(text: str, person: str, old: str, new: str) -> None:
+    found = {
+        r[:3]: r[3:] for r in map(relation_fields, extract(text, meta={"author": "Sam"}).draft.relations)
+    }
+    assert found == {(person, "works_for", new): (REF, None), (person, "works_for", old): (None, REF)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I left the meeting to join a call.",  # no employer named
+        "Ana left early to join Tom at the pub.",
+        "I left Google.",  # a building, a trip: not a job said to be over
+    ],
+)
+def test_leaving_without_joining_an_employer_relates_nobody(text: str) -> None:
+    assert not extract(text, meta={"author": "Sam"}).draft.relations
+
+
+@pytest.mark.parametrize(
     ("text", "triple"),
     [
         (

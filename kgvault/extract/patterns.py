@@ -259,6 +259,8 @@ _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
 """After a whole name, no "with" a name: "Anna replaced Notion with Obsidian" is a switch of tools."""
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
+_JOINED = r"(?:(?:have |has )?joined|join|(?:started|start) (?:working )?(?:at|with)|(?:went|go) to work (?:at|for))"
+"""Joining an employer, after leaving one: "and joined", "to join", "and started at", "to go to work for"."""
 
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 
@@ -480,6 +482,15 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Someone's job that ended, named as a job: "Ana left her job at Acme" (not "Ana left Lisbon").
     _pattern(rf"{{S}} (?:just |finally |also )?(?:quit|left|lost) {_JOB} (?:at|with) {{O}}", "works_for",
              "works for", True, "person", "organization", keywords="quit left lost", ends=True),
+    # A move from one employer to the next: "I left Google to join Datadog", "Priya left Monzo and
+    # joined Stripe", "Left my job at Acme to join Initech": the new one from that day, the old one
+    # ended on it (not "left Lisbon for Porto": a move of home, nor "left the meeting to join a call").
+    _pattern(rf"{{S}} (?:just |finally )?left {{A}} (?:and|to) {_JOINED} {{O}}", "works_for", "works for",
+             True, "person", "organization", keywords="left"),
+    _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:left|quit) {{A}} (?:and|to) {_JOINED} {{O}}",
+             "works_for", "works for", True, "person", "organization", keywords="left quit"),
+    _pattern(rf"(?i:left|quit) my (?:job|role|position) (?:at|with) {{A}} (?:and|to) {_JOINED} {{O}}",
+             "works_for", "works for", True, "person", "organization", keywords="left quit", writer=True),
     # A job or a home that is over, said as such: "Ana no longer works at Acme", "I don't work for
     # Acme anymore" (not "Ana doesn't work at Acme": she may never have).
     _pattern(r"{S} no longer works (?:at|for) {O}", "works_for", "works for", True, "person", "organization",
