@@ -259,7 +259,10 @@ _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
 """After a whole name, no "with" a name: "Anna replaced Notion with Obsidian" is a switch of tools."""
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
-_JOINED = r"(?:(?:have |has )?joined|join|(?:started|start) (?:working )?(?:at|with)|(?:went|go) to work (?:at|for))"
+_JOINED = (
+    r"(?:(?:have |has )?joined|join|(?:started|start) (?:working )?(?:at|with)"
+    r"|(?:went|go) to work (?:at|for))"
+)
 """Joining an employer, after leaving one: "and joined", "to join", "and started at", "to go to work for"."""
 
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
