@@ -524,6 +524,36 @@ def test_the_writers_switch_of_tools_ends_the_old_one(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "triple", "valid_at"),
+    [
+        ("I moved to Obsidian last year.", ("Sam", "uses", "Obsidian"), date(2024, 1, 1)),
+        ("We moved over to [[Linear]].", ("Sam", "uses", "Linear"), REF),
+        ("I switched to Logseq.", ("Sam", "uses", "Logseq"), REF),
+        ("I migrated to VS Code.", ("Sam", "uses", "VS Code"), REF),
+        ("I moved to Lisbon in 2021.", ("Sam", "lives_in", "Lisbon"), date(2021, 1, 1)),
+    ],
+)
+def test_a_move_to_software_is_a_tool_used_not_a_home(
+    text: str, triple: tuple[str, ...], valid_at: date
+) -> None:
+    assert only_relation(text, {"author": "Sam"}) == (*triple, valid_at, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I basically live in Emacs.",  # a figure of speech
+        "I live in [[Obsidian]] these days.",
+        "I moved to Marketing in May.",  # a department
+        "We moved to Tuesday.",  # a meeting's day
+        "We switched to Tuesdays.",
+    ],
+)
+def test_an_app_a_day_or_a_team_is_no_home_nor_a_tool(text: str) -> None:
+    assert not extract(text, meta={"author": "Sam"}).draft.relations
+
+
+@pytest.mark.parametrize(
     ("text", "person", "old", "new"),
     [
         ("I left Google and joined Datadog.", "Sam", "Google", "Datadog"),

@@ -2614,6 +2614,8 @@ class _ChunkReader:
             object_name = self._resolve(hit.object, inline, person=pattern.object_type == "person")
             if subject is None or object_name is None or subject.casefold() == object_name.casefold():
                 continue
+            if pattern.object_test is not None and not pattern.object_test(object_name):
+                continue  # "I moved to Obsidian" is no new home
             subject = self.entities.add(
                 subject, pattern.subject_type or _type_from_name(subject), candidate.quote
             )

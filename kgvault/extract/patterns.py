@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -117,6 +117,8 @@ class VerbPattern:
     speaker's (a turn's, or a note's `author` or the `user_name`), else none."""
     ends: bool = False
     """It says the relation stopped ("I quit my job at X"): it ends on the sentence's date."""
+    object_test: Callable[[str], bool] | None = None
+    """What the object's name must pass, where words cannot tell (a home is no app: "I moved to Obsidian")."""
 
 
 def _pattern(
@@ -130,6 +132,7 @@ def _pattern(
     keywords: str,
     ends: bool = False,
     writer: bool = False,
+    object_test: Callable[[str], bool] | None = None,
 ) -> VerbPattern:
     regex = (
         template.replace(" ", r"[ \t]+")
@@ -150,8 +153,19 @@ def _pattern(
     compiled = LazyRegex(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
     words = frozenset(keywords.split())
     first_person = writer or template.startswith(("{I}", "{W}"))
+    if object_test is None and predicate == "lives_in":
+        object_test = could_be_home  # "I basically live in Emacs", "I moved to Obsidian last year"
     return VerbPattern(
-        compiled, predicate, label, functional, subject_type, object_type, words, first_person, ends
+        compiled,
+        predicate,
+        label,
+        functional,
+        subject_type,
+        object_type,
+        words,
+        first_person,
+        ends,
+        object_test,
     )
 
 
@@ -266,6 +280,46 @@ _JOINED = (
 """Joining an employer, after leaving one: "and joined", "to join", "and started at", "to go to work for"."""
 
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
+
+_KNOWN_TOOLS = _word_set(
+    "obsidian notion logseq roam evernote onenote bear craft joplin anytype tana capacities reflect "
+    "linear jira asana trello clickup basecamp monday todoist omnifocus ticktick things "
+    "slack teams discord zoom signal telegram whatsapp mattermost zulip mastodon bluesky "
+    "linux ubuntu debian fedora arch nixos macos windows android ios chromeos "
+    "neovim vim emacs vscode cursor zed sublime intellij pycharm "
+    "kubernetes k8s docker podman nomad aws gcp azure heroku vercel netlify fly.io render "
+    "postgres postgresql mysql mariadb sqlite mongodb redis kafka rabbitmq "
+    "python rust go golang typescript javascript kotlin swift elixir "
+    "github gitlab bitbucket gitea forgejo figma sketch miro zotero mendeley "
+    "firefox chrome chromium safari brave vivaldi gmail fastmail protonmail proton outlook thunderbird "
+    "bitwarden 1password keepass lastpass spotify tidal plex jellyfin "
+    "klipper marlin octoprint cura prusaslicer orcaslicer proxmox truenas unraid "
+    "wordpress ghost substack hugo jekyll astro django rails laravel react vue svelte terraform ansible"
+)
+"""Software people move to: "I moved to Obsidian", "we migrated to Linear" is no new home."""
+_CALENDAR_OR_TEAM = _word_set(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+    "august september october november december marketing sales engineering finance legal support product "
+    "design operations ops hr it platform infra infrastructure research"
+)
+"""What a meeting or a person moves to that is no place: "moved to Tuesday", "moved to Marketing"."""
+
+
+def is_known_tool(name: str) -> bool:
+    """Whether the name is of software people move their work to (`Obsidian`, `VS Code`)."""
+    return name.casefold().replace(" ", "") in _KNOWN_TOOLS
+
+
+def could_be_home(name: str) -> bool:
+    """Whether someone could live in the named thing: no app, weekday, month or department."""
+    return not is_known_tool(name) and _no_day_or_team(name)
+
+
+def _no_day_or_team(name: str) -> bool:
+    """Whether the name is no weekday, month or department ("We switched to Tuesdays" uses nothing)."""
+    folded = name.casefold()
+    return folded not in _CALENDAR_OR_TEAM and folded.removesuffix("s") not in _CALENDAR_OR_TEAM
+
 
 _KIN: tuple[tuple[str, str, str, str, str], ...] = (
     # (words, the word ending its phrase, the word before a name, someone's predicate, the writer's)
@@ -468,6 +522,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # A switch of the writer's tools: the new one used from that day, the old one no more.
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) from {A} to {O}", "uses", "uses",
              False, "person", keywords="switched migrated"),
+    # A switch said by its new tool alone: "I switched to Obsidian", "We moved over to Linear" (a move
+    # to what is not known as software may be a new home, and one to a day or a team is neither).
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?switched(?: over)? to {O}", "uses", "uses", False,
+             "person", keywords="switched", object_test=_no_day_or_team),
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?(?:moved|migrated)(?: over)? to {O}", "uses",
+             "uses", False, "person", keywords="moved migrated", object_test=is_known_tool),
     _pattern(r"{I}(?: am|['’]m) (?:now )?married to {O}", "married_to", "married to", True, "person",
              "person", keywords="married"),
     _pattern(rf"{{I}} {_ADVERB}report to {{O}}", "reports_to", "reports to", True, "person", "person",
