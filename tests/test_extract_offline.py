@@ -434,6 +434,11 @@ def test_a_job_or_a_home_said_to_be_over_ends_there(
         ("Fiona joined Ritual Roasters as marketing lead.", {}, ("Fiona", "works_for", "Ritual Roasters")),
         ("Ana joined Acme as CTO.", {}, ("Ana", "works_for", "Acme")),
         ("I work remotely for Datadog.", {"author": "Sam"}, ("Sam", "works_for", "Datadog")),
+        ("Ben got a job at Shopify.", {}, ("Ben", "works_for", "Shopify")),
+        ("Ana landed a new role at [[Figma]].", {}, ("Ana", "works_for", "Figma")),
+        ("Carla was hired by Netflix.", {}, ("Carla", "works_for", "Netflix")),
+        ("I got hired by Stripe!", {"author": "Sam"}, ("Sam", "works_for", "Stripe")),
+        ("I finally landed a job at Vercel.", {"author": "Sam"}, ("Sam", "works_for", "Vercel")),
     ],
 )
 def test_a_job_named_says_where_someone_works_from_the_notes_day(
@@ -453,6 +458,8 @@ def test_a_job_named_says_where_someone_works_from_the_notes_day(
         "Gina works at St. Mary's Hospital.",  # not at "St"
         "Bruno works at the Berlin office.",  # a city's office: whose is not said
         "Eve is a designer at the Paris office.",
+        "Tom got a job at the bakery.",  # no name
+        "I was hired by a client.",
     ],
 )
 def test_what_names_no_job_at_a_named_place_relates_nobody(text: str) -> None:

@@ -497,6 +497,16 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # at one, and their last. Not "first day at PyCon", "started at Heathrow", "joined Strava as a member".
     _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) {_JOB} at {{O}}", "works_for", "works for",
              True, "person", "organization", keywords="started starts"),
+    # "Ben got a job at Shopify", "Ana landed a role at Figma", "Carla was hired by Netflix" (not "hired
+    # by a client": a name is needed, and "got a job at the bakery" names none).
+    _pattern(rf"{{S}} (?:just |finally )?(?:got|landed|accepted|took) {_JOB} (?:at|with) {{O}}", "works_for",
+             "works for", True, "person", "organization", keywords="got landed accepted took"),
+    _pattern(rf"{{I}} {_ADVERB}(?:just |finally )?(?:landed|accepted) {_JOB} (?:at|with) {{O}}", "works_for",
+             "works for", True, "person", "organization", keywords="landed accepted"),
+    _pattern(r"{S} (?:was|has been|got|just got) hired by {O}", "works_for", "works for", True, "person",
+             "organization", keywords="hired"),
+    _pattern(r"{I} (?:was|have been|got|just got) hired by {O}", "works_for", "works for", True, "person",
+             "organization", keywords="hired"),
     _pattern(rf"(?i:first) day (?:at|of|in) {_JOB} at {{O}}", "works_for", "works for", True, "person",
              "organization", keywords="first", writer=True),
     _pattern(rf"(?i:last) day (?:at|of|in) {_JOB} at {{O}}", "works_for", "works for", True, "person",
