@@ -547,6 +547,23 @@ def test_a_move_to_software_is_a_tool_used_not_a_home(
 
 
 @pytest.mark.parametrize(
+    ("text", "meta", "triple", "valid_at", "invalid_at"),
+    [
+        ("I started using Todoist.", {"author": "Sam"}, ("Sam", "uses", "Todoist"), REF, None),
+        ("I stopped using Notion.", {"author": "Sam"}, ("Sam", "uses", "Notion"), None, REF),
+        ("I no longer use Evernote.", {"author": "Sam"}, ("Sam", "uses", "Evernote"), None, REF),
+        ("We don't use Jira anymore.", {"author": "Sam"}, ("Sam", "uses", "Jira"), None, REF),
+        ("Atlas started using Sentry.", {}, ("Atlas", "uses", "Sentry"), REF, None),
+        ("Ana stopped using [[Slack]].", {}, ("Ana", "uses", "Slack"), None, REF),
+    ],
+)
+def test_starting_and_stopping_to_use_a_tool_date_it(
+    text: str, meta: dict[str, str], triple: tuple[str, ...], valid_at: date | None, invalid_at: date | None
+) -> None:
+    assert only_relation(text, meta) == (*triple, valid_at, invalid_at)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "I basically live in Emacs.",  # a figure of speech

@@ -386,6 +386,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{S}} {_ADVERB}uses {{O}} instead of {{A}}", "uses", "uses", False, keywords="instead"),
     _pattern(rf"{{S}} {_ADVERB}uses {{O}}", "uses", "uses", False, keywords="uses"),
     _pattern(r"{S} no longer uses {O}", "uses", "uses", False, keywords="longer", ends=True),
+    # "Atlas started using Sentry", "Ana stopped using Notion": from that day, or no more from it.
+    _pattern(r"{S} (?:just |finally )?(?:started|began) using {O}", "uses", "uses", False,
+             keywords="started began"),
+    _pattern(r"{S} (?:just |finally )?(?:stopped|quit) using {O}", "uses", "uses", False,
+             keywords="stopped quit", ends=True),
     _pattern(rf"{{S}} (?:works|worked|is working|has worked|has been working) {_HOW_WORKED}(?:at|for) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="works worked working"),
     _pattern(rf"{{S}} (?:works|worked|is working|has worked|has been working) {_HOW_WORKED}(?:at|in|from) the"
@@ -526,6 +531,13 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{I}}(?: have|['’]ve) {_ADVERB}lived in {{O}}", "lives_in", "lives in", True, "person",
              "place", keywords="lived"),
     _pattern(rf"{{I}} {_ADVERB}use {{O}}", "uses", "uses", False, "person", keywords="use"),
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:started|began) using {O}", "uses", "uses", False,
+             "person", keywords="started began"),
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:stopped|quit) using {O}", "uses", "uses", False,
+             "person", keywords="stopped quit", ends=True),
+    _pattern(r"{W} no longer use {O}", "uses", "uses", False, "person", keywords="longer", ends=True),
+    _pattern(r"{W} (?:do not|don['’]t) use {O},? any\s?more(?![\w'’-])", "uses", "uses", False, "person",
+             keywords="anymore more", ends=True),
     # Not "I moved to Obsidian from Notion": a move "from" somewhere may be a switch of tools.
     _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) to {{O}}{_NOT_FROM}",
              "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
