@@ -547,6 +547,30 @@ def test_a_move_to_software_is_a_tool_used_not_a_home(
 
 
 @pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Ana now works at Google.", ("Ana", "works_for", "Google")),
+        ("Bram now lives in Leeds.", ("Bram", "lives_in", "Leeds")),
+        ("Ravi now reports to Ken Adams.", ("Ravi", "reports_to", "Ken Adams")),
+        ("Atlas also uses Postgres.", ("Atlas", "uses", "Postgres")),
+    ],
+)
+def test_an_adverb_between_a_name_and_its_verb_keeps_the_relation(text: str, triple: tuple[str, ...]) -> None:
+    assert relations(extract(text)) == {triple}
+
+
+def test_a_move_to_software_from_another_ends_the_other() -> None:
+    found = {
+        r[:3]: r[3:]
+        for r in map(
+            relation_fields,
+            extract("I moved to Obsidian from Notion.", meta={"author": "Sam"}).draft.relations,
+        )
+    }
+    assert found == {("Sam", "uses", "Obsidian"): (REF, None), ("Sam", "uses", "Notion"): (None, REF)}
+
+
+@pytest.mark.parametrize(
     ("text", "meta", "triple", "valid_at", "invalid_at"),
     [
         ("I started using Todoist.", {"author": "Sam"}, ("Sam", "uses", "Todoist"), REF, None),

@@ -135,7 +135,9 @@ def _pattern(
     object_test: Callable[[str], bool] | None = None,
 ) -> VerbPattern:
     regex = (
-        template.replace(" ", r"[ \t]+")
+        # "Ana now works at Google", "Tom also lives in Leeds": an adverb between a name and its verb.
+        template.replace("{S} ", "{S} " + _BETWEEN_ADVERB, 1)
+        .replace(" ", r"[ \t]+")
         .replace("{I}", r"(?P<subject>I)")
         .replace("{W}", r"(?P<subject>I|[Ww]e)")
         # "I" is no name: "I worked at SAP" is the writer's ({I}), or nobody's in an unsigned note.
@@ -188,6 +190,7 @@ def _start_lookahead(template: str) -> str:
 
 
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
+_BETWEEN_ADVERB = r"(?:(?:now|still|currently|also|already|recently) )?"
 _GROUP = r"(?:[ ](?:team|group|club|committee|band|squad|guild|chapter|council|board)(?![\w'’-]))?"
 """A name's group, part of the object: "a member of the Rust team" is of the team, not of Rust."""
 _SITES = "office offices branch site campus plant factory warehouse HQ headquarters"
@@ -546,10 +549,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              False, "person", keywords="switched migrated"),
     # A switch said by its new tool alone: "I switched to Obsidian", "We moved over to Linear" (a move
     # to what is not known as software may be a new home, and one to a day or a team is neither).
-    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?switched(?: over)? to {O}", "uses", "uses", False,
-             "person", keywords="switched", object_test=_no_day_or_team),
-    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?(?:moved|migrated)(?: over)? to {O}", "uses",
-             "uses", False, "person", keywords="moved migrated", object_test=is_known_tool),
+    # "… to Obsidian from Notion" ends Notion's use.
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?switched(?: over)? to {O}(?: from {A})?", "uses",
+             "uses", False, "person", keywords="switched", object_test=_no_day_or_team),
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?(?:moved|migrated)(?: over)? to {O}"
+             r"(?: from {A})?", "uses", "uses", False, "person", keywords="moved migrated",
+             object_test=is_known_tool),
     _pattern(r"{I}(?: am|['’]m) (?:now )?married to {O}", "married_to", "married to", True, "person",
              "person", keywords="married"),
     _pattern(rf"{{I}} {_ADVERB}report to {{O}}", "reports_to", "reports to", True, "person", "person",
