@@ -961,9 +961,30 @@ def test_a_day_ahead_the_sentence_names_dates_what_is_to_happen(text: str, day: 
         ("Ana said she moved on January 5.", date(2025, 1, 5)),
         ("Marcus said the report was due on May 30.", date(2024, 5, 30)),
         ("We met on February 12.", date(2025, 2, 12)),
+        # A clause of its own after a comma: its tense is its own.
+        ("Got the keys, we move in on 1 May.", date(2025, 5, 1)),
+        ("Aisha accepted the offer, she starts on March 17.", date(2025, 3, 17)),
+        ("Met Ana, she moved to Leeds on 2 March.", date(2025, 3, 2)),
+        ("Fixed the fence, and we painted it on 1 February.", date(2025, 2, 1)),
+        # A day something starts from, in a sentence not past.
+        ("Dana is leaving. My new manager will be Ines Duarte from April 1.", date(2025, 4, 1)),
     ],
 )
 def test_a_day_someone_said_something_is_on_is_ahead_when_what_they_said_is(text: str, day: date) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.timestamp) == ("episodic", day)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Registered for the Berlin marathon on 28 September.", REF),
+        ("Bought tickets for the Radiohead concert on June 3.", REF),
+        ("Signed up for the Berlin half marathon (April 6).", REF),
+        ("Booked the flights on Monday.", date(2025, 3, 10)),  # no "for": booked then
+    ],
+)
+def test_a_day_something_was_booked_for_is_not_the_day_of_the_booking(text: str, day: date) -> None:
     node = only_node(extract(text))
     assert (node.memory_layer, node.timestamp) == ("episodic", day)
 

@@ -716,15 +716,25 @@ _TARGET_BEFORE = re.compile(
 )
 """The words before a date that say it is a target: "to April 15", "until Friday", "due 3 May",
 "the deadline for Heron is 2025-10-15", "booked the hotel for 12 July"."""
+_BOOKED_BEFORE = re.compile(
+    r"(?i)\b(?:booked|registered|signed\s+up|enrolled|reserved|rsvp['’]?d"
+    r"|(?:bought|got|ordered|booked)\s+(?:\w+\s+)?tickets?)\b[^.;!?]{0,20}?\bfor\b[^.;!?]{0,60}?"
+    r"(?:\bon\s+(?:the\s+)?|\(\s*)$"
+)
+"""Before the day of what was booked: "Registered for the Berlin marathon on 28 September", "Bought
+tickets for the concert on June 3", "Signed up for the half marathon (April 6)": the booking is of the
+note's day (but "Booked the flights on Monday" was done then)."""
 _UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?$")
 """Before the date a past state ended ("worked at SAP until 3 March 2023")."""
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _REPORTED = re.compile(
     r"(?i)\b(?:said|says|told|tells|mentioned|heard|announced|confirmed|confirmation|learned|learnt"
     r"|found\s+out|wrote|emailed|explained|noted|reminded|promised|agreed)\b|\s[—–]\s|;"
+    r"|,\s+(?=(?:and\s+|so\s+|but\s+)?(?:I|we|she|he|they|it)\s)"
 )
-"""A verb reporting what someone said, or a dash or semicolon between two clauses: the tense of what
-follows is its own."""
+"""A verb reporting what someone said, a dash or semicolon between two clauses, or a comma before a
+clause's own subject ("Aisha accepted the offer, she starts on March 17"): the tense of what follows
+is its own."""
 _ON_BEFORE = re.compile(
     r"(?i)\b(?:on|for|(?:is|are|runs?|takes?\s+place|starts?|begins?|(?:re)?opens?|ends|closes|expires|launches)"
     r"(?:\s+from)?)\s+(?:the\s+)?"
@@ -829,6 +839,8 @@ _PROGRESSIVE = re.compile(
 """Someone named (or ours) in the middle of an affair: "Ana's team is hiring", "Bob is moving to
 Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The launch is postponed";
 not "the cat is sleeping" nor "Ana is going to call"."""
+_FROM_BEFORE = re.compile(r"(?i)\b(?:from|starting|effective|as\s+of|beginning)\s+(?:the\s+)?$")
+"""Before the day a sentence not past says something starts: "my manager will be Ines from April 1"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
 _HEDGE = _Keywords(
     "maybe perhaps probably possibly might may think guess believe suppose sure unsure seem seems apparently"
@@ -2274,6 +2286,17 @@ class _ChunkReader:
             for when in find_times(text, today, self.language)
             if when.granularity in ("day", "days", "week", "weekend")
         ]
+        if not past:
+            # "My new manager will be Ines from April 1", written in February: this April, not the
+            # last (the resolver reads a bare month and day as past).
+            found = [
+                (start, end, self._coming(text, start, end, day))
+                if day < today
+                and _FROM_BEFORE.search(text[max(0, start - 20) : start])
+                and _MONTH_DAY_WORDS.search(text, start, end)
+                else (start, end, day)
+                for start, end, day in found
+            ]
         lower = text.lower()  # the patterns hold these letters: most sentences skip them
         if self.language == "en" and past and "weekend" in lower:
             # "Fixed the router over the weekend": the weekend just gone ("We'll fix it over the
@@ -2500,6 +2523,7 @@ class _ChunkReader:
             d
             for d in dates
             if not _TARGET_BEFORE.search(inline.title[max(0, d[0] - 24) : d[0]])
+            and not _BOOKED_BEFORE.search(inline.title[max(0, d[0] - 90) : d[0]])
             and not (
                 _INTENT_BEFORE.search(inline.title[max(0, d[0] - 60) : d[0]])
                 and not _PAST_POINTING.search(inline.title[d[0] : d[1]])
@@ -2890,7 +2914,7 @@ class _ChunkReader:
         ahead = {}
         for date_ in dates:
             start, end, day = date_
-            if day >= today or _FOUR_DIGITS.search(title[start:end]):
+            if _FOUR_DIGITS.search(title[start:end]):
                 continue
             before = title[max(0, start - 60) : start]
             if not (_ON_BEFORE.search(before) or _DUE_BEFORE.search(before)):
@@ -2898,6 +2922,7 @@ class _ChunkReader:
             said = max((m.end() for m in _REPORTED.finditer(title, 0, start)), default=None)
             if said is None or _wording(title[said:start], self.french).past:
                 continue
+            # A day already ahead is kept as it is (a past sentence would otherwise drop it).
             ahead[date_] = (start, end, self._coming(title, start, end, day))
         return ahead
 
