@@ -660,6 +660,10 @@ def test_what_is_moved_to_a_machine_runs_on_it() -> None:
         "Migrated Home Assistant to a VM on the NUC.",
         "Switched Atlas to a VPS.",
         "Moved Ana to the Berlin team.",
+        "Switched my bank from N26 to DKB.",  # things bought, not run
+        "Switched my phone plan from Vodafone to Telekom.",
+        "Switched my running shoes from Pegasus 40 to Nike Invincible 3.",
+        "Moved my gym membership from McFit to Urban Sports Club.",
     ],
 )
 def test_a_machine_of_no_name_or_a_team_is_nothing_run_on(text: str) -> None:

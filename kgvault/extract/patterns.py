@@ -81,6 +81,14 @@ _DETERMINER = rf"(?:(?i:{'|'.join(_DETERMINERS)})[ ]|(?i:l)['’])?"
 _NOT_ABBREVIATED = r"(?!(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Prof)\.[ \t])"
 """Not the first word of "St. Mary's Hospital": a name read up to its dot would be "St"."""
 _OWNED = r"(?i:the|my|our|his|her|their)[ ]"
+_SERVICES = (
+    "bank account accounts card cards coffee tea beans milk plan plans provider providers carrier contract "
+    "insurance insurer shoes trainers sneakers membership gym diet energy electricity gas supplier broadband "
+    "mortgage pension doctor dentist school car bike brand shampoo toothpaste subscription airline food"
+)
+_NO_SERVICE = rf"(?!(?:[a-z][a-z0-9-]*[ ]){{0,2}}{_any_of(_SERVICES)}[ \t]+from(?![\w'’-]))"
+"""What a switch of a machine's firmware or software is not: "Switched my bank from N26 to DKB", "my
+running shoes", "my phone plan" (a thing bought, not run)."""
 _THING = r"[a-z][a-z0-9-]*(?:[ ][a-z][a-z0-9-]*){0,2}"
 """What a switch is made to, unnamed: "the printer", "my old laptop" (`{T}` in a pattern; the
 determiner is needed, so "switched over from" names nothing)."""
@@ -143,7 +151,7 @@ def _pattern(
         # "I" is no name: "I worked at SAP" is the writer's ({I}), or nobody's in an unsigned note.
         .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>(?!I\b){NAME})")
         .replace("{SS}", rf"{_NO_ADVERB}(?P<subjects>(?!I\b){NAME}(?:(?:,[ ]|,?[ ]and[ ])(?!I\b){NAME})+)")
-        .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}(?P<thing>{_THING}))")
+        .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}{_NO_SERVICE}(?P<thing>{_THING}))")
         .replace("{O}", rf"{_DETERMINER}{_NOT_ABBREVIATED}(?P<object>{NAME}{_GROUP})")
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
         .replace("{N}", NAME)
