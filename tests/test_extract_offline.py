@@ -1554,6 +1554,12 @@ def test_a_line_of_a_persons_note_without_its_subject_is_about_them(
         ("Reading log", "Project Hail Mary: finished Jan 12.", None),  # which year, nothing says
         ("Trips 2019-2020", "Flew to Osaka on 3 October.", None),
         ("Reading log 2025", "Finished Dune yesterday.", None),  # a day before which?
+        # Periodic notes: a month's, a week's, a quarter's (not a season's "2024-25").
+        ("2025-02", "Feb 27: I moved to Leeds.", date(2025, 2, 27)),
+        ("2025-W09", "Feb 27: I moved to Leeds.", date(2025, 2, 27)),
+        ("2025-Q1", "Flew to Osaka on 3 March.", date(2025, 3, 3)),
+        ("2025-02 February", "Feb 27: I moved to Leeds.", date(2025, 2, 27)),
+        ("Season 2024-25", "Flew to Osaka on 3 October.", None),
     ],
 )
 def test_a_day_in_a_note_with_no_date_is_of_the_year_its_title_names(
