@@ -54,7 +54,11 @@ _LEGAL_FORMS = frozenset(["inc", "ltd", "llc", "corp", "corporation", "gmbh"])
 """Kind suffixes that say a company."""
 # Types that name the same kind of thing; any other type is a kind of its own.
 _TYPE_CLASSES = {
-    **dict.fromkeys(["person", "people", "human", "contact"], "person"),
+    **dict.fromkeys([
+        "person", "people", "human", "contact", "npc", "character", "pc", "friend", "colleague", "coworker",
+        "relative", "mentor", "teacher", "student", "artist", "musician", "author", "writer", "actor",
+        "doctor", "employee", "manager", "founder", "investor", "candidate", "player",
+    ], "person"),
     **dict.fromkeys(
         ["organization", "organisation", "company", "business", "brand", "org", "employer"], "organization"
     ),

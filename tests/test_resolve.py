@@ -73,6 +73,16 @@ def test_types_of_no_known_kind_name_one_thing_and_a_known_kind_still_splits() -
     assert set(titles(graph)) == {"jordan-person", "jordan-place", "jordan-river"}
 
 
+def test_a_character_or_a_friend_is_a_person() -> None:
+    """A game master's `type: npc` note and a sentence naming the same one as a person are one."""
+    graph = build(
+        ("NPCs/Varek Thorne.md", [entity("Varek Thorne", "npc", aliases=["Varek"])]),
+        ("NPCs/Varek Thorne.md", [entity("Varek", "person")]),
+        ("friends.md", [entity("Ana Souza", "friend"), entity("Ana Souza", "person")]),
+    )
+    assert titles(graph) == {"varek-thorne": ("Varek Thorne", "npc"), "ana-souza": ("Ana Souza", "friend")}
+
+
 def test_an_untyped_mention_joins_the_homonym_mentioned_most() -> None:
     graph = build(
         ("a.md", [entity("Apple", "organization")]),
