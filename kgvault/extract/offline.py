@@ -46,6 +46,8 @@ from kgvault.extract.patterns import (
     opens_its_clause,
 )
 from kgvault.names import is_word_char, note_aliases, spell_symbols
+from kgvault.note_kind import DAY_TITLE as _DAY_TITLE
+from kgvault.note_kind import kept_kind, note_tags, note_type
 from kgvault.records import Chunk, Source
 from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
 from kgvault.when import When, can_count_from, dated_title, find_times, last_weekend
@@ -147,12 +149,6 @@ _COMMENT_ENDS = {"%%": "%%", "<!--": "-->", "<%": "%>"}
 """What closes each hidden span: a comment, or a template command (Templater's `<% tp.date.now() %>`)."""
 _PLACEHOLDER = re.compile(r"\{\{[^{}\n]*\}\}")
 """A template's placeholder left unfilled (`{{date}}`, `{{title}}`): no word of the writer's."""
-_DAY_TITLE = re.compile(
-    r"^\s*(?:\d{4}[-./_]\d{1,2}[-./_]\d{1,2}|\d{1,2}[-./_]\d{1,2}[-./_]\d{4})"
-    r"(?:[\s,_-]+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)?\s*$",
-    re.IGNORECASE,
-)
-"""A daily note's title: a day, maybe with its weekday (`2024-05-05`, `2024-05-05 Sunday`)."""
 _FOOTNOTE = re.compile(r"^[ \t]*\[\^[^\]\s]+\]:[ \t]*|\[\^[^\]\s]+\]")
 """A footnote's mark (`[^1]`), or the start of its text (`[^1]: …`): where it is, not what it says."""
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -238,36 +234,6 @@ def _key_type(key: str, name: str | None) -> str | None:
     return found
 
 
-_CATEGORY_TYPES: dict[str, str] = {
-    "people": "person", "person": "person", "companies": "organization", "organizations": "organization",
-    "places": "place", "projects": "project", "books": "book", "movies": "movie", "shows": "show",
-    "events": "event", "products": "product", "software": "software", "tools": "software",
-    "games": "game", "board games": "game", "board_games": "game", "video games": "game",
-    "video_games": "game", "podcasts": "podcast",
-    "albums": "album", "recipes": "recipe", "trips": "trip", "meetings": "meeting",
-}  # fmt: skip
-_SAME_KIND: dict[str, str] = {
-    "people": "person", "company": "organization", "organisation": "organization", "org": "organization",
-    "location": "place",
-}  # fmt: skip
-"""A note's `type` that is another name of a kind the extractor gives: one kind in the vault, not two
-(`type: company` beside the organizations the sentences name)."""
-_KIND_TAGS: dict[str, str] = {
-    "person": "person", "people": "person", "contact": "person", "contacts": "person",
-    "company": "organization", "companies": "organization", "organization": "organization",
-    "organisation": "organization", "org": "organization", "place": "place", "places": "place",
-    "project": "project", "projects": "project",
-}  # fmt: skip
-"""A note's tag that says what its subject is (`tags: [person]`); not a work's (`#book` is as often
-what a diary line is about)."""
-_LIST_WORDS = _word_set(
-    """
-    index readme overview list lists directory moc contacts people persons companies organizations places
-    team teams template templates dashboard hub all
-    """
-)
-"""Words of a note's title that make it a list of things kept together, not one of them ("Contacts",
-"People MOC", "Team directory")."""
 _LEFT_OUT_SUBJECT = re.compile(
     r"(?:(?P<pronoun>She|He|They)(?=[ \t]+(?:is|was|are|were|has|had|works|worked|lives|lived|reports|joined"
     r"|moved|studied|studies|graduated|married|manages|leads|founded|owns|uses|left|quit|started)\b)"
@@ -276,202 +242,9 @@ _LEFT_OUT_SUBJECT = re.compile(
 )
 """A line of a person's note whose subject is its person: left out ("Works at the BBC as a producer.")
 or said as a pronoun ("She is married to [[Hugo Gomes]].")."""
-_KIND_FOLDERS: dict[str, str] = {
-    **{folder: "person" for folder in ("people", "persons", "contacts", "person")},
-    **{folder: "organization" for folder in ("companies", "organizations", "organisations", "orgs")},
-    **{folder: "place" for folder in ("places", "locations", "cities")},
-}
-"""The folder a note about one thing sits in, as vaults name them: `People/Ana Souza.md` is a person
-(not `Projects/`: a project's folder holds its meetings and plans too)."""
 _WORKS = _word_set("book movie show album podcast game recipe product article paper")
 """Kinds of notes about a work: their `author` made it, and wrote none of the note's "I"."""
-_CITATION_KEYS = _word_set("citekey citation-key citation_key citationKey")
-"""Properties only a literature note (Zotero and its plugins) has: it is about a paper or a book."""
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
-_KIND_WORDS = frozenset(
-    [
-        "person",
-        "people",
-        "contact",
-        "contacts",
-        "npc",
-        "character",
-        "friend",
-        "colleague",
-        "coworker",
-        "family",
-        "relative",
-        "client",
-        "customer",
-        "vendor",
-        "supplier",
-        "mentor",
-        "teacher",
-        "student",
-        "artist",
-        "musician",
-        "author",
-        "writer",
-        "actor",
-        "doctor",
-        "employee",
-        "manager",
-        "founder",
-        "investor",
-        "candidate",
-        "partner",
-        "user",
-        "player",
-        "pc",
-        "company",
-        "organization",
-        "organisation",
-        "org",
-        "team",
-        "faction",
-        "group",
-        "band",
-        "university",
-        "school",
-        "college",
-        "startup",
-        "agency",
-        "institution",
-        "club",
-        "employer",
-        "business",
-        "brand",
-        "guild",
-        "kingdom",
-        "place",
-        "location",
-        "city",
-        "country",
-        "region",
-        "town",
-        "village",
-        "state",
-        "neighborhood",
-        "neighbourhood",
-        "river",
-        "island",
-        "mountain",
-        "building",
-        "venue",
-        "museum",
-        "park",
-        "restaurant",
-        "cafe",
-        "bar",
-        "hotel",
-        "tavern",
-        "inn",
-        "shop",
-        "store",
-        "area",
-        "project",
-        "tool",
-        "app",
-        "library",
-        "framework",
-        "software",
-        "product",
-        "device",
-        "hardware",
-        "printer",
-        "machine",
-        "car",
-        "bike",
-        "camera",
-        "phone",
-        "laptop",
-        "computer",
-        "server",
-        "instrument",
-        "database",
-        "plugin",
-        "api",
-        "protocol",
-        "repository",
-        "repo",
-        "dataset",
-        "model",
-        "book",
-        "movie",
-        "film",
-        "show",
-        "series",
-        "tvshow",
-        "tv_show",
-        "event",
-        "meeting",
-        "trip",
-        "conference",
-        "workshop",
-        "concept",
-        "topic",
-        "idea",
-        "game",
-        "video_game",
-        "board_game",
-        "boardgame",
-        "podcast",
-        "article",
-        "paper",
-        "album",
-        "song",
-        "recipe",
-        "course",
-        "anime",
-        "manga",
-        "comic",
-        "novel",
-        "documentary",
-        "newsletter",
-        "channel",
-        "playlist",
-        "video",
-        "painting",
-        "artwork",
-        "poem",
-        "plant",
-        "animal",
-        "pet",
-        "creature",
-        "monster",
-        "deity",
-        "god",
-        "species",
-        "item",
-        "vehicle",
-        "language",
-        "service",
-        "website",
-        "dish",
-        "ingredient",
-        "weapon",
-        "spell",
-        "quest",
-        "magic_item",
-        "campaign",
-        "class",
-        "race",
-        "ship",
-        "planet",
-        "religion",
-        "dungeon",
-        "stock",
-        "medication",
-        "exercise",
-        "wine",
-        "beer",
-        "tea",
-        "coffee",
-    ]
-)
-"""What a note's `type:` may say that is a kind of thing: a note's `type` is as often what kind of
-page the note is (`daily`, `moc`, `note`) or a field of a game's rules (`type: save` on a spell) as what its
-subject is, so only these words type its entity; `entity_type:` is taken as it is written."""
 
 # -- wording ------------------------------------------------------------------------------------
 
@@ -1977,58 +1750,13 @@ class _ChunkReader:
         return text if _HAS_WORD.search(text) and len(text) <= 80 else None
 
     def _source_tags(self) -> list[str]:
-        tags: list[str] = []
-        for key in ("tags", "tag"):
-            value = self.meta.get(key)
-            values = (
-                value
-                if isinstance(value, list)
-                else re.split(r"[,\s]+", value)
-                if isinstance(value, str)
-                else []
-            )
-            tags.extend(str(v) for v in values if v is not None and str(v).strip())
-        return tags
+        return note_tags(self.meta)
 
     def _note_entity_type(self) -> str | None:
-        for key in ("entity_type", "type"):
-            value = self.meta.get(key)
-            if isinstance(value, list) and len(value) == 1:
-                value = value[0]
-            if isinstance(value, str):
-                link = _WIKILINK.search(value)  # `type: "[[People]]"`, as categories are written
-                word = link.group("body").split("|")[0] if link else value
-                candidate = re.sub(r"[\s-]+", "_", word.strip().lower())
-                if key == "type":
-                    if candidate in _CATEGORY_TYPES:  # a category's plural: `type: "[[People]]"`
-                        return _CATEGORY_TYPES[candidate]
-                    if candidate in _KIND_WORDS:  # the user's own word for the kind, as written
-                        return _SAME_KIND.get(candidate, candidate)
-                elif _SNAKE.match(candidate) and len(candidate) <= 30:
-                    return candidate
-        categories = self.meta.get("categories")
-        for value in categories if isinstance(categories, list) else [categories]:
-            if isinstance(value, str):
-                link = _WIKILINK.search(value)
-                word = (link.group("body") if link else value).split("|")[0].strip().lower()
-                if word in _CATEGORY_TYPES:
-                    return _CATEGORY_TYPES[word]
-        if not _CITATION_KEYS.isdisjoint(self.meta):  # a literature note (Zotero): about a work
-            return "paper"
-        return self._kept_kind()
+        return note_type(self.meta, self.source.title, self.source.path)
 
     def _kept_kind(self) -> str | None:
-        """What a note is about by where it is kept, as most vaults keep people: tagged `person`, or in
-        a folder `People/` (a person, an organization, a place, or a project by its tag; not a day's note)."""
-        title = self.source.title
-        if _DAY_TITLE.match(title) is not None or not _LIST_WORDS.isdisjoint(title.casefold().split()):
-            return None
-        for tag in self._source_tags():
-            kind = _KIND_TAGS.get(tag.lstrip("#").casefold())
-            if kind is not None:
-                return kind
-        folder = self.source.path.rsplit("/", 2)[-2].casefold() if "/" in self.source.path else ""
-        return _KIND_FOLDERS.get(folder)
+        return kept_kind(self.meta, self.source.title, self.source.path)
 
     def _note_aliases(self) -> tuple[str, ...]:
         return note_aliases(self.meta)

@@ -1,0 +1,305 @@
+"""What a note is about, by what its properties say and where it is kept: a person, a book, a place.
+
+Read by the extractor (a note about one thing is an entity of that type) and by entity resolution
+(an entity others link to takes the type of its note, when their words give it none).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+
+def _word_set(words: str) -> frozenset[str]:
+    """The whitespace-separated words of a string, as a set."""
+    return frozenset(words.split())
+
+
+DAY_TITLE = re.compile(
+    r"^\s*(?:\d{4}[-./_]\d{1,2}[-./_]\d{1,2}|\d{1,2}[-./_]\d{1,2}[-./_]\d{4})"
+    r"(?:[\s,_-]+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)?\s*$",
+    re.IGNORECASE,
+)
+"""A daily note's title: a day, maybe with its weekday (`2024-05-05`, `2024-05-05 Sunday`)."""
+_LINK = re.compile(r"(?<!!)\[\[(?P<body>[^\[\]\n]+)\]\]")
+_SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+_CATEGORY_TYPES: dict[str, str] = {
+    "people": "person", "person": "person", "companies": "organization", "organizations": "organization",
+    "places": "place", "projects": "project", "books": "book", "movies": "movie", "shows": "show",
+    "events": "event", "products": "product", "software": "software", "tools": "software",
+    "games": "game", "board games": "game", "board_games": "game", "video games": "game",
+    "video_games": "game", "podcasts": "podcast",
+    "albums": "album", "recipes": "recipe", "trips": "trip", "meetings": "meeting",
+}  # fmt: skip
+_SAME_KIND: dict[str, str] = {
+    "people": "person", "company": "organization", "organisation": "organization", "org": "organization",
+    "location": "place",
+}  # fmt: skip
+"""A note's `type` that is another name of a kind the extractor gives: one kind in the vault, not two
+(`type: company` beside the organizations the sentences name)."""
+_KIND_TAGS: dict[str, str] = {
+    "person": "person", "people": "person", "contact": "person", "contacts": "person",
+    "company": "organization", "companies": "organization", "organization": "organization",
+    "organisation": "organization", "org": "organization", "place": "place", "places": "place",
+    "project": "project", "projects": "project",
+}  # fmt: skip
+"""A note's tag that says what its subject is (`tags: [person]`); not a work's (`#book` is as often
+what a diary line is about)."""
+_LIST_WORDS = _word_set(
+    """
+    index readme overview list lists directory moc contacts people persons companies organizations places
+    team teams template templates dashboard hub all
+    """
+)
+"""Words of a note's title that make it a list of things kept together, not one of them ("Contacts",
+"People MOC", "Team directory")."""
+_KIND_FOLDERS: dict[str, str] = {
+    **{folder: "person" for folder in ("people", "persons", "contacts", "person")},
+    **{folder: "organization" for folder in ("companies", "organizations", "organisations", "orgs")},
+    **{folder: "place" for folder in ("places", "locations", "cities")},
+}
+"""The folder a note about one thing sits in, as vaults name them: `People/Ana Souza.md` is a person
+(not `Projects/`: a project's folder holds its meetings and plans too)."""
+_CITATION_KEYS = _word_set("citekey citation-key citation_key citationKey")
+"""Properties only a literature note (Zotero and its plugins) has: it is about a paper or a book."""
+_KIND_WORDS = frozenset(
+    [
+        "person",
+        "people",
+        "contact",
+        "contacts",
+        "npc",
+        "character",
+        "friend",
+        "colleague",
+        "coworker",
+        "family",
+        "relative",
+        "client",
+        "customer",
+        "vendor",
+        "supplier",
+        "mentor",
+        "teacher",
+        "student",
+        "artist",
+        "musician",
+        "author",
+        "writer",
+        "actor",
+        "doctor",
+        "employee",
+        "manager",
+        "founder",
+        "investor",
+        "candidate",
+        "partner",
+        "user",
+        "player",
+        "pc",
+        "company",
+        "organization",
+        "organisation",
+        "org",
+        "team",
+        "faction",
+        "group",
+        "band",
+        "university",
+        "school",
+        "college",
+        "startup",
+        "agency",
+        "institution",
+        "club",
+        "employer",
+        "business",
+        "brand",
+        "guild",
+        "kingdom",
+        "place",
+        "location",
+        "city",
+        "country",
+        "region",
+        "town",
+        "village",
+        "state",
+        "neighborhood",
+        "neighbourhood",
+        "river",
+        "island",
+        "mountain",
+        "building",
+        "venue",
+        "museum",
+        "park",
+        "restaurant",
+        "cafe",
+        "bar",
+        "hotel",
+        "tavern",
+        "inn",
+        "shop",
+        "store",
+        "area",
+        "project",
+        "tool",
+        "app",
+        "library",
+        "framework",
+        "software",
+        "product",
+        "device",
+        "hardware",
+        "printer",
+        "machine",
+        "car",
+        "bike",
+        "camera",
+        "phone",
+        "laptop",
+        "computer",
+        "server",
+        "instrument",
+        "database",
+        "plugin",
+        "api",
+        "protocol",
+        "repository",
+        "repo",
+        "dataset",
+        "model",
+        "book",
+        "movie",
+        "film",
+        "show",
+        "series",
+        "tvshow",
+        "tv_show",
+        "event",
+        "meeting",
+        "trip",
+        "conference",
+        "workshop",
+        "concept",
+        "topic",
+        "idea",
+        "game",
+        "video_game",
+        "board_game",
+        "boardgame",
+        "podcast",
+        "article",
+        "paper",
+        "album",
+        "song",
+        "recipe",
+        "course",
+        "anime",
+        "manga",
+        "comic",
+        "novel",
+        "documentary",
+        "newsletter",
+        "channel",
+        "playlist",
+        "video",
+        "painting",
+        "artwork",
+        "poem",
+        "plant",
+        "animal",
+        "pet",
+        "creature",
+        "monster",
+        "deity",
+        "god",
+        "species",
+        "item",
+        "vehicle",
+        "language",
+        "service",
+        "website",
+        "dish",
+        "ingredient",
+        "weapon",
+        "spell",
+        "quest",
+        "magic_item",
+        "campaign",
+        "class",
+        "race",
+        "ship",
+        "planet",
+        "religion",
+        "dungeon",
+        "stock",
+        "medication",
+        "exercise",
+        "wine",
+        "beer",
+        "tea",
+        "coffee",
+    ]
+)
+"""What a note's `type:` may say that is a kind of thing: a note's `type` is as often what kind of
+page the note is (`daily`, `moc`, `note`) or a field of a game's rules (`type: save` on a spell) as what its
+subject is, so only these words type its entity; `entity_type:` is taken as it is written."""
+
+
+def note_type(meta: Mapping[str, Any], title: str, path: str) -> str | None:
+    """The type of what a note is about: its `entity_type` as written, a `type` or `categories` naming
+    a kind of thing, a literature note's `paper`, else where it is kept (`kept_kind`)."""
+    for key in ("entity_type", "type"):
+        value = meta.get(key)
+        if isinstance(value, list) and len(value) == 1:
+            value = value[0]
+        if isinstance(value, str):
+            link = _LINK.search(value)  # `type: "[[People]]"`, as categories are written
+            word = link.group("body").split("|")[0] if link else value
+            candidate = re.sub(r"[\s-]+", "_", word.strip().lower())
+            if key == "type":
+                if candidate in _CATEGORY_TYPES:  # a category's plural: `type: "[[People]]"`
+                    return _CATEGORY_TYPES[candidate]
+                if candidate in _KIND_WORDS:  # the user's own word for the kind, as written
+                    return _SAME_KIND.get(candidate, candidate)
+            elif _SNAKE.match(candidate) and len(candidate) <= 30:
+                return candidate
+    categories = meta.get("categories")
+    for value in categories if isinstance(categories, list) else [categories]:
+        if isinstance(value, str):
+            link = _LINK.search(value)
+            word = (link.group("body") if link else value).split("|")[0].strip().lower()
+            if word in _CATEGORY_TYPES:
+                return _CATEGORY_TYPES[word]
+    if not _CITATION_KEYS.isdisjoint(meta):  # a literature note (Zotero): about a work
+        return "paper"
+    return kept_kind(meta, title, path)
+
+
+def kept_kind(meta: Mapping[str, Any], title: str, path: str) -> str | None:
+    """What a note is about by where it is kept, as most vaults keep people: tagged `person`, or in
+    a folder `People/` (a person, an organization, a place, or a project by its tag; not a day's note)."""
+    if DAY_TITLE.match(title) is not None or not _LIST_WORDS.isdisjoint(title.casefold().split()):
+        return None
+    for tag in note_tags(meta):
+        kind = _KIND_TAGS.get(tag.lstrip("#").casefold())
+        if kind is not None:
+            return kind
+    folder = path.rsplit("/", 2)[-2].casefold() if "/" in path else ""
+    return _KIND_FOLDERS.get(folder)
+
+
+def note_tags(meta: Mapping[str, Any]) -> list[str]:
+    """The tags a note's `tags` (or `tag`) property gives, as written."""
+    tags: list[str] = []
+    for key in ("tags", "tag"):
+        value = meta.get(key)
+        values = (
+            value if isinstance(value, list) else re.split(r"[,\s]+", value) if isinstance(value, str) else []
+        )
+        tags.extend(str(v) for v in values if v is not None and str(v).strip())
+    return tags
