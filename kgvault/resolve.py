@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.names import normalize_name, note_aliases, slugify
+from kgvault.note_kind import note_type
 from kgvault.properties import plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence
 from kgvault.records import Entity, Evidence, Source, record
@@ -69,6 +70,8 @@ _TYPE_CLASSES = {
     ], "software"),
 }  # fmt: skip
 _UNTYPED = "concept"
+NoteNames = tuple[str, str, str, tuple[str, ...], str | None]
+"""What a note says of its names: path, kind, title, frontmatter aliases, the type of what it is about."""
 HOMONYM_SEPARATOR = "\x1f"
 """Between a shared name and a kind in the key of one of several entities of that name."""
 _NO_CORRECTIONS = Corrections()
@@ -91,6 +94,8 @@ class EntityGroup:
     descriptions: list[tuple[Evidence, str]] = field(default_factory=list)
     evidence: set[Evidence] = field(default_factory=set)
     note_title: str | None = None
+    note_type: str | None = None
+    """What its note says it is (`type: book`), for when no mention gives a type."""
     note_aliases: set[str] = field(default_factory=set)
     stated_aliases: set[str] = field(default_factory=set)
     """Aliases the drafts state for it (`[[Klipper|Klipper Fw]]`)."""
@@ -108,11 +113,13 @@ class EntityGroup:
         return plain_text(min(self.spellings.items(), key=lambda item: (-item[1], item[0]))[0])
 
     def entity_type(self) -> str:
-        """The corrected type, else the most frequent stated type, else `concept`."""
+        """The corrected type, else the most frequent stated type, else its note's, else `concept`."""
         if self.type_override:
             return self.type_override
         typed = [(count, name) for name, count in self.types.items() if name != _UNTYPED]
-        return min(typed, key=lambda t: (-t[0], t[1]))[1] if typed else _UNTYPED
+        if typed:
+            return min(typed, key=lambda t: (-t[0], t[1]))[1]
+        return self.note_type or _UNTYPED
 
     def wanted_id(self) -> str:
         """The page name this entity asks for; homonyms add their kind ("apple-food", "apple-organization").
@@ -256,8 +263,8 @@ class Resolved:
     resolution: Resolution
     drafts: list[DraftMentions]
     """Each draft's mentions and stated aliases, in the drafts' order."""
-    notes: Sequence[tuple[str, str, str, tuple[str, ...]]]
-    """What the notes say of their names: path, kind, title, frontmatter aliases."""
+    notes: Sequence[NoteNames]
+    """What the notes say of their names: path, kind, title, frontmatter aliases, and what they are about."""
     corrections: Corrections
     sources: Sequence[Source] = ()
     """The sources `notes` were read from."""
@@ -289,7 +296,7 @@ def resolve_entities(
     return Resolved(_resolve(sources, drafts, corrections, gathered), drafts, notes, corrections, sources)
 
 
-def _notes(sources: Sequence[Source], last: Resolved | None) -> list[tuple[str, str, str, tuple[str, ...]]]:
+def _notes(sources: Sequence[Source], last: Resolved | None) -> list[NoteNames]:
     """What each note says of its names; a source that is last pass's very object said it then."""
     if last is None or len(last.sources) != len(sources):
         return [_note(source) for source in sources]
@@ -299,8 +306,14 @@ def _notes(sources: Sequence[Source], last: Resolved | None) -> list[tuple[str, 
     ]
 
 
-def _note(source: Source) -> tuple[str, str, str, tuple[str, ...]]:
-    return (source.path, source.kind, source.title, note_aliases(source.meta))
+def _note(source: Source) -> NoteNames:
+    return (
+        source.path,
+        source.kind,
+        source.title,
+        note_aliases(source.meta),
+        note_type(source.meta, source.title, source.path) if source.kind in NOTE_KINDS else None,
+    )
 
 
 def _draft_list(
@@ -1089,6 +1102,7 @@ def _attach_notes(
             continue
         if group.note_title is None:
             group.note_title = source.title
+            group.note_type = note_type(source.meta, source.title, source.path)
         # An alias the user keeps apart from the note names another entity, not this one.
         group.note_aliases.update(
             alias

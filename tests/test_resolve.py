@@ -83,6 +83,26 @@ def test_a_character_or_a_friend_is_a_person() -> None:
     assert titles(graph) == {"varek-thorne": ("Varek Thorne", "npc"), "ana-souza": ("Ana Souza", "friend")}
 
 
+def test_an_entity_its_words_leave_untyped_takes_its_notes_type() -> None:
+    """`type: book` in a note that links nothing: the entity other notes link to is a book."""
+    sources = [
+        source("books/Sea of Tranquility.md", meta={"type": "book"}),
+        source("Reading log.md"),
+        source("people/Emily.md"),
+        source("Trips.md", meta={"type": "daily"}),  # a kind of page, not of thing
+    ]
+    graph = build(
+        ("Reading log.md", [entity("Sea of Tranquility"), entity("Emily"), entity("Trips")]),
+        ("Reading log.md", [entity("Emily", "author")]),  # a type its words give wins
+        sources=sources,
+    )
+    assert titles(graph) == {
+        "sea-of-tranquility": ("Sea of Tranquility", "book"),
+        "emily": ("Emily", "author"),
+        "trips": ("Trips", "concept"),
+    }
+
+
 def test_an_untyped_mention_joins_the_homonym_mentioned_most() -> None:
     graph = build(
         ("a.md", [entity("Apple", "organization")]),
