@@ -439,6 +439,16 @@ def test_a_job_or_a_home_said_to_be_over_ends_there(
         ("Carla was hired by Netflix.", {}, ("Carla", "works_for", "Netflix")),
         ("I got hired by Stripe!", {"author": "Sam"}, ("Sam", "works_for", "Stripe")),
         ("I finally landed a job at Vercel.", {"author": "Sam"}, ("Sam", "works_for", "Vercel")),
+        ("I started at Adyen as a data engineer.", {"author": "Sam"}, ("Sam", "works_for", "Adyen")),
+        ("I joined Adyen today as a data engineer.", {"author": "Sam"}, ("Sam", "works_for", "Adyen")),
+        ("Tom started at Monzo as a designer.", {}, ("Tom", "works_for", "Monzo")),
+        (
+            "Mariana is a Spanish teacher at Instituto Cervantes.",
+            {},
+            ("Mariana", "works_for", "Instituto Cervantes"),
+        ),
+        ("Tom is a Python developer at Google.", {}, ("Tom", "works_for", "Google")),
+        ("Ana is a senior iOS developer at Monzo.", {}, ("Ana", "works_for", "Monzo")),
     ],
 )
 def test_a_job_named_says_where_someone_works_from_the_notes_day(
@@ -538,6 +548,8 @@ def test_the_writers_switch_of_tools_ends_the_old_one(text: str) -> None:
         ("I switched to Logseq.", ("Sam", "uses", "Logseq"), REF),
         ("I migrated to VS Code.", ("Sam", "uses", "VS Code"), REF),
         ("I moved to Lisbon in 2021.", ("Sam", "lives_in", "Lisbon"), date(2021, 1, 1)),
+        ("We moved to Pankow today.", ("Sam", "lives_in", "Pankow"), REF),
+        ("We moved into our new flat in Pankow.", ("Sam", "lives_in", "Pankow"), REF),
     ],
 )
 def test_a_move_to_software_is_a_tool_used_not_a_home(

@@ -226,9 +226,12 @@ _CHIEF = rf"(?:{_any_of(_CHIEFS)}|managing director)"
 _ROLE = (
     r"(?:(?:new|current) )?(?:(?:senior|junior|lead|principal|staff|software|data|product|UX|UI|frontend"
     r"|backend|full-stack|marketing|sales|engineering|research|security|QA|graphic|web) ){0,2}"
+    # What the job is in: "a Spanish teacher", "a Python developer", "an iOS developer".
+    r"(?:(?:[A-Z]|i(?=[A-Z]))[\w+#.]*(?:-[A-Za-z]+)? )?"
     rf"(?:{_any_of(_JOB_NOUNS)}|{_CHIEF}|(?:head|director|VP) of [a-z]+)(?![\w'’-])"
 )
-"""A job, named as one: "a senior designer", "the new CTO", "head of design" (not "former": over)."""
+"""A job, named as one: "a senior designer", "the new CTO", "head of design", "a Spanish teacher" (not
+"former": over)."""
 _ROLE_WORDS = f"{_JOB_NOUNS} {_CHIEFS.lower()} director head vp"
 """The words one of which a sentence naming a job holds (the patterns' screen)."""
 _A_ROLE = rf"(?:the|a|an|our|their) {_ROLE}"
@@ -284,6 +287,8 @@ _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
 """After a whole name, no "with" a name: "Anna replaced Notion with Obsidian" is a switch of tools."""
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
+_WHEN_JOINED = r"(?: (?:today|yesterday|this week|last week|this month|last month))?"
+"""When someone joined, said before the job: "I joined Adyen today as a data engineer"."""
 _JOINED = (
     r"(?:(?:have |has )?joined|join|(?:started|start) (?:working )?(?:at|with)"
     r"|(?:went|go) to work (?:at|for))"
@@ -305,7 +310,10 @@ _KNOWN_TOOLS = _word_set(
     "firefox chrome chromium safari brave vivaldi gmail fastmail protonmail proton outlook thunderbird "
     "bitwarden 1password keepass lastpass spotify tidal plex jellyfin "
     "klipper marlin octoprint cura prusaslicer orcaslicer proxmox truenas unraid "
-    "wordpress ghost substack hugo jekyll astro django rails laravel react vue svelte terraform ansible"
+    "wordpress ghost substack hugo jekyll astro django rails laravel react vue svelte terraform ansible "
+    "confluence sharepoint dropbox githubactions googledocs googledrive googleworkspace microsoftteams "
+    "msteams visualstudiocode applenotes dayone roamresearch sublimetext obsidianmd circleci jenkins "
+    "gitlabci bitwarden vaultwarden nextcloud owncloud syncthing icloud onedrive"
 )
 """Software people move to: "I moved to Obsidian", "we migrated to Linear" is no new home."""
 _CALENDAR_OR_TEAM = _word_set(
@@ -415,8 +423,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "organization", keywords=_ROLE_WORDS),
     _pattern(rf"{{S}} is (?:now )?(?:the|our|their) (?:new )?{_CHIEF} of {{O}}", "works_for", "works for",
              True, "person", "organization", keywords=_ROLE_WORDS),
-    _pattern(rf"{{S}} (?:just )?(?:joined|joins) {{O}} as {_A_ROLE_OR_ROLE}", "works_for", "works for", True,
-             "person", "organization", keywords=_ROLE_WORDS),
+    _pattern(rf"{{S}} (?:just )?(?:joined|joins|started at) {{O}}{_WHEN_JOINED} as {_A_ROLE_OR_ROLE}",
+             "works_for", "works for", True, "person", "organization", keywords=_ROLE_WORDS),
     # Several named at once: "Ana and Sam work at Acme", "Tom, Ana and Sam live in Porto".
     _pattern(r"{SS} (?:work|worked|are working|have worked) (?:at|for) {O}", "works_for", "works for", True,
              "person", "organization", keywords="work worked working"),
@@ -507,8 +515,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "works for", True, "person", "organization", keywords="working"),
     _pattern(rf"{{I}}(?: am|['’]m) (?:now )?{_A_ROLE} (?:at|for) {{O}}", "works_for", "works for", True,
              "person", "organization", keywords=_ROLE_WORDS),
-    _pattern(rf"{{I}} (?:just )?joined {{O}} as {_A_ROLE_OR_ROLE}", "works_for", "works for", True, "person",
-             "organization", keywords=_ROLE_WORDS),
+    _pattern(rf"{{I}} (?:just )?(?:joined|started at) {{O}}{_WHEN_JOINED} as {_A_ROLE_OR_ROLE}", "works_for",
+             "works for", True, "person", "organization", keywords=_ROLE_WORDS),
     # A new job named as such: someone's ("Priya started a new job at Monzo"), the writer's first day
     # at one, and their last. Not "first day at PyCon", "started at Heathrow", "joined Strava as a member".
     _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) {_JOB} at {{O}}", "works_for", "works for",
@@ -535,6 +543,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="quit left leaving quitting lost losing", writer=True, ends=True),
     _pattern(r"(?i:moved) (?:in)?to (?:my|our) (?:new )?(?:flat|apartment|house|home|place) in {O}",
              "lives_in", "lives in", True, "person", "place", keywords="moved", writer=True),
+    _pattern(r"{W} (?:just |finally )?moved (?:in)?to (?:my|our) (?:new )?(?:flat|apartment|house|home|place)"
+             r" in {O}", "lives_in", "lives in", True, "person", "place", keywords="moved"),
     # Not "I lived in Paris before that": as for "Zoe lived in Paris", when it held is not said.
     # "We" live where the writer lives ("We live in Lisbon now"); "we moved to Slack" is no home.
     _pattern(rf"{{W}}(?: am|['’]m| are|['’]re)? {_ADVERB}(?:live|living) in {{O}}", "lives_in", "lives in",
@@ -550,7 +560,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{W} (?:do not|don['’]t) use {O},? any\s?more(?![\w'’-])", "uses", "uses", False, "person",
              keywords="anymore more", ends=True),
     # Not "I moved to Obsidian from Notion": a move "from" somewhere may be a switch of tools.
-    _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) to {{O}}{_NOT_FROM}",
+    # "We moved to Pankow": the writer's home ("we moved to Slack" is no home: see `could_be_home`).
+    _pattern(rf"{{W}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) to {{O}}{_NOT_FROM}",
              "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
     # A switch of the writer's tools: the new one used from that day, the old one no more.
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) from {A} to {O}", "uses", "uses",
