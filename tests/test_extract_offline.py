@@ -496,6 +496,8 @@ def test_what_names_no_job_at_a_named_place_relates_nobody(text: str) -> None:
         ),
         ("Linda is my mom.", {"author": "Sam"}, ("Sam", "child_of", "Linda"), None, None),
         ("Mia is my daughter.", {"author": "Sam"}, ("Sam", "parent_of", "Mia"), None, None),
+        ("Mia is Tom's daughter (age 6).", {}, ("Mia", "child_of", "Tom"), None, None),
+        ("[[Tom]] is my brother (older).", {"author": "Sam"}, ("Sam", "sibling_of", "Tom"), None, None),
         ("Acme acquired Initech in 2023.", {}, ("Acme", "owns", "Initech"), date(2023, 1, 1), None),
         ("Initech was acquired by Acme.", {}, ("Acme", "owns", "Initech"), REF, None),
         ("Ana is the owner of the Atlas project.", {}, ("Ana", "owns", "Atlas"), REF, None),

@@ -257,7 +257,8 @@ _CHILD_FR = rf"{_any_of(_CHILD_WORDS_FR)}(?![\w'’-])"
 _STUDIED = r"(?:(?!(?:the|a|an|my|our|his|her|their|this|that|it)\b)[a-z]+ ){0,2}"
 """What someone studies, a word or two with no determiner: "physics", "computer science"."""
 _KIN_END = (
-    r"(?=[\t\x20]*(?:[,.;:!?)]|$)|[\t\x20]+(?:and|who|from|in(?![\t\x20]+law)|at|since|now|too)(?![\w'’-]))"
+    r"(?=[\t\x20]*(?:[,.;:!?)(—–]|$)"
+    r"|[\t\x20]+(?:and|who|from|in(?![\t\x20]+law)|at|since|now|too|-)(?![\w'’-]))"
 )
 _SIBLING_WORDS = "brother sister sibling twin"
 _PARENT_WORDS = "mother father parent mom dad mum"
@@ -265,8 +266,8 @@ _CHILD_WORDS = "son daughter child kid"
 _SIBLING = rf"(?:(?:older|younger|big|little|twin) )?{_any_of(_SIBLING_WORDS)}{_KIN_END}"
 _PARENT = rf"{_any_of(_PARENT_WORDS)}{_KIN_END}"
 _CHILD = rf"(?:(?:oldest|eldest|youngest) )?{_any_of(_CHILD_WORDS)}{_KIN_END}"
-"""Family words ending their phrase: not "my sister's friend", "brother-in-law" (or "in law"),
-"Ana's dad joke"."""
+"""Family words ending their phrase (a remark in brackets or after a dash may follow: "Tom's daughter (age
+6)"): not "my sister's friend", "brother-in-law" (or "in law"), "Ana's dad joke"."""
 _SIBLING_BEFORE_NAME = rf"(?:(?:older|younger|big|little|twin) )?{_any_of(_SIBLING_WORDS)}"
 _PARENT_BEFORE_NAME = _any_of(_PARENT_WORDS)
 _CHILD_BEFORE_NAME = rf"(?:(?:oldest|eldest|youngest) )?{_any_of(_CHILD_WORDS)}"
