@@ -573,6 +573,26 @@ def test_an_adverb_between_a_name_and_its_verb_keeps_the_relation(text: str, tri
     assert relations(extract(text)) == {triple}
 
 
+def test_a_month_with_its_year_dates_a_relation_in_a_note_without_a_date() -> None:
+    found = {
+        r[:3]: r[3:]
+        for r in map(
+            relation_fields,
+            extract(
+                "We switched from Roll20 to Foundry VTT in March 2025. I moved to Bergen in May.",
+                meta={"author": "Sam"},
+                reference=None,
+                heading=(),
+            ).draft.relations,
+        )
+    }
+    assert found == {
+        ("Sam", "uses", "Foundry VTT"): (date(2025, 3, 1), None),
+        ("Sam", "uses", "Roll20"): (None, date(2025, 3, 1)),
+        ("Sam", "lives_in", "Bergen"): (None, None),  # May of which year: nothing says
+    }
+
+
 def test_a_move_to_software_from_another_ends_the_other() -> None:
     found = {
         r[:3]: r[3:]

@@ -500,6 +500,8 @@ note's day (but "Booked the flights on Monday" was done then)."""
 _UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?$")
 """Before the date a past state ended ("worked at SAP until 3 March 2023")."""
 _FOUR_DIGITS = re.compile(r"\d{4}")
+_MAX_YEAR_SAID = 2999
+"""A day after any year a note names, to read "in March 2025" in a note without a date against."""
 _REPORTED = re.compile(
     r"(?i)\b(?:said|says|told|tells|mentioned|heard|announced|confirmed|confirmation|learned|learnt"
     r"|found\s+out|wrote|emailed|explained|noted|reminded|promised|agreed)\b|\s[—–]\s|;"
@@ -2092,13 +2094,21 @@ class _ChunkReader:
     def _past_periods(self, text: str, wording: _Wording) -> tuple[date | None, date | None]:
         """The first day of a month or year a sentence with a relation names ("in May 2019", "in
         2019", "depuis 2020"), when it is over by the note's date, else None (the note's date
-        holds); and of one it names as an end ("worked at SAP until March 2020"), else None."""
+        holds); and of one it names as an end ("worked at SAP until March 2020"), else None. In a note
+        without a date, a month or year named with its year ("in March 2025") dates the relation."""
         today = self._chunk_date()
-        if today is None or self.said_at is not None or self.language not in ("en", "fr") or not wording.hits:
+        if self.said_at is not None or self.language not in ("en", "fr") or not wording.hits:
             return None, None
+        undated = today is None
+        if today is None:
+            if not _FOUR_DIGITS.search(text):
+                return None, None
+            today = date(_MAX_YEAR_SAID, 12, 31)  # only the spans naming their year count, as said
         starts: list[date] = []
         ends: list[date] = []
         for when in find_times(text, today, self.language):
+            if undated and not _FOUR_DIGITS.search(text, when.start, when.end):
+                continue
             if when.granularity in ("month", "year") and when.last < today:
                 until = _UNTIL_BEFORE.search(text[max(0, when.start - 12) : when.start])
                 (ends if until else starts).append(when.first)
