@@ -1603,6 +1603,18 @@ def test_a_day_in_a_note_with_no_date_is_of_the_year_its_title_names(
     assert [n.timestamp for n in nodes] == ([day] if day else [])
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Watched [[Yesterday]] with Sam, loved it.", REF),  # a film
+        ("Finished [[Tomorrow, and Tomorrow, and Tomorrow]] yesterday.", date(2025, 3, 11)),
+        ("Met Ana on [[2025-03-04]].", date(2025, 3, 4)),  # a daily note: a date
+    ],
+)
+def test_a_links_text_is_a_name_not_a_time(text: str, day: date) -> None:
+    assert only_node(extract(text)).timestamp == day
+
+
 def test_relative_dates_resolve_against_the_chunk_reference() -> None:
     assert only_node(extract("Ordered the Voron kit yesterday.")).timestamp == date(2025, 3, 11)
     french = extract("J'ai commandé le kit hier.", meta={"lang": "fr"})

@@ -2254,6 +2254,8 @@ class _ChunkReader:
             dates = find_dates(inline.title, self._chunk_date(), languages=self.date_languages)
             if not dates and self.language in ("en", "fr"):
                 dates = self._relative_days(inline.title, wording.past)
+            if dates and inline.refs:
+                dates = _not_linked_words(inline, dates)
             dates = _range_firsts(inline.title, dates)
         ahead = self._reported_ahead(inline.title, dates, wording)
         if ahead:
@@ -2962,6 +2964,19 @@ def _is_bare_name(value: str) -> bool:
         and _HAS_WORD.search(value) is not None
         and not value.endswith((".", "!", "?"))
     )
+
+
+def _not_linked_words(inline: _Inline, dates: list[tuple[int, int, date]]) -> list[tuple[int, int, date]]:
+    """The dates but words of a link's text: "Watched [[Yesterday]] with Sam" names a film (a link to
+    a daily note, `[[2025-03-04]]`, is a date all the same)."""
+    spans = []
+    for ref in inline.refs:
+        if ref.kind == "link" and ref.display and not any(c.isdigit() for c in ref.display):
+            at = inline.title.find(ref.display)
+            while at >= 0:
+                spans.append((at, at + len(ref.display)))
+                at = inline.title.find(ref.display, at + 1)
+    return [d for d in dates if not any(start <= d[0] and d[1] <= end for start, end in spans)]
 
 
 @lru_cache(maxsize=4096)
