@@ -36,6 +36,7 @@ from kgvault.extract.offline import (
     detect_language,
     extract_chunk,
     normalize_tag,
+    split_sentences,
 )
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, VERB_PATTERNS, _pattern
 from kgvault.records import Chunk, Source
@@ -1613,6 +1614,20 @@ def test_a_day_in_a_note_with_no_date_is_of_the_year_its_title_names(
 )
 def test_a_links_text_is_a_name_not_a_time(text: str, day: date) -> None:
     assert only_node(extract(text)).timestamp == day
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("Met Dr. Smith today. Then left.", ["Met Dr. Smith today.", "Then left."]),
+        ("See e.g. Foo. And J. R. R. Tolkien wrote it.", ["See e.g. Foo.", "And J. R. R. Tolkien wrote it."]),
+        # An acronym, or a line break, ends a sentence where a word like it would not.
+        ("Works on multilingual MT. Works at UiO.", ["Works on multilingual MT.", "Works at UiO."]),
+        ("Climbed Mt.\nEverest was next.", ["Climbed Mt.", "Everest was next."]),
+    ],
+)
+def test_sentences_end_where_no_abbreviation_holds_them(text: str, sentences: list[str]) -> None:
+    assert split_sentences(text) == sentences
 
 
 def test_relative_dates_resolve_against_the_chunk_reference() -> None:

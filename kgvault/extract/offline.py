@@ -1370,8 +1370,13 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
         if boundary.group("end"):
             before = text[max(start, cut - 40) : cut].rstrip(".!?…\"'”’)]*_")
             # "(p. 12)", "[e.g. this]": what opens before the word is no part of it.
-            last_word = before.rsplit(None, 1)[-1].lower().lstrip("([{\"'“‘") if before.strip() else ""
-            if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
+            written = before.rsplit(None, 1)[-1].lstrip("([{\"'“‘") if before.strip() else ""
+            last_word = written.lower()
+            # Not after a line break, nor an acronym: "Works on multilingual MT.\nWorks at …" is two.
+            if (
+                (last_word in _ABBREVIATIONS and not (len(written) > 1 and written.isupper()))
+                or (len(last_word) == 1 and last_word.isalpha())
+            ) and "\n" not in text[cut : boundary.end()]:
                 continue
         _add_span(text, start, cut, spans)
         start = boundary.end()
