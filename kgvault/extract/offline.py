@@ -1353,7 +1353,7 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
 
     A sentence ends at `.`, `!`, `?` or `…` followed by space and a capital (or a digit, link or
     quote), or at a line break before a capital; never inside code, links or URLs, nor after an
-    abbreviation (`e.g.`, `Dr.`) or an initial.
+    abbreviation (`e.g.`, `Dr.`, but `MT.` in capitals is an acronym) or an initial on the same line.
     """
     protected = _protected_spans(text) if "[" in text or "`" in text or "://" in text else []
     spans: list[tuple[int, int]] = []
