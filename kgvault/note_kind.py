@@ -22,6 +22,13 @@ DAY_TITLE = re.compile(
     re.IGNORECASE,
 )
 """A daily note's title: a day, maybe with its weekday (`2024-05-05`, `2024-05-05 Sunday`)."""
+PERSON_TYPES = _word_set(
+    """
+    person people human contact npc character pc friend colleague coworker relative mentor teacher student
+    artist musician author writer actor doctor employee manager founder investor candidate player
+    """
+)
+"""Types that say a person (a game's `npc`, a `friend`): one kind to resolution, and a person's note."""
 _LINK = re.compile(r"(?<!!)\[\[(?P<body>[^\[\]\n]+)\]\]")
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.names import normalize_name, note_aliases, slugify
-from kgvault.note_kind import note_type
+from kgvault.note_kind import PERSON_TYPES, note_type
 from kgvault.properties import plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence
 from kgvault.records import Entity, Evidence, Source, record
@@ -55,11 +55,7 @@ _LEGAL_FORMS = frozenset(["inc", "ltd", "llc", "corp", "corporation", "gmbh"])
 """Kind suffixes that say a company."""
 # Types that name the same kind of thing; any other type is a kind of its own.
 _TYPE_CLASSES = {
-    **dict.fromkeys([
-        "person", "people", "human", "contact", "npc", "character", "pc", "friend", "colleague", "coworker",
-        "relative", "mentor", "teacher", "student", "artist", "musician", "author", "writer", "actor",
-        "doctor", "employee", "manager", "founder", "investor", "candidate", "player",
-    ], "person"),
+    **dict.fromkeys(PERSON_TYPES, "person"),
     **dict.fromkeys(
         ["organization", "organisation", "company", "business", "brand", "org", "employer"], "organization"
     ),

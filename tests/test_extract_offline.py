@@ -553,6 +553,7 @@ def test_the_writers_switch_of_tools_ends_the_old_one(text: str) -> None:
         ("I moved to Lisbon in 2021.", ("Sam", "lives_in", "Lisbon"), date(2021, 1, 1)),
         ("We moved to Pankow today.", ("Sam", "lives_in", "Pankow"), REF),
         ("We moved into our new flat in Pankow.", ("Sam", "lives_in", "Pankow"), REF),
+        ("We moved into the new flat in Pankow today!!!", ("Sam", "lives_in", "Pankow"), REF),
     ],
 )
 def test_a_move_to_software_is_a_tool_used_not_a_home(
@@ -1578,6 +1579,11 @@ def test_a_line_of_a_persons_note_without_its_subject_is_about_them(
         return relations(extract(text, path=path, title="Jamie Chen", heading=(), reference=None))
 
     assert read("People/Jamie Chen.md") == {triple}
+    # A game's character, or a friend, is a person too.
+    npc = extract(
+        text, path="NPCs/Jamie Chen.md", title="Jamie Chen", heading=(), reference=None, meta={"type": "npc"}
+    )
+    assert relations(npc) == {triple}
     assert read("Notes/Jamie Chen.md") == set()  # whose, a note about no one does not say
 
 

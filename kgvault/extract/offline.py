@@ -47,7 +47,7 @@ from kgvault.extract.patterns import (
 )
 from kgvault.names import is_word_char, note_aliases, spell_symbols
 from kgvault.note_kind import DAY_TITLE as _DAY_TITLE
-from kgvault.note_kind import kept_kind, note_tags, note_type
+from kgvault.note_kind import PERSON_TYPES, kept_kind, note_tags, note_type
 from kgvault.records import Chunk, Source
 from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
 from kgvault.when import When, can_count_from, dated_title, find_times, last_weekend
@@ -1655,7 +1655,7 @@ class _ChunkReader:
             self.entities.own = (source.title.casefold(), note_type)
         self.about_a_work = note_type in _WORKS
         """A note about a book, a paper or another work (a `citekey` too): its lines quote it."""
-        self.person_note = note_type == "person" and _DAY_TITLE.match(source.title) is None
+        self.person_note = note_type in PERSON_TYPES and _DAY_TITLE.match(source.title) is None
         """A note about one person (`People/Jamie Chen.md`): its lines without a subject are theirs."""
         self.i_am = writer if not self.about_a_work else None
         self.said_at: date | datetime | None = None

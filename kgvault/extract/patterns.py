@@ -544,8 +544,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="quit left leaving quitting lost losing", writer=True, ends=True),
     _pattern(r"(?i:moved) (?:in)?to (?:my|our) (?:new )?(?:flat|apartment|house|home|place) in {O}",
              "lives_in", "lives in", True, "person", "place", keywords="moved", writer=True),
-    _pattern(r"{W} (?:just |finally )?moved (?:in)?to (?:my|our) (?:new )?(?:flat|apartment|house|home|place)"
-             r" in {O}", "lives_in", "lives in", True, "person", "place", keywords="moved"),
+    _pattern(r"{W} (?:just |finally )?moved (?:in)?to (?:my|our|the|a) (?:new )?"
+             r"(?:flat|apartment|house|home|place) in {O}", "lives_in", "lives in", True, "person", "place",
+             keywords="moved"),
     # Not "I lived in Paris before that": as for "Zoe lived in Paris", when it held is not said.
     # "We" live where the writer lives ("We live in Lisbon now"); "we moved to Slack" is no home.
     _pattern(rf"{{W}}(?: am|['’]m| are|['’]re)? {_ADVERB}(?:live|living) in {{O}}", "lives_in", "lives in",
