@@ -628,9 +628,16 @@ def get(vault: Path, tag: str | None, node_id: str | None, entity: str | None, a
                 f"no node {node_id!r} in {vault}; `kgvault search WORDS --vault {vault}` finds nodes "
                 f"(an entity is got with --entity NAME)"
             )
+        import shlex  # only on this error
+
+        if not (entity or "").strip():
+            raise UsageProblem(
+                f"--entity needs a name; `kgvault tags --vault {shlex.quote(str(vault))}` lists tags"
+            )
+        where = shlex.quote(str(vault))
         raise UsageProblem(
             f"no entity {entity!r} in {vault}; "
-            f"`kgvault search {entity} --vault {vault}` finds what mentions it"
+            f"`kgvault search {shlex.quote(entity or '')} --vault {where}` finds what mentions it"
         )
     if found == [] and not as_json:  # JSON says it with []
         raise UsageProblem(f"no node is tagged {tag!r} in {vault}; `kgvault tags --vault {vault}` lists them")

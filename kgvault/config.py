@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 import tomllib
@@ -69,7 +70,10 @@ _KEYS = {f.name for f in fields(Settings)} - {"notes"}
 _PATH_KEYS = {"vault", "templates"}
 _BOOL_KEYS = {"force", "dry_run", "refresh", "strict", "llm_link", "llm_confidential"}
 _FLOAT_KEYS = {"timeout": 0.1, "max_cost": 0.0, "backoff": 0.0}
+_FLOAT_MAX = {"timeout": 3600.0, "backoff": 600.0}
+"""Seconds beyond which a model call's wait or a retry's pause is a mistake, not a setting."""
 _INT_KEYS = {"jobs": 1, "max_chunk_chars": 200, "max_file_bytes": 1, "retries": 0}
+MAX_RETRIES = 100
 MAX_JOBS = 64
 """Model requests in flight at once, at most (the `--jobs` flag's range too)."""
 _SNAKE_CASE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
@@ -84,7 +88,8 @@ def load_settings(notes: Path, config: Path | None = None, **flags: Any) -> Sett
     values: dict[str, Any] = {"vault": Path("vault")}
     config_path = config or notes / "kgvault.toml"
     if config is not None and not config.is_file():
-        raise ConfigError(f"config file {config} does not exist")
+        what = "is not a regular file (a TOML file is needed)" if config.exists() else "does not exist"
+        raise ConfigError(f"config file {config} {what}")
     if config_path.exists() and not config_path.is_file():
         raise ConfigError(f"{config_path} is not a file; the settings file must be a TOML file")
     origins: dict[str, str] = {}  # where a value came from, when not the settings file: for errors
@@ -124,10 +129,17 @@ def _checked(values: dict[str, Any], origin_of: Callable[[str], str]) -> dict[st
             raise ConfigError(f"{origin}: `{key}` must be a whole number ≥ {_INT_KEYS[key]}, not {value!r}")
         elif key == "jobs" and value > MAX_JOBS:
             raise ConfigError(f"{origin}: `jobs` must be at most {MAX_JOBS}, not {value!r}")
+        elif key == "retries" and value > MAX_RETRIES:
+            raise ConfigError(f"{origin}: `retries` must be at most {MAX_RETRIES}, not {value!r}")
         elif key in _FLOAT_KEYS and (
-            not isinstance(value, int | float) or isinstance(value, bool) or value < _FLOAT_KEYS[key]
+            not isinstance(value, int | float)
+            or isinstance(value, bool)
+            or not math.isfinite(value)  # NaN passes every comparison: `max_cost = nan` would be no cap
+            or value < _FLOAT_KEYS[key]
+            or value > _FLOAT_MAX.get(key, math.inf)
         ):
-            raise ConfigError(f"{origin}: `{key}` must be a number ≥ {_FLOAT_KEYS[key]}, not {value!r}")
+            most = f" and ≤ {_FLOAT_MAX[key]:g}" if key in _FLOAT_MAX else ""
+            raise ConfigError(f"{origin}: `{key}` must be a number ≥ {_FLOAT_KEYS[key]}{most}, not {value!r}")
         elif key in ("model", "api_base", "user_name", "timezone") and not isinstance(value, str):
             raise ConfigError(f"{origin}: `{key}` must be text, not {value!r}")
         elif key == "max_sensitivity" and value not in ("public", "private", "confidential"):

@@ -14,7 +14,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, date, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -589,15 +589,32 @@ def _reference_time(
         parsed = parse_date_value(value, zone)
         if parsed is not None:
             return parsed
-        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        # As written in the note, not as YAML read it (`datetime.datetime(9999, …)`).
+        written = _key_value(yaml_text, key) or repr(value)
+        shown = written if len(written) <= 60 else written[:57] + "..."
+        why = (
+            "is out of range: in the time zone it falls outside years 1 to 9999"
+            if isinstance(value, datetime)
+            else "is not a date"
+        )
         problems.append(
             Problem(
                 rel_path,
                 _key_line(yaml_text, key),
-                f"frontmatter `{key}` is not a date ({shown}); not used to date the note",
+                f"frontmatter `{key}` {why} ({shown}); not used to date the note",
             )
         )
     return date_in_filename(stem)
+
+
+def _key_value(yaml_text: str, key: str) -> str | None:
+    """The value of a top-level frontmatter key as written on its line, if it is written there."""
+    pattern = re.compile(rf"""^["']?{re.escape(key)}["']?[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$""")
+    for line in yaml_text.split("\n"):
+        found = pattern.match(line)
+        if found:
+            return found["value"]
+    return None
 
 
 def _key_line(yaml_text: str, key: str) -> int:

@@ -126,6 +126,11 @@ def test_config_adds_functional_predicates(tmp_path: Path) -> None:
     [
         ('functional_predicates = "drives"', ["functional_predicates", "snake_case"]),
         ('timezone = "Mars/Olympus_Mons"', ["Mars/Olympus_Mons", "IANA"]),
+        # NaN passes every comparison: as a cap it would cap nothing; as a pause it would crash a retry.
+        ("max_cost = nan", ["max_cost", "must be a number", "nan"]),
+        ("backoff = inf", ["backoff", "≤ 600", "inf"]),
+        ("timeout = nan", ["timeout", "nan"]),
+        ("retries = 1100", ["retries", "at most 100"]),
     ],
 )
 def test_a_bad_setting_is_a_usage_error_that_says_what_to_write(
@@ -194,6 +199,24 @@ def test_check_says_what_it_cannot_check_and_refuses_what_is_no_vault(tmp_path: 
     notes.rename(tmp_path / "moved")
     gone = runner.invoke(main, ["check", str(vault)])
     assert gone.exit_code == 0 and "coverage and evidence are not checked" in gone.stderr
+
+
+def test_max_cost_nan_on_the_command_line_is_refused(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    result = CliRunner().invoke(main, ["build", str(notes), "-o", str(tmp_path / "v"), "--max-cost", "nan"])
+    assert result.exit_code == 2
+    assert "max_cost" in result.output and "nan" in result.output
+
+
+def test_a_config_that_is_no_regular_file_says_so(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    result = CliRunner().invoke(
+        main, ["build", str(notes), "-o", str(tmp_path / "v"), "--config", "/dev/null"]
+    )
+    assert result.exit_code == 2
+    assert "is not a regular file" in result.output
 
 
 def test_a_settings_path_that_is_a_folder_is_a_usage_error(tmp_path: Path) -> None:

@@ -247,6 +247,10 @@ def assert_only_problem(result: DraftFile, pointer: str, reason: str) -> None:
         ({"content": "A.", "created_at": "yesterday"}, "created_at 'yesterday' is not an RFC 3339 timestamp"),
         ({"content": "A.", "created_at": "2024-13-01T00:00:00Z"}, "is not an RFC 3339 timestamp"),
         ({"content": "A.", "created_at": "2024-03-15T09:30:00"}, "is not an RFC 3339 timestamp"),
+        (
+            {"content": "A.", "created_at": "0001-01-01T00:00:00+01:00"},
+            "created_at '0001-01-01T00:00:00+01:00' is out of range: in UTC it falls outside years 1 to 9999",
+        ),
         ("an insight", "an insight is an object"),
     ],
 )
@@ -611,6 +615,23 @@ def test_a_time_of_day_where_a_day_is_wanted_keeps_the_day_and_the_time() -> Non
     data["relations"][0]["valid_at"] = "last week"
     reasons = [reason for _, reason in read(data).problems]
     assert reasons == ["valid_at: 'last week' is not a date: write YYYY-MM-DD (or an ISO time)"]
+
+
+@pytest.mark.parametrize("field", ["reference_time", "timestamp", "occurred_at", "valid_at"])
+def test_a_time_past_the_calendars_ends_in_utc_is_a_problem_not_a_crash(field: str) -> None:
+    data: dict[str, Any] = load("agent_draft.json")
+    where = (
+        data
+        if field == "reference_time"
+        else data["relations"][0]
+        if field == "valid_at"
+        else data["nodes"][0]
+    )
+    where[field] = "9999-12-31T23:59:59-01:00"
+    reasons = [reason for _, reason in read(data).problems]
+    assert any("is out of range: in UTC it falls outside years 1 to 9999" in reason for reason in reasons), (
+        reasons
+    )
 
 
 def test_an_unreadable_or_too_long_envelope_field_is_repaired_and_no_item_is_lost() -> None:

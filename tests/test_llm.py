@@ -397,6 +397,7 @@ def test_a_rate_limit_waits_as_long_as_retry_after_says(tmp_path: Path, stub: St
         ({"Retry-After": "-3"}, 0.0),
         ({"Retry-After": "soon"}, None),
         ({"Retry-After": "nan"}, None),
+        ({"retry-after-ms": "nan"}, None),
         ({}, None),
     ],
 )

@@ -397,7 +397,8 @@ def test_nodes_written_in_batches_index_the_same_rows(
     ("args", "message"),
     [
         (["--node", ""], "no node ''"),
-        (["--entity", "Nobody Here"], "no entity 'Nobody Here'"),
+        (["--entity", "Nobody Here"], "`kgvault search 'Nobody Here' --vault"),  # a command that runs
+        (["--entity", ""], "--entity needs a name"),
         (["--tag", "no_such_tag"], "no node is tagged 'no_such_tag'"),
     ],
 )

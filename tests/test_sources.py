@@ -651,6 +651,17 @@ def test_bad_frontmatter_date_is_reported_and_falls_back(tmp_path: Path) -> None
     assert "`date` is not a date" in problems[0].message
 
 
+def test_a_frontmatter_time_past_the_calendars_end_is_out_of_range_as_written(tmp_path: Path) -> None:
+    write(tmp_path, "n.md", "---\ndate: 9999-12-31T23:59:59-01:00\n---\nText.\n")
+    sources, problems = read_sources(tmp_path)
+    assert by_path(sources)["n.md"].reference_time is None
+    [problem] = problems
+    assert problem.message == (
+        "frontmatter `date` is out of range: in the time zone it falls outside years 1 to 9999 "
+        "(9999-12-31T23:59:59-01:00); not used to date the note"
+    )
+
+
 def test_daily_note_file_names_give_the_reference_time(tmp_path: Path) -> None:
     write(tmp_path, "Daily/2024-03-12.md", "# Tuesday\n")
     write(tmp_path, "Daily/20240313.md", "# Wednesday\n")

@@ -135,7 +135,11 @@ def _read_insight(raw: object) -> _Insight | str:
     created_at = raw.get("created_at")
     moment = None if created_at is None else rfc3339_utc(created_at)
     if created_at is not None and moment is None:
-        reasons.append(f"created_at {created_at!r} is not an RFC 3339 timestamp (like 2024-03-15T09:30:00Z)")
+        reasons.append(
+            f"created_at {created_at!r} is out of range: in UTC it falls outside years 1 to 9999"
+            if isinstance(created_at, str) and _RFC3339.match(created_at) and _valid_wall_time(created_at)
+            else f"created_at {created_at!r} is not an RFC 3339 timestamp (like 2024-03-15T09:30:00Z)"
+        )
     if reasons:
         return "; ".join(reasons)
     assert isinstance(content, str) and isinstance(category, str) and isinstance(importance, int)
@@ -167,6 +171,15 @@ def _strings(value: object, field: str, most: int, longest: int, reasons: list[s
             break
     strings = [(index, item.strip()) for index, item in enumerate(value) if isinstance(item, str)]
     return [(index, item) for index, item in strings if item]
+
+
+def _valid_wall_time(value: str) -> bool:
+    """Whether an RFC 3339 timestamp names a real date and time before its offset is applied."""
+    found = _RFC3339.match(value)
+    try:
+        return found is not None and bool(datetime.fromisoformat(f"{found['date']}T{found['time']}"))
+    except ValueError:
+        return False
 
 
 def rfc3339_utc(value: object) -> datetime | None:

@@ -35,7 +35,10 @@ def _day(value: object) -> object:
     except ValueError:
         raise ValueError(f"{value!r} is not a date: write YYYY-MM-DD (or an ISO time)") from None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC)
+        try:
+            moment = moment.astimezone(UTC)
+        except OverflowError:  # pydantic reports only ValueError as the item's problem
+            raise ValueError(f"{value!r} is out of range: in UTC it falls outside years 1 to 9999") from None
     return moment.date()
 
 
@@ -107,7 +110,12 @@ class DraftNode(_Item):
         if ":" not in value:
             return None  # a date alone says no time of day (it is the timestamp's)
         if moment.tzinfo is not None:
-            moment = moment.astimezone(UTC).replace(tzinfo=None)
+            try:
+                moment = moment.astimezone(UTC).replace(tzinfo=None)
+            except OverflowError:
+                raise ValueError(
+                    f"occurred_at {value!r} is out of range: in UTC it falls outside years 1 to 9999"
+                ) from None
         return moment.isoformat(timespec="seconds")
 
     @model_validator(mode="after")

@@ -37,6 +37,8 @@ ESTIMATED_COMPLETION_TOKENS = 600
 """What a dry run assumes a model answers per chunk, for its cost estimate."""
 _FENCED = re.compile(r"^\s*```[\w-]*\s*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
 _NOT_QUOTED = "supporting_text not found in the chunk"
+_LONGEST_PAUSE = 600.0
+"""Seconds a retry waits at most, whatever the backoff or a server's Retry-After says."""
 _RETRIED = (
     "RateLimitError",
     "InternalServerError",
@@ -422,7 +424,9 @@ class ModelClient:
                 retried = type(error).__name__ in _RETRIED or _status(error) in (429, 500, 502, 503, 504)
                 if retried and attempt < settings.retries:
                     # A server that says how long to wait (a rate limit's Retry-After) is believed.
-                    time.sleep(max(settings.backoff * 2**attempt, _retry_after(error) or 0.0))
+                    # At most ten minutes: doubled a hundred times the pause would overflow.
+                    pause = settings.backoff * 2 ** min(attempt, 30)
+                    time.sleep(min(max(pause, _retry_after(error) or 0.0), _LONGEST_PAUSE))
                     continue
                 raise ModelFailure(_describe(error), answered=False) from error
             self._count(response)
@@ -493,16 +497,16 @@ def _retry_after(error: Exception) -> float | None:
         return None
     try:
         if (millis := headers.get("retry-after-ms")) is not None:
-            return min(max(float(millis) / 1000, 0.0), MAX_RETRY_AFTER)
-        value = headers.get("retry-after")
-        if value is None:
+            seconds = float(millis) / 1000
+        elif (value := headers.get("retry-after")) is None:
             return None
-        try:
-            seconds = float(value)
-        except ValueError:  # an HTTP date
-            from email.utils import parsedate_to_datetime
+        else:
+            try:
+                seconds = float(value)
+            except ValueError:  # an HTTP date
+                from email.utils import parsedate_to_datetime
 
-            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+                seconds = parsedate_to_datetime(value).timestamp() - time.time()
     except (TypeError, ValueError, AttributeError, OverflowError):
         return None  # a header we cannot read: the backoff alone decides
     if seconds != seconds:  # NaN
