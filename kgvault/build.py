@@ -8,7 +8,7 @@ import os
 import re
 import time
 import unicodedata
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -312,6 +312,7 @@ def _run_pipeline(
         helper = None if settings.dry_run else _start_indexing(vault, graph)
 
     storing = linked.storing
+    made: list[Problem] = []
     try:
         if gate is None:
             start_indexing()
@@ -337,6 +338,7 @@ def _run_pipeline(
             memory.link.release()  # what pass 2 replaced, freed once the pages are out
         if not settings.dry_run:
             _remember_notes_root(vault, settings.notes)
+            made = _made_by_your_templates(settings, result.written)
             say("indexing")
             if storing is not None:
                 storing.tell(go=True)  # it stores the cache while the index helper finishes
@@ -389,7 +391,7 @@ def _run_pipeline(
             "orphaned": len(result.orphaned),
         },
         problems=sorted(
-            [*linked.problems, *(_in_vault(settings.vault, p) for p in result.problems)],
+            [*linked.problems, *(_in_vault(settings.vault, p) for p in [*result.problems, *made])],
             key=lambda p: (p.path, p.line or 0, p.message),
         ),
         seconds=time.perf_counter() - started,
@@ -634,6 +636,45 @@ def _read_extract_link(
         graph, len(sources), len(chunks), problems, entries, storing, made, cache_keys, stats,
         frozenset(undeclared),
     )  # fmt: skip
+
+
+_TEMPLATE_PAGES = {
+    "node.md.j2": ("episodic/", "semantic/"),
+    "entity.md.j2": ("entities/",),
+    "summary.md.j2": ("sources/",),
+    "index.md.j2": ("index.md",),
+    "ontology.md.j2": ("ontology.md",),
+    "kgvault.base.j2": ("kgvault.base",),
+}
+"""What each of our templates makes: where the pages a template of the user's makes are."""
+
+
+def _made_by_your_templates(settings: Settings, written: Iterable[str]) -> list[Problem]:
+    """What the vault contract says of the pages just written from templates of the user's: a
+    template may make pages `kgvault check` refuses (a `kgvault.base` that is no YAML, an entity
+    page without its Overview), and the build that wrote them says so."""
+    if settings.templates is None:
+        return []
+    yours = {name: where for name, where in _TEMPLATE_PAGES.items() if (settings.templates / name).is_file()}
+    if not yours:
+        return []
+    from kgvault.check import check_written
+
+    by_path = {
+        path: name
+        for path in written
+        for name, where in yours.items()
+        if path.startswith(where) and (path.endswith(".md") or path == "kgvault.base")
+    }
+    return [
+        Problem(
+            problem.path,
+            problem.line,
+            f"made by your template {by_path[problem.path]}: {problem.message}; fix the template",
+        )
+        for problem in check_written(settings.vault, by_path)
+        if problem.path in by_path
+    ]
 
 
 def _template_problems(settings: Settings) -> list[Problem]:

@@ -15,6 +15,7 @@ import os
 import re
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -170,6 +171,20 @@ def check_vault(
     if max_sensitivity is not None:
         problems.extend(_above(root, max_sensitivity))
     return sorted(set(problems), key=lambda p: (p.path, p.line or 0, p.message))
+
+
+def check_written(vault: Path, paths: Iterable[str]) -> list[Problem]:
+    """Check these files kgvault just wrote, each on its own (its frontmatter, its kind's fields,
+    its links, a `.base` file's views): the rules that need the whole vault are `check_vault`'s."""
+    checker = _VaultChecker(Path(vault).resolve(), None)
+    checker.has_manifest = False
+    for path in sorted(paths):
+        checker.owned[path] = None  # just written: no hand edit to look for
+        try:
+            checker._check_owned_file(path)
+        except Exception as exc:  # a checker bug must not fail a build
+            checker.report(path, None, f"could not be checked ({type(exc).__name__}: {exc})")
+    return sorted(set(checker.problems), key=lambda p: (p.path, p.line or 0, p.message))
 
 
 _SENSITIVITY_LINE = re.compile(r"^sensitivity:[ \t]*(\S+)[ \t]*$", re.MULTILINE)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -365,6 +366,31 @@ def test_a_template_that_overrides_nothing_is_reported(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     said = [p["path"] for p in json.loads(result.stdout)["problems"] if "changes nothing" in p["message"]]
     assert said == [str(templates / "nodes.md.j2")]
+
+
+def test_pages_your_templates_make_that_break_the_vault_contract_are_reported(tmp_path: Path) -> None:
+    from kgvault.check import check_vault
+    from kgvault.layout import packaged_templates
+
+    notes = _one_note(tmp_path)
+    templates = tmp_path / "tpl"
+    shutil.copytree(packaged_templates(), templates)  # ours, as they are: nothing to say
+    args = ["build", str(notes), "-o", str(tmp_path / "vault"), "--templates", str(templates), "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["problems"] == []
+    (templates / "kgvault.base.j2").write_text("not: [valid\n", "utf-8")
+    (templates / "ontology.md.j2").write_text("---\nfoo: [\n---\nx\n", "utf-8")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    said = {(p["path"], p["message"].split(":", 1)[0]) for p in json.loads(result.stdout)["problems"]}
+    vault = tmp_path / "vault"
+    assert said == {
+        (str(vault / "kgvault.base"), "made by your template kgvault.base.j2"),
+        (str(vault / "ontology.md"), "made by your template ontology.md.j2"),
+    }
+    # What the build said is what `kgvault check` finds.
+    assert {p.path for p in check_vault(vault)} == {"kgvault.base", "ontology.md"}
 
 
 def test_a_misspelled_setting_is_named_with_the_one_meant(tmp_path: Path) -> None:
