@@ -120,7 +120,7 @@ def _checked(values: dict[str, Any], origin_of: Callable[[str], str]) -> dict[st
         if key in _PATH_KEYS:
             if not isinstance(value, str | Path):
                 raise ConfigError(f"{origin}: `{key}` must be a path, not {value!r}")
-            value = Path(value)
+            value = Path(value).expanduser()  # `~/kg` means the home folder's
         elif key in _BOOL_KEYS and not isinstance(value, bool):
             raise ConfigError(f"{origin}: `{key}` must be true or false, not {value!r}")
         elif key in _INT_KEYS and (
@@ -236,5 +236,12 @@ def _read_toml(path: Path, given: bool = False) -> dict[str, Any]:
             raise ConfigError(
                 f"{path}: unknown key {key!r}{hint} (known: {', '.join(sorted(_KEYS))}, and output for vault)"
             )
-        values[name] = (path.parent / value) if name in _PATH_KEYS and isinstance(value, str) else value
+        if name in values:  # `output` and `vault`, `max-chunk-chars` and `max_chunk_chars`
+            raise ConfigError(f"{path}: {key!r} sets `{name}` a second time; keep one of them")
+        # A path is relative to the settings file, unless it starts at the home folder (`~/kg`).
+        values[name] = (
+            (path.parent / Path(value).expanduser())
+            if name in _PATH_KEYS and isinstance(value, str)
+            else value
+        )
     return values

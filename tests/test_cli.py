@@ -78,6 +78,20 @@ def test_config_file_sets_the_output(tmp_path: Path) -> None:
     assert (tmp_path / "from-config" / "index.md").is_file()
 
 
+def test_a_settings_path_from_the_home_folder_means_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nAtlas uses Postgres.\n", "utf-8")
+    (notes / "kgvault.toml").write_text('vault = "~/kg"\n', "utf-8")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    result = CliRunner().invoke(main, ["build", str(notes), "-q"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "home" / "kg" / "index.md").is_file()
+    assert not (Path.cwd() / "~").exists()
+
+
 def test_dry_run_writes_nothing(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     result = CliRunner().invoke(main, ["build", str(SAMPLE), "-o", str(vault), "--dry-run", "--json"])
@@ -132,6 +146,7 @@ def test_config_adds_functional_predicates(tmp_path: Path) -> None:
         ("backoff = inf", ["backoff", "≤ 600", "inf"]),
         ("timeout = nan", ["timeout", "nan"]),
         ("retries = 1100", ["retries", "at most 100"]),
+        ('output = "a"\nvault = "b"', ["sets `vault` a second time"]),
     ],
 )
 def test_a_bad_setting_is_a_usage_error_that_says_what_to_write(
