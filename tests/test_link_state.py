@@ -740,3 +740,16 @@ def test_random_links_to_known_entities_patch_the_resolution_as_a_full_relink_re
         patched += not resolved
         assert state.graph == link(now, [x for s in now for x in now_by_path[s.path]]), f"step {step}"
     assert patched >= 5  # the patch is what most of these edits take
+
+
+def test_a_notes_type_changed_alone_retypes_its_entity_as_a_relink_does() -> None:
+    """`type: book` → `type: movie` with the same text: the entity others link to follows its note."""
+    mention = {"name": "Sea of Tranquility", "entity_type": "concept"}
+    log = extraction("log.md", 0, (1, 2), nodes=[fact("Finished Sea of Tranquility.")], entities=[mention])
+    book = source("books/Sea of Tranquility.md", meta={"type": "book"})
+    state = LinkState.build([book, source("log.md")], [log])
+    assert [e.entity_type for e in state.graph.entities] == ["book"]
+    movie = source("books/Sea of Tranquility.md", meta={"type": "movie"})
+    graph = state.update([movie], [])
+    assert [e.entity_type for e in graph.entities] == ["movie"]
+    assert graph == relinked(state)
