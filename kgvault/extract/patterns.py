@@ -285,6 +285,7 @@ _BOUGHT_FOR = (
 """What was bought for someone ("Tom bought Anna flowers"), after whom it was bought for."""
 
 _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
+"""After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
 """After a whole name, no "with" a name: "Anna replaced Notion with Obsidian" is a switch of tools."""
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
@@ -296,7 +297,6 @@ _JOINED = (
 )
 """Joining an employer, after leaving one: "and joined", "to join", "and started at", "to go to work for"."""
 
-"""After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 
 _KNOWN_TOOLS = _word_set(
     "obsidian notion logseq roam evernote onenote bear craft joplin anytype tana capacities reflect "
@@ -314,7 +314,7 @@ _KNOWN_TOOLS = _word_set(
     "wordpress ghost substack hugo jekyll astro django rails laravel react vue svelte terraform ansible "
     "confluence sharepoint dropbox githubactions googledocs googledrive googleworkspace microsoftteams "
     "msteams visualstudiocode applenotes dayone roamresearch sublimetext obsidianmd circleci jenkins "
-    "gitlabci bitwarden vaultwarden nextcloud owncloud syncthing icloud onedrive"
+    "gitlabci vaultwarden nextcloud owncloud syncthing icloud onedrive"
 )
 """Software people move to: "I moved to Obsidian", "we migrated to Linear" is no new home."""
 _CALENDAR_OR_TEAM = _word_set(
