@@ -338,10 +338,10 @@ def _run_pipeline(
             memory.link.release()  # what pass 2 replaced, freed once the pages are out
         if not settings.dry_run:
             _remember_notes_root(vault, settings.notes)
-            made = _made_by_your_templates(settings, result.written)
             say("indexing")
             if storing is not None:
                 storing.tell(go=True)  # it stores the cache while the index helper finishes
+            made = _made_by_your_templates(settings, result.owned)
             if code is not None and memory is None:
                 # Meanwhile (the helpers finish the index and the cache), this build's ledger.
                 from kgvault import page_ledger
@@ -649,10 +649,15 @@ _TEMPLATE_PAGES = {
 """What each of our templates makes: where the pages a template of the user's makes are."""
 
 
-def _made_by_your_templates(settings: Settings, written: Iterable[str]) -> list[Problem]:
-    """What the vault contract says of the pages just written from templates of the user's: a
-    template may make pages `kgvault check` refuses (a `kgvault.base` that is no YAML, an entity
-    page without its Overview), and the build that wrote them says so."""
+TEMPLATE_SAMPLE = 50
+"""Pages of each kind a template of yours makes that a build checks: the first, by path."""
+
+
+def _made_by_your_templates(settings: Settings, owned: Iterable[str]) -> list[Problem]:
+    """What the vault contract says of pages made by templates of the user's: a template may make
+    pages `kgvault check` refuses (a `kgvault.base` that is no YAML, an entity page without its
+    Overview). A template makes all its pages alike, so the first `TEMPLATE_SAMPLE` of each kind
+    by path are checked, on every build (checking all would add a third to a big build)."""
     if settings.templates is None:
         return []
     yours = {name: where for name, where in _TEMPLATE_PAGES.items() if (settings.templates / name).is_file()}
@@ -660,12 +665,10 @@ def _made_by_your_templates(settings: Settings, written: Iterable[str]) -> list[
         return []
     from kgvault.check import check_written
 
-    by_path = {
-        path: name
-        for path in written
-        for name, where in yours.items()
-        if path.startswith(where) and (path.endswith(".md") or path == "kgvault.base")
-    }
+    by_path: dict[str, str] = {}
+    for name, where in yours.items():
+        made = sorted(p for p in owned if p.startswith(where) and (p.endswith(".md") or p == "kgvault.base"))
+        by_path.update(dict.fromkeys(made[:TEMPLATE_SAMPLE], name))
     return [
         Problem(
             problem.path,

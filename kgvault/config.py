@@ -111,6 +111,17 @@ def load_settings(notes: Path, config: Path | None = None, **flags: Any) -> Sett
     return settings
 
 
+def _home_path(value: str | Path, where: str) -> Path:
+    """A path as written, `~/kg` in the home folder (`~ana/kg` in Ana's)."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:  # no home folder to be found, or no such user
+        head = str(value).split("/", 1)[0]
+        raise ConfigError(
+            f"{where}: cannot find the home folder {head!r} names; write the whole path"
+        ) from None
+
+
 def _checked(values: dict[str, Any], origin_of: Callable[[str], str]) -> dict[str, Any]:
     """Check every value's type, so `force = "false"` is an error rather than a surprise; an error
     names where the value came from (`origin_of(key)`)."""
@@ -120,7 +131,7 @@ def _checked(values: dict[str, Any], origin_of: Callable[[str], str]) -> dict[st
         if key in _PATH_KEYS:
             if not isinstance(value, str | Path):
                 raise ConfigError(f"{origin}: `{key}` must be a path, not {value!r}")
-            value = Path(value).expanduser()  # `~/kg` means the home folder's
+            value = _home_path(value, f"{origin}: `{key}`")
         elif key in _BOOL_KEYS and not isinstance(value, bool):
             raise ConfigError(f"{origin}: `{key}` must be true or false, not {value!r}")
         elif key in _INT_KEYS and (
@@ -240,7 +251,7 @@ def _read_toml(path: Path, given: bool = False) -> dict[str, Any]:
             raise ConfigError(f"{path}: {key!r} sets `{name}` a second time; keep one of them")
         # A path is relative to the settings file, unless it starts at the home folder (`~/kg`).
         values[name] = (
-            (path.parent / Path(value).expanduser())
+            (path.parent / _home_path(value, f"{path}: `{key}`"))
             if name in _PATH_KEYS and isinstance(value, str)
             else value
         )

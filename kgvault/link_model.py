@@ -66,9 +66,8 @@ def open_questions(graph: Graph) -> tuple[list[tuple[str, int]], list[tuple[str,
     entities = [e for e in graph.entities if len(normalize_name(e.title)) >= FUZZY_MIN_LENGTH]
     pairs = []
     for a, b in combinations(sorted(entities, key=lambda e: e.id), 2):
-        if "person" in (a.entity_type, b.entity_type) or type_class(a.entity_type) != type_class(
-            b.entity_type
-        ):
+        kind = type_class(a.entity_type)
+        if kind == "person" or kind != type_class(b.entity_type):  # people are never guessed alike
             continue
         score = ratio(normalize_name(a.title), normalize_name(b.title))
         if AMBIGUOUS_MIN_SCORE <= score < FUZZY_MIN_SCORE:

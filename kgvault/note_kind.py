@@ -24,11 +24,12 @@ DAY_TITLE = re.compile(
 """A daily note's title: a day, maybe with its weekday (`2024-05-05`, `2024-05-05 Sunday`)."""
 PERSON_TYPES = _word_set(
     """
-    person people human contact npc character pc friend colleague coworker relative mentor teacher student
-    artist musician author writer actor doctor employee manager founder investor candidate player
+    person people human contact npc character friend colleague coworker relative mentor teacher student
+    musician author writer actor doctor employee founder investor
     """
 )
-"""Types that say a person (a game's `npc`, a `friend`): one kind to resolution, and a person's note."""
+"""Types that say a person (a game's `npc`, a `friend`): one kind to resolution, and a person's note. Not
+a `pc` (a computer as often as a player character), `artist` (a band), `player` or `manager` (software)."""
 _LINK = re.compile(r"(?<!!)\[\[(?P<body>[^\[\]\n]+)\]\]")
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -151,7 +152,6 @@ _KIND_WORDS = frozenset(
         "inn",
         "shop",
         "store",
-        "area",
         "project",
         "tool",
         "app",

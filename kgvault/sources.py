@@ -594,7 +594,7 @@ def _reference_time(
         shown = written if len(written) <= 60 else written[:57] + "..."
         why = (
             "is out of range: in the time zone it falls outside years 1 to 9999"
-            if isinstance(value, datetime)
+            if isinstance(value, datetime) or _iso_time(value)
             else "is not a date"
         )
         problems.append(
@@ -607,9 +607,22 @@ def _reference_time(
     return date_in_filename(stem)
 
 
+def _iso_time(value: object) -> bool:
+    """Whether the value is text naming a time the ISO way (`"9999-12-31T23:59:59-01:00"`)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
 def _key_value(yaml_text: str, key: str) -> str | None:
-    """The value of a top-level frontmatter key as written on its line, if it is written there."""
-    pattern = re.compile(rf"""^["']?{re.escape(key)}["']?[ \t]*:[ \t]*(?P<value>\S.*?)[ \t]*$""")
+    """The value of a top-level frontmatter key as written on its line (without a `# comment`)."""
+    pattern = re.compile(
+        rf"""^["']?{re.escape(key)}["']?[ \t]*:[ \t]*(?P<value>[^\s#].*?)[ \t]*(?:[ \t]#.*)?$"""
+    )
     for line in yaml_text.split("\n"):
         found = pattern.match(line)
         if found:

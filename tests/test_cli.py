@@ -147,6 +147,7 @@ def test_config_adds_functional_predicates(tmp_path: Path) -> None:
         ("timeout = nan", ["timeout", "nan"]),
         ("retries = 1100", ["retries", "at most 100"]),
         ('output = "a"\nvault = "b"', ["sets `vault` a second time"]),
+        ('vault = "~nosuchuserxyz/kg"', ["cannot find the home folder '~nosuchuserxyz'"]),
     ],
 )
 def test_a_bad_setting_is_a_usage_error_that_says_what_to_write(
@@ -406,6 +407,14 @@ def test_pages_your_templates_make_that_break_the_vault_contract_are_reported(tm
     }
     # What the build said is what `kgvault check` finds.
     assert {p.path for p in check_vault(vault)} == {"kgvault.base", "ontology.md"}
+    # A later build that rewrites neither page says so again.
+    note = next(notes.glob("*.md"))
+    note.write_text(note.read_text("utf-8") + "\nFixed the kettle today.\n", "utf-8")
+    result = CliRunner().invoke(main, args)
+    report = json.loads(result.stdout)
+    assert report["files"]["written"] > 0
+    again = {(p["path"], p["message"].split(":", 1)[0]) for p in report["problems"]}
+    assert again == said
 
 
 def test_a_misspelled_setting_is_named_with_the_one_meant(tmp_path: Path) -> None:

@@ -617,6 +617,10 @@ _PROGRESSIVE = re.compile(
 """Someone named (or ours) in the middle of an affair: "Ana's team is hiring", "Bob is moving to
 Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The launch is postponed";
 not "the cat is sleeping" nor "Ana is going to call"."""
+_JUST_GONE = 31
+"""Days back within which a day without a year, said as ahead, is taken as just gone instead."""
+_WILL = re.compile(r"(?i)\b(?:will|shall|going\s+to|starting|effective)\b|['’]ll\b")
+"""What says a sentence is about what is to come."""
 _FROM_BEFORE = re.compile(r"(?i)\b(?:from|starting|effective|as\s+of|beginning)\s+(?:the\s+)?$")
 """Before the day a sentence not past says something starts: "my manager will be Ines from April 1"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
@@ -848,6 +852,8 @@ class _Inline:
     """Markdown kept, embeds turned into plain text."""
     word_count: int
     """How many words `title` holds."""
+    linked: str = ""
+    """`title` with each letter and digit of a link's text as `_LINKED`: where the links are."""
 
 
 @lru_cache(maxsize=4096)
@@ -899,6 +905,18 @@ def _linked_note(target: str) -> str | None:
     return f"{path}#{heading}" if heading else path
 
 
+_LINKED = "\ue003"  # not _TAG_MARK
+_LINK_LETTERS = re.compile(r"[^\W_]")
+
+
+def _plain_title(pieces: list[str]) -> str:
+    """The title the pieces make: one space between words, no tag marks, no punctuation at its ends."""
+    plain = " ".join("".join(pieces).split())
+    if _TAG_MARK in plain:
+        plain = _TRAILING_TAGS.sub("", plain).replace(_TAG_MARK, "")
+    return plain.strip(" \t-–—:;,·|")
+
+
 # Notes repeat themselves (list items, boilerplate sentences, headings read once as blocks and
 # again as titles): a repeated text is analysed once. The result is immutable, so sharing is safe.
 @lru_cache(maxsize=8192)
@@ -911,9 +929,12 @@ def _analyse(text: str) -> _Inline:
     tags: list[str] = []
     placeholder: list[str] = []
     title: list[str] = []
+    linked: list[str] = []  # `title`'s pieces with the links' letters masked
     body: list[str] = []
     position = 0
     for match in _INLINE.finditer(text):
+        if len(linked) < len(title):
+            linked.extend(title[len(linked) :])
         between = text[position : match.start()]
         placeholder.append(between)
         title.append(_strip_emphasis(between))
@@ -937,6 +958,8 @@ def _analyse(text: str) -> _Inline:
             placeholder.append(PLACEHOLDER.format(index=len(refs)))
             refs.append(_Ref("link", name, display, alias))
             title.append(display)
+            linked.extend(title[len(linked) : -1])
+            linked.append(_LINK_LETTERS.sub(_LINKED, display))
             body.append(whole)
         elif kind == "embed":
             _name, display, _alias = _parse_link(match.group("embed_body") or " ")
@@ -983,10 +1006,9 @@ def _analyse(text: str) -> _Inline:
     placeholder.append(tail)
     title.append(_strip_emphasis(tail))
     body.append(tail)
-    plain = " ".join("".join(title).split())
-    if _TAG_MARK in plain:
-        plain = _TRAILING_TAGS.sub("", plain).replace(_TAG_MARK, "")
-    plain = plain.strip(" \t-–—:;,·|")
+    plain = _plain_title(title)
+    linked.extend(title[len(linked) :])
+    masked = _plain_title(linked) if _LINKED in "".join(linked) else ""
     return _Inline(
         refs=tuple(refs),
         tags=tuple(tags),
@@ -994,6 +1016,7 @@ def _analyse(text: str) -> _Inline:
         title=plain,
         body="".join(body).strip(),
         word_count=len(plain.split()),
+        linked=masked if len(masked) == len(plain) else "",
     )
 
 
@@ -2024,12 +2047,13 @@ class _ChunkReader:
             for when in find_times(text, today, self.language)
             if when.granularity in ("day", "days", "week", "weekend")
         ]
-        if not past:
+        if not past and _WILL.search(text):
             # "My new manager will be Ines from April 1", written in February: this April, not the
-            # last (the resolver reads a bare month and day as past).
+            # last (the resolver reads a bare month and day as past); a day just gone stays ("…
+            # from 1 March", written on the 4th), as does one after a noun ("the taxi from 28 Feb").
             found = [
                 (start, end, self._coming(text, start, end, day))
-                if day < today
+                if (today - day).days > _JUST_GONE
                 and _FROM_BEFORE.search(text[max(0, start - 20) : start])
                 and _MONTH_DAY_WORDS.search(text, start, end)
                 else (start, end, day)
@@ -2088,13 +2112,15 @@ class _ChunkReader:
         end_of_year = date(int(years[0]), 12, 31)
         if not can_count_from(end_of_year):
             return []
-        return [
+        days = [
             (when.start, when.end, when.first)
             for when in find_times(text, end_of_year, self.language)
             if when.granularity == "day"
             and when.first.year == end_of_year.year
             and _MONTH_DAY_WORDS.search(text, when.start, when.end)
         ]
+        middle = _period_middle(self.source.title)
+        return [(start, end, _nearest_year(day, middle)) for start, end, day in days] if middle else days
 
     def _past_periods(self, text: str, wording: _Wording) -> tuple[date | None, date | None]:
         """The first day of a month or year a sentence with a relation names ("in May 2019", "in
@@ -2265,19 +2291,27 @@ class _ChunkReader:
         ahead = self._reported_ahead(inline.title, dates, wording)
         if ahead:
             dates = [ahead.get(d, d) for d in dates]
+        today = self._chunk_date()
         # "Postponed the launch to April 15", "decided to ship on Friday": a date something is
         # moved to, due by or meant for is not when the sentence's event happened; the note's is.
         happened = [
             d
             for d in dates
             if not _TARGET_BEFORE.search(inline.title[max(0, d[0] - 24) : d[0]])
-            and not _BOOKED_BEFORE.search(inline.title[max(0, d[0] - 90) : d[0]])
+            and not (
+                # Booked for a day long gone by the resolver's count: a day ahead ("Signed up for the
+                # gym on 2 March", written on the 4th, was signing up then).
+                today is not None
+                and (today - d[2]).days > _JUST_GONE
+                and _MONTH_DAY_WORDS.search(inline.title, d[0], d[1])
+                and not _FOUR_DIGITS.search(inline.title, d[0], d[1])
+                and _BOOKED_BEFORE.search(inline.title[max(0, d[0] - 90) : d[0]])
+            )
             and not (
                 _INTENT_BEFORE.search(inline.title[max(0, d[0] - 60) : d[0]])
                 and not _PAST_POINTING.search(inline.title[d[0] : d[1]])
             )
         ]
-        today = self._chunk_date()
         # "Omar is out sick until Thursday", "we're closed until Monday": the day ahead a present
         # state lasts until is its end; the note's day is when it was so.
         lasting = [
@@ -2641,6 +2675,10 @@ class _ChunkReader:
         today = self._chunk_date()
         if today is None or day >= today or _FOUR_DIGITS.search(title[start:end]):
             return day
+        if not _MONTH_DAY_WORDS.search(title, start, end):
+            # A weekday ("she starts on Monday"): the coming one, not the same day a year on (said on
+            # a Monday, the next Monday).
+            return day + timedelta(weeks=(today - day).days // 7 + 1)
         try:
             coming = day.replace(year=day.year + 1)
         except ValueError:  # 29 February
@@ -2971,17 +3009,37 @@ def _is_bare_name(value: str) -> bool:
     )
 
 
+_PERIOD_TITLE = re.compile(
+    r"^\s*(?P<year>\d{4})-(?:(?P<month>0[1-9]|1[0-2])|W(?P<week>\d\d)|Q(?P<quarter>[1-4]))\b"
+)
+
+
+def _period_middle(title: str) -> date | None:
+    """The middle day of the month, week or quarter a periodic note's title names (`2025-W01`)."""
+    found = _PERIOD_TITLE.match(title)
+    if found is None:
+        return None
+    year = int(found["year"])
+    try:
+        if found["week"]:
+            return date.fromisocalendar(year, int(found["week"]), 4)  # a week's Thursday
+        month = int(found["month"]) if found["month"] else 3 * int(found["quarter"]) - 1
+        return date(year, month, 15)
+    except ValueError:  # no such week (2025-W53), or past the calendar's ends
+        return None
+
+
 def _not_linked_words(inline: _Inline, dates: list[tuple[int, int, date]]) -> list[tuple[int, int, date]]:
-    """The dates but words of a link's text: "Watched [[Yesterday]] with Sam" names a film (a link to
+    """The dates but those in a link's text: "Watched [[Yesterday]] with Sam" names a film (a link to
     a daily note, `[[2025-03-04]]`, is a date all the same)."""
-    spans = []
-    for ref in inline.refs:
-        if ref.kind == "link" and ref.display and not any(c.isdigit() for c in ref.display):
-            at = inline.title.find(ref.display)
-            while at >= 0:
-                spans.append((at, at + len(ref.display)))
-                at = inline.title.find(ref.display, at + 1)
-    return [d for d in dates if not any(start <= d[0] and d[1] <= end for start, end in spans)]
+    masked = inline.linked
+    if not masked:
+        return dates
+    return [
+        d
+        for d in dates
+        if _LINKED not in masked[d[0] : d[1]] or any(c.isdigit() for c in inline.title[d[0] : d[1]])
+    ]
 
 
 @lru_cache(maxsize=4096)

@@ -158,7 +158,8 @@ def _pattern(
     )
     if object_type == "organization":
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}", 1)
-    elif object_type == "person" and "{O}['’]s" not in template:
+    elif (object_type == "person" or predicate == "uses") and "{O}['’]s" not in template:
+        # Not "I started using Ana's bike": what is used is hers, not Ana.
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_SOMEONE_ELSES_AHEAD}", 1)
     compiled = LazyRegex(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
     words = frozenset(keywords.split())
@@ -198,6 +199,10 @@ def _start_lookahead(template: str) -> str:
 
 
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
+_USE_ENDS = (
+    r"(?=[\x20\t]*(?:[,.;:!?)]|$|(?:any\s?more|altogether|at\s+all|last\s+\w+|today|yesterday)(?![\w'’-])))"
+)
+"""Where a tool no longer used ends its clause: not "no longer use Notion as much", "on my phone"."""
 _BETWEEN_ADVERB = r"(?:(?:now|still|currently|also|already|recently) )?"
 _GROUP = r"(?:[ ](?:team|group|club|committee|band|squad|guild|chapter|council|board)(?![\w'’-]))?"
 """A name's group, part of the object: "a member of the Rust team" is of the team, not of Rust."""
@@ -257,6 +262,7 @@ _CHILD_FR = rf"{_any_of(_CHILD_WORDS_FR)}(?![\w'’-])"
 _STUDIED = r"(?:(?!(?:the|a|an|my|our|his|her|their|this|that|it)\b)[a-z]+ ){0,2}"
 """What someone studies, a word or two with no determiner: "physics", "computer science"."""
 _KIN_END = (
+    r"(?![\t\x20]*[(—–-][\t\x20]*-?(?i:ex|former|in[-\x20]law|step)(?![a-z]))"  # "my wife (ex)", "(in-law)"
     r"(?=[\t\x20]*(?:[,.;:!?)(—–]|$)"
     r"|[\t\x20]+(?:and|who|from|in(?![\t\x20]+law)|at|since|now|too|-)(?![\w'’-]))"
 )
@@ -296,6 +302,12 @@ _JOINED = (
     r"|(?:went|go) to work (?:at|for))"
 )
 """Joining an employer, after leaving one: "and joined", "to join", "and started at", "to go to work for"."""
+_JOINED_END = r"(?=[\x20\t]*(?:[,.;:!?)]|$|as\s|(?:today|yesterday|last|this|in\s+(?:19|20)\d\d)(?![\w'’-])))"
+"""What may follow the employer joined: the clause's end, the job, a time; not "joined Tom in Porto"."""
+_BARE_OLD = r"(?P<old>(?!(?i:the|a|an|my|our|his|her|their)\s){N})"
+_BARE_NEW = r"(?P<object>(?!(?i:the|a|an|my|our|his|her|their)\s){N})"
+"""Employers named bare: "left Google and joined Datadog" (not "left Tom to join the Navy", "left the
+Labour Party and joined the Greens")."""
 
 
 _KNOWN_TOOLS = _word_set(
@@ -312,10 +324,15 @@ _KNOWN_TOOLS = _word_set(
     "bitwarden 1password keepass lastpass spotify tidal plex jellyfin "
     "klipper marlin octoprint cura prusaslicer orcaslicer proxmox truenas unraid "
     "wordpress ghost substack hugo jekyll astro django rails laravel react vue svelte terraform ansible "
-    "confluence sharepoint dropbox githubactions googledocs googledrive googleworkspace microsoftteams "
-    "msteams visualstudiocode applenotes dayone roamresearch sublimetext obsidianmd circleci jenkins "
-    "gitlabci vaultwarden nextcloud owncloud syncthing icloud onedrive"
-)
+    "confluence sharepoint dropbox circleci jenkins vaultwarden nextcloud owncloud syncthing icloud onedrive "
+    "twitter x reddit facebook instagram tiktok threads linkedin strava tumblr snapchat youtube twitch"
+) | frozenset(
+    [
+        "vs code", "visual studio code", "github actions", "gitlab ci", "google docs", "google drive",
+        "google workspace", "microsoft teams", "ms teams", "apple notes", "day one", "roam research",
+        "sublime text", "garmin connect", "google meet",
+    ]
+)  # fmt: skip
 """Software people move to: "I moved to Obsidian", "we migrated to Linear" is no new home."""
 _CALENDAR_OR_TEAM = _word_set(
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
@@ -326,13 +343,19 @@ _CALENDAR_OR_TEAM = _word_set(
 
 
 def is_known_tool(name: str) -> bool:
-    """Whether the name is of software people move their work to (`Obsidian`, `VS Code`)."""
-    return name.casefold().replace(" ", "") in _KNOWN_TOOLS
+    """Whether the name is of software people move their work to (`Obsidian`, `VS Code`; not `Base Camp`)."""
+    return " ".join(name.casefold().split()) in _KNOWN_TOOLS
 
 
 def could_be_home(name: str) -> bool:
-    """Whether someone could live in the named thing: no app, weekday, month or department."""
-    return not is_known_tool(name) and _no_day_or_team(name)
+    """Whether someone could live in the named thing: no app, weekday, month or department, nor a
+    numbered thing ("Room 204", "Phase 2", "Sprint 14")."""
+    return not is_known_tool(name) and _no_day_or_team(name) and not any(c.isdigit() for c in name)
+
+
+def _no_tool(name: str) -> bool:
+    """Whether the name is of no well-known software: "I left Twitter and joined Mastodon" is no job."""
+    return not is_known_tool(name)
 
 
 def _no_day_or_team(name: str) -> bool:
@@ -409,7 +432,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # "Atlas started using Sentry", "Ana stopped using Notion": from that day, or no more from it.
     _pattern(r"{S} (?:just |finally )?(?:started|began) using {O}", "uses", "uses", False,
              keywords="started began"),
-    _pattern(r"{S} (?:just |finally )?(?:stopped|quit) using {O}", "uses", "uses", False,
+    _pattern(r"{S} (?:just |finally )?(?:stopped|quit) using {O}" + _USE_ENDS, "uses", "uses", False,
              keywords="stopped quit", ends=True),
     _pattern(rf"{{S}} (?:works|worked|is working|has worked|has been working) {_HOW_WORKED}(?:at|for) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="works worked working"),
@@ -528,10 +551,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "works for", True, "person", "organization", keywords="got landed accepted took"),
     _pattern(rf"{{I}} {_ADVERB}(?:just |finally )?(?:landed|accepted) {_JOB} (?:at|with) {{O}}", "works_for",
              "works for", True, "person", "organization", keywords="landed accepted"),
-    _pattern(r"{S} (?:was|has been|got|just got) hired by {O}", "works_for", "works for", True, "person",
-             "organization", keywords="hired"),
-    _pattern(r"{I} (?:was|have been|got|just got) hired by {O}", "works_for", "works for", True, "person",
-             "organization", keywords="hired"),
+    # Not "Sara was hired by Tom to paint the house": a job done for someone.
+    _pattern(r"{S} (?:was|has been|got|just got) hired by {O}(?!\s+to\s)", "works_for", "works for", True,
+             "person", "organization", keywords="hired"),
+    _pattern(r"{I} (?:was|have been|got|just got) hired by {O}(?!\s+to\s)", "works_for", "works for", True,
+             "person", "organization", keywords="hired"),
     _pattern(rf"(?i:first) day (?:at|of|in) {_JOB} at {{O}}", "works_for", "works for", True, "person",
              "organization", keywords="first", writer=True),
     _pattern(rf"(?i:last) day (?:at|of|in) {_JOB} at {{O}}", "works_for", "works for", True, "person",
@@ -556,23 +580,25 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{I}} {_ADVERB}use {{O}}", "uses", "uses", False, "person", keywords="use"),
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:started|began) using {O}", "uses", "uses", False,
              "person", keywords="started began"),
-    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:stopped|quit) using {O}", "uses", "uses", False,
-             "person", keywords="stopped quit", ends=True),
-    _pattern(r"{W} no longer use {O}", "uses", "uses", False, "person", keywords="longer", ends=True),
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:stopped|quit) using {O}" + _USE_ENDS, "uses",
+             "uses", False, "person", keywords="stopped quit", ends=True),
+    _pattern(r"{W} no longer use {O}" + _USE_ENDS, "uses", "uses", False, "person", keywords="longer",
+             ends=True),
     _pattern(r"{W} (?:do not|don['’]t) use {O},? any\s?more(?![\w'’-])", "uses", "uses", False, "person",
              keywords="anymore more", ends=True),
     # Not "I moved to Obsidian from Notion": a move "from" somewhere may be a switch of tools.
-    # "We moved to Pankow": the writer's home ("we moved to Slack" is no home: see `could_be_home`).
-    _pattern(rf"{{W}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) to {{O}}{_NOT_FROM}",
+    # Not "we moved to Phase 2", "we moved to Airtable": what a team moves to is seldom a home (a
+    # flat in it is: "We moved into our new flat in Pankow", above).
+    _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) to {{O}}{_NOT_FROM}",
              "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
     # A switch of the writer's tools: the new one used from that day, the old one no more.
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) from {A} to {O}", "uses", "uses",
              False, "person", keywords="switched migrated"),
-    # A switch said by its new tool alone: "I switched to Obsidian", "We moved over to Linear" (a move
-    # to what is not known as software may be a new home, and one to a day or a team is neither).
+    # A switch said by its new tool alone, well-known software: "I switched to Obsidian", "We moved over
+    # to Linear" (not "I switched to Spanish", "to Tom's team", "to Ryanair": a language, a team, an airline).
     # "… to Obsidian from Notion" ends Notion's use.
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?switched(?: over)? to {O}(?: from {A})?", "uses",
-             "uses", False, "person", keywords="switched", object_test=_no_day_or_team),
+             "uses", False, "person", keywords="switched", object_test=is_known_tool),
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?(?:moved|migrated)(?: over)? to {O}"
              r"(?: from {A})?", "uses", "uses", False, "person", keywords="moved migrated",
              object_test=is_known_tool),
@@ -596,10 +622,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # A move from one employer to the next: "I left Google to join Datadog", "Priya left Monzo and
     # joined Stripe", "Left my job at Acme to join Initech": the new one from that day, the old one
     # ended on it (not "left Lisbon for Porto": a move of home, nor "left the meeting to join a call").
-    _pattern(rf"{{S}} (?:just |finally )?left {{A}} (?:and|to) {_JOINED} {{O}}", "works_for", "works for",
-             True, "person", "organization", keywords="left"),
-    _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:left|quit) {{A}} (?:and|to) {_JOINED} {{O}}",
-             "works_for", "works for", True, "person", "organization", keywords="left quit"),
+    _pattern(rf"{{S}} (?:just |finally )?left {_BARE_OLD} (?:and|to) {_JOINED} {_BARE_NEW}{_JOINED_END}",
+             "works_for", "works for", True, "person", "organization", keywords="left", object_test=_no_tool),
+    _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:left|quit) {_BARE_OLD} (?:and|to) {_JOINED} "
+             rf"{_BARE_NEW}{_JOINED_END}", "works_for", "works for", True, "person", "organization",
+             keywords="left quit", object_test=_no_tool),
     _pattern(rf"(?i:left|quit) my (?:job|role|position) (?:at|with) {{A}} (?:and|to) {_JOINED} {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="left quit", writer=True),
     # A job or a home that is over, said as such: "Ana no longer works at Acme", "I don't work for
