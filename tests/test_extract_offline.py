@@ -1681,6 +1681,7 @@ def test_a_remark_saying_the_family_tie_is_other_or_over_relates_nobody(text: st
         # An acronym, or a line break, ends a sentence where a word like it would not.
         ("Works on multilingual MT. Works at UiO.", ["Works on multilingual MT.", "Works at UiO."]),
         ("Climbed Mt.\nEverest was next.", ["Climbed Mt.", "Everest was next."]),
+        ("Lakers VS. Celtics tonight.", ["Lakers VS. Celtics tonight."]),  # capitals, still "vs"
     ],
 )
 def test_sentences_end_where_no_abbreviation_holds_them(text: str, sentences: list[str]) -> None:

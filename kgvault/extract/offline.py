@@ -730,6 +730,9 @@ _SENTENCE_END = re.compile(r"(?=[.!?…\n])(?:(?<![.!?…])(?P<end>[.!?…]+[\"'
 _ABBREVIATIONS = _word_set(
     "e.g i.e etc vs dr mr mrs ms st no nr approx cf fig p pp ca resp incl esp jr sr mt ft min max"
 )
+_ALSO_ACRONYMS = _word_set("mt ft ca")
+"""Abbreviations that in capitals are acronyms ending a sentence ("machine translation, MT."; "CA."),
+unlike "VS.", "NO.", "MR."."""
 _SENTENCE_START = re.compile(r"[\"'“‘(\[*_\ue000]*[A-ZÀ-ÖØ-Þ0-9\ue000]")
 _WORD_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
 _WHOLE_WORD = re.compile(r"(?<!\w)[^\W\d_]+(?!\w)")
@@ -1397,7 +1400,7 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
             last_word = written.lower()
             # Not after a line break, nor an acronym: "Works on multilingual MT.\nWorks at …" is two.
             if (
-                (last_word in _ABBREVIATIONS and not (len(written) > 1 and written.isupper()))
+                (last_word in _ABBREVIATIONS and not (written.isupper() and last_word in _ALSO_ACRONYMS))
                 or (len(last_word) == 1 and last_word.isalpha())
             ) and "\n" not in text[cut : boundary.end()]:
                 continue
