@@ -683,6 +683,7 @@ def test_leaving_one_employer_for_another_ends_the_first(text: str, person: str,
         "I left Slack and joined Discord.",  # apps
         "I left Reddit and joined Bluesky.",
         "Sara was hired by Tom to paint the house.",  # a job done, not a job held
+        "Ana landed a role at Figma but turned it down.",
     ],
 )
 def test_leaving_without_joining_an_employer_relates_nobody(text: str) -> None:

@@ -295,6 +295,8 @@ _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
 """After a whole name, no "with" a name: "Anna replaced Notion with Obsidian" is a switch of tools."""
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
+_NOT_TURNED_DOWN = r"(?![^.;!?]*\b(?:turned\s+(?:it|them)\s+down|declined|said\s+no)\b)"
+"""A job got that was not taken: "landed a role at Figma but turned it down"."""
 _WHEN_JOINED = r"(?: (?:today|yesterday|this week|last week|this month|last month))?"
 """When someone joined, said before the job: "I joined Adyen today as a data engineer"."""
 _JOINED = (
@@ -547,10 +549,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              True, "person", "organization", keywords="started starts"),
     # "Ben got a job at Shopify", "Ana landed a role at Figma", "Carla was hired by Netflix" (not "hired
     # by a client": a name is needed, and "got a job at the bakery" names none).
-    _pattern(rf"{{S}} (?:just |finally )?(?:got|landed|accepted|took) {_JOB} (?:at|with) {{O}}", "works_for",
-             "works for", True, "person", "organization", keywords="got landed accepted took"),
-    _pattern(rf"{{I}} {_ADVERB}(?:just |finally )?(?:landed|accepted) {_JOB} (?:at|with) {{O}}", "works_for",
-             "works for", True, "person", "organization", keywords="landed accepted"),
+    _pattern(rf"{{S}} (?:just |finally )?(?:got|landed|accepted|took) {_JOB} (?:at|with) {{O}}"
+             rf"{_NOT_TURNED_DOWN}",
+             "works_for", "works for", True, "person", "organization", keywords="got landed accepted took"),
+    _pattern(rf"{{I}} {_ADVERB}(?:just |finally )?(?:landed|accepted) {_JOB} (?:at|with) {{O}}"
+             rf"{_NOT_TURNED_DOWN}",
+             "works_for", "works for", True, "person", "organization", keywords="landed accepted"),
     # Not "Sara was hired by Tom to paint the house": a job done for someone.
     _pattern(r"{S} (?:was|has been|got|just got) hired by {O}(?!\s+to\s)", "works_for", "works for", True,
              "person", "organization", keywords="hired"),
