@@ -656,11 +656,11 @@ def test_an_app_a_day_or_a_team_is_no_home_nor_a_tool(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "person", "old", "new"),
     [
-        ("I left Google and joined Datadog.", "Sam", "Google", "Datadog"),
-        ("I've just left [[Acme]] to join [[Initech]]!", "Sam", "Acme", "Initech"),
+        ("I left Google and joined Datadog as a staff engineer.", "Sam", "Google", "Datadog"),
+        ("I've just left [[Acme]] to join [[Initech]] as CTO!", "Sam", "Acme", "Initech"),
         ("Left my job at Acme to join Initech.", "Sam", "Acme", "Initech"),
-        ("Priya left Monzo to join Stripe.", "Priya", "Monzo", "Stripe"),
-        ("Tom left Globex and started at Hooli.", "Tom", "Globex", "Hooli"),
+        ("Priya left Monzo to join Stripe as head of design.", "Priya", "Monzo", "Stripe"),
+        ("Tom left Globex and started at Hooli, a better offer.", "Tom", "Globex", "Hooli"),
     ],
 )
 def test_leaving_one_employer_for_another_ends_the_first(text: str, person: str, old: str, new: str) -> None:
@@ -683,6 +683,9 @@ def test_leaving_one_employer_for_another_ends_the_first(text: str, person: str,
         "I left Slack and joined Discord.",  # apps
         "I left Reddit and joined Bluesky.",
         "Sara was hired by Tom to paint the house.",  # a job done, not a job held
+        "Ana was hired by Stripe to lead the Dublin office.",  # not "Strip" either
+        "Avi left Lloyds and joined Monzo.",  # no job spoken of: a bank, a gym, a union
+        "Cy left PureGym and joined Third Space.",
         "Ana landed a role at Figma but turned it down.",
     ],
 )
@@ -1032,6 +1035,8 @@ def test_a_day_ahead_the_sentence_names_dates_what_is_to_happen(text: str, day: 
         ("Fixed the fence, and we painted it on 1 February.", date(2025, 2, 1)),
         # A weekday: the coming one (12 March 2025 is a Wednesday), not the same day a year on.
         ("Aisha accepted the offer, she starts on Monday.", date(2025, 3, 17)),
+        ("Got the invite, the wedding is on 14 June.", date(2025, 6, 14)),  # a clause's own subject
+        ("Called Mum, we're visiting on Sunday.", date(2025, 3, 16)),
         # A day something starts from, in a sentence not past.
         ("Dana is leaving. My new manager will be Ines Duarte from April 1.", date(2025, 4, 1)),
     ],
@@ -1060,6 +1065,7 @@ def test_a_day_a_relation_holds_from_is_the_nearest_that_fits(text: str, valid_a
         ("Signed up for the Berlin half marathon (April 6).", REF),
         ("Booked the flights on Monday.", date(2025, 3, 10)),  # no "for": booked then
         ("Signed up for the gym on 2 March.", date(2025, 3, 2)),  # a day just gone: then
+        ("Reserved a table for 8pm on Saturday.", REF),  # a weekday booked for: the coming one
         ("Registered for the 10k on 28 September 2024.", date(2024, 9, 28)),  # with its year: then
     ],
 )

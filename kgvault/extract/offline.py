@@ -505,11 +505,11 @@ _MAX_YEAR_SAID = 2999
 _REPORTED = re.compile(
     r"(?i)\b(?:said|says|told|tells|mentioned|heard|announced|confirmed|confirmation|learned|learnt"
     r"|found\s+out|wrote|emailed|explained|noted|reminded|promised|agreed)\b|\s[—–]\s|;"
-    r"|,\s+(?=(?:and\s+|so\s+|but\s+)?(?:I|we|she|he|they|it)\s)"
+    r"|,\s+(?=(?:and\s+|so\s+|but\s+)?(?:(?:I|we|she|he|they|it)(?:['’](?:re|s|m|ll|d))?|the|his|her|my|our|their|its)\s)"
 )
 """A verb reporting what someone said, a dash or semicolon between two clauses, or a comma before a
-clause's own subject ("Aisha accepted the offer, she starts on March 17"): the tense of what follows
-is its own."""
+clause's own subject ("Aisha accepted the offer, she starts on March 17", "Got the invite, the wedding
+is on 14 June"): the tense of what follows is its own."""
 _ON_BEFORE = re.compile(
     r"(?i)\b(?:on|for|(?:is|are|runs?|takes?\s+place|starts?|begins?|(?:re)?opens?|ends|closes|expires|launches)"
     r"(?:\s+from)?)\s+(?:the\s+)?"
@@ -617,6 +617,7 @@ _PROGRESSIVE = re.compile(
 """Someone named (or ours) in the middle of an affair: "Ana's team is hiring", "Bob is moving to
 Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The launch is postponed";
 not "the cat is sleeping" nor "Ana is going to call"."""
+_WEEKDAY_WORD = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b")
 _JUST_GONE = 31
 """Days back within which a day without a year, said as ahead, is taken as just gone instead."""
 _WILL = re.compile(r"(?i)\b(?:will|shall|going\s+to|starting|effective)\b|['’]ll\b")
@@ -2302,12 +2303,17 @@ class _ChunkReader:
             for d in dates
             if not _TARGET_BEFORE.search(inline.title[max(0, d[0] - 24) : d[0]])
             and not (
-                # Booked for a day long gone by the resolver's count: a day ahead ("Signed up for the
-                # gym on 2 March", written on the 4th, was signing up then).
+                # Booked for a weekday, or for a day long gone by the resolver's count: a day ahead
+                # ("Signed up for the gym on 2 March", written on the 4th, was signing up then).
                 today is not None
-                and (today - d[2]).days > _JUST_GONE
-                and _MONTH_DAY_WORDS.search(inline.title, d[0], d[1])
                 and not _FOUR_DIGITS.search(inline.title, d[0], d[1])
+                and (
+                    _WEEKDAY_WORD.search(inline.title, d[0], d[1]) is not None
+                    or (
+                        (today - d[2]).days > _JUST_GONE
+                        and _MONTH_DAY_WORDS.search(inline.title, d[0], d[1]) is not None
+                    )
+                )
                 and _BOOKED_BEFORE.search(inline.title[max(0, d[0] - 90) : d[0]])
             )
             and not (
@@ -2706,7 +2712,7 @@ class _ChunkReader:
             if _FOUR_DIGITS.search(title[start:end]):
                 continue
             before = title[max(0, start - 60) : start]
-            if not (_ON_BEFORE.search(before) or _DUE_BEFORE.search(before)):
+            if not (_ON_BEFORE.search(before) or _DUE_BEFORE.search(before) or _UNTIL_BEFORE.search(before)):
                 continue
             said = max((m.end() for m in _REPORTED.finditer(title, 0, start)), default=None)
             if said is None or _wording(title[said:start], self.french).past:

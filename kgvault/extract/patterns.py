@@ -127,6 +127,9 @@ class VerbPattern:
     """It says the relation stopped ("I quit my job at X"): it ends on the sentence's date."""
     object_test: Callable[[str], bool] | None = None
     """What the object's name must pass, where words cannot tell (a home is no app: "I moved to Obsidian")."""
+    needs: LazyRegex | None = None
+    """What the sentence must also say for the pattern to count ("left A and joined B" is a job only where
+    a job is spoken of: not "left Lloyds and joined Monzo")."""
 
 
 def _pattern(
@@ -141,6 +144,7 @@ def _pattern(
     ends: bool = False,
     writer: bool = False,
     object_test: Callable[[str], bool] | None = None,
+    needs: str | None = None,
 ) -> VerbPattern:
     regex = (
         # "Ana now works at Google", "Tom also lives in Leeds": an adverb between a name and its verb.
@@ -177,6 +181,7 @@ def _pattern(
         first_person,
         ends,
         object_test,
+        LazyRegex(needs) if needs else None,
     )
 
 
@@ -306,6 +311,15 @@ _JOINED = (
 """Joining an employer, after leaving one: "and joined", "to join", "and started at", "to go to work for"."""
 _JOINED_END = r"(?=[\x20\t]*(?:[,.;:!?)]|$|as\s|(?:today|yesterday|last|this|in\s+(?:19|20)\d\d)(?![\w'’-])))"
 """What may follow the employer joined: the clause's end, the job, a time; not "joined Tom in Porto"."""
+_NOT_HIRED_TO = r"(?![\w'’-])(?!\s+to\s)"
+"""Not hired to do something ("hired by Tom to paint the house"): a job done, not a job held."""
+_JOB_CUE = (
+    rf"(?i)\b(?:jobs?|roles?|positions?|offers?|careers?|compan(?:y|ies)|employers?|startups?|hired|salary"
+    rf"|onboarding|interview(?:s|ed)?|colleagues?|promot(?:ed|ion)|head|director|vp|internship"
+    rf"|{_any_of(_JOB_NOUNS)}s?|{_any_of(_CHIEFS)})\b"
+)
+"""What says a sentence is about a job: "left Google and joined Datadog as a staff engineer", "… new
+job!" (not "left Lloyds and joined Monzo", "left PureGym and joined Third Space")."""
 _BARE_OLD = r"(?P<old>(?!(?i:the|a|an|my|our|his|her|their)\s){N})"
 _BARE_NEW = r"(?P<object>(?!(?i:the|a|an|my|our|his|her|their)\s){N})"
 """Employers named bare: "left Google and joined Datadog" (not "left Tom to join the Navy", "left the
@@ -556,10 +570,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              rf"{_NOT_TURNED_DOWN}",
              "works_for", "works for", True, "person", "organization", keywords="landed accepted"),
     # Not "Sara was hired by Tom to paint the house": a job done for someone.
-    _pattern(r"{S} (?:was|has been|got|just got) hired by {O}(?!\s+to\s)", "works_for", "works for", True,
-             "person", "organization", keywords="hired"),
-    _pattern(r"{I} (?:was|have been|got|just got) hired by {O}(?!\s+to\s)", "works_for", "works for", True,
-             "person", "organization", keywords="hired"),
+    _pattern(r"{S} (?:was|has been|got|just got) hired by {O}" + _NOT_HIRED_TO, "works_for", "works for",
+             True, "person", "organization", keywords="hired"),
+    _pattern(r"{I} (?:was|have been|got|just got) hired by {O}" + _NOT_HIRED_TO, "works_for", "works for",
+             True, "person", "organization", keywords="hired"),
     _pattern(rf"(?i:first) day (?:at|of|in) {_JOB} at {{O}}", "works_for", "works for", True, "person",
              "organization", keywords="first", writer=True),
     _pattern(rf"(?i:last) day (?:at|of|in) {_JOB} at {{O}}", "works_for", "works for", True, "person",
@@ -627,10 +641,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # joined Stripe", "Left my job at Acme to join Initech": the new one from that day, the old one
     # ended on it (not "left Lisbon for Porto": a move of home, nor "left the meeting to join a call").
     _pattern(rf"{{S}} (?:just |finally )?left {_BARE_OLD} (?:and|to) {_JOINED} {_BARE_NEW}{_JOINED_END}",
-             "works_for", "works for", True, "person", "organization", keywords="left", object_test=_no_tool),
+             "works_for", "works for", True, "person", "organization", keywords="left", object_test=_no_tool,
+             needs=_JOB_CUE),
     _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:left|quit) {_BARE_OLD} (?:and|to) {_JOINED} "
              rf"{_BARE_NEW}{_JOINED_END}", "works_for", "works for", True, "person", "organization",
-             keywords="left quit", object_test=_no_tool),
+             keywords="left quit", object_test=_no_tool, needs=_JOB_CUE),
     _pattern(rf"(?i:left|quit) my (?:job|role|position) (?:at|with) {{A}} (?:and|to) {_JOINED} {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="left quit", writer=True),
     # A job or a home that is over, said as such: "Ana no longer works at Acme", "I don't work for
@@ -753,6 +768,8 @@ def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[
     hits: list[PatternHit] = []
     seen: set[tuple[str, str, str, int]] = set()
     for pattern in _screened(_KEYWORDS.intersection(words)):
+        if pattern.needs is not None and pattern.needs.search(text) is None:
+            continue
         for match in pattern.regex.finditer(text):
             found = match.groupdict()
             if found.get("subjects"):  # `{SS}`: a hit for each of the names listed
