@@ -1007,6 +1007,7 @@ def test_what_is_going_on_needs_a_date() -> None:
     [
         # 12 March 2025 is a Wednesday; next week starts on Monday 17 March.
         ("The new API launches next week.", date(2025, 3, 17)),
+        ("I'll be in Lisbon from 20 to 24 March.", date(2025, 3, 20)),  # a range: its first day
         ("Tomorrow we fly to Porto.", date(2025, 3, 13)),
     ],
 )

@@ -511,7 +511,7 @@ _REPORTED = re.compile(
 clause's own subject ("Aisha accepted the offer, she starts on March 17", "Got the invite, the wedding
 is on 14 June"): the tense of what follows is its own."""
 _ON_BEFORE = re.compile(
-    r"(?i)\b(?:on|for|(?:is|are|runs?|takes?\s+place|starts?|begins?|(?:re)?opens?|ends|closes|expires|launches)"
+    r"(?i)\b(?:on|for|is|are|(?:runs?|takes?\s+place|starts?|begins?|(?:re)?opens?|ends|closes|expires|launches)"
     r"(?:\s+from)?)\s+(?:the\s+)?"
     r"(?:\d{1,2}(?:st|nd|rd|th)?\s*[–-]\s*)?$"
 )
@@ -533,8 +533,10 @@ _DUE_BEFORE = re.compile(
     r"(?i)(?:\bdue\s+(?:on\s+|by\s+)?|\bdeadline\b[^.;]{0,40}?\b(?:is|of)\s+(?:on\s+)?)(?:the\s+)?$"
 )
 """Before the day something is due: "the report is due 3 May", "the deadline for the grant is 15 April"."""
-_RANGE_FIRST = re.compile(r"(?<![\d.,:/])(?P<day>\d{1,2})(?:st|nd|rd|th)?\s*[–-]\s*$")
-"""The first day of a range whose last day a date names: the "12–" of "12–15 July 2025"."""
+_RANGE_FIRST = re.compile(
+    r"(?<![\d.,:/])(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:\s*[–-]\s*|\s+(?i:to|until|till|through)\s+)$"
+)
+"""The first day of a range whose last day a date names: the "12–" of "12–15 July 2025", "10 to 14 March"."""
 _OVER_THE_WEEKEND = re.compile(r"(?i)\b(?:over|during)\s+the\s+weekend\b")
 _BARE_WEEKDAY = re.compile(
     r"(?i)\b(?:on|until|till|til|by|before)\s+(?P<day>monday|tuesday|wednesday|thursday|friday|saturday"
@@ -3164,7 +3166,7 @@ def _range_firsts(title: str, dates: list[tuple[int, int, date]]) -> list[tuple[
     """Each date that ends a range of days ("12–15 July 2025") as the range's first day, from its start."""
     firsts = []
     for start, end, day in dates:
-        match = _RANGE_FIRST.search(title[max(0, start - 8) : start])
+        match = _RANGE_FIRST.search(title[max(0, start - 16) : start])
         if match is not None and 0 < int(match["day"]) < day.day:
             start, day = start - len(match[0]), day.replace(day=int(match["day"]))
         firsts.append((start, end, day))

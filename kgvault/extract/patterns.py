@@ -346,7 +346,9 @@ _KNOWN_TOOLS = _word_set(
     [
         "vs code", "visual studio code", "github actions", "gitlab ci", "google docs", "google drive",
         "google workspace", "microsoft teams", "ms teams", "apple notes", "day one", "roam research",
-        "sublime text", "garmin connect", "google meet",
+        "sublime text", "garmin connect", "google meet", "foundry vtt", "roll20", "fantasy grounds",
+        "owlbear rodeo", "airtable", "coda", "hetzner", "digitalocean", "linode", "ruby on rails", "deno",
+        "java", "php", "haskell", "scala", "c#", "c++",
     ]
 )  # fmt: skip
 """Software people move to: "I moved to Obsidian", "we migrated to Linear" is no new home."""
