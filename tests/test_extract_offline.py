@@ -1052,10 +1052,29 @@ def test_a_day_someone_said_something_is_on_is_ahead_when_what_they_said_is(text
     [
         ("Marcus is my manager from 1 March.", date(2025, 3, 1)),  # a day just gone (the 12th): this one
         ("Marcus is my manager starting 1 April.", date(2025, 4, 1)),  # ahead: this April, not last
+        ("Marcus is my manager from 1 April.", date(2025, 4, 1)),
     ],
 )
 def test_a_day_a_relation_holds_from_is_the_nearest_that_fits(text: str, valid_at: date) -> None:
     assert only_relation(text, {"author": "Sam"}) == ("Sam", "reports_to", "Marcus", valid_at, None)
+
+
+@pytest.mark.parametrize(
+    ("written", "text", "day", "valid_to"),
+    [
+        # A month and day without a year is the nearest such day, when the sentence is not past.
+        (date(2024, 12, 13), "Mrs Hughes is off sick until 6 Jan.", date(2024, 12, 13), date(2025, 1, 6)),
+        (date(2025, 5, 18), "Party on Sat 14 June.", date(2025, 6, 14), None),  # "Sat" is no past verb
+        (date(2025, 5, 18), "Sat in the garden with Ana.", date(2025, 5, 18), None),  # but here it is
+        (date(2024, 10, 2), "Dan got a new job at Arup, starts 4 Nov.", date(2024, 11, 4), None),
+        (date(2024, 6, 24), "Raised my rate to 500 from July 1.", date(2024, 6, 24), None),  # not last July
+    ],
+)
+def test_a_day_without_its_year_is_the_one_the_sentence_can_mean(
+    written: date, text: str, day: date, valid_to: date | None
+) -> None:
+    node = only_node(extract(text, reference=written))
+    assert (node.timestamp, node.valid_to) == (day, valid_to)
 
 
 @pytest.mark.parametrize(

@@ -505,7 +505,8 @@ _MAX_YEAR_SAID = 2999
 _REPORTED = re.compile(
     r"(?i)\b(?:said|says|told|tells|mentioned|heard|announced|confirmed|confirmation|learned|learnt"
     r"|found\s+out|wrote|emailed|explained|noted|reminded|promised|agreed)\b|\s[—–]\s|;"
-    r"|,\s+(?=(?:and\s+|so\s+|but\s+)?(?:(?:I|we|she|he|they|it)(?:['’](?:re|s|m|ll|d))?|the|his|her|my|our|their|its)\s)"
+    r"|,\s+(?=(?:and\s+|so\s+|but\s+)?(?:(?:I|we|she|he|they|it)(?:['’](?:re|s|m|ll|d))?|the|his|her|my|our|their|its"
+    r"|starts?|begins?|ends|opens|closes|due|arrives?)\s)"
 )
 """A verb reporting what someone said, a dash or semicolon between two clauses, or a comma before a
 clause's own subject ("Aisha accepted the offer, she starts on March 17", "Got the invite, the wedding
@@ -620,10 +621,9 @@ _PROGRESSIVE = re.compile(
 Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The launch is postponed";
 not "the cat is sleeping" nor "Ana is going to call"."""
 _WEEKDAY_WORD = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b")
+_HALF_A_YEAR = 183
 _JUST_GONE = 31
 """Days back within which a day without a year, said as ahead, is taken as just gone instead."""
-_WILL = re.compile(r"(?i)\b(?:will|shall|going\s+to|starting|effective)\b|['’]ll\b")
-"""What says a sentence is about what is to come."""
 _FROM_BEFORE = re.compile(r"(?i)\b(?:from|starting|effective|as\s+of|beginning)\s+(?:the\s+)?$")
 """Before the day a sentence not past says something starts: "my manager will be Ines from April 1"."""
 _SINCE_BEFORE = re.compile(r"(?i)\b(?:since|depuis|seit|desde)\s+(?:the\s+|le\s+|dem\s+|el\s+)?$")
@@ -1458,6 +1458,8 @@ class _Wording:
             led = _TIME_LEAD.match(text) if text[:1] in _TIME_LEAD_STARTS else None
             shift = len(_TOKENS.findall(led.group(0))) if led else 0
             for index, word in enumerate(folded):
+                if word == "sat" and tokens[index] == "Sat" and index > shift:
+                    continue  # "Party on Sat 14 June": Saturday ("Sat in the garden." opens its line)
                 if (
                     _is_past_word(word) and _is_main_verb(tokens, folded, index, shift)
                 ) or _is_verb_after_subject(tokens, folded, index):
@@ -2053,15 +2055,29 @@ class _ChunkReader:
             for when in find_times(text, today, self.language)
             if when.granularity in ("day", "days", "week", "weekend")
         ]
-        if not past and _WILL.search(text):
-            # "My new manager will be Ines from April 1", written in February: this April, not the
-            # last (the resolver reads a bare month and day as past); a day just gone stays ("…
-            # from 1 March", written on the 4th), as does one after a noun ("the taxi from 28 Feb").
+        if not past:
+            # A month and day without a year in a sentence not past is the nearest such day, ahead
+            # or gone: "Tom is my manager from 1 July" written on 24 June is this July (the
+            # resolver reads it as past: last July), "off sick until 6 Jan" written in December is
+            # next January, "the minutes from 12 February" written in March this February. Not
+            # "since 1 April": a start is gone.
             found = [
-                (start, end, self._coming(text, start, end, day))
-                if (today - day).days > _JUST_GONE
+                (start, end, _nearest_year(day, today))
+                if _MONTH_DAY_WORDS.search(text, start, end)
+                and not _FOUR_DIGITS.search(text, start, end)
+                and not _SINCE_BEFORE.search(text[max(0, start - 20) : start])
+                else (start, end, day)
+                for start, end, day in found
+            ]
+        else:
+            # "Raised my rate to £500 from July 1", written on 24 June: a start the change sets, this
+            # July's; one over half a year back in a past sentence is read ahead.
+            found = [
+                (start, end, _nearest_year(day, today))
+                if (today - day).days > _HALF_A_YEAR
                 and _FROM_BEFORE.search(text[max(0, start - 20) : start])
                 and _MONTH_DAY_WORDS.search(text, start, end)
+                and not _FOUR_DIGITS.search(text, start, end)
                 else (start, end, day)
                 for start, end, day in found
             ]
@@ -2661,6 +2677,7 @@ class _ChunkReader:
                 and inline.word_count >= 4  # not "Next Friday works."
                 and not wording.hedged
                 and not _NOT_WHEN_BEFORE.search(title[max(0, start - 20) : start])
+                and not _TARGET_BEFORE.search(title[max(0, start - 24) : start])  # "postponed to May 20"
             )
         ]
         if dated and ahead:
