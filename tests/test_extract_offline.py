@@ -727,6 +727,9 @@ def test_what_is_moved_to_a_machine_runs_on_it() -> None:
         "Switched my phone plan from Vodafone to Telekom.",
         "Switched my running shoes from Pegasus 40 to Nike Invincible 3.",
         "Moved my gym membership from McFit to Urban Sports Club.",
+        "Moved our banking from Barclays to Starling.",  # only a machine or a system runs software
+        "Switched the grinder from Mazzer to Mahlkönig.",
+        "Moved the issue tracker from GitHub Issues to Linear.",
     ],
 )
 def test_a_machine_of_no_name_or_a_team_is_nothing_run_on(text: str) -> None:

@@ -81,12 +81,17 @@ _DETERMINER = rf"(?:(?i:{'|'.join(_DETERMINERS)})[ ]|(?i:l)['’])?"
 _NOT_ABBREVIATED = r"(?!(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Prof)\.[ \t])"
 """Not the first word of "St. Mary's Hospital": a name read up to its dot would be "St"."""
 _OWNED = r"(?i:the|my|our|his|her|their)[ ]"
-_SERVICES = (
-    "bank account accounts card cards coffee tea beans milk plan plans provider providers carrier contract "
-    "insurance insurer shoes trainers sneakers membership gym diet energy electricity gas supplier broadband "
-    "mortgage pension doctor dentist school car bike brand shampoo toothpaste subscription airline food"
+_RUNNING_THINGS = (
+    "printer printers laptop laptops desktop pc computer server servers nas router routers phone phones "
+    "tablet pi mac macbook homelab cluster vm vms vps box machine machines blog site website app backend "
+    "frontend api "
+    "database db ci pipeline build repo docs wiki editor shell terminal os kernel firmware bootloader camera "
+    "kindle tv console keyboard controller board stack infra infrastructure deploy deployment monitoring "
+    "logging auth dns email mail hosting storage backup backups cache queue search dotfiles"
 )
-_NO_SERVICE = rf"(?!(?:[a-z][a-z0-9-]*[ ]){{0,2}}{_any_of(_SERVICES)}[ \t]+from(?![\w'’-]))"
+_A_RUNNING_THING = rf"(?=(?:[a-z][a-z0-9-]*[ ]){{0,2}}{_any_of(_RUNNING_THINGS)}[ \t]+from(?![\w'’-]))"
+"""What a switch of firmware or software is made to, unnamed: a machine or a system ("the printer", "my
+laptop", "the blog"); not "our banking", "the grinder", "the issue tracker" (things bought or kept)."""
 """What a switch of a machine's firmware or software is not: "Switched my bank from N26 to DKB", "my
 running shoes", "my phone plan" (a thing bought, not run)."""
 _THING = r"[a-z][a-z0-9-]*(?:[ ][a-z][a-z0-9-]*){0,2}"
@@ -155,7 +160,9 @@ def _pattern(
         # "I" is no name: "I worked at SAP" is the writer's ({I}), or nobody's in an unsigned note.
         .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>(?!I\b){NAME})")
         .replace("{SS}", rf"{_NO_ADVERB}(?P<subjects>(?!I\b){NAME}(?:(?:,[ ]|,?[ ]and[ ])(?!I\b){NAME})+)")
-        .replace("{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}{_NO_SERVICE}(?P<thing>{_THING}))")
+        .replace(
+            "{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}{_A_RUNNING_THING}(?P<thing>{_THING}))"
+        )
         .replace("{O}", rf"{_DETERMINER}{_NOT_ABBREVIATED}(?P<object>{NAME}{_GROUP})")
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
         .replace("{N}", NAME)
