@@ -439,6 +439,7 @@ def test_a_job_or_a_home_said_to_be_over_ends_there(
         ("Ana landed a new role at [[Figma]].", {}, ("Ana", "works_for", "Figma")),
         ("Carla was hired by Netflix.", {}, ("Carla", "works_for", "Netflix")),
         ("I got hired by Stripe!", {"author": "Sam"}, ("Sam", "works_for", "Stripe")),
+        ("Chris got promoted to senior analyst at Lloyds.", {}, ("Chris", "works_for", "Lloyds")),
         ("I finally landed a job at Vercel.", {"author": "Sam"}, ("Sam", "works_for", "Vercel")),
         ("I started at Adyen as a data engineer.", {"author": "Sam"}, ("Sam", "works_for", "Adyen")),
         ("I joined Adyen today as a data engineer.", {"author": "Sam"}, ("Sam", "works_for", "Adyen")),
@@ -601,6 +602,34 @@ def test_a_month_with_its_year_dates_a_relation_in_a_note_without_a_date() -> No
     }
 
 
+@pytest.mark.parametrize(
+    ("text", "triple", "valid_at"),
+    [
+        ("Priya moved to Berlin.", ("Priya", "lives_in", "Berlin"), REF),
+        ("Ana married Tom last week.", ("Ana", "married_to", "Tom"), date(2025, 3, 3)),
+        ("I married Dan on Saturday!", ("Sam", "married_to", "Dan"), date(2025, 3, 8)),
+    ],
+)
+def test_someones_move_or_wedding_starts_then(text: str, triple: tuple[str, ...], valid_at: date) -> None:
+    assert only_relation(text, {"author": "Sam"}) == (*triple, valid_at, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom moved to the Berlin office.",  # a workplace
+        "Standup moved to Thursday.",
+        "Ana moved to Marketing.",
+        "Atlas moved to Kubernetes.",
+        "Kim moved to Team Blue.",
+        "Sprint planning moved to Room 4.",
+        "Ana married into the Smith family.",
+    ],
+)
+def test_what_moves_to_no_home_relates_nobody(text: str) -> None:
+    assert not extract(text, meta={"author": "Sam"}).draft.relations
+
+
 def test_a_move_to_software_from_another_ends_the_other() -> None:
     found = {
         r[:3]: r[3:]
@@ -661,6 +690,7 @@ def test_an_app_a_day_or_a_team_is_no_home_nor_a_tool(text: str) -> None:
         ("Left my job at Acme to join Initech.", "Sam", "Acme", "Initech"),
         ("Priya left Monzo to join Stripe as head of design.", "Priya", "Monzo", "Stripe"),
         ("Tom left Globex and started at Hooli, a better offer.", "Tom", "Globex", "Hooli"),
+        ("Tom left his job at Leeds City Council to join Airbus.", "Tom", "Leeds City Council", "Airbus"),
     ],
 )
 def test_leaving_one_employer_for_another_ends_the_first(text: str, person: str, old: str, new: str) -> None:

@@ -167,7 +167,7 @@ def _pattern(
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
         .replace("{N}", NAME)
     )
-    if object_type == "organization":
+    if object_type in ("organization", "place"):  # "works at the Berlin office", "moved to the Berlin office"
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}", 1)
     elif (object_type == "person" or predicate == "uses") and "{O}['’]s" not in template:
         # Not "I started using Ana's bike": what is used is hers, not Ana.
@@ -367,6 +367,12 @@ _CALENDAR_OR_TEAM = _word_set(
 """What a meeting or a person moves to that is no place: "moved to Tuesday", "moved to Marketing"."""
 
 
+_GROUP_WORDS = _word_set(
+    "team squad group department division unit phase sprint stage level tier plan version room"
+)
+"""First words of what one moves to that is no place: "Team Blue", "Phase 2", "Plan B"."""
+
+
 def is_known_tool(name: str) -> bool:
     """Whether the name is of software people move their work to (`Obsidian`, `VS Code`; not `Base Camp`)."""
     return " ".join(name.casefold().split()) in _KNOWN_TOOLS
@@ -375,7 +381,13 @@ def is_known_tool(name: str) -> bool:
 def could_be_home(name: str) -> bool:
     """Whether someone could live in the named thing: no app, weekday, month or department, nor a
     numbered thing ("Room 204", "Phase 2", "Sprint 14")."""
-    return not is_known_tool(name) and _no_day_or_team(name) and not any(c.isdigit() for c in name)
+    first = name.split(None, 1)[0].casefold() if name.strip() else ""
+    return (
+        not is_known_tool(name)
+        and _no_day_or_team(name)
+        and not any(c.isdigit() for c in name)
+        and first not in _GROUP_WORDS
+    )
 
 
 def _no_tool(name: str) -> bool:
@@ -513,6 +525,20 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="leads manages heads"),
     _pattern(r"{S} reports to {O}", "reports_to", "reports to", True, "person", "person",
              keywords="reports"),
+    # "Ana married Tom last week", "I married Dan on Saturday!" (not "married into the family").
+    _pattern(r"{S} (?:just )?married {O}", "married_to", "married to", True, "person", "person",
+             keywords="married"),
+    _pattern(r"{I} (?:just )?married {O}", "married_to", "married to", True, "person", "person",
+             keywords="married"),
+    # "Chris got promoted to senior analyst at Lloyds".
+    _pattern(rf"{{S}} (?:got|was|has been|just got) promoted to {_A_ROLE_OR_ROLE} (?:at|with) {{O}}",
+             "works_for", "works for", True, "person", "organization", keywords="promoted"),
+    _pattern(rf"{{I}} (?:got|was|have been|just got) promoted to {_A_ROLE_OR_ROLE} (?:at|with) {{O}}",
+             "works_for", "works for", True, "person", "organization", keywords="promoted"),
+    # Someone else's move: "Priya moved to Berlin" (no app, weekday, team or numbered thing; not "the
+    # Berlin office", nor "moved to Obsidian from Notion").
+    _pattern(rf"{{S}} (?:has |just |recently )?(?:moved|relocated) to {{O}}{_NOT_FROM}", "lives_in",
+             "lives in", True, "person", "place", keywords="moved relocated"),
     _pattern(r"{S} (?:is|got) married to {O}", "married_to", "married to", True, "person", "person",
              keywords="married"),
     _pattern(r"{S} (?:divorced|got divorced from|is divorced from) {O}", "married_to", "married to", True,
@@ -655,6 +681,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:left|quit) {_BARE_OLD} (?:and|to) {_JOINED} "
              rf"{_BARE_NEW}{_JOINED_END}", "works_for", "works for", True, "person", "organization",
              keywords="left quit", object_test=_no_tool, needs=_JOB_CUE),
+    _pattern(rf"{{S}} (?:just |finally )?(?:left|quit) (?:his|her|their) (?:job|role|position) (?:at|with) "
+             rf"{{A}} (?:and|to) {_JOINED} {{O}}", "works_for", "works for", True, "person", "organization",
+             keywords="left quit"),
     _pattern(rf"(?i:left|quit) my (?:job|role|position) (?:at|with) {{A}} (?:and|to) {_JOINED} {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="left quit", writer=True),
     # A job or a home that is over, said as such: "Ana no longer works at Acme", "I don't work for
