@@ -1557,8 +1557,22 @@ def test_a_relation_after_another_clause_is_still_stated() -> None:
     assert relations(extract("I never liked Oslo, but Tom lives in Paris.")) == {("Tom", "lives_in", "Paris")}
 
 
-def test_a_question_gives_no_node() -> None:
-    assert extract("Did the Ender 3 print the benchy yesterday?").draft.nodes == []
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Did the Ender 3 print the benchy yesterday?",
+        # A diary's question leaves its words out: nothing happened, nothing was decided.
+        "Think it went OK?",
+        "Maybe it was the new filter?",
+        "Switched CI from GitHub Actions to Buildkite? No — staying on GHA.",
+    ],
+)
+def test_a_question_gives_no_node(text: str) -> None:
+    assert extract(text).draft.nodes == []
+
+
+def test_a_statement_before_a_question_still_counts() -> None:
+    assert [n.title for n in extract("Met Ana today, who knew?").draft.nodes] == ["Met Ana today, who knew?"]
 
 
 def test_a_past_state_begins_and_ends_at_no_date_but_its_own() -> None:

@@ -3131,8 +3131,16 @@ def _is_question(text: str) -> bool:
     return (
         stripped.endswith("?")
         and not _STATED_BEFORE.search(stripped)
-        and _QUESTION_START.match(stripped) is not None
+        # A diary's question leaves its words out ("Think it went OK?", "Switched CI to Buildkite?");
+        # with a comma or a dash it may have said something first ("Met Ana today, who knew?").
+        and (
+            _QUESTION_START.match(stripped) is not None
+            or not _CLAUSE_MARK.search(stripped, 0, len(stripped) - 1)
+        )
     )
+
+
+_CLAUSE_MARK = re.compile(r"[,;:—–]|\s-\s")
 
 
 _STATED_BEFORE = re.compile(r"[.!…](?=\s)")
