@@ -1571,6 +1571,13 @@ def test_a_question_gives_no_node(text: str) -> None:
     assert extract(text).draft.nodes == []
 
 
+def test_a_link_to_me_is_the_writer_when_the_note_says_who_that_is() -> None:
+    found = extract("- [[Me]] uses [[Zotero]].", meta={"author": "Sam"})
+    assert relations(found) == {("Sam", "uses", "Zotero")}
+    assert "Me" not in entity_names(found)
+    assert relations(extract("- [[Me]] uses [[Zotero]].")) == {("Me", "uses", "Zotero")}  # who, nothing says
+
+
 def test_a_statement_before_a_question_still_counts() -> None:
     assert [n.title for n in extract("Met Ana today, who knew?").draft.nodes] == ["Met Ana today, who knew?"]
 

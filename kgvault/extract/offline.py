@@ -1869,6 +1869,8 @@ class _ChunkReader:
         subject = self._note_subject(title_quote)
         for key, name, quote in found:
             predicate = _snake(key)
+            if self.i_am is not None and name.casefold() in _ME:  # `owner: "[[Me]]"`: the writer
+                name = self.i_am
             object_name = self.entities.add(name, _key_type(key, name), quote)
             if (
                 subject is None
@@ -2027,6 +2029,8 @@ class _ChunkReader:
 
     def _link_entity(self, ref: _Ref, quote: str | None, entity_type: str | None = None) -> str:
         assert ref.name is not None
+        if self.i_am is not None and ref.name.casefold() in _ME:
+            return self.entities.add(self.i_am, "person", quote)  # `owner: "[[Me]]"`: the writer
         aliases = (ref.alias,) if ref.alias and _is_proper_alias(ref.alias, ref.name) else ()
         return self.entities.add(ref.name, entity_type or _type_from_name(ref.name), quote, aliases)
 
@@ -2540,7 +2544,11 @@ class _ChunkReader:
         where a `person` is meant, a first name is the one full name linked beside it, if one."""
         placeholder = PLACEHOLDER_RE.fullmatch(raw)
         if placeholder:
-            return inline.refs[int(placeholder.group(1))].name
+            name = inline.refs[int(placeholder.group(1))].name
+            # `[[Me]]` is the writer, when the note says who that is.
+            return (
+                self.i_am if name is not None and self.i_am is not None and name.casefold() in _ME else name
+            )
         if PLACEHOLDER_RE.search(raw):
             return None
         name = clean_name(raw, self.known)
@@ -3055,6 +3063,10 @@ def _period_middle(title: str) -> date | None:
         return date(year, month, 15)
     except ValueError:  # no such week (2025-W53), or past the calendar's ends
         return None
+
+
+_ME = frozenset({"me", "myself"})
+"""A link's target that names the writer: `[[Me]]`, as vault templates write `author: "[[Me]]"`."""
 
 
 def _not_linked_words(inline: _Inline, dates: list[tuple[int, int, date]]) -> list[tuple[int, int, date]]:
