@@ -603,6 +603,20 @@ def test_a_month_with_its_year_dates_a_relation_in_a_note_without_a_date() -> No
 
 
 @pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Joost reports to the CFO, Anneke Smit.", ("Joost", "reports_to", "Anneke Smit")),
+        ("I report to our CTO, Priya.", ("Sam", "reports_to", "Priya")),
+        ("Tom reports to the CEO.", None),  # a role, not the person
+    ],
+)
+def test_a_role_said_before_whom_someone_reports_to_is_not_them(
+    text: str, triple: tuple[str, ...] | None
+) -> None:
+    assert relations(extract(text, meta={"author": "Sam"})) == ({triple} if triple else set())
+
+
+@pytest.mark.parametrize(
     ("text", "triple", "valid_at"),
     [
         ("Priya moved to Berlin.", ("Priya", "lives_in", "Berlin"), REF),

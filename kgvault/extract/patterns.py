@@ -240,6 +240,21 @@ _JOB_NOUNS = (
 )
 _CHIEFS = "CEO CTO CFO COO CIO CPO CMO CISO president"
 _CHIEF = rf"(?:{_any_of(_CHIEFS)}|managing director)"
+_ROLE_BEFORE_NAME = (
+    rf"(?:(?:the|our|my|his|her|their) (?:new )?(?:{_any_of(_CHIEFS)}|founder|director|manager|boss|lead"
+    r"|head of [a-z]+|VP(?: of [a-z]+)?),? )?"
+)
+"""A role said before the person it is: "reports to the CEO, [[Anneke Smit]]", "to our CTO, Priya"."""
+_ROLES_ALONE = frozenset(
+    word.casefold() for word in (*_CHIEFS.split(), "VP", "Founder", "Director", "Manager", "Boss")
+)
+
+
+def _no_role(name: str) -> bool:
+    """Whether the name is a person's, not a role ("reports to the CEO." names nobody)."""
+    return name.casefold() not in _ROLES_ALONE
+
+
 _ROLE = (
     r"(?:(?:new|current) )?(?:(?:senior|junior|lead|principal|staff|software|data|product|UX|UI|frontend"
     r"|backend|full-stack|marketing|sales|engineering|research|security|QA|graphic|web) ){0,2}"
@@ -523,8 +538,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "leads", "leads", False, "person", None, keywords="lead"),
     _pattern(r"{S} (?:leads|manages|heads) {O}", "leads", "leads", False, "person", None,
              keywords="leads manages heads"),
-    _pattern(r"{S} reports to {O}", "reports_to", "reports to", True, "person", "person",
-             keywords="reports"),
+    _pattern(rf"{{S}} reports to {_ROLE_BEFORE_NAME}{{O}}", "reports_to", "reports to", True, "person",
+             "person", keywords="reports", object_test=_no_role),
     # "Ana married Tom last week", "I married Dan on Saturday!" (not "married into the family").
     _pattern(r"{S} (?:just )?married {O}", "married_to", "married to", True, "person", "person",
              keywords="married"),
@@ -657,8 +672,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              object_test=is_known_tool),
     _pattern(r"{I}(?: am|['’]m) (?:now )?married to {O}", "married_to", "married to", True, "person",
              "person", keywords="married"),
-    _pattern(rf"{{I}} {_ADVERB}report to {{O}}", "reports_to", "reports to", True, "person", "person",
-             keywords="report"),
+    _pattern(rf"{{I}} {_ADVERB}report to {_ROLE_BEFORE_NAME}{{O}}", "reports_to", "reports to", True,
+             "person", "person", keywords="report", object_test=_no_role),
     # A job that ended: not "I left Paris" (a place), only a job or "quit" (one quits an employer).
     _pattern(r"{I} (?:just |also )?(?:quit|left|lost) (?:my|the) (?:job|position|role) (?:at|with) {O}",
              "works_for", "works for", True, "person", "organization", keywords="quit left lost", ends=True),
