@@ -1703,6 +1703,9 @@ def test_a_note_kept_as_a_person_organization_or_place_is_that_entity(
         ("Lives in Leeds.", ("Jamie Chen", "lives_in", "Leeds")),
         ("She is married to [[Hugo Gomes]].", ("Jamie Chen", "married_to", "Hugo Gomes")),
         ("Reports to [[Ana Souza]].", ("Jamie Chen", "reports_to", "Ana Souza")),
+        ("Senior engineer at [[Cloudflare]].", ("Jamie Chen", "works_for", "Cloudflare")),
+        ("Head of Operations at [[Helix Logistics]].", ("Jamie Chen", "works_for", "Helix Logistics")),
+        ("Works as a sound engineer at [[The Caves]].", ("Jamie Chen", "works_for", "The Caves")),
     ],
 )
 def test_a_line_of_a_persons_note_without_its_subject_is_about_them(

@@ -33,6 +33,7 @@ from kgvault.dates import find_dates
 from kgvault.extract import Extraction
 from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normalize_for_match, validate_items
 from kgvault.extract.patterns import (
+    JOB_TITLE,
     NAME,
     PLACEHOLDER,
     PLACEHOLDER_RE,
@@ -234,6 +235,8 @@ def _key_type(key: str, name: str | None) -> str | None:
     return found
 
 
+_JOB_AT = re.compile(rf"(?i)(?:(?:a|an|the)\s+)?{JOB_TITLE}\s+(?:at|@)\s+(?=[\ue000A-Z])")
+"""A line of a person's note that is their job and where: "Senior engineer at [[Cloudflare]]."."""
 _LEFT_OUT_SUBJECT = re.compile(
     r"(?:(?P<pronoun>She|He|They)(?=[ \t]+(?:is|was|are|were|has|had|works|worked|lives|lived|reports|joined"
     r"|moved|studied|studies|graduated|married|manages|leads|founded|owns|uses|left|quit|started)\b)"
@@ -2529,10 +2532,16 @@ class _ChunkReader:
         with the person named instead: "Works at the BBC." as "<Jamie Chen> works at the BBC."."""
         text = inline.placeholder
         match = _LEFT_OUT_SUBJECT.match(text)
-        if match is None:
+        job = _JOB_AT.match(text) if match is None else None
+        if match is None and job is None:
             return inline
         person = PLACEHOLDER.format(index=len(inline.refs))
-        rest = text[match.end("pronoun") :] if match["pronoun"] else " " + text[0].lower() + text[1:]
+        if job is not None:  # "Senior engineer at [[Cloudflare]]." as "<Priya> works at [[Cloudflare]]."
+            rest = " works at " + text[job.end() :]
+        elif match is not None and match["pronoun"]:
+            rest = text[match.end("pronoun") :]
+        else:
+            rest = " " + text[0].lower() + text[1:]
         return replace(
             inline,
             refs=(*inline.refs, _Ref("link", self.source.title, self.source.title)),

@@ -236,7 +236,8 @@ _HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
 """How someone works where they work: "Leila works remotely for Globex"."""
 _JOB_NOUNS = (
     "engineer developer programmer designer manager architect analyst scientist researcher consultant "
-    "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician lead"
+    "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician lead "
+    "director"
 )
 _CHIEFS = "CEO CTO CFO COO CIO CPO CMO CISO president"
 _CHIEF = rf"(?:{_any_of(_CHIEFS)}|managing director)"
@@ -258,12 +259,15 @@ def _no_role(name: str) -> bool:
 _ROLE = (
     r"(?:(?:new|current) )?(?:(?:senior|junior|lead|principal|staff|software|data|product|UX|UI|frontend"
     r"|backend|full-stack|marketing|sales|engineering|research|security|QA|graphic|web) ){0,2}"
-    # What the job is in: "a Spanish teacher", "a Python developer", "an iOS developer".
-    r"(?:(?:[A-Z]|i(?=[A-Z]))[\w+#.]*(?:-[A-Za-z]+)? )?"
+    # What the job is in: "a Spanish teacher", "a Python developer", "an iOS developer", "a sound engineer".
+    r"(?:(?:[A-Z]|i(?=[A-Z]))[\w+#.]*(?:-[A-Za-z]+)? |(?:sound|creative|art|account|medical|legal|financial"
+    r"|customer|support|mechanical|civil|electrical|audio|video|game|mobile|cloud|devops|platform|field) )?"
     rf"(?:{_any_of(_JOB_NOUNS)}|{_CHIEF}|(?:head|director|VP) of [a-z]+)(?![\w'’-])"
 )
 """A job, named as one: "a senior designer", "the new CTO", "head of design", "a Spanish teacher" (not
 "former": over)."""
+JOB_TITLE = _ROLE.replace(" ", r"\s+")
+"""A job named as one, as a regex of its own ("Senior engineer", "Head of operations")."""
 _ROLE_WORDS = f"{_JOB_NOUNS} {_CHIEFS.lower()} director head vp"
 """The words one of which a sentence naming a job holds (the patterns' screen)."""
 _A_ROLE = rf"(?:the|a|an|our|their) {_ROLE}"
@@ -499,6 +503,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "organization", keywords=_ROLE_WORDS),
     _pattern(rf"{{S}} is (?:now )?(?:the|our|their) (?:new )?{_CHIEF} of {{O}}", "works_for", "works for",
              True, "person", "organization", keywords=_ROLE_WORDS),
+    _pattern(rf"{{S}} works as {_A_ROLE_OR_ROLE} (?:at|for) {{O}}", "works_for", "works for", True, "person",
+             "organization", keywords="works"),
     _pattern(rf"{{S}} (?:just )?(?:joined|joins|started at) {{O}}{_WHEN_JOINED} as {_A_ROLE_OR_ROLE}",
              "works_for", "works for", True, "person", "organization", keywords=_ROLE_WORDS),
     # Several named at once: "Ana and Sam work at Acme", "Tom, Ana and Sam live in Porto".
