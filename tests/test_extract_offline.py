@@ -1379,6 +1379,24 @@ def test_a_projects_stack_and_team_lists_say_what_it_uses_and_who_is_in_it(
     ).draft.relations
 
 
+@pytest.mark.parametrize(
+    ("item", "ended"),
+    [
+        ("- [[Ravi Kumar]] — backend (left 2024)", date(2024, 1, 1)),
+        ("- [[Ravi Kumar]] — backend (until March 2024)", date(2024, 3, 1)),
+        ("- [[Ravi Kumar]] — former QA", None),  # gone, when nothing says: not said to hold
+    ],
+)
+def test_a_team_member_said_gone_is_a_member_no_more(item: str, ended: date | None) -> None:
+    found = extract(item, heading=("Team",), title="Tern", path="projects/Tern.md", reference=None)
+    if ended is None:
+        assert not found.draft.relations
+    else:
+        assert [relation_fields(r) for r in found.draft.relations] == [
+            ("Ravi Kumar", "member_of", "Tern", None, ended)
+        ]
+
+
 @pytest.mark.parametrize("heading", ["Decision", "Decision Outcome", "3. Decision"])
 def test_an_adrs_decision_paragraph_is_a_decision(heading: str) -> None:
     text = "We will replace RabbitMQ with Kafka for all event streams."

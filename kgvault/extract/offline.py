@@ -235,6 +235,9 @@ def _key_type(key: str, name: str | None) -> str | None:
     return found
 
 
+_LISTED_GONE = re.compile(r"(?i)\b(?:left|until|till|former|ex-|moved\s+to|departed|no\s+longer|retired)\b")
+"""A list item saying its person or thing is gone: "(left 2024)", "(until March 2024)", "former"."""
+_GONE_YEAR = re.compile(r"(?i)\b(?:left|until|till|since|in)\s+((?:19|20)\d\d)\b")
 _JOB_AT = re.compile(rf"(?i)(?:(?:a|an|the)\s+)?{JOB_TITLE}\s+(?:at|@)\s+(?=[\ue000A-Z])")
 """A line of a person's note that is their job and where: "Senior engineer at [[Cloudflare]]."."""
 _LEFT_OUT_SUBJECT = re.compile(
@@ -2524,8 +2527,33 @@ class _ChunkReader:
             subject, obj = self.entities.add(named, "person", candidate.quote), note
         label = listing.replace("_", " ")
         statement = f"{subject} uses {obj}." if listing == "uses" else f"{subject} is a member of {obj}."
-        self._relation(subject, listing, label, obj, statement, PATTERN_CONFIDENCE, candidate.quote, when)
+        valid_at, invalid_at = when, None
+        if _LISTED_GONE.search(inline.title):
+            # "[[Ravi Kumar]] — backend (left 2024)", "(until March 2024)": no more, from then; when
+            # nothing says, it is not said to hold.
+            invalid_at = self._gone_since(inline.title)
+            if invalid_at is None:
+                return []
+            valid_at = None
+        self._relation(
+            subject, listing, label, obj, statement, PATTERN_CONFIDENCE, candidate.quote, valid_at, invalid_at
+        )
         return [(subject, listing, obj, False)]
+
+    def _gone_since(self, text: str) -> date | None:
+        """The first day of the last time a listed item names ("left 2024", "until March 2024")."""
+        today = self._chunk_date()
+        reference = today if today is not None and can_count_from(today) else date(_MAX_YEAR_SAID, 12, 31)
+        times = [
+            when
+            for when in find_times(text, reference, self.language)
+            if when.granularity in ("day", "month", "year")
+            and (today is not None or _FOUR_DIGITS.search(text, when.start, when.end))
+        ]
+        if times:
+            return times[-1].first
+        year = _GONE_YEAR.search(text)  # "(left 2024)": a bare year the resolver leaves alone
+        return date(int(year.group(1)), 1, 1) if year else None
 
     def _about_the_person(self, inline: _Inline) -> _Inline:
         """A line of a person's note with its subject left out or said as "she", "he" or "they", read
