@@ -71,6 +71,10 @@ _WORD = rf"[{_UPPER}][\w+&-]*#?(?:['’][{_UPPER}][\w-]*)?(?:\.\w+)*"
 """A Capitalized word: "Klipper", "O'Connor", "Node.js", "C#" (but not the possessive of "Bob's")."""
 _NUMBER = r"\d+(?:[.,]\d+)*[A-Za-z]*"
 NAME = rf"(?:\ue000\d+\ue001|{_WORD}(?:[ ](?:{_WORD}|{_NUMBER}|of[ ]{_WORD})){{0,4}})"
+_WORD_S = rf"[{_UPPER}][\w+&-]*#?(?:['’][{_UPPER}][\w-]*)?(?:['’]s(?=[ ][{_UPPER}]))?(?:\.\w+)*"
+_ORGANIZATION = rf"(?:\ue000\d+\ue001|{_WORD_S}(?:[ ](?:{_WORD_S}|{_NUMBER}|of[ ]{_WORD_S})){{0,4}})"
+"""An organization's name, which may hold an owner's "'s" ("St James's Hospital"; a person's may not:
+"Bob's Ender 3" is Bob's)."""
 """An entity-like name: a placeholder or a Capitalized name (later words may be numbers, and "of"
 may join two: "Bank of America", "Isle of Man")."""
 _DETERMINERS: tuple[str, ...] = (
@@ -151,6 +155,9 @@ def _pattern(
     object_test: Callable[[str], bool] | None = None,
     needs: str | None = None,
 ) -> VerbPattern:
+    # A shop or a pub named for its owner ends with his "'s": "works at McDonald's", "a job at Sainsbury's".
+    shop = _SHOP_S if object_type == "organization" else ""
+    organization = _ORGANIZATION if object_type == "organization" else NAME
     regex = (
         # "Ana now works at Google", "Tom also lives in Leeds": an adverb between a name and its verb.
         template.replace("{S} ", "{S} " + _BETWEEN_ADVERB, 1)
@@ -163,7 +170,7 @@ def _pattern(
         .replace(
             "{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}{_A_RUNNING_THING}(?P<thing>{_THING}))"
         )
-        .replace("{O}", rf"{_DETERMINER}{_NOT_ABBREVIATED}(?P<object>{NAME}{_GROUP})")
+        .replace("{O}", rf"{_DETERMINER}{_NOT_ABBREVIATED}(?P<object>{organization}{_GROUP}{shop})")
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
         .replace("{N}", NAME)
     )
@@ -222,6 +229,10 @@ _SITES = "office offices branch site campus plant factory warehouse HQ headquart
 _NOT_A_SITE_AHEAD = rf"(?!{NAME}[\t\x20]+(?:{_any_of(_SITES)})(?![\w'’-]))"
 """Not a name before where someone works: "works at the Lisbon office" names a place (whose office, when
 "of Globex" follows, is Globex's)."""
+_SHOP_S = (
+    r"(?:['’]s(?=[\x20\t]*(?:[,.;:!?)]|$)|[\x20\t]+(?:today|yesterday|now|since|as|in|on|for|last|this)\b))?"
+)
+"""An employer's name's closing "'s", before its clause ends: "McDonald's", "Sainsbury's", "Sneaky Pete's"."""
 _NOT_SOMEONE_ELSES_AHEAD = rf"(?!{NAME}['’]s(?![\w'’-]))"
 """Not a person's name owning who is meant: "I report to Gavin's deputy" is not to Gavin."""
 _ARTICLE = r"(?:the|a|an|my|our|their|his|her|its|new) "
