@@ -235,11 +235,19 @@ def _key_type(key: str, name: str | None) -> str | None:
     return found
 
 
-_LISTED_GONE = re.compile(r"(?i)\b(?:left|until|till|former|ex-|moved\s+to|departed|no\s+longer|retired)\b")
-"""A list item saying its person or thing is gone: "(left 2024)", "(until March 2024)", "former"."""
+_LISTED_GONE = re.compile(
+    r"(?i)(?:[(—–,]|\s-)\s*(?:(?:left|departed|retired)(?=\s*(?:in\s+)?(?:(?:19|20)\d\d|[A-Z][a-z]+\s+(?:19|20)\d\d|\)|$|,|;))"
+    r"|until\b|till\b|former\b|ex-|moved\s+to\b|no\s+longer\b)"
+)
+"""A list item's remark opening with its person or thing gone: "(left 2024)", "(until March 2024)",
+"— former QA" (not "took over when Ravi left", "left-handed", "lead until the launch")."""
 _GONE_YEAR = re.compile(r"(?i)\b(?:left|until|till|since|in)\s+((?:19|20)\d\d)\b")
-_JOB_AT = re.compile(rf"(?i)(?:(?:a|an|the)\s+)?{JOB_TITLE}\s+(?:at|@)\s+(?=[\ue000A-Z])")
-"""A line of a person's note that is their job and where: "Senior engineer at [[Cloudflare]]."."""
+_JOB_AT = re.compile(
+    rf"(?i)(?!(?:former|ex|previous|retired|wannabe|aspiring|future|favou?rite|old|past)\b)(?:(?:a|an|the)\s+)?"
+    rf"{JOB_TITLE}\s+(?:at|@)\s+(?=(?-i:{NAME})\s*[.!]?\s*$)"
+)
+"""A line of a person's note that is their job and where, and nothing else: "Senior engineer at
+[[Cloudflare]]." (not "Former CTO at Acme.", "Intern at NASA in 2012.", "Manager at Tesco until 2021")."""
 _LEFT_OUT_SUBJECT = re.compile(
     r"(?:(?P<pronoun>She|He|They)(?=[ \t]+(?:is|was|are|were|has|had|works|worked|lives|lived|reports|joined"
     r"|moved|studied|studies|graduated|married|manages|leads|founded|owns|uses|left|quit|started)\b)"
@@ -628,6 +636,11 @@ Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The l
 not "the cat is sleeping" nor "Ana is going to call"."""
 _WEEKDAY_WORD = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b")
 _HALF_A_YEAR = 183
+_SOON = 62
+"""Days ahead within which a day "from" which something holds is taken as coming, not gone."""
+_FROM_ONLY_BEFORE = re.compile(r"(?i)\bfrom\s+(?:the\s+)?$")
+_RECURRING = re.compile(r"(?i)\b(?:every|each)\s+(?:year|month|week)\b|\bannually\b|\byearly\b")
+"""A sentence about what recurs: its day is no one day ("Every year on 5 November we go to …")."""
 _JUST_GONE = 31
 """Days back within which a day without a year, said as ahead, is taken as just gone instead."""
 _FROM_BEFORE = re.compile(r"(?i)\b(?:from|starting|effective|as\s+of|beginning)\s+(?:the\s+)?$")
@@ -2072,10 +2085,11 @@ class _ChunkReader:
             # next January, "the minutes from 12 February" written in March this February. Not
             # "since 1 April": a start is gone.
             found = [
-                (start, end, _nearest_year(day, today))
+                (start, end, self._nearest(text, start, end, day, today))
                 if _MONTH_DAY_WORDS.search(text, start, end)
                 and not _FOUR_DIGITS.search(text, start, end)
                 and not _SINCE_BEFORE.search(text[max(0, start - 20) : start])
+                and not _RECURRING.search(text)
                 else (start, end, day)
                 for start, end, day in found
             ]
@@ -2134,6 +2148,16 @@ class _ChunkReader:
             if day is not None:
                 found.append((start, end, day))
         return sorted(found)
+
+    @staticmethod
+    def _nearest(text: str, start: int, end: int, day: date, today: date) -> date:
+        """The nearest such day; after "from", where something comes from, the last one unless the
+        next is at most two months ahead ("Tom is my manager from 1 July", written on 24 June;
+        "the changes from 5 March", written in September, are last March's)."""
+        nearest = _nearest_year(day, today)
+        if nearest > today and _FROM_ONLY_BEFORE.search(text[max(0, start - 8) : start]):
+            return nearest if (nearest - today).days <= _SOON else day
+        return nearest
 
     def _days_of_the_titles_year(self, text: str) -> list[tuple[int, int, date]]:
         """In a note with no date whose title names one year ("Reading log 2025", "Japan 2024"), the
@@ -2534,7 +2558,10 @@ class _ChunkReader:
             invalid_at = self._gone_since(inline.title)
             if invalid_at is None:
                 return []
-            valid_at = None
+            if when is not None and invalid_at > when:
+                invalid_at = None  # "(on leave until June)": there still
+            else:
+                valid_at = None
         self._relation(
             subject, listing, label, obj, statement, PATTERN_CONFIDENCE, candidate.quote, valid_at, invalid_at
         )
@@ -3184,7 +3211,8 @@ def _is_question(text: str) -> bool:
         # with a comma or a dash it may have said something first ("Met Ana today, who knew?").
         and (
             _QUESTION_START.match(stripped) is not None
-            or not _CLAUSE_MARK.search(stripped, 0, len(stripped) - 1)
+            # Not "Passed my driving test!?", "Broke my wrist skiing??": emphasis, not asking.
+            or (not _CLAUSE_MARK.search(stripped, 0, len(stripped) - 1) and stripped[-2:-1] not in ("!", "?"))
         )
     )
 

@@ -174,8 +174,8 @@ def _pattern(
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
         .replace("{N}", NAME)
     )
-    if object_type in ("organization", "place"):  # "works at the Berlin office", "moved to the Berlin office"
-        regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}", 1)
+    if object_type in ("organization", "place"):  # "works at the Berlin office", not "at Ana's company"
+        regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}{_NOT_SOMEONES_THING}", 1)
     elif (object_type == "person" or predicate == "uses") and "{O}['’]s" not in template:
         # Not "I started using Ana's bike": what is used is hers, not Ana.
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_SOMEONE_ELSES_AHEAD}", 1)
@@ -229,6 +229,10 @@ _SITES = "office offices branch site campus plant factory warehouse HQ headquart
 _NOT_A_SITE_AHEAD = rf"(?!{NAME}[\t\x20]+(?:{_any_of(_SITES)})(?![\w'’-]))"
 """Not a name before where someone works: "works at the Lisbon office" names a place (whose office, when
 "of Globex" follows, is Globex's)."""
+_NOT_SOMEONES_THING = (
+    rf"(?!{NAME}['’]s[\x20\t]+(?!(?:today|yesterday|now|since|as|in|on|for|last|this|and|but|until)\b)[a-z])"
+)
+"""Not someone's thing: "works at Ana's company", "a job at Tom's startup" (the employer is not Ana)."""
 _SHOP_S = (
     r"(?:['’]s(?=[\x20\t]*(?:[,.;:!?)]|$)|[\x20\t]+(?:today|yesterday|now|since|as|in|on|for|last|this)\b))?"
 )
@@ -348,6 +352,10 @@ _JOINED = (
 """Joining an employer, after leaving one: "and joined", "to join", "and started at", "to go to work for"."""
 _JOINED_END = r"(?=[\x20\t]*(?:[,.;:!?)]|$|as\s|(?:today|yesterday|last|this|in\s+(?:19|20)\d\d)(?![\w'’-])))"
 """What may follow the employer joined: the clause's end, the job, a time; not "joined Tom in Porto"."""
+_NOT_A_COUPLE = r"(?![\w'’-])(?!\s*(?:,|and|&)\s*[\ue000A-Z])"
+"""Not "Father Murphy married Ana and Tom": who marries a couple is married to neither."""
+_NO_OFFICIANT = r"^(?!.*\b(?i:father|reverend|rev|judge|pastor|priest|rabbi|imam|vicar|cleric|officiant)\b)"
+"""A sentence without who conducts a wedding: "The Reverend Green married them" marries no one to him."""
 _NOT_HIRED_TO = r"(?![\w'’-])(?!\s+to\s)"
 """Not hired to do something ("hired by Tom to paint the house"): a job done, not a job held."""
 _JOB_CUE = (
@@ -558,19 +566,15 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{S}} reports to {_ROLE_BEFORE_NAME}{{O}}", "reports_to", "reports to", True, "person",
              "person", keywords="reports", object_test=_no_role),
     # "Ana married Tom last week", "I married Dan on Saturday!" (not "married into the family").
-    _pattern(r"{S} (?:just )?married {O}", "married_to", "married to", True, "person", "person",
-             keywords="married"),
-    _pattern(r"{I} (?:just )?married {O}", "married_to", "married to", True, "person", "person",
-             keywords="married"),
+    _pattern(r"{S} (?:just )?married {O}" + _NOT_A_COUPLE, "married_to", "married to", True, "person",
+             "person", keywords="married", needs=_NO_OFFICIANT),
+    _pattern(r"{I} (?:just )?married {O}" + _NOT_A_COUPLE, "married_to", "married to", True, "person",
+             "person", keywords="married"),
     # "Chris got promoted to senior analyst at Lloyds".
     _pattern(rf"{{S}} (?:got|was|has been|just got) promoted to {_A_ROLE_OR_ROLE} (?:at|with) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="promoted"),
     _pattern(rf"{{I}} (?:got|was|have been|just got) promoted to {_A_ROLE_OR_ROLE} (?:at|with) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="promoted"),
-    # Someone else's move: "Priya moved to Berlin" (no app, weekday, team or numbered thing; not "the
-    # Berlin office", nor "moved to Obsidian from Notion").
-    _pattern(rf"{{S}} (?:has |just |recently )?(?:moved|relocated) to {{O}}{_NOT_FROM}", "lives_in",
-             "lives in", True, "person", "place", keywords="moved relocated"),
     _pattern(r"{S} (?:is|got) married to {O}", "married_to", "married to", True, "person", "person",
              keywords="married"),
     _pattern(r"{S} (?:divorced|got divorced from|is divorced from) {O}", "married_to", "married to", True,
