@@ -645,6 +645,7 @@ def test_someones_wedding_starts_then(text: str, triple: tuple[str, ...], valid_
         "Sprint planning moved to Room 4.",
         "Ana married into the Smith family.",
         "Father Murphy married Ana and Tom.",  # who marries a couple
+        "Priya married Ana and Tom at St Mary's in 2019.",
         "The Reverend Green married Zoe.",
     ],
 )
