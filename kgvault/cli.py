@@ -630,11 +630,11 @@ def get(vault: Path, tag: str | None, node_id: str | None, entity: str | None, a
             )
         import shlex  # only on this error
 
+        where = shlex.quote(str(vault))
         if not (entity or "").strip():
             raise UsageProblem(
-                f"--entity needs a name; `kgvault tags --vault {shlex.quote(str(vault))}` lists tags"
+                f"--entity needs a name; `kgvault search WORDS --vault {where}` finds entities"
             )
-        where = shlex.quote(str(vault))
         raise UsageProblem(
             f"no entity {entity!r} in {vault}; "
             f"`kgvault search {shlex.quote(entity or '')} --vault {where}` finds what mentions it"

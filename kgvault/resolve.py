@@ -55,7 +55,7 @@ _LEGAL_FORMS = frozenset(["inc", "ltd", "llc", "corp", "corporation", "gmbh"])
 """Kind suffixes that say a company."""
 # Types that name the same kind of thing; any other type is a kind of its own.
 _TYPE_CLASSES = {
-    **dict.fromkeys(PERSON_TYPES, "person"),
+    **dict.fromkeys(sorted(PERSON_TYPES), "person"),
     **dict.fromkeys(
         ["organization", "organisation", "company", "business", "brand", "org", "employer"], "organization"
     ),
