@@ -1122,6 +1122,7 @@ def test_a_day_a_relation_holds_from_is_the_nearest_that_fits(text: str, valid_a
         # A month and day without a year is the nearest such day, when the sentence is not past.
         (date(2024, 12, 13), "Mrs Hughes is off sick until 6 Jan.", date(2024, 12, 13), date(2025, 1, 6)),
         (date(2025, 5, 18), "Party on Sat 14 June.", date(2025, 6, 14), None),  # "Sat" is no past verb
+        (date(2025, 6, 10), "Sat 14 June: Tom's party.", date(2025, 6, 14), None),  # a planner's line
         (date(2025, 5, 18), "Sat in the garden with Ana.", date(2025, 5, 18), None),  # but here it is
         (date(2024, 10, 2), "Dan got a new job at Arup, starts 4 Nov.", date(2024, 11, 4), None),
         (date(2024, 6, 24), "Raised my rate to 500 from July 1.", date(2024, 6, 24), None),  # not last July

@@ -1477,8 +1477,12 @@ class _Wording:
             led = _TIME_LEAD.match(text) if text[:1] in _TIME_LEAD_STARTS else None
             shift = len(_TOKENS.findall(led.group(0))) if led else 0
             for index, word in enumerate(folded):
-                if word == "sat" and tokens[index] == "Sat" and index > shift:
-                    continue  # "Party on Sat 14 June": Saturday ("Sat in the garden." opens its line)
+                if (
+                    word == "sat"
+                    and tokens[index] == "Sat"
+                    and (index > shift or _SAT_DAY.match(text) is not None)
+                ):
+                    continue  # "on Sat 14 June", "Sat 14 June: party": Saturday (not "Sat in the garden.")
                 if (
                     _is_past_word(word) and _is_main_verb(tokens, folded, index, shift)
                 ) or _is_verb_after_subject(tokens, folded, index):
@@ -1496,13 +1500,18 @@ class _Wording:
             lead = head[0].lower().strip(",.:;!?")
             if len(head) > 1 and lead in _DIARY_LEAD:
                 lead = head[1].lower().strip(",.:;!?")
-            diary = lead.isalpha() and (
-                _is_past_word(lead)
-                # "Called Kevin", not "Used by the backend", "Named after …", "Needed: a PSU".
-                or (
-                    lead in _DIARY_PAST
-                    and not head[0].endswith(":")
-                    and (len(head) < 2 or head[1].lower() not in _NOT_AFTER_DIARY_PAST)
+            weekday = lead == "sat" and len(head) > 1 and head[1][:1].isdigit()  # "Sat 14 June: party"
+            diary = (
+                lead.isalpha()
+                and not weekday
+                and (
+                    _is_past_word(lead)
+                    # "Called Kevin", not "Used by the backend", "Named after …", "Needed: a PSU".
+                    or (
+                        lead in _DIARY_PAST
+                        and not head[0].endswith(":")
+                        and (len(head) < 2 or head[1].lower() not in _NOT_AFTER_DIARY_PAST)
+                    )
                 )
             )
             past = past or diary  # the line starts with its past verb
@@ -1557,6 +1566,10 @@ def _is_verb_after_subject(tokens: list[str], folded: list[str], index: int) -> 
         return True
     after = tokens[index + 1 : index + 2]
     return before in _KIN_SUBJECTS and not (after and after[0][:1].isupper())
+
+
+_SAT_DAY = re.compile(r"\W*Sat\.?\s+\d")
+"""A line opening with Saturday's date ("Sat 14 June: party"), not the verb ("Sat in the garden")."""
 
 
 def _is_past_word(word: str) -> bool:
