@@ -1117,6 +1117,28 @@ def test_a_day_a_relation_holds_from_is_the_nearest_that_fits(text: str, valid_a
 
 
 @pytest.mark.parametrize(
+    ("text", "triple", "span"),
+    [
+        (
+            "Deb joined Acme as a designer in 2020 but left in 2022.",
+            ("Deb", "works_for", "Acme"),
+            (date(2020, 1, 1), date(2022, 1, 1)),
+        ),
+        (
+            "I moved to Lisbon in 2019 but moved out in 2023.",
+            ("Sam", "lives_in", "Lisbon"),
+            (date(2019, 1, 1), date(2023, 1, 1)),
+        ),
+        ("Ana works at Google but left the meeting early.", ("Ana", "works_for", "Google"), (REF, None)),
+    ],
+)
+def test_a_later_clause_leaving_the_job_or_home_ends_it(
+    text: str, triple: tuple[str, ...], span: tuple[date | None, date | None]
+) -> None:
+    assert only_relation(text, {"author": "Sam"}) == (*triple, *span)
+
+
+@pytest.mark.parametrize(
     ("written", "text", "day", "valid_to"),
     [
         # A month and day without a year is the nearest such day, when the sentence is not past.

@@ -241,6 +241,12 @@ _LISTED_GONE = re.compile(
 )
 """A list item's remark opening with its person or thing gone: "(left 2024)", "(until March 2024)",
 "— former QA" (not "took over when Ravi left", "left-handed", "lead until the launch")."""
+_LEFT_LATER = re.compile(
+    r"(?i)^[^.;!?]*?\b(?:but|and|then)\s+(?:(?:she|he|they|I|we)\s+)?(?:left|quit|resigned|moved\s+out"
+    r"|was\s+(?:fired|laid\s+off|let\s+go)|got\s+(?:fired|laid\s+off))\b"
+)
+"""A later clause of the sentence leaving the job or home its relation names: "… but left in 2022"."""
+_FOUR_DIGIT_YEAR = re.compile(r"\s*(?:in\s+)?((?:19|20)\d\d)\b")
 _GONE_YEAR = re.compile(r"(?i)\b(?:left|until|till|since|in)\s+((?:19|20)\d\d)\b")
 _JOB_AT = re.compile(
     rf"(?i)(?!(?:former|ex|previous|retired|wannabe|aspiring|future|favou?rite|old|past)\b)(?:(?:a|an|the)\s+)?"
@@ -2518,6 +2524,11 @@ class _ChunkReader:
                 # It held before the note; when it began, and whether it still holds ("worked at
                 # Google all week"), the words do not say, unless "until" gives its end.
                 valid_at, invalid_at = None, until
+            if pattern.functional and invalid_at is None:
+                # "Deb joined Acme as a designer in 2020 but left in 2022": over since then.
+                left = self._left_later(inline.placeholder[hit.end :], valid_at)
+                if left is not None:
+                    invalid_at = left
             self._relation(
                 subject,
                 pattern.predicate,
@@ -2579,6 +2590,26 @@ class _ChunkReader:
             subject, listing, label, obj, statement, PATTERN_CONFIDENCE, candidate.quote, valid_at, invalid_at
         )
         return [(subject, listing, obj, False)]
+
+    def _left_later(self, rest: str, since: date | None) -> date | None:
+        """The day a sentence's later clause says its job or home was left ("… but left in 2022"), if
+        it names one after `since`."""
+        found = _LEFT_LATER.search(rest)
+        if found is None:
+            return None
+        today = self._chunk_date()
+        reference = today if today is not None and can_count_from(today) else date(_MAX_YEAR_SAID, 12, 31)
+        tail = rest[found.end() :]
+        for when in find_times(tail, reference, self.language):
+            if when.granularity in ("day", "month", "year") and (
+                today is not None or _FOUR_DIGITS.search(tail, when.start, when.end)
+            ):
+                return when.first if since is None or when.first > since else None
+        year = _FOUR_DIGIT_YEAR.match(tail)
+        if year is None:
+            return None
+        left = date(int(year.group(1)), 1, 1)
+        return left if since is None or left > since else None
 
     def _gone_since(self, text: str) -> date | None:
         """The first day of the last time a listed item names ("left 2024", "until March 2024")."""
