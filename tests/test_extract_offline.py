@@ -1130,6 +1130,16 @@ def test_a_day_a_relation_holds_from_is_the_nearest_that_fits(text: str, valid_a
             (date(2019, 1, 1), date(2023, 1, 1)),
         ),
         ("Ana works at Google but left the meeting early.", ("Ana", "works_for", "Google"), (REF, None)),
+        (
+            "Carla was hired by Netflix in 2018, fired in 2020.",
+            ("Carla", "works_for", "Netflix"),
+            (date(2018, 1, 1), date(2020, 1, 1)),
+        ),
+        (
+            "Tom joined Acme as a designer in 2018, quit smoking in 2020.",
+            ("Tom", "works_for", "Acme"),
+            (date(2018, 1, 1), None),
+        ),
     ],
 )
 def test_a_later_clause_leaving_the_job_or_home_ends_it(

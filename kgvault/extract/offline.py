@@ -242,8 +242,9 @@ _LISTED_GONE = re.compile(
 """A list item's remark opening with its person or thing gone: "(left 2024)", "(until March 2024)",
 "— former QA" (not "took over when Ravi left", "left-handed", "lead until the launch")."""
 _LEFT_LATER = re.compile(
-    r"(?i)^[^.;!?]*?\b(?:but|and|then)\s+(?:(?:she|he|they|I|we)\s+)?(?:left|quit|resigned|moved\s+out"
-    r"|was\s+(?:fired|laid\s+off|let\s+go)|got\s+(?:fired|laid\s+off))\b"
+    r"(?i)^[^.;!?]*?(?:\b(?:but|and|then)\s+|,\s*)(?:(?:she|he|they|I|we)\s+)?(?:left|quit|resigned"
+    r"|moved\s+out|(?:was\s+|got\s+)?(?:fired|laid\s+off|let\s+go))\b"
+    r"(?=\s+(?:in|on|after|at\s+the\s+end\s+of|two|three|a)\b|\s*(?:[,.;!?]|$))"  # not "quit smoking"
 )
 """A later clause of the sentence leaving the job or home its relation names: "… but left in 2022"."""
 _FOUR_DIGIT_YEAR = re.compile(r"\s*(?:in\s+)?((?:19|20)\d\d)\b")
