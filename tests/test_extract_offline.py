@@ -723,6 +723,11 @@ def test_leaving_one_employer_for_another_ends_the_first(text: str, person: str,
     assert found == {(person, "works_for", new): (REF, None), (person, "works_for", old): (None, REF)}
 
 
+def test_a_job_quit_at_a_place_with_an_owners_name_ends_there() -> None:
+    text = "Dani quit her job at Sneaky Pete's to tour with us."
+    assert only_relation(text) == ("Dani", "works_for", "Sneaky Pete's", None, REF)
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -761,6 +766,20 @@ def test_leaving_without_joining_an_employer_relates_nobody(text: str) -> None:
 )
 def test_a_first_name_is_the_one_full_name_linked_beside_it(text: str, triple: tuple[str, ...]) -> None:
     assert relations(extract(text, meta={"author": "Sam"})) == {triple}
+
+
+def test_a_system_named_by_what_it_is_runs_what_it_is_switched_to() -> None:
+    found = {
+        r[:3]: r[3:]
+        for r in map(
+            relation_fields,
+            extract("Switched the reverse proxy from Nginx Proxy Manager to Caddy.").draft.relations,
+        )
+    }
+    assert found == {
+        ("reverse proxy", "runs", "Caddy"): (REF, None),
+        ("reverse proxy", "runs", "Nginx Proxy Manager"): (None, REF),
+    }
 
 
 def test_what_is_moved_to_a_machine_runs_on_it() -> None:
@@ -1155,6 +1174,13 @@ def test_a_later_clause_leaving_the_job_or_home_ends_it(
         (date(2024, 12, 13), "Mrs Hughes is off sick until 6 Jan.", date(2024, 12, 13), date(2025, 1, 6)),
         (date(2025, 5, 18), "Party on Sat 14 June.", date(2025, 6, 14), None),  # "Sat" is no past verb
         (date(2025, 6, 10), "Sat 14 June: Tom's party.", date(2025, 6, 14), None),  # a planner's line
+        (date(2024, 12, 23), "Xmas week. Record day Sat: 2,140 pounds.", date(2024, 12, 23), None),
+        (
+            date(2025, 3, 16),
+            "Kitchen reno starts April 1st, we'll cook on a camping stove.",
+            date(2025, 4, 1),
+            None,
+        ),
         (date(2025, 5, 18), "Sat in the garden with Ana.", date(2025, 5, 18), None),  # but here it is
         (date(2024, 10, 2), "Dan got a new job at Arup, starts 4 Nov.", date(2024, 11, 4), None),
         (date(2024, 6, 24), "Raised my rate to 500 from July 1.", date(2024, 6, 24), None),  # not last July

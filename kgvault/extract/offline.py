@@ -578,9 +578,10 @@ _MONTH_NAMES = (
     "|septembre|octobre|novembre|décembre|decembre)"
 )
 _MONTH_DAY_WORDS = re.compile(
-    rf"(?i)\b{_MONTH_NAMES}\.?\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?{_MONTH_NAMES}\b"
+    rf"(?i)\b{_MONTH_NAMES}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?{_MONTH_NAMES}\b"
 )
-"""A day named by its month and number ("Jan 12", "3 February", "le 1er mai"), not a weekday or "today"."""
+"""A day named by its month and number ("Jan 12", "April 1st", "3 February", "le 1er mai"), not a weekday
+or "today"."""
 _HEADING_WEEKDAY = re.compile(rf"(?i)(?P<day>{_WEEKDAYS})(?![\w'’-])")
 """A heading that is or starts with a weekday ("Monday", "Thursday — retro"): a day of the note's week."""
 _PAST_WEEKDAY = re.compile(
@@ -1484,11 +1485,7 @@ class _Wording:
             led = _TIME_LEAD.match(text) if text[:1] in _TIME_LEAD_STARTS else None
             shift = len(_TOKENS.findall(led.group(0))) if led else 0
             for index, word in enumerate(folded):
-                if (
-                    word == "sat"
-                    and tokens[index] == "Sat"
-                    and (index > shift or _SAT_DAY.match(text) is not None)
-                ):
+                if word == "sat" and tokens[index] == "Sat" and _SAT_DAY.search(text) is not None:
                     continue  # "on Sat 14 June", "Sat 14 June: party": Saturday (not "Sat in the garden.")
                 if (
                     _is_past_word(word) and _is_main_verb(tokens, folded, index, shift)
@@ -1575,8 +1572,8 @@ def _is_verb_after_subject(tokens: list[str], folded: list[str], index: int) -> 
     return before in _KIN_SUBJECTS and not (after and after[0][:1].isupper())
 
 
-_SAT_DAY = re.compile(r"\W*Sat\.?\s+\d")
-"""A line opening with Saturday's date ("Sat 14 June: party"), not the verb ("Sat in the garden")."""
+_SAT_DAY = re.compile(r"\bSat\.?\s+\d")
+"""Saturday's date ("Sat 14 June: party"), not the verb ("Sat in the garden")."""
 
 
 def _is_past_word(word: str) -> bool:

@@ -91,7 +91,8 @@ _RUNNING_THINGS = (
     "frontend api "
     "database db ci pipeline build repo docs wiki editor shell terminal os kernel firmware bootloader camera "
     "kindle tv console keyboard controller board stack infra infrastructure deploy deployment monitoring "
-    "logging auth dns email mail hosting storage backup backups cache queue search dotfiles"
+    "logging auth dns email mail hosting storage backup backups cache queue search dotfiles proxy firewall "
+    "vpn balancer gateway scheduler runner registry ingress"
 )
 _A_RUNNING_THING = rf"(?=(?:[a-z][a-z0-9-]*[ ]){{0,2}}{_any_of(_RUNNING_THINGS)}[ \t]+from(?![\w'’-]))"
 """What a switch of firmware or software is made to, unnamed: a machine or a system ("the printer", "my
@@ -230,11 +231,13 @@ _NOT_A_SITE_AHEAD = rf"(?!{NAME}[\t\x20]+(?:{_any_of(_SITES)})(?![\w'’-]))"
 """Not a name before where someone works: "works at the Lisbon office" names a place (whose office, when
 "of Globex" follows, is Globex's)."""
 _NOT_SOMEONES_THING = (
-    rf"(?!{NAME}['’]s[\x20\t]+(?!(?:today|yesterday|now|since|as|in|on|for|last|this|and|but|until)\b)[a-z])"
+    rf"(?!{NAME}['’]s[\x20\t]+(?!(?:today|yesterday|now|since|as|in|on|for|last|this|and|but|until|to|so|because|after|before"
+    rf"|with|when|while|where|at|from)\b)[a-z])"
 )
 """Not someone's thing: "works at Ana's company", "a job at Tom's startup" (the employer is not Ana)."""
 _SHOP_S = (
-    r"(?:['’]s(?=[\x20\t]*(?:[,.;:!?)]|$)|[\x20\t]+(?:today|yesterday|now|since|as|in|on|for|last|this)\b))?"
+    r"(?:['’]s(?=[\x20\t]*(?:[,.;:!?)]|$)|[\x20\t]+(?:today|yesterday|now|since|as|in|on|for|last|this|and|but|until|to|so"
+    r"|because|after|before|with|when|while|where|at|from)\b))?"
 )
 """An employer's name's closing "'s", before its clause ends: "McDonald's", "Sainsbury's", "Sneaky Pete's"."""
 _NOT_SOMEONE_ELSES_AHEAD = rf"(?!{NAME}['’]s(?![\w'’-]))"
