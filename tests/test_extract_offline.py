@@ -714,6 +714,7 @@ def test_an_app_a_day_or_a_team_is_no_home_nor_a_tool(text: str) -> None:
         ("Priya left Monzo to join Stripe as head of design.", "Priya", "Monzo", "Stripe"),
         ("Tom left Globex and started at Hooli, a better offer.", "Tom", "Globex", "Hooli"),
         ("Tom left his job at Leeds City Council to join Airbus.", "Tom", "Leeds City Council", "Airbus"),
+        ("Tom left Acme, now at [[Initech]].", "Tom", "Acme", "Initech"),
     ],
 )
 def test_leaving_one_employer_for_another_ends_the_first(text: str, person: str, old: str, new: str) -> None:
@@ -721,6 +722,20 @@ def test_leaving_one_employer_for_another_ends_the_first(text: str, person: str,
         r[:3]: r[3:] for r in map(relation_fields, extract(text, meta={"author": "Sam"}).draft.relations)
     }
     assert found == {(person, "works_for", new): (REF, None), (person, "works_for", old): (None, REF)}
+
+
+def test_a_person_notes_line_leaving_one_job_now_at_another_dates_both() -> None:
+    found = extract(
+        "Left Greenleaf in Aug 2024, now at [[Wren Kitchen]].",
+        path="People/Priya Nair.md",
+        title="Priya Nair",
+        heading=(),
+        reference=None,
+    )
+    assert sorted(map(relation_fields, found.draft.relations)) == [
+        ("Priya Nair", "works_for", "Greenleaf", None, date(2024, 8, 1)),
+        ("Priya Nair", "works_for", "Wren Kitchen", date(2024, 8, 1), None),
+    ]
 
 
 def test_a_job_quit_at_a_place_with_an_owners_name_ends_there() -> None:

@@ -368,6 +368,8 @@ _JOB_CUE = (
 )
 """What says a sentence is about a job: "left Google and joined Datadog as a staff engineer", "… new
 job!" (not "left Lloyds and joined Monzo", "left PureGym and joined Third Space")."""
+_WHEN_LEFT = r"(?:\s+in\s+(?:(?:[A-Z][a-z]{2,8}\.?\s+)?(?:19|20)\d\d|[A-Z][a-z]{2,8}))?"
+"""When a job was left, said after it: "left Greenleaf in Aug 2024", "in 2023", "in March"."""
 _BARE_OLD = r"(?P<old>(?!(?i:the|a|an|my|our|his|her|their)\s){N})"
 _BARE_NEW = r"(?P<object>(?!(?i:the|a|an|my|our|his|her|their)\s){N})"
 """Employers named bare: "left Google and joined Datadog" (not "left Tom to join the Navy", "left the
@@ -723,6 +725,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{S}} (?:just |finally )?(?:left|quit) (?:his|her|their) (?:job|role|position) (?:at|with) "
              rf"{{A}} (?:and|to) {_JOINED} {{O}}", "works_for", "works for", True, "person", "organization",
              keywords="left quit"),
+    # "Priya left Greenleaf in Aug 2024, now at Wren Kitchen" (as a person's note says it: "Left …").
+    _pattern(rf"{{S}} (?:left|quit) {_BARE_OLD}{_WHEN_LEFT},? (?:and )?now (?:at|with) {{O}}", "works_for",
+             "works for", True, "person", "organization", keywords="left quit", object_test=_no_tool),
     _pattern(rf"(?i:left|quit) my (?:job|role|position) (?:at|with) {{A}} (?:and|to) {_JOINED} {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="left quit", writer=True),
     # A job or a home that is over, said as such: "Ana no longer works at Acme", "I don't work for
