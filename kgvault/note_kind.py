@@ -30,7 +30,8 @@ PERSON_TYPES = _word_set(
 )
 """Types that say a person (a game's `npc`, a `friend`): one kind to resolution, and a person's note. Not
 a `pc` (a computer as often as a player character), `artist` (a band), `player` or `manager` (software)."""
-_LINK = re.compile(r"(?<!!)\[\[(?P<body>[^\[\]\n]+)\]\]")
+WIKILINK = re.compile(r"(?<!!)\[\[(?P<body>[^\[\]\n]+)\]\]")
+"""A wikilink (not an embed), its body as written."""
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 _CATEGORY_TYPES: dict[str, str] = {
@@ -265,7 +266,7 @@ def note_type(meta: Mapping[str, Any], title: str, path: str) -> str | None:
         if isinstance(value, list) and len(value) == 1:
             value = value[0]
         if isinstance(value, str):
-            link = _LINK.search(value)  # `type: "[[People]]"`, as categories are written
+            link = WIKILINK.search(value)  # `type: "[[People]]"`, as categories are written
             word = link.group("body").split("|")[0] if link else value
             candidate = re.sub(r"[\s-]+", "_", word.strip().lower())
             if key == "type":
@@ -278,7 +279,7 @@ def note_type(meta: Mapping[str, Any], title: str, path: str) -> str | None:
     categories = meta.get("categories")
     for value in categories if isinstance(categories, list) else [categories]:
         if isinstance(value, str):
-            link = _LINK.search(value)
+            link = WIKILINK.search(value)
             word = (link.group("body") if link else value).split("|")[0].strip().lower()
             if word in _CATEGORY_TYPES:
                 return _CATEGORY_TYPES[word]

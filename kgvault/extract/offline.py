@@ -49,6 +49,7 @@ from kgvault.extract.patterns import (
 from kgvault.names import is_word_char, note_aliases, spell_symbols
 from kgvault.note_kind import DAY_TITLE as _DAY_TITLE
 from kgvault.note_kind import PERSON_TYPES, kept_kind, note_tags, note_type
+from kgvault.note_kind import WIKILINK as _WIKILINK
 from kgvault.records import Chunk, Source
 from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
 from kgvault.when import When, can_count_from, dated_title, find_times, last_weekend
@@ -202,7 +203,6 @@ _NOT_PREDICATES = _word_set(
 # -- frontmatter --------------------------------------------------------------------------------
 
 _YAML_KEY = re.compile(r"^(?P<key>[^\s#'\"-][^:]*?|\"[^\"]+\"|'[^']+'):(?:[ \t]+(?P<rest>.*))?$")
-_WIKILINK = re.compile(r"(?<!!)\[\[(?P<body>[^\[\]\n]+)\]\]")
 _SKIPPED_KEYS = frozenset({"tags", "tag", "aliases", "alias", "cssclasses", "cssclass"})
 _DATE_KEYS = _word_set(
     "date created updated modified due start end scheduled completion last published time day"
@@ -247,8 +247,8 @@ _LEFT_LATER = re.compile(
     r"(?=\s+(?:in|on|after|at\s+the\s+end\s+of|two|three|a)\b|\s*(?:[,.;!?]|$))"  # not "quit smoking"
 )
 """A later clause of the sentence leaving the job or home its relation names: "… but left in 2022"."""
-_FOUR_DIGIT_YEAR = re.compile(r"\s*(?:in\s+)?((?:19|20)\d\d)\b")
-_GONE_YEAR = re.compile(r"(?i)\b(?:left|until|till|since|in)\s+((?:19|20)\d\d)\b")
+_BARE_YEAR = re.compile(r"(?i)(?:\b(?:left|until|till|since|in)\s+|^\s*)((?:19|20)\d\d)\b")
+"""A year said bare, after what leaves or bounds (or first): "(left 2024)", "… but left in 2022"."""
 _JOB_AT = re.compile(
     rf"(?i)(?!(?:former|ex|previous|retired|wannabe|aspiring|future|favou?rite|old|past)\b)(?:(?:a|an|the)\s+)?"
     rf"{JOB_TITLE}\s+(?:at|@)\s+(?=(?-i:{NAME})\s*[.!]?\s*$)"
@@ -2595,34 +2595,30 @@ class _ChunkReader:
         found = _LEFT_LATER.search(rest)
         if found is None:
             return None
-        today = self._chunk_date()
-        reference = today if today is not None and can_count_from(today) else date(_MAX_YEAR_SAID, 12, 31)
-        tail = rest[found.end() :]
-        for when in find_times(tail, reference, self.language):
-            if when.granularity in ("day", "month", "year") and (
-                today is not None or _FOUR_DIGITS.search(tail, when.start, when.end)
-            ):
-                return when.first if since is None or when.first > since else None
-        year = _FOUR_DIGIT_YEAR.match(tail)
-        if year is None:
-            return None
-        left = date(int(year.group(1)), 1, 1)
-        return left if since is None or left > since else None
+        times = self._times_named(rest[found.end() :])
+        left = times[0] if times else None
+        return left if left is not None and (since is None or left > since) else None
 
     def _gone_since(self, text: str) -> date | None:
         """The first day of the last time a listed item names ("left 2024", "until March 2024")."""
+        times = self._times_named(text)
+        return times[-1] if times else None
+
+    def _times_named(self, text: str) -> list[date]:
+        """The first days of the days, months and years a text names, in order (in a note without a
+        date, only those said with their year), else of a bare year after "in", "left", "until"."""
         today = self._chunk_date()
         reference = today if today is not None and can_count_from(today) else date(_MAX_YEAR_SAID, 12, 31)
         times = [
-            when
+            when.first
             for when in find_times(text, reference, self.language)
             if when.granularity in ("day", "month", "year")
             and (today is not None or _FOUR_DIGITS.search(text, when.start, when.end))
         ]
         if times:
-            return times[-1].first
-        year = _GONE_YEAR.search(text)  # "(left 2024)": a bare year the resolver leaves alone
-        return date(int(year.group(1)), 1, 1) if year else None
+            return times
+        year = _BARE_YEAR.search(text)  # "(left 2024)": a bare year the resolver leaves alone
+        return [date(int(year.group(1)), 1, 1)] if year else []
 
     def _about_the_person(self, inline: _Inline) -> _Inline:
         """A line of a person's note with its subject left out or said as "she", "he" or "they", read

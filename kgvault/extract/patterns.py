@@ -69,14 +69,22 @@ PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _WORD = rf"[{_UPPER}][\w+&-]*#?(?:['’][{_UPPER}][\w-]*)?(?:\.\w+)*"
 """A Capitalized word: "Klipper", "O'Connor", "Node.js", "C#" (but not the possessive of "Bob's")."""
+_OWNERS_WORD = _WORD.replace(r"(?:\.\w+)*", rf"(?:['’]s(?=[ ][{_UPPER}]))?(?:\.\w+)*")
+"""A Capitalized word that may be an owner's before the next ("St James's Hospital")."""
 _NUMBER = r"\d+(?:[.,]\d+)*[A-Za-z]*"
-NAME = rf"(?:\ue000\d+\ue001|{_WORD}(?:[ ](?:{_WORD}|{_NUMBER}|of[ ]{_WORD})){{0,4}})"
-_WORD_S = rf"[{_UPPER}][\w+&-]*#?(?:['’][{_UPPER}][\w-]*)?(?:['’]s(?=[ ][{_UPPER}]))?(?:\.\w+)*"
-_ORGANIZATION = rf"(?:\ue000\d+\ue001|{_WORD_S}(?:[ ](?:{_WORD_S}|{_NUMBER}|of[ ]{_WORD_S})){{0,4}})"
+
+
+def _name(word: str) -> str:
+    """A name made of such words: a placeholder, or up to five words (later ones may be numbers, and
+    "of" may join two: "Bank of America", "Isle of Man")."""
+    return rf"(?:\ue000\d+\ue001|{word}(?:[ ](?:{word}|{_NUMBER}|of[ ]{word})){{0,4}})"
+
+
+NAME = _name(_WORD)
+"""An entity-like name: a placeholder or a Capitalized name."""
+_ORGANIZATION = _name(_OWNERS_WORD)
 """An organization's name, which may hold an owner's "'s" ("St James's Hospital"; a person's may not:
 "Bob's Ender 3" is Bob's)."""
-"""An entity-like name: a placeholder or a Capitalized name (later words may be numbers, and "of"
-may join two: "Bank of America", "Isle of Man")."""
 _DETERMINERS: tuple[str, ...] = (
     *("the", "a", "an", "my", "our", "his", "her", "their", "its", "this", "that"),
     *("le", "la", "les", "un", "une", "du", "de la"),
@@ -230,16 +238,15 @@ _SITES = "office offices branch site campus plant factory warehouse HQ headquart
 _NOT_A_SITE_AHEAD = rf"(?!{NAME}[\t\x20]+(?:{_any_of(_SITES)})(?![\w'’-]))"
 """Not a name before where someone works: "works at the Lisbon office" names a place (whose office, when
 "of Globex" follows, is Globex's)."""
-_NOT_SOMEONES_THING = (
-    rf"(?!{NAME}['’]s[\x20\t]+(?!(?:today|yesterday|now|since|as|in|on|for|last|this|and|but|until|to|so|because|after|before"
-    rf"|with|when|while|where|at|from)\b)[a-z])"
+_CLAUSE_GOES_ON = _any_of(
+    "today yesterday now since as in on for last this and but until to so because after before with when "
+    "while where at from"
 )
+"""Words after a name that go on with the clause, not name someone's thing ("at Sainsbury's today")."""
+_NOT_SOMEONES_THING = rf"(?!{NAME}['’]s[\x20\t]+(?!{_CLAUSE_GOES_ON}\b)[a-z])"
 """Not someone's thing: "works at Ana's company", "a job at Tom's startup" (the employer is not Ana)."""
-_SHOP_S = (
-    r"(?:['’]s(?=[\x20\t]*(?:[,.;:!?)]|$)|[\x20\t]+(?:today|yesterday|now|since|as|in|on|for|last|this|and|but|until|to|so"
-    r"|because|after|before|with|when|while|where|at|from)\b))?"
-)
-"""An employer's name's closing "'s", before its clause ends: "McDonald's", "Sainsbury's", "Sneaky Pete's"."""
+_SHOP_S = rf"(?:['’]s(?=[\x20\t]*(?:[,.;:!?)]|$)|[\x20\t]+{_CLAUSE_GOES_ON}\b))?"
+"""An employer's name's closing "'s", before its clause ends or goes on: "McDonald's", "Sainsbury's"."""
 _NOT_SOMEONE_ELSES_AHEAD = rf"(?!{NAME}['’]s(?![\w'’-]))"
 """Not a person's name owning who is meant: "I report to Gavin's deputy" is not to Gavin."""
 _ARTICLE = r"(?:the|a|an|my|our|their|his|her|its|new) "
