@@ -883,11 +883,15 @@ def test_a_move_to_well_known_software_is_a_tool_not_a_home(tmp_path: Path) -> N
     lines = ["We moved to Slack last year.", "I moved to Obsidian from Notion."]
     notes, vault = notes_with(tmp_path, {f"n{i:02}.md": f"{signed}{line}\n" for i, line in enumerate(lines)})
     run_build(notes, vault)
-    assert triples(vault) == [
-        ("sam", "uses", "notion"),
-        ("sam", "uses", "obsidian"),
-        ("sam", "uses", "slack"),
-    ]
+    spans = {
+        (r["from"], r["relation"], r["to"]): (r["valid_at"], r["invalid_at"])
+        for r in map(json.loads, (vault / "relations.jsonl").read_text("utf-8").splitlines())
+    }
+    assert spans == {
+        ("sam", "uses", "notion"): (None, "2024-03-02"),  # no more from that day
+        ("sam", "uses", "obsidian"): ("2024-03-02", None),
+        ("sam", "uses", "slack"): ("2023-01-01", None),
+    }
 
 
 def test_a_relation_in_a_past_month_or_year_starts_then_not_on_the_note_s_day(tmp_path: Path) -> None:
