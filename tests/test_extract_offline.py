@@ -3020,3 +3020,152 @@ def test_a_note_s_own_name_in_its_lines_is_the_thing_its_frontmatter_says() -> N
     assert [(e.name, e.entity_type) for e in found.draft.entities] == [("Apple", "food")]
     other = extract("Apple goes well with [[Cheddar]].", meta=meta, **where)
     assert dict((e.name, e.entity_type) for e in other.draft.entities)["Cheddar"] != "food"
+
+
+# -- fourteenth session: lists that label, years said bare, someone else's "I" --------------------
+
+
+@pytest.mark.parametrize(
+    ("heading", "item", "expected"),
+    [
+        ("Tech stack", "- Database: Postgres 16", {("Heron", "uses", "Postgres 16")}),
+        ("Tech stack", "- **Queue**: Kafka", {("Heron", "uses", "Kafka")}),
+        ("Tech stack", "- Hosting — Fly.io", {("Heron", "uses", "Fly.io")}),
+        ("Tech stack", "- Frontend: React + Vite", {("Heron", "uses", "React"), ("Heron", "uses", "Vite")}),
+        ("Tech stack", "- Previously MySQL, now Postgres 16", {("Heron", "uses", "Postgres 16")}),
+        ("Tech stack", "- Postgres: Primary store", {("Heron", "uses", "Postgres")}),  # no label
+        ("Tech stack", "- Not using Kubernetes", set()),
+        ("Tech stack", "- No ORM, raw SQL via asyncpg", set()),
+        ("Tech stack", "- Considering Temporal for workflows", set()),
+        ("Team", "- Lead: [[Ana Souza]]", {("Ana Souza", "member_of", "Heron")}),
+        ("Team", "- Backend: Ravi, Kai", {("Ravi", "member_of", "Heron"), ("Kai", "member_of", "Heron")}),
+        ("Team", "- Ravi Kumar: Backend lead", {("Ravi Kumar", "member_of", "Heron")}),
+        ("Team", "- Alumni: [[Tom Berg]]", set()),  # gone, and nothing says since when
+        ("Team", "- TBD — frontend", set()),
+        ("Team", "- Open position (frontend)", set()),
+    ],
+)
+def test_a_stack_or_team_item_names_what_its_label_says_not_the_label(
+    heading: str, item: str, expected: set[tuple[str, str, str]]
+) -> None:
+    found = extract(item, heading=(heading,), title="Heron", path="projects/Heron.md", reference=None)
+    assert relations(found) == expected
+
+
+def test_a_former_member_labelled_so_is_a_member_until_the_time_the_item_names() -> None:
+    found = extract(
+        "- Former: [[Tom Berg]] (left 2023)",
+        heading=("Team",),
+        title="Heron",
+        path="projects/Heron.md",
+        reference=None,
+    )
+    assert [relation_fields(r) for r in found.draft.relations] == [
+        ("Tom Berg", "member_of", "Heron", None, date(2023, 1, 1))
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "valid_at"),
+    [
+        ("Tom is the new CTO of Acme starting in May.", date(2025, 5, 1)),  # this May, not last
+        ("Ana joins Figma as a designer in June.", date(2025, 6, 1)),
+        ("Ana has worked at Figma since November.", date(2024, 11, 1)),  # since: behind
+        ("Ana joined Figma as a designer in June.", date(2024, 6, 1)),  # past: last June
+    ],
+)
+def test_a_month_named_without_its_year_in_the_present_is_the_nearer_one(text: str, valid_at: date) -> None:
+    (relation,) = extract(text, reference=date(2025, 4, 3)).draft.relations
+    assert (relation.predicate, relation.valid_at) == ("works_for", valid_at)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Upgraded TrueNAS Core to TrueNAS Scale.",
+        "Upgraded Postgres 14 to Postgres 16.",
+        "Upgraded Ubuntu 22.04 to Ubuntu 24.04.",
+    ],
+)
+def test_a_new_version_of_a_thing_does_not_run_on_the_old_one(text: str) -> None:
+    found = extract(text)
+    assert relations(found) == set()
+    assert [n.type for n in found.draft.nodes] == ["observation"]  # the upgrade is still an event
+
+
+def test_a_thing_and_what_it_runs_may_share_a_first_word() -> None:
+    assert relations(extract("Flashed Raspberry Pi OS on the Raspberry Pi.")) == {
+        ("Raspberry Pi", "runs", "Raspberry Pi OS")
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Switched the Ender 3 back from Klipper to Marlin.", ("Ender 3", "runs", "Marlin")),
+        ("Switched the Ender 3 over from Marlin to Klipper.", ("Ender 3", "runs", "Klipper")),
+        ("Moved Plex from the NUC to the new Synology.", ("Plex", "runs_on", "Synology")),
+        ("Moved Plex over from the NUC to the Synology.", ("Plex", "runs_on", "Synology")),
+    ],
+)
+def test_a_switch_said_with_back_over_or_a_new_machine_is_still_a_switch(
+    text: str, expected: tuple[str, str, str]
+) -> None:
+    current = [r for r in extract(text).draft.relations if r.invalid_at is None]
+    assert [(r.subject, r.predicate, r.object) for r in current] == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ana texted me: I just started a new job at Stripe!",
+        "Overheard on the train: I quit my job at Google yesterday.",
+        "Lena's words: I work at the Humboldt Gymnasium.",
+    ],
+)
+def test_an_i_after_someone_elses_words_and_a_colon_is_theirs(text: str) -> None:
+    assert relations(extract(text, meta={"author": "Sam"})) == set()
+
+
+def test_an_i_after_a_label_and_a_colon_is_the_writers() -> None:
+    assert relations(extract("Big news: I just started a new job at Stripe!", meta={"author": "Sam"})) == {
+        ("Sam", "works_for", "Stripe")
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "ended"),
+    [
+        ("Zoe worked at Stripe until 2020.", date(2020, 1, 1)),
+        ("Marcus worked at Stripe from 2018 to 2020.", date(2020, 1, 1)),
+        ("Marcus worked at Stripe 2018-2020.", date(2020, 1, 1)),
+        ("Marcus worked at Stripe (2018–2020).", date(2020, 1, 1)),
+    ],
+)
+def test_years_said_bare_end_a_past_job(text: str, ended: date) -> None:
+    for reference in (REF, None):
+        (relation,) = extract(text, reference=reference).draft.relations
+        assert (relation.object, relation.invalid_at) == ("Stripe", ended)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I left Acme yesterday to join Datadog as a staff engineer.", ("Sam", "works_for", "Datadog")),
+        ("Priya left Monzo last year and joined Stripe as head of design.", ("Priya", "works_for", "Stripe")),
+        ("I got married to Lena today!", ("Sam", "married_to", "Lena")),
+        ("Lena and I got married today!", ("Sam", "married_to", "Lena")),
+        ("Pedro is Ana's husband.", ("Pedro", "married_to", "Ana")),
+    ],
+)
+def test_jobs_and_marriages_said_in_more_words(text: str, expected: tuple[str, str, str]) -> None:
+    current = {
+        (r.subject, r.predicate, r.object)
+        for r in extract(text, meta={"author": "Sam"}).draft.relations
+        if r.invalid_at is None
+    }
+    assert expected in current
+
+
+def test_a_wedding_named_with_a_time_is_no_marriage_to_it() -> None:
+    assert relations(extract("Tom and I got married to other people.", meta={"author": "Sam"})) == set()

@@ -532,6 +532,21 @@ _REPORTED = re.compile(
 """A verb reporting what someone said, a dash or semicolon between two clauses, or a comma before a
 clause's own subject ("Aisha accepted the offer, she starts on March 17", "Got the invite, the wedding
 is on 14 June"): the tense of what follows is its own."""
+_REPORTED_BEFORE_COLON = re.compile(
+    r"(?i)\b(?:text(?:s|ed)?|said|says|told|tells|wr(?:ote|ites)|messaged|e-?mailed|repl(?:ied|ies)|asked"
+    r"|asks|posted|tweeted|overheard|heard|words|quot(?:e|es|ed|ing)|prompt|claim(?:s|ed)?|joked|announced"
+    r"|yelled|shouted|whispered|dm['’]?d|whatsapped)\b[^:.!?]*:[\x20\t]*$"
+)
+"""What someone said, reported before a colon: an "I" after it is theirs ("Ana texted me: I just
+started a new job at Stripe!", "Overheard on the train: I quit my job")."""
+_YEARS_SAID = re.compile(r"\b(?:19|20)\d\d\b")
+_YEAR_SPAN = re.compile(
+    r"(?i)(?<![\d./-])(?P<first>(?:19|20)\d\d)[\x20\t]*(?:[-–—]|\bto\b|\buntil\b|\btill\b)[\x20\t]*"
+    r"(?P<last>(?:19|20)\d\d)\b(?![./-]\d)"
+)
+"""Years a state lasted: "from 2018 to 2020", "2018–2020" (not a date's "2018-2020-…")."""
+_UNTIL_YEAR = re.compile(r"(?i)\b(?:until|till)[\x20\t]+(?P<last>(?:19|20)\d\d)\b(?![./-]\d)")
+"""A bare year a state lasted until: "worked at Stripe until 2020"."""
 _ON_BEFORE = re.compile(
     r"(?i)\b(?:on|for|is|are|(?:runs?|takes?\s+place|starts?|begins?|(?:re)?opens?|ends|closes|expires|launches)"
     r"(?:\s+from)?)\s+(?:the\s+)?"
@@ -686,6 +701,43 @@ _LISTING_CONTEXT = re.compile(
 """A heading whose items name what a project uses ("## Stack", "Built with") or who is in it ("## Team")."""
 _LISTED_NAME = re.compile(rf"(?:\*\*)?{NAME}")
 """The name an item of such a list starts with (a link, or Capitalized words)."""
+_LISTED_LABEL = re.compile(
+    r"^(?:\*\*|__)?(?P<label>[^\W\d_][\w&/.\x20-]{0,24}?)[\x20\t]*(?:(?P<colon>(?:\*\*|__)?:(?:\*\*|__)?)"
+    r"|(?:\*\*|__)?[\x20\t]+[—–-])[\x20\t]*(?P<value>(?:\*\*)?(?:[A-Z0-9]|\ue000).*)$",
+    re.S,
+)
+"""An item of a Stack or Team list that labels what it names: "Database: Postgres 16", "**Lead**: [[Ana]]",
+"Hosting — Fly.io" (a dash only after a word in `_LISTED_CATEGORIES`: "[[Ravi]] — Backend" names Ravi)."""
+_LISTED_CATEGORIES = _word_set(
+    """database databases db datastore storage cache caching queue queues messaging broker search frontend
+    backend api hosting host infra infrastructure ci cd ci/cd deploy deployment monitoring observability
+    logging logs metrics tracing alerting auth authentication language languages framework runtime orm
+    testing tests build bundler styling ui email payments analytics cdn dns containers orchestration os
+    editor ide scheduler workflows secrets vcs linting formatting docs documentation warehouse lead leads pm
+    product design designer qa manager em owner sponsor mentor former alumni past previous"""
+) | frozenset(
+    (
+        *("tech lead", "team lead", "message bus", "message queue", "object storage", "data store"),
+        *("data warehouse", "version control", "package manager", "product manager", "project manager"),
+        *("engineering manager", "former members", "past members"),
+    )
+)
+"""Labels an item's dash may follow in a Stack or Team list ("Hosting — Fly.io", "Lead — [[Ana]]")."""
+_LISTED_PAST = frozenset(("former", "alumni", "past", "previous", "former members", "past members"))
+"""A Team list's label for who is in it no more: "Former: [[Tom Berg]]"."""
+_LISTED_NONE = frozenset(
+    ("open", "open position", "open positions", "hiring", "vacant", "tbd", "tba", "todo")
+)
+_LISTED_NOT = re.compile(
+    r"(?i)^(?:\*\*)?(?:not\b|no\b|none\b|n/a\b|tbd\b|tba\b|considering\b|evaluating\b|maybe\b|perhaps"
+    r"\b|possibly\b|planned\b|planning\b|to\s+be\s+decided\b|open\s+positions?\b|hiring\b|vacant\b|\?)"
+)
+"""An item naming what the project does not use, or not yet ("Not using Kubernetes", "Considering
+Temporal", "TBD — frontend"), or nobody ("Open position (frontend)")."""
+_LISTED_NOW = re.compile(r"(?i)^(?:previously|formerly|was|used\s+to\s+be)\b.*?[,;]\s*now\s+(?P<now>.+)$")
+"""An item saying what was used and what is now: "Previously MySQL, now Postgres 16"."""
+_LISTED_SEPARATOR = re.compile(r"\s*(?:,|\+|&|\band\b|\x20/\x20)\s*")
+"""Between the names an item's value lists: "Ravi, Kai", "React + Vite"."""
 _WE_WILL = re.compile(
     r"(?i)^(?:we\s+will|we['’]ll|we\s+are\s+going\s+to|we['’]re\s+going\s+to|chosen\s+option)\b"
 )
@@ -2213,10 +2265,39 @@ class _ChunkReader:
         for when in find_times(text, today, self.language):
             if undated and not _FOUR_DIGITS.search(text, when.start, when.end):
                 continue
+            until = _UNTIL_BEFORE.search(text[max(0, when.start - 12) : when.start])
             if when.granularity in ("month", "year") and when.last < today:
-                until = _UNTIL_BEFORE.search(text[max(0, when.start - 12) : when.start])
-                (ends if until else starts).append(when.first)
+                first = when.first
+                if when.granularity == "month" and not wording.past and not undated:
+                    first = self._coming_month(text, when.start, when.end, first, today)
+                (ends if until else starts).append(first)
+        if not ends and _YEARS_SAID.search(text):
+            # "from 2018 to 2020", "2018–2020", "until 2020": years said bare, which `find_times` leaves
+            # alone (a bare number may be anything), are years here.
+            span = _YEAR_SPAN.search(text)
+            last = (
+                int(span["last"])
+                if span
+                else int(until_year["last"])
+                if (until_year := _UNTIL_YEAR.search(text))
+                else 0
+            )
+            if span and not starts and int(span["first"]) <= last:
+                starts.append(date(int(span["first"]), 1, 1))
+            if 0 < last < today.year:
+                ends.append(date(last, 1, 1))
         return (starts[0] if starts else None), (ends[0] if ends else None)
+
+    @staticmethod
+    def _coming_month(text: str, start: int, end: int, first: date, today: date) -> date:
+        """A month named without its year in a sentence not in the past: the nearer of last year's
+        and the coming one ("Tom is the new CTO of Acme starting in May", written in April, is this
+        May), unless "since" says it is behind ("she has been at Figma since May")."""
+        if _FOUR_DIGITS.search(text, start, end) or _SINCE_BEFORE.search(text[max(0, start - 20) : start]):
+            return first
+        now = today.year * 12 + today.month
+        behind = now - (first.year * 12 + first.month)
+        return first.replace(year=first.year + 1) if 12 - behind < behind else first
 
     def _inline_field(self, block: _Block, quote: str) -> None:
         """`uses:: [[Klipper]]`: the note is the subject, the key the predicate."""
@@ -2480,9 +2561,15 @@ class _ChunkReader:
             if not is_asserted(inline.placeholder, hit):
                 continue
             if hit.pattern.first_person and (
-                candidate.quoted or not opens_its_clause(inline.placeholder, hit)
+                candidate.quoted
+                or not opens_its_clause(inline.placeholder, hit)
+                or _REPORTED_BEFORE_COLON.search(
+                    inline.placeholder, 0, hit_clause(inline.placeholder, hit)[0]
+                )
             ):
-                continue  # someone else's "I" (a quotation), or what was assumed, told or dreamt
+                # Someone else's "I" (a quotation, "Ana texted me: I just started at Stripe!"), or
+                # what was assumed, told or dreamt.
+                continue
             if wording.hedged:
                 start, end = hit_clause(inline.placeholder, hit)
                 clause = inline.placeholder[start:end]
@@ -2500,6 +2587,8 @@ class _ChunkReader:
                 continue
             if pattern.object_test is not None and not pattern.object_test(object_name):
                 continue  # "I moved to Obsidian" is no new home
+            if pattern.predicate == "runs" and _one_family(subject, object_name):
+                continue  # "Upgraded Postgres 14 to Postgres 16": a new version, no host of the old
             subject = self.entities.add(
                 subject, pattern.subject_type or _type_from_name(subject), candidate.quote
             )
@@ -2562,32 +2651,70 @@ class _ChunkReader:
         listing = self.listing
         assert listing is not None
         when = self._chunk_date()
-        match = _LISTED_NAME.match(inline.placeholder)
-        named = self._resolve(match.group(0), inline) if match else None
-        if named is None or named.casefold() == self.source.title.casefold():
+        text = inline.placeholder
+        labelled = _LISTED_LABEL.match(text)
+        gone_label = False
+        if (
+            labelled is not None
+            and (
+                labelled["label"].casefold() in _LISTED_CATEGORIES
+                # "message broker: Kafka", "Reviewer: [[Ana]]"; not "Postgres: Primary store".
+                or (
+                    labelled["colon"]
+                    and (labelled["label"][0].islower() or "\ue000" in labelled["value"][:3])
+                )
+            )
+        ):
+            # "Database: Postgres 16", "Lead: [[Ana]]", "Hosting — Fly.io": the label says what for.
+            if labelled["label"].casefold() in _LISTED_NONE:
+                return []
+            gone_label = labelled["label"].casefold() in _LISTED_PAST
+            text = labelled["value"]
+            # "Backend: Ravi, Kai", "Frontend: React + Vite": each name the value lists.
+            parts = [part for part in _LISTED_SEPARATOR.split(text) if part]
+        else:
+            parts = [text]
+        if _LISTED_NOT.match(text):
+            return []  # "Not using Kubernetes", "Considering Temporal", "TBD — frontend"
+        now = _LISTED_NOW.match(text)
+        if now is not None:  # "Previously MySQL, now Postgres 16": what it uses now
+            parts = [now["now"]]
+        matches = [_LISTED_NAME.match(part.lstrip()) for part in parts]
+        names = [self._resolve(found.group(0), inline) for found in matches if found]
+        named_all = [n for n in names if n is not None and n.casefold() != self.source.title.casefold()]
+        if not named_all:
             return []
         note = self._note_entity(candidate.quote)
+        gone: tuple[date | None, date | None] | None = None
+        if gone_label or _LISTED_GONE.search(inline.title):
+            # "[[Ravi Kumar]] — backend (left 2024)", "(until March 2024)", "Former: [[Tom]] (left
+            # 2023)": no more, from then; when nothing says, it is not said to hold.
+            ended = self._gone_since(inline.title)
+            if ended is None:
+                return []
+            gone = (None, ended) if when is None or ended <= when else (when, None)  # "(on leave until June)"
+        found_relations = []
+        for named in named_all:
+            found_relations.append(self._listed_one(listing, named, note, candidate, gone or (when, None)))
+        return found_relations
+
+    def _listed_one(
+        self,
+        listing: str,
+        named: str,
+        note: str,
+        candidate: _Candidate,
+        valid: tuple[date | None, date | None],
+    ) -> tuple[str, str, str, bool]:
+        """One relation of a `## Stack` or `## Team` item: the note uses it, or it is a member of the note."""
         if listing == "uses":
             subject, obj = note, self.entities.add(named, _type_from_name(named), candidate.quote)
         else:
             subject, obj = self.entities.add(named, "person", candidate.quote), note
         label = listing.replace("_", " ")
         statement = f"{subject} uses {obj}." if listing == "uses" else f"{subject} is a member of {obj}."
-        valid_at, invalid_at = when, None
-        if _LISTED_GONE.search(inline.title):
-            # "[[Ravi Kumar]] — backend (left 2024)", "(until March 2024)": no more, from then; when
-            # nothing says, it is not said to hold.
-            invalid_at = self._gone_since(inline.title)
-            if invalid_at is None:
-                return []
-            if when is not None and invalid_at > when:
-                invalid_at = None  # "(on leave until June)": there still
-            else:
-                valid_at = None
-        self._relation(
-            subject, listing, label, obj, statement, PATTERN_CONFIDENCE, candidate.quote, valid_at, invalid_at
-        )
-        return [(subject, listing, obj, False)]
+        self._relation(subject, listing, label, obj, statement, PATTERN_CONFIDENCE, candidate.quote, *valid)
+        return (subject, listing, obj, False)
 
     def _left_later(self, rest: str, since: date | None) -> date | None:
         """The day a sentence's later clause says its job or home was left ("… but left in 2022"), if
@@ -3287,6 +3414,19 @@ def _month_day_near(today: date, number: int, *, back: bool) -> date | None:
         if (day < today) if back else (day > today):
             return day
     return None
+
+
+def _one_family(first: str, second: str) -> bool:
+    """Whether two names are two versions or editions of one thing: "TrueNAS Core" and "TrueNAS Scale",
+    "Ubuntu 22.04" and "Ubuntu 24.04", "Ubuntu" and "Ubuntu 24.04" (not "Raspberry Pi" and "Raspberry Pi
+    OS", a thing and what it runs)."""
+    one, two = first.casefold().split(), second.casefold().split()
+    if not one or not two or one[0] != two[0]:
+        return False
+    shorter, longer = sorted((one, two), key=len)
+    if longer[: len(shorter)] != shorter or len(longer) == len(shorter):
+        return True
+    return longer[len(shorter)][:1].isdigit()
 
 
 def _nearest_year(day: date, reference: date) -> date:

@@ -71,7 +71,8 @@ _WORD = rf"[{_UPPER}][\w+&-]*#?(?:['’][{_UPPER}][\w-]*)?(?:\.\w+)*"
 """A Capitalized word: "Klipper", "O'Connor", "Node.js", "C#" (but not the possessive of "Bob's")."""
 _OWNERS_WORD = _WORD.replace(r"(?:\.\w+)*", rf"(?:['’]s(?=[ ][{_UPPER}]))?(?:\.\w+)*")
 """A Capitalized word that may be an owner's before the next ("St James's Hospital")."""
-_NUMBER = r"\d+(?:[.,]\d+)*[A-Za-z]*"
+_NUMBER = r"(?!(?:19|20)\d\d\s*[-–—]\s*(?:19|20)\d\d)\d+(?:[.,]\d+)*[A-Za-z]*"
+"""A number after a name's word ("Ender 3", "Postgres 16"), not the first of years ("Datadog 2018–2020")."""
 
 
 def _name(word: str) -> str:
@@ -249,7 +250,7 @@ _SHOP_S = rf"(?:['’]s(?=[\x20\t]*(?:[,.;:!?)]|$)|[\x20\t]+{_CLAUSE_GOES_ON}\b)
 """An employer's name's closing "'s", before its clause ends or goes on: "McDonald's", "Sainsbury's"."""
 _NOT_SOMEONE_ELSES_AHEAD = rf"(?!{NAME}['’]s(?![\w'’-]))"
 """Not a person's name owning who is meant: "I report to Gavin's deputy" is not to Gavin."""
-_ARTICLE = r"(?:the|a|an|my|our|their|his|her|its|new) "
+_ARTICLE = r"(?:(?:the|a|an|my|our|their|his|her|its) (?:new |old )?|new )"
 _NO_ARTICLE = r"(?!(?:the|a|an|my|our|their|his|her|its|new) )"
 """What a switch is made to is software when named bare ("to Klipper"), a machine when with its article."""
 _NOT_A_BOX = (
@@ -353,7 +354,7 @@ _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
 _NOT_TURNED_DOWN = r"(?![^.;!?]*\b(?:turned\s+(?:it|them)\s+down|declined|said\s+no)\b)"
 """A job got that was not taken: "landed a role at Figma but turned it down"."""
-_WHEN_JOINED = r"(?: (?:today|yesterday|this week|last week|this month|last month))?"
+_WHEN_JOINED = r"(?: (?:today|yesterday|this week|last week|this month|last month|this year|last year))?"
 """When someone joined, said before the job: "I joined Adyen today as a data engineer"."""
 _JOINED = (
     r"(?:(?:have |has )?joined|join|(?:started|start) (?:working )?(?:at|with)"
@@ -496,12 +497,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # (not "Ana was switched to Team Blue").
     _pattern(r"{S} (?:was|has been|got) migrated (?:over )?to {O}", "runs", "runs", True, None, "software",
              keywords="migrated"),
-    _pattern(r"(?i:switched|migrated|moved|changed|converted) {T} from {A} to " + _NO_ARTICLE + "{O}",
-             "runs", "runs", True, None, "software", keywords="from"),
+    _pattern(r"(?i:switched|migrated|moved|changed|converted) {T} (?:back |over )?from {A} to "
+             + _NO_ARTICLE + "{O}", "runs", "runs", True, None, "software", keywords="from"),
     # Moved to a machine, named with its article: "Moved Plex from the NUC to the Synology" runs it
     # there (not "Plex runs Synology"); not to "a VM", which names no machine of its own.
-    _pattern(r"(?i:migrated|moved) {S} (?:from " + _ARTICLE + "{A} )?to " + _ARTICLE + _NOT_A_BOX + "{O}",
-             "runs_on", "runs on", False, "software", None, keywords="migrated moved"),
+    _pattern(r"(?i:migrated|moved) {S} (?:over |back )?(?:from " + _ARTICLE + "{A} )?to " + _ARTICLE
+             + _NOT_A_BOX + "{O}", "runs_on", "runs on", False, "software", None, keywords="migrated moved"),
     # A switch leaves one current value: it asserts the functional `runs`, so pass 2 supersedes.
     # Not "Anna moved from Berlin to Hamburg": a person moves house, a project migrates.
     _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "runs", "runs", True, None, "software",
@@ -617,6 +618,13 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     *_family_patterns(),
     _pattern(rf"{{O}} is my {_SPOUSE}", "married_to", "married to", True, "person", "person",
              keywords=_SPOUSE_WORDS, writer=True),
+    _pattern(rf"{{S}} is {{O}}['’]s {_SPOUSE}(?![\w'’-])", "married_to", "married to", True, "person",
+             "person", keywords=_SPOUSE_WORDS),
+    # "I got married to Lena today!", "Lena and I got married".
+    _pattern(r"{I} (?:just |finally )?got married to {O}", "married_to", "married to", True, "person",
+             "person", keywords="married"),
+    _pattern(r"{O} and I (?:just |finally )?got married(?![\w'’-])(?! to\b)", "married_to", "married to",
+             True, "person", "person", keywords="married", writer=True),
     _pattern(rf"{{O}} is (?:now )?my {_MANAGER}", "reports_to", "reports to", True, "person", "person",
              keywords=_MANAGER_WORDS, writer=True),
     _pattern(rf"(?i:my) {_MANAGER} is (?:now )?{{O}}", "reports_to", "reports to", True, "person", "person",
@@ -723,12 +731,13 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # A move from one employer to the next: "I left Google to join Datadog", "Priya left Monzo and
     # joined Stripe", "Left my job at Acme to join Initech": the new one from that day, the old one
     # ended on it (not "left Lisbon for Porto": a move of home, nor "left the meeting to join a call").
-    _pattern(rf"{{S}} (?:just |finally )?left {_BARE_OLD} (?:and|to) {_JOINED} {_BARE_NEW}{_JOINED_END}",
+    _pattern(rf"{{S}} (?:just |finally )?left {_BARE_OLD}{_WHEN_JOINED},? (?:and|to) {_JOINED} "
+             rf"{_BARE_NEW}{_JOINED_END}",
              "works_for", "works for", True, "person", "organization", keywords="left", object_test=_no_tool,
              needs=_JOB_CUE),
-    _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:left|quit) {_BARE_OLD} (?:and|to) {_JOINED} "
-             rf"{_BARE_NEW}{_JOINED_END}", "works_for", "works for", True, "person", "organization",
-             keywords="left quit", object_test=_no_tool, needs=_JOB_CUE),
+    _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:left|quit) {_BARE_OLD}{_WHEN_JOINED},? "
+             rf"(?:and|to) {_JOINED} {_BARE_NEW}{_JOINED_END}", "works_for", "works for", True, "person",
+             "organization", keywords="left quit", object_test=_no_tool, needs=_JOB_CUE),
     _pattern(rf"{{S}} (?:just |finally )?(?:left|quit) (?:his|her|their) (?:job|role|position) (?:at|with) "
              rf"{{A}} (?:and|to) {_JOINED} {{O}}", "works_for", "works for", True, "person", "organization",
              keywords="left quit"),
