@@ -3169,3 +3169,88 @@ def test_jobs_and_marriages_said_in_more_words(text: str, expected: tuple[str, s
 
 def test_a_wedding_named_with_a_time_is_no_marriage_to_it() -> None:
     assert relations(extract("Tom and I got married to other people.", meta={"author": "Sam"})) == set()
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "| Observation      |     |     |     | Ranged Wpns      |     |",  # a blank form
+        "|  |  |  | [Decipher Writing](rules/decipher-writing.md) E [Secret](rules/secret.md) |",
+    ],
+)
+def test_a_tables_row_of_blanks_and_labels_states_nothing(row: str) -> None:
+    table = f"| Skill | A | B | C | Skill | D |\n|---|---|---|---|---|---|\n{row}\n"
+    assert extract(table, reference=date(2023, 4, 28)).draft.nodes == []
+
+
+def test_a_sparse_row_with_words_still_states_them() -> None:
+    table = "| Day | Run | Read | Notes |\n|---|---|---|---|\n| 2025-03-04 | | | Fixed the bed leveling |\n"
+    assert [n.type for n in extract(table).draft.nodes] == ["observation"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A dartboard with a picture of the regent on it. The eyes currently have darts sticking out of them.",
+        "Currently, this repository has the following resources.",
+    ],
+)
+def test_an_undated_state_of_nothing_named_is_no_fact(text: str) -> None:
+    assert extract(text, reference=None).draft.nodes == []
+    # Dated, it is the day's state; of something named or linked, a fact.
+    assert [n.type for n in extract(text).draft.nodes] == ["state"]
+    assert [
+        n.type for n in extract("[[Atlas]] currently runs on two nodes.", reference=None).draft.nodes
+    ] == ["fact"]
+
+
+def test_a_numbered_list_in_a_days_note_that_tells_the_day_is_no_procedure() -> None:
+    day = {"title": "2025-05-19", "path": "daily/2025-05-19.md", "heading": ()}
+    told = "Three good things today:\n\n1. Leo swam his first length.\n2. Lunch with [[Kenji]] at Ramen Ya.\n"
+    found = extract(told, **day)
+    assert "procedure" not in [n.type for n in found.draft.nodes]
+    assert [n.memory_layer for n in found.draft.nodes] == ["episodic"]
+    names = "## Gratitude\n\n1. Lena\n2. Coffee\n"
+    assert "procedure" not in [n.type for n in extract(names, **day).draft.nodes]
+    steps = "To reset the router:\n\n1. Unplug it for a minute.\n2. Hold the reset button for ten seconds.\n"
+    assert [n.type for n in extract(steps, **day).draft.nodes] == ["procedure"]
+    # Steps mentioning the raised beds are still steps.
+    beds = "1. Update Nginx for the raised beds.\n2. Install Redis for the dashboard.\n"
+    assert [n.type for n in extract(beds, **day).draft.nodes] == ["procedure"]
+
+
+def test_two_numbered_lists_under_one_heading_are_titled_by_their_labels() -> None:
+    text = (
+        "Making the crust\n\n1. Preheat the oven to 220C.\n2. Combine flour and salt.\n\n"
+        "Lower oven to 180C (convection if you have it)\n\n1. Melt the butter.\n2. Spread the filling.\n"
+    )
+    found = extract(text, heading=("Directions",), reference=None, title="Tart", path="recipes/Tart.md")
+    assert [n.title for n in found.draft.nodes if n.type == "procedure"] == [
+        "Directions: Making the crust",
+        "Directions",  # a step's words in brackets are no label
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- **[[Kenji]]**: a flaky test in the billing pipeline, will fix today",
+        "**Lunch**: the ramen place again",
+    ],
+)
+def test_a_bold_label_in_a_days_note_defines_nothing(text: str) -> None:
+    day = extract(text, title="2025-05-19", path="daily/2025-05-19.md", meta={"author": "Sam"})
+    assert "concept" not in [n.type for n in day.draft.nodes]
+    assert all(not e.description for e in day.draft.entities)
+
+
+def test_a_bold_term_outside_a_days_note_still_defines_it() -> None:
+    found = extract("**Benchy**: a small boat used to test printers.", title="Printing", path="n/Printing.md")
+    assert [n.type for n in found.draft.nodes] == ["concept"]
+
+
+def test_a_dash_after_what_was_done_with_someone_defines_nothing() -> None:
+    found = extract(
+        "Dinner with Lena — the new Thai place on Kastanienallee.", title="Trip", path="n/Trip.md"
+    )
+    assert "Dinner with Lena" not in entity_names(found)

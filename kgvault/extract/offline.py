@@ -796,11 +796,17 @@ def _defines(dash: re.Match[str]) -> bool:
     """Whether a "term — the …" line outside a glossary defines its term, rather than labelling a
     diary line ("Offsite — the agenda is done") or joining two sentences ("Ana raised concerns — …")."""
     term = dash.group("term").strip()
-    if term.casefold() in _DIARY_LABELS or _CLAUSE_AFTER_ARTICLE.match(dash.group("definition")):
+    if (
+        term.casefold() in _DIARY_LABELS
+        or _CLAUSE_AFTER_ARTICLE.match(dash.group("definition"))
+        or _WITH_SOMEONE.search(term)  # "Dinner with Lena — the new Thai place"
+    ):
         return False
     return not _wording(term, False).past
 
 
+_WITH_SOMEONE = re.compile(r"\s(?:with|w/|avec)\s")
+"""A diary label's company ("Dinner with Lena", "Call w/ Tom"): what was done, not a term."""
 _ARTICLE_START = re.compile(r"(?i)^(?:a|an|the|un|une|le|la|les|l['’]|der|die|das|ein|eine|el|los)\b")
 _SOFTWARE_WORDS = re.compile(
     r"(?i)^(?:firmware|software|library|framework|database|app|application|plugin|package|tool|service|api"
@@ -1336,6 +1342,11 @@ def _split_row(row: str) -> list[str]:
     return cells
 
 
+_LOWER_WORD = re.compile(r"(?<![\w.])[a-z]{2,}")
+_ANY_LINK = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)")
+"""A wikilink or a Markdown link, with its text: what a row's words are read without."""
+
+
 def _blocks(visible: list[str | None]) -> list[_Block]:
     """Group visible lines into headings, paragraphs, list items, table rows and fields."""
     blocks: list[_Block] = []
@@ -1389,8 +1400,15 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
             blank_before = False
             continue
         if _TABLE_ROW.match(text) or (in_table and "|" in text):
-            row = "; ".join(c for c in _split_row(text) if c)
-            blocks.append(_Block("row", row, index, index, quoted=quoting == "quote"))
+            cells = _split_row(text)
+            filled = [c for c in cells if c]
+            row = "; ".join(filled)
+            # A form's row ("| Observation | | | | Ranged Wpns | |"), or a cell's next line in a cheat
+            # sheet: mostly blanks, and no word in lowercase outside its links. It states nothing.
+            form = len(cells) - len(filled) >= max(2, len(filled) + 1) and not _LOWER_WORD.search(
+                _ANY_LINK.sub(" ", row)
+            )
+            blocks.append(_Block("row", row, index, index, header_row=form, quoted=quoting == "quote"))
             paragraph = item = None
             list_id = -1
             blank_before = False
@@ -2000,10 +2018,13 @@ class _ChunkReader:
         for block in blocks:
             if block.ordered_list >= 0:
                 procedures.setdefault(block.ordered_list, []).append(block)
+        day_note = _DAY_TITLE.match(self.source.title) is not None
         steps = {
             k: v
             for k, v in procedures.items()
-            if sum(1 for b in v if b.indent == v[0].indent) >= 2 and not _names_only(v)
+            if sum(1 for b in v if b.indent == v[0].indent) >= 2
+            and not _names_only(v)
+            and not (day_note and self._tells_the_day(v))
         }
 
         done: set[int] = set()
@@ -2897,7 +2918,18 @@ class _ChunkReader:
             or _STATE_STRONG.search(text, words)
             or (first_person and _STATE_FIRST_PERSON.search(text, words))
         ):
-            return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
+            if dated:
+                return _Outcome("episodic", "state", valid_from=since)
+            if not (
+                subject_entity
+                or first_person
+                or since is not None
+                or any(r.kind == "link" for r in inline.refs)
+            ):
+                # Undated, of nothing named or linked: "The eyes currently have darts sticking out of
+                # them" (a trinket table's row), "Currently, this repository has the following resources."
+                return _Outcome(None, reason="no statement")
+            return _Outcome("semantic", "fact")
         if past and dated:
             return _Outcome("episodic", "observation")
         title = inline.title
@@ -3006,7 +3038,10 @@ class _ChunkReader:
         text = candidate.text.strip()
         term: str | None = None
         definition = ""
-        bold = _BOLD_DEFINITION.match(text) if text.startswith(("**", "__")) else None
+        # A day's note labels its lines ("- **[[Kenji]]**: a flaky test, will fix today", "**Lunch**: the
+        # ramen place again"): outside a glossary, it defines nothing by a bold term or a dash.
+        labels = not self.glossary and _DAY_TITLE.match(self.source.title) is not None
+        bold = _BOLD_DEFINITION.match(text) if text.startswith(("**", "__")) and not labels else None
         # Outside a glossary a bold term defines only when a colon or dash says so: "**Failure** The
         # target is …" is a label before a sentence.
         if bold and (
@@ -3014,7 +3049,7 @@ class _ChunkReader:
             or ((bold.group("inner") or bold.group("sep")) and _ARTICLE_START.match(bold.group("definition")))
         ):
             term, definition = bold.group("term"), bold.group("definition")
-        if term is None and ("—" in text or "–" in text):
+        if term is None and not labels and ("—" in text or "–" in text):
             dash = _DASH_DEFINITION.match(text)
             if (
                 dash
@@ -3132,6 +3167,20 @@ class _ChunkReader:
         self.nodes.append(node)
         self.node_titles.add(title.casefold())
 
+    def _tells_the_day(self, items: list[_Block]) -> bool:
+        """Whether a numbered list in a day's note tells the day rather than steps: what happened ("1.
+        Leo swam his first length"), what the writer did, or single names ("## Gratitude / 1. Lena")."""
+        top = [item for item in items if item.indent == items[0].indent]
+        if all(len(item.text.split()) <= 2 for item in top):
+            return True
+        for item in top:
+            wording = _wording(_analyse(item.text).placeholder, self.french)
+            # Its first or second word a past verb ("Left Acme", "Leo swam"), not one further on: "Update
+            # Nginx for the raised beds" is a step.
+            if wording.first_person or any(_is_past_word(w.lower()) for w in _TOKENS.findall(item.text)[:2]):
+                return True
+        return False
+
     def _procedure(self, steps: list[_Block], previous: _Block | None, lines: list[str]) -> None:
         """An ordered list of two or more steps: one semantic procedure node."""
         title = ""
@@ -3139,6 +3188,15 @@ class _ChunkReader:
             last_sentence = split_sentences(previous.text)[-1] if previous.text else ""
             if last_sentence.rstrip().endswith(":"):
                 title = _analyse(last_sentence).title.rstrip(":").strip()
+            else:
+                # "## Directions / Making the crust / 1. …" then "Filling / 1. …": two lists, two titles.
+                label = _analyse(previous.text).title.strip()
+                if (
+                    0 < len(label) <= 80
+                    and _HAS_WORD.search(label)
+                    and not label.endswith((".", "!", "?", ")"))
+                ):
+                    title = f"{self.heading or self.source.title}: {label}"
         if not title:
             title = self.heading or self.source.title
         names: list[str] = []
