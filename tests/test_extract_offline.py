@@ -3254,3 +3254,20 @@ def test_a_dash_after_what_was_done_with_someone_defines_nothing() -> None:
         "Dinner with Lena — the new Thai place on Kastanienallee.", title="Trip", path="n/Trip.md"
     )
     assert "Dinner with Lena" not in entity_names(found)
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        ("Met [[Rui]] for coffee.", {"Rui"}),
+        ("Had lunch with [[Kenji]] and [[Aisha]].", {"Kenji", "Aisha"}),
+        ("Talked to my sister [[Hannah]] about the trip.", {"Hannah"}),
+        ("Called [[Mum]] in the evening.", {"Mum"}),
+        ("Had a call with [[Acme]] about the renewal.", set()),  # a company may be on a call
+        ("I have an evergreen note called [[Creativity]] that is built on top.", set()),  # named, not phoned
+    ],
+)
+def test_whom_the_writer_met_ate_with_or_talked_to_is_a_person(text: str, people: set[str]) -> None:
+    found = extract(text, meta={"author": "Sam"}, title="2025-03-12", path="daily/2025-03-12.md")
+    typed = {e.name for e in found.draft.entities if e.entity_type == "person"} - {"Sam"}
+    assert typed == people

@@ -2427,10 +2427,15 @@ class _ChunkReader:
         inline = _analyse(candidate.text)
         size = inline.word_count
         navigation = bool(inline.refs) and _is_navigation(inline)
+        company = _met_links(inline.placeholder) if "\ue000" in inline.placeholder else _NO_LINKS
         names = (
             []
             if navigation
-            else [self._link_entity(r, candidate.quote) for r in inline.refs if r.name and r.kind == "link"]
+            else [
+                self._link_entity(r, candidate.quote, "person" if index in company else None)
+                for index, r in enumerate(inline.refs)
+                if r.name and r.kind == "link"
+            ]
         )
         if not size:
             self.reasons["structural"] += 1
@@ -3367,6 +3372,29 @@ def _not_linked_words(inline: _Inline, dates: list[tuple[int, int, date]]) -> li
         for d in dates
         if _LINKED not in masked[d[0] : d[1]] or any(c.isdigit() for c in inline.title[d[0] : d[1]])
     ]
+
+
+_MET = re.compile(
+    r"(?i)\b(?:met(?:\s+up)?(?:\s+with)?|(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink)\s+with"
+    r"|(?:chatted|talked|spoke|hung\s+out|caught\s+up)\s+(?:to|with)|texted|phoned|hugged"
+    # "Called [[Mum]]", "I called [[Mum]]"; not "a note called [[Creativity is …]]".
+    r"|(?:^|(?<=I\s)|(?<=[Ww]e\s)|(?<=she\s)|(?<=he\s)|(?<=just\s)|(?<=also\s))called)"
+    r"\s+(?:my\s+[a-z]+\s+)?(?P<links>\ue000\d+\ue001(?:(?:,\s*|\s+and\s+|\s*&\s*)\ue000\d+\ue001)*)"
+)
+"""Whom one meets, eats with, talks to or texts: people ("Met [[Rui]] for coffee", "Had lunch with
+[[Kenji]] and [[Aisha]]"); not whom one has a meeting or a call with (a company may be)."""
+_NO_LINKS: frozenset[int] = frozenset()
+
+
+def _met_links(placeholder: str) -> frozenset[int]:
+    """The indices of the links a sentence says the writer met, ate with or talked to."""
+    found = [
+        int(index) for match in _MET.finditer(placeholder) for index in _LINK_INDEX.findall(match["links"])
+    ]
+    return frozenset(found) if found else _NO_LINKS
+
+
+_LINK_INDEX = re.compile("\ue000(\\d+)\ue001")
 
 
 @lru_cache(maxsize=4096)
