@@ -3271,3 +3271,11 @@ def test_whom_the_writer_met_ate_with_or_talked_to_is_a_person(text: str, people
     found = extract(text, meta={"author": "Sam"}, title="2025-03-12", path="daily/2025-03-12.md")
     typed = {e.name for e in found.draft.entities if e.entity_type == "person"} - {"Sam"}
     assert typed == people
+
+
+def test_the_writers_birthday_is_a_fact_recorded_on_the_notes_day() -> None:
+    found = extract("My birthday is on 12 March.", reference=date(2025, 1, 2), meta={"author": "Sam"})
+    assert [(n.memory_layer, n.type, n.timestamp) for n in found.draft.nodes] == [
+        ("semantic", "fact", date(2025, 1, 2))
+    ]
+    assert extract("My job is boring today.", reference=date(2025, 1, 2)).draft.nodes == []

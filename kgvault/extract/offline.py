@@ -490,14 +490,17 @@ _RULE_LABEL = re.compile(r"(?i)(?:note to self|rule|reminder|lesson(?: learned)?
 """A label before a rule: "Note to self: never deploy on Fridays"."""
 _DECISION_LABEL = re.compile(r"(?i)(?:decision|decided|décision)\s*:\s*\w")
 """A label that says what follows was decided: "Decision: we go with Postgres for the metadata store"."""
-# "Sam's birthday is on 3 May": a lasting fact about someone named, whatever the note's date.
+# "Sam's birthday is on 3 May", "My birthday is on 12 March": a lasting fact about someone named or
+# the writer, whatever the note's date.
 _NAMED_FACT = _Keywords(
     "birthday address phone number email wife husband partner boyfriend girlfriend son daughter kids"
     " children dog cat sister brother mother father mum mom dad name surname job allergy allergies",
-    r"\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?['’]s\s+(?:birthday|(?:home\s+)?address|phone(?:\s+number)?"
+    r"\b[Mm]y\s+(?:birthday|(?:home\s+)?address|(?:phone\s+)?number|e-?mail|(?:first\s+|last\s+)?name|surname"
+    r"|allerg(?:y|ies))\s+(?:is|are)\b"
+    r"|\b[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?['’]s\s+(?:birthday|(?:home\s+)?address|phone(?:\s+number)?"
     r"|number|email|wife|husband|partner|boyfriend|girlfriend|son|daughter|kids|children|dog|cat|sister"
     r"|brother|mother|father|mum|mom|dad|(?:first\s+|last\s+)?name|surname|job|allerg(?:y|ies))\s+(?:is|are)\b",
-    starts="(?=[A-Z])",
+    starts="(?=[A-Zm])",
 )
 # "has lived", "have used", "'ve been": with "since <date>" a state that still holds, no past event.
 _PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
