@@ -3279,3 +3279,18 @@ def test_the_writers_birthday_is_a_fact_recorded_on_the_notes_day() -> None:
         ("semantic", "fact", date(2025, 1, 2))
     ]
     assert extract("My job is boring today.", reference=date(2025, 1, 2)).draft.nodes == []
+
+
+@pytest.mark.parametrize(
+    ("text", "ended"),
+    [
+        ("I stopped using Todoist in April.", date(2025, 4, 1)),
+        ("I stopped using Todoist in 2023.", date(2023, 1, 1)),
+        ("Ana stopped using Notion in March 2024.", date(2024, 3, 1)),
+    ],
+)
+def test_a_tool_stopped_in_a_month_or_year_said_ends_then(text: str, ended: date) -> None:
+    (relation,) = extract(text, reference=date(2025, 5, 19), meta={"author": "Sam"}).draft.relations
+    assert (relation.predicate, relation.valid_at, relation.invalid_at) == ("uses", None, ended)
+    # Not where the words go on to say where it stopped: "in my team" is no time.
+    assert extract("I stopped using Notion in my team.", meta={"author": "Sam"}).draft.relations == []

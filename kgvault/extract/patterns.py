@@ -229,7 +229,9 @@ def _start_lookahead(template: str) -> str:
 
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
 _USE_ENDS = (
-    r"(?=[\x20\t]*(?:[,.;:!?)]|$|(?:any\s?more|altogether|at\s+all|last\s+\w+|today|yesterday)(?![\w'’-])))"
+    r"(?=[\x20\t]*(?:[,.;:!?)]|$|(?:any\s?more|altogether|at\s+all|last\s+\w+|this\s+(?:week|month|year)|today"
+    r"|yesterday|(?:a|an|one|two|three|four|five|six|a\s+few|\d+)\s+(?:days?|weeks?|months?|years?)\s+ago"
+    r"|(?:back\s+)?in\s+(?:[A-Z][a-z]+(?:\s+(?:19|20)\d\d)?|(?:19|20)\d\d))(?![\w'’-])))"
 )
 """Where a tool no longer used ends its clause: not "no longer use Notion as much", "on my phone"."""
 _BETWEEN_ADVERB = r"(?:(?:now|still|currently|also|already|recently) )?"
