@@ -793,7 +793,7 @@ def _link(
 def _without_templates(notes: Path, extractions: list[Extraction]) -> list[Extraction]:
     """Nothing from templates: their properties and text are placeholders (`created: {{date}}`,
     `author: [[Me]]`), no knowledge. A template is a note in the templates folder Obsidian's settings
-    name, or in a `Templates` folder at the notes' root (the settings may not be synced), or one
+    name, or in a `Templates` folder anywhere (the settings may not be synced), or one
     whose name is a placeholder (`{{title}}.md`). They stay sources, with a summary that says so."""
     from kgvault.discover import template_folders
     from kgvault.extract.draft import Draft
@@ -805,7 +805,8 @@ def _without_templates(notes: Path, extractions: list[Extraction]) -> list[Extra
     ]
 
 
-_TEMPLATES_FOLDER = re.compile(r"(?i)_?templates?/")
+_TEMPLATES_FOLDER = re.compile(r"(?i)(?:.*/)?_?templates?/")
+"""A templates folder at any depth: a shared vault keeps one per game or project (`dungeon23/templates/`)."""
 _PLACEHOLDER_NAME = re.compile(r"\{\{[^{}/]*\}\}|<%")
 
 

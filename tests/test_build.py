@@ -293,13 +293,18 @@ def test_obsidian_templates_give_no_knowledge(tmp_path: Path, settings: str, con
     assert (vault / "entities" / "me.md").exists()
 
 
-def test_a_templates_folder_at_the_root_and_a_placeholder_name_are_templates_without_settings(
+def test_a_templates_folder_at_any_depth_and_a_placeholder_name_are_templates_without_settings(
     tmp_path: Path,
 ) -> None:
     """Obsidian's settings are often not synced with the notes: the usual folder name still tells."""
     notes = tmp_path / "notes"
     template = '---\nproject: "[[Atlas]]"\n---\n# {{title}}\n\nI moved to Lisbon today.\n'
-    for path in ("Templates/Meeting.md", "_templates/Daily.md", "Meetings/{{title}}.md"):
+    for path in (
+        "Templates/Meeting.md",
+        "_templates/Daily.md",
+        "Meetings/{{title}}.md",
+        "dungeon23/templates/Week.md",
+    ):
         (notes / path).parent.mkdir(parents=True, exist_ok=True)
         (notes / path).write_text(template, "utf-8")
     (notes / "Projects").mkdir()

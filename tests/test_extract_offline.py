@@ -3188,20 +3188,17 @@ def test_a_sparse_row_with_words_still_states_them() -> None:
     assert [n.type for n in extract(table).draft.nodes] == ["observation"]
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "A dartboard with a picture of the regent on it. The eyes currently have darts sticking out of them.",
-        "Currently, this repository has the following resources.",
-    ],
-)
-def test_an_undated_state_of_nothing_named_is_no_fact(text: str) -> None:
-    assert extract(text, reference=None).draft.nodes == []
-    # Dated, it is the day's state; of something named or linked, a fact.
-    assert [n.type for n in extract(text).draft.nodes] == ["state"]
-    assert [
-        n.type for n in extract("[[Atlas]] currently runs on two nodes.", reference=None).draft.nodes
-    ] == ["fact"]
+def test_an_undated_rows_state_of_nothing_named_is_no_fact() -> None:
+    row = "| Trinket |\n|---|\n| A dartboard. The eyes currently have darts sticking out of them. |\n"
+    assert extract(row, reference=None).draft.nodes == []
+    intro = "Currently, this repository has the following resources."
+    assert extract(intro, reference=None).draft.nodes == []
+    # Dated, it is the day's state; a project note's sentence, or a row naming something, a fact.
+    assert [n.type for n in extract(intro).draft.nodes] == ["state"]
+    for text in ("The repo currently lives on GitHub.", "Atlas is currently maintained by Ana."):
+        assert [n.type for n in extract(text, reference=None).draft.nodes] == ["fact"]
+    named = "| Service |\n|---|\n| [[Atlas]] currently runs on two nodes. |\n"
+    assert [n.type for n in extract(named, reference=None).draft.nodes] == ["fact"]
 
 
 def test_a_numbered_list_in_a_days_note_that_tells_the_day_is_no_procedure() -> None:
@@ -3210,13 +3207,16 @@ def test_a_numbered_list_in_a_days_note_that_tells_the_day_is_no_procedure() -> 
     found = extract(told, **day)
     assert "procedure" not in [n.type for n in found.draft.nodes]
     assert [n.memory_layer for n in found.draft.nodes] == ["episodic"]
-    names = "## Gratitude\n\n1. Lena\n2. Coffee\n"
-    assert "procedure" not in [n.type for n in extract(names, **day).draft.nodes]
-    steps = "To reset the router:\n\n1. Unplug it for a minute.\n2. Hold the reset button for ten seconds.\n"
-    assert [n.type for n in extract(steps, **day).draft.nodes] == ["procedure"]
-    # Steps mentioning the raised beds are still steps.
-    beds = "1. Update Nginx for the raised beds.\n2. Install Redis for the dashboard.\n"
-    assert [n.type for n in extract(beds, **day).draft.nodes] == ["procedure"]
+    moves = "1. Left Acme, joined Datadog.\n2. Moved to Pankow.\n"
+    assert [n.type for n in extract(moves, **day).draft.nodes] == ["observation", "observation"]
+    # Steps are steps, whatever word of theirs looks past: "chopped", "raised", "my".
+    for steps in (
+        "To reset the router:\n\n1. Unplug\n2. Wait\n3. Replug\n",
+        "Shakshuka:\n\n1. Fry the onions\n2. Add chopped tomatoes and cumin\n3. Crack in the eggs\n",
+        "1. Update Nginx for the raised beds.\n2. Install Redis for the dashboard.\n",
+        "1. Make sure my VPN is on\n2. Open the dashboard\n",
+    ):
+        assert [n.type for n in extract(steps, **day).draft.nodes] == ["procedure"], steps
 
 
 def test_two_numbered_lists_under_one_heading_are_titled_by_their_labels() -> None:
@@ -3229,6 +3229,11 @@ def test_two_numbered_lists_under_one_heading_are_titled_by_their_labels() -> No
         "Directions: Making the crust",
         "Directions",  # a step's words in brackets are no label
     ]
+    for lead in ("Serves 4", "Source: https://example.com/tart", "Adapted from my grandmother's recipe"):
+        found = extract(
+            f"{lead}\n\n1. Melt the butter.\n2. Spread it.\n", heading=("Directions",), reference=None
+        )
+        assert [n.title for n in found.draft.nodes if n.type == "procedure"] == ["Directions"], lead
 
 
 @pytest.mark.parametrize(
@@ -3242,6 +3247,12 @@ def test_a_bold_label_in_a_days_note_defines_nothing(text: str) -> None:
     day = extract(text, title="2025-05-19", path="daily/2025-05-19.md", meta={"author": "Sam"})
     assert "concept" not in [n.type for n in day.draft.nodes]
     assert all(not e.description for e in day.draft.entities)
+
+
+def test_a_bold_term_in_a_days_note_that_says_what_it_means_defines_it() -> None:
+    til = "**CRDT**: a conflict-free replicated data type that merges without coordination."
+    found = extract(til, title="2025-05-19", path="daily/2025-05-19.md", heading=("TIL",))
+    assert [n.type for n in found.draft.nodes] == ["concept"]
 
 
 def test_a_bold_term_outside_a_days_note_still_defines_it() -> None:
@@ -3294,3 +3305,93 @@ def test_a_tool_stopped_in_a_month_or_year_said_ends_then(text: str, ended: date
     assert (relation.predicate, relation.valid_at, relation.invalid_at) == ("uses", None, ended)
     # Not where the words go on to say where it stopped: "in my team" is no time.
     assert extract("I stopped using Notion in my team.", meta={"author": "Sam"}).draft.relations == []
+
+
+@pytest.mark.parametrize(
+    ("text", "writers"),
+    [
+        ("Ana: I live in Berlin now.", False),  # a speaker's label
+        ("**Ana**: I joined Figma as a designer.", False),
+        ("Ana — I moved to Berlin last week.", False),
+        ("She said: I work at Stripe.", False),
+        ("I texted Mom: I moved to Berlin today!", True),  # the writer's own words
+        ("Texted Mom: I moved to Berlin today!", True),
+        ("Posted the announcement: I joined Stripe as a staff engineer.", True),
+        ("Update: I work at Stripe now.", True),  # a diary's label
+    ],
+)
+def test_an_i_after_a_colon_is_the_speakers_the_label_names(text: str, writers: bool) -> None:
+    subjects = {r.subject for r in extract(text, meta={"author": "Sam"}).draft.relations}
+    assert subjects == ({"Sam"} if writers else set())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Raspberry Pi 4 runs Raspberry Pi OS.",
+        "The Home Assistant Green runs Home Assistant OS.",
+    ],
+)
+def test_only_an_upgrade_between_one_things_versions_runs_nothing(text: str) -> None:
+    assert len(extract(text).draft.relations) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ana works at Stripe on the 2024–2025 roadmap.",
+        "Ana works at Stripe; she ran the Berlin office 2019–2021.",
+        "Ana works at Stripe, her 2020-2024 plan is on track.",
+    ],
+)
+def test_years_said_of_something_else_do_not_date_a_relation(text: str) -> None:
+    (relation,) = extract(text).draft.relations
+    assert (relation.valid_at, relation.invalid_at) == (REF, None)
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "| 2025-03-02 | | | | | Launched Heron |",
+        "| 2025-03-02 | | | | | Met [[Ana Souza]] |",
+        "| 2025-03-02 | | | | | Decided: Postgres |",
+    ],
+)
+def test_a_logs_sparse_row_is_no_form(row: str) -> None:
+    table = f"| Date | Run | Read | Gym | Water | Notes |\n|---|---|---|---|---|---|\n{row}\n"
+    assert len(extract(table, reference=date(2025, 3, 2)).draft.nodes) == 1
+
+
+@pytest.mark.parametrize(
+    ("heading", "item", "expected"),
+    [
+        ("Tech stack", "- Hosting: Fly.io, Frankfurt region", {("Heron", "uses", "Fly.io", None)}),
+        (
+            "Tech stack",
+            "- Postgres, Redis",
+            {("Heron", "uses", "Postgres", None), ("Heron", "uses", "Redis", None)},
+        ),
+        ("Tech stack", "- Queue: none", set()),
+        ("Tech stack", "- Frontend: htmx", set()),  # a label before no name names nothing
+        ("Tech stack", "- Notifications: Twilio", {("Heron", "uses", "Twilio", None)}),
+        ("Tech stack", "- Queue: SQS (planned)", set()),
+        ("Tech stack", "- Search: Meilisearch? Typesense?", set()),
+        ("Tech stack", "- Database: MySQL until 2023, then Postgres", {("Heron", "uses", "Postgres", None)}),
+        ("Team", "- Lead: [[Ana]], Head of Product", {("Ana", "member_of", "Heron", None)}),
+        ("Team", "- Lead: Ana Souza, PhD", {("Ana Souza", "member_of", "Heron", None)}),
+        ("Team", "- Design: hiring", set()),
+        ("Team", "- Former lead: [[Tom]]", set()),
+        ("Team", "- Lead: Ana (2019–2021)", {("Ana", "member_of", "Heron", date(2021, 1, 1))}),
+    ],
+)
+def test_a_stack_or_team_items_hedges_and_remarks_name_nothing_more(
+    heading: str, item: str, expected: set[tuple[object, ...]]
+) -> None:
+    found = extract(item, heading=(heading,), title="Heron", path="projects/Heron.md", reference=None)
+    assert {(r.subject, r.predicate, r.object, r.invalid_at) for r in found.draft.relations} == expected
+
+
+def test_a_month_said_since_a_while_is_behind() -> None:
+    text = "Tom is the CTO of Acme since the beginning of September."
+    (relation,) = extract(text, reference=date(2025, 4, 3)).draft.relations
+    assert relation.valid_at == date(2024, 9, 1)

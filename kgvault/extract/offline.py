@@ -43,6 +43,7 @@ from kgvault.extract.patterns import (
     clean_name,
     hit_clause,
     is_asserted,
+    is_known_tool,
     match_verb_patterns,
     opens_its_clause,
 )
@@ -536,18 +537,48 @@ _REPORTED = re.compile(
 clause's own subject ("Aisha accepted the offer, she starts on March 17", "Got the invite, the wedding
 is on 14 June"): the tense of what follows is its own."""
 _REPORTED_BEFORE_COLON = re.compile(
-    r"(?i)\b(?:text(?:s|ed)?|said|says|told|tells|wr(?:ote|ites)|messaged|e-?mailed|repl(?:ied|ies)|asked"
-    r"|asks|posted|tweeted|overheard|heard|words|quot(?:e|es|ed|ing)|prompt|claim(?:s|ed)?|joked|announced"
-    r"|yelled|shouted|whispered|dm['’]?d|whatsapped)\b[^:.!?]*:[\x20\t]*$"
+    r"(?i:^.*\b(?:overheard|quot(?:e|es|ed|ing)|prompt|words)\b[^:.!?]*:[\x20\t]*$)"
+    # Someone else's: "Ana texted me:", "She said:", "My boss wrote:" (not "I texted Mom:", nor a
+    # diary's "Texted Mom:", "Posted the announcement:": the writer reporting their own words).
+    r"|^[\W_]*(?:(?!I\b|We\b)(?:[A-Z][\w'’-]*|\ue000\d+\ue001)(?:\x20[A-Z][\w'’-]*)?|(?i:my|our)\x20[a-z]+)"
+    r"\x20(?:just\x20|then\x20|also\x20)?(?i:text(?:s|ed)|said|says|told\x20\w+|tells\x20\w+|wr(?:ote|ites)"
+    r"|messaged|e-?mailed|repl(?:ied|ies)|asked|posted|tweeted|claim(?:s|ed)|joked|announced|yelled|shouted"
+    r"|whispered|dm['’]?d|whatsapped)\b[^:.!?]*:[\x20\t]*$"
 )
-"""What someone said, reported before a colon: an "I" after it is theirs ("Ana texted me: I just
+"""What someone else said, reported before a colon: an "I" after it is theirs ("Ana texted me: I just
 started a new job at Stripe!", "Overheard on the train: I quit my job")."""
+_SPEAKER_LABEL = re.compile(
+    r"^[\W_]*(?:(?P<speaker>(?!I\b|We\b)[A-Z][\w'’-]*)(?:\x20[A-Z][\w'’-]*)?|\ue000\d+\ue001)(?:\*\*|__)?"
+    r"[\x20\t]*(?::|[—–]|\x20-)(?:\*\*|__)?[\x20\t]*$"
+)
+"""A speaker's label before their words: "Ana: I live in Berlin now", "**Ana**: …", "Ana — I moved …",
+"[[Ana]]: …" (not a diary's label: "Update:", "Today:", "Texted Mom:")."""
+_NOT_SPEAKERS = _word_set(
+    """news big reminder personal work life home health family done also finally next last first
+    monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+    august september october november december"""
+)
+
+
+def _someone_elses_words(before: str) -> bool:
+    """Whether what follows `before` (a sentence up to a clause of its own) is someone else's words."""
+    if _REPORTED_BEFORE_COLON.search(before):
+        return True
+    speaker = _SPEAKER_LABEL.match(before)
+    if speaker is None:
+        return False
+    first = (speaker["speaker"] or "").lower()
+    return not (first in _DIARY_LABELS or first in _NOT_SPEAKERS or _is_past_word(first))
+
+
 _YEARS_SAID = re.compile(r"\b(?:19|20)\d\d\b")
 _YEAR_SPAN = re.compile(
-    r"(?i)(?<![\d./-])(?P<first>(?:19|20)\d\d)[\x20\t]*(?:[-–—]|\bto\b|\buntil\b|\btill\b)[\x20\t]*"
-    r"(?P<last>(?:19|20)\d\d)\b(?![./-]\d)"
+    r"(?i)(?<![\d./-])(?<!the\x20)(?<!a\x20)(?<!an\x20)(?<!her\x20)(?<!his\x20)(?<!our\x20)(?<!my\x20)(?<!its\x20)"
+    r"(?<!their\x20)(?:from[\x20\t]+)?(?P<first>(?:19|20)\d\d)[\x20\t]*(?:[-–—]|\bto\b|\buntil\b|\btill\b)"
+    r"[\x20\t]*(?P<last>(?:19|20)\d\d)\)?(?=[\x20\t]*(?:[.,;!?]|$))"
 )
-"""Years a state lasted: "from 2018 to 2020", "2018–2020" (not a date's "2018-2020-…")."""
+"""Years a state lasted, said where its clause ends: "from 2018 to 2020", "2018–2020", "(2018–2020)"
+(not "the 2018–2020 census", "her 2020-2024 plan is on track")."""
 _UNTIL_YEAR = re.compile(r"(?i)\b(?:until|till)[\x20\t]+(?P<last>(?:19|20)\d\d)\b(?![./-]\d)")
 """A bare year a state lasted until: "worked at Stripe until 2020"."""
 _ON_BEFORE = re.compile(
@@ -717,7 +748,8 @@ _LISTED_CATEGORIES = _word_set(
     logging logs metrics tracing alerting auth authentication language languages framework runtime orm
     testing tests build bundler styling ui email payments analytics cdn dns containers orchestration os
     editor ide scheduler workflows secrets vcs linting formatting docs documentation warehouse lead leads pm
-    product design designer qa manager em owner sponsor mentor former alumni past previous"""
+    product design designer qa manager em owner sponsor mentor former alumni past previous notifications
+    mobile web marketing sales ops devops sre support data ml ai sms push maps video chat"""
 ) | frozenset(
     (
         *("tech lead", "team lead", "message bus", "message queue", "object storage", "data store"),
@@ -726,8 +758,19 @@ _LISTED_CATEGORIES = _word_set(
     )
 )
 """Labels an item's dash may follow in a Stack or Team list ("Hosting — Fly.io", "Lead — [[Ana]]")."""
-_LISTED_PAST = frozenset(("former", "alumni", "past", "previous", "former members", "past members"))
-"""A Team list's label for who is in it no more: "Former: [[Tom Berg]]"."""
+_LISTED_PAST = frozenset(("former", "alumni", "past", "previous", "ex", "ex-members", "ex-member"))
+"""A Team list's label's first word for who is in it no more: "Former: [[Tom Berg]]", "Former lead:"."""
+_LISTED_ANY_LABEL = re.compile(
+    r"^(?:\*\*|__)?(?P<label>[^\W\d_][\w&/.\x20-]{0,24}?)[\x20\t]*(?P<colon>(?:\*\*|__)?:(?:\*\*|__)?)[\x20\t]*"
+    r"(?P<value>.*)$",
+    re.S,
+)
+"""An item with any label before a colon ("Queue: none", "Frontend: htmx")."""
+_LISTED_HEDGE = re.compile(
+    r"(?i)\((?:planned|not\s+yet|maybe|tbd|todo|soon|proposed|evaluating|considering|under\s+review|later)\)"
+    r"|\bmaybe\b|\bnot\s+yet\b|\?"
+)
+"""An item the list holds as a wish or a question: "Queue: SQS (planned)", "Redis — maybe later"."""
 _LISTED_NONE = frozenset(
     ("open", "open position", "open positions", "hiring", "vacant", "tbd", "tba", "todo")
 )
@@ -737,10 +780,26 @@ _LISTED_NOT = re.compile(
 )
 """An item naming what the project does not use, or not yet ("Not using Kubernetes", "Considering
 Temporal", "TBD — frontend"), or nobody ("Open position (frontend)")."""
-_LISTED_NOW = re.compile(r"(?i)^(?:previously|formerly|was|used\s+to\s+be)\b.*?[,;]\s*now\s+(?P<now>.+)$")
-"""An item saying what was used and what is now: "Previously MySQL, now Postgres 16"."""
-_LISTED_SEPARATOR = re.compile(r"\s*(?:,|\+|&|\band\b|\x20/\x20)\s*")
-"""Between the names an item's value lists: "Ravi, Kai", "React + Vite"."""
+_LISTED_NOW = re.compile(
+    r"(?i)^(?:(?:previously|formerly|was|used\s+to\s+be)\b.*?[,;]\s*now|.*?\b(?:until|till)\b[^,;]*[,;]\s*"
+    r"(?:then|now))\s+(?P<now>.+)$"
+)
+"""An item saying what was used and what is now: "Previously MySQL, now Postgres 16", "MySQL until
+2023, then Postgres"."""
+
+
+def _listed_parts(value: str) -> list[str]:
+    """The names a labelled item's value lists: "Ravi, Kai", "React + Vite"; after a comma only where
+    every part is one word or a link ("Fly.io, Frankfurt region" names Fly.io; "Ana Souza, PhD" Ana)."""
+    parts = [part for part in _LISTED_AND.split(value) if part]
+    pieces = [piece.strip() for piece in parts[0].split(",")] if parts else []
+    if len(pieces) > 1 and not all(_ONE_NAME.fullmatch(piece.strip("* ")) for piece in pieces):
+        pieces = pieces[:1]
+    return [*pieces, *parts[1:]]
+
+
+_LISTED_AND = re.compile(r"\s*(?:\+|&|\band\b|\x20/\x20)\s*")
+_ONE_NAME = re.compile(r"\ue000\d+\ue001|[A-Z][\w.+#-]*")
 _WE_WILL = re.compile(
     r"(?i)^(?:we\s+will|we['’]ll|we\s+are\s+going\s+to|we['’]re\s+going\s+to|chosen\s+option)\b"
 )
@@ -1345,9 +1404,41 @@ def _split_row(row: str) -> list[str]:
     return cells
 
 
+_DIARY_DEFINITION = re.compile(
+    r"(?i)\b(?:today|tonight|tomorrow|yesterday|again|this\s+(?:morning|afternoon|evening|week)|will|won['’]t"
+    r"|[a-z]+['’]ll|later|so\s+far|still|finally|a\s+bit)\b"
+)
+"""What says a day's labelled line tells the day, not what a term means: "a flaky test, will fix today"."""
+_ITEM_WORDS = re.compile(r"\[\[[^\]]*\]\]|[^\W\d_][\w'’-]*")
+"""An item's words, a wikilink counted as one."""
+_NOT_A_LABEL = re.compile(r"[\d:/.!?)]|\bsee\b|\bfrom\b", re.IGNORECASE)
+"""What a line above a list is not a label with: a count or a time ("Serves 4"), a source ("Source:
+https://…", "Adapted from …"), a sentence, a step's remark ("(use convection if you have it)")."""
+_BEHIND_BEFORE = re.compile(r"(?i)\b(?:since|as\s+of|depuis)\b[^,;.]{0,30}$")
+_THE_FOLLOWING = re.compile(r"(?i)\bthe\s+following\b")
 _LOWER_WORD = re.compile(r"(?<![\w.])[a-z]{2,}")
 _ANY_LINK = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)")
 """A wikilink or a Markdown link, with its text: what a row's words are read without."""
+
+
+def _is_form_row(cells: list[str], filled: list[str], row: str) -> bool:
+    """A row that states nothing: a cheat sheet's next line for its cell ("| | | | [Decipher
+    Writing](…) E [Secret](…) |": blank first cells, no lowercase word outside its links), or a blank
+    form's labels ("| Observation | | | | Ranged Wpns | |": mostly blanks, each filled cell a short
+    Capitalized label, no number, no link). A log's sparse row ("| 2025-03-02 | | | Launched Heron |")
+    is no form."""
+    blanks = len(cells) - len(filled)
+    if blanks < max(2, len(filled) + 1):
+        return False
+    if not cells[0] and not _LOWER_WORD.search(_ANY_LINK.sub(" ", row)):
+        return True
+    return len(filled) >= 2 and all(
+        len(cell.split()) <= 3
+        and not any(c.isdigit() for c in cell)
+        and "[" not in cell
+        and all(word[:1].isupper() or not word[:1].isalpha() for word in cell.split())
+        for cell in filled
+    )
 
 
 def _blocks(visible: list[str | None]) -> list[_Block]:
@@ -1406,11 +1497,7 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
             cells = _split_row(text)
             filled = [c for c in cells if c]
             row = "; ".join(filled)
-            # A form's row ("| Observation | | | | Ranged Wpns | |"), or a cell's next line in a cheat
-            # sheet: mostly blanks, and no word in lowercase outside its links. It states nothing.
-            form = len(cells) - len(filled) >= max(2, len(filled) + 1) and not _LOWER_WORD.search(
-                _ANY_LINK.sub(" ", row)
-            )
+            form = _is_form_row(cells, filled, row)
             blocks.append(_Block("row", row, index, index, header_row=form, quoted=quoting == "quote"))
             paragraph = item = None
             list_id = -1
@@ -2295,7 +2382,7 @@ class _ChunkReader:
                 if when.granularity == "month" and not wording.past and not undated:
                     first = self._coming_month(text, when.start, when.end, first, today)
                 (ends if until else starts).append(first)
-        if not ends and _YEARS_SAID.search(text):
+        if not ends and _YEARS_SAID.search(text) and not _ANOTHER_CLAUSE.search(text):
             # "from 2018 to 2020", "2018–2020", "until 2020": years said bare, which `find_times` leaves
             # alone (a bare number may be anything), are years here.
             span = _YEAR_SPAN.search(text)
@@ -2316,8 +2403,9 @@ class _ChunkReader:
     def _coming_month(text: str, start: int, end: int, first: date, today: date) -> date:
         """A month named without its year in a sentence not in the past: the nearer of last year's
         and the coming one ("Tom is the new CTO of Acme starting in May", written in April, is this
-        May), unless "since" says it is behind ("she has been at Figma since May")."""
-        if _FOUR_DIGITS.search(text, start, end) or _SINCE_BEFORE.search(text[max(0, start - 20) : start]):
+        May), unless "since" or "as of" says it is behind ("she has been at Figma since May", "the CTO
+        since the beginning of September")."""
+        if _FOUR_DIGITS.search(text, start, end) or _BEHIND_BEFORE.search(text[max(0, start - 40) : start]):
             return first
         now = today.year * 12 + today.month
         behind = now - (first.year * 12 + first.month)
@@ -2592,9 +2680,7 @@ class _ChunkReader:
             if hit.pattern.first_person and (
                 candidate.quoted
                 or not opens_its_clause(inline.placeholder, hit)
-                or _REPORTED_BEFORE_COLON.search(
-                    inline.placeholder, 0, hit_clause(inline.placeholder, hit)[0]
-                )
+                or _someone_elses_words(inline.placeholder[: hit_clause(inline.placeholder, hit)[0]])
             ):
                 # Someone else's "I" (a quotation, "Ana texted me: I just started at Stripe!"), or
                 # what was assumed, told or dreamt.
@@ -2616,7 +2702,7 @@ class _ChunkReader:
                 continue
             if pattern.object_test is not None and not pattern.object_test(object_name):
                 continue  # "I moved to Obsidian" is no new home
-            if pattern.predicate == "runs" and _one_family(subject, object_name):
+            if "upgraded" in pattern.keywords and _one_family(subject, object_name):
                 continue  # "Upgraded Postgres 14 to Postgres 16": a new version, no host of the old
             subject = self.entities.add(
                 subject, pattern.subject_type or _type_from_name(subject), candidate.quote
@@ -2681,28 +2767,42 @@ class _ChunkReader:
         assert listing is not None
         when = self._chunk_date()
         text = inline.placeholder
+        if _LISTED_HEDGE.search(text):
+            return []  # "Queue: SQS (planned)", "Cache: Redis — maybe later", "Search: Meilisearch?"
+        loose = _LISTED_ANY_LABEL.match(text)
+        if loose is not None and _LISTED_NOT.match(loose["value"]):
+            return []  # "Queue: none", "Database: not decided yet", "Design: hiring"
         labelled = _LISTED_LABEL.match(text)
-        gone_label = False
+        label = labelled["label"].casefold() if labelled is not None else ""
+        gone_label = label.split(None, 1)[0] in _LISTED_PAST if label else False
         if (
             labelled is not None
             and (
-                labelled["label"].casefold() in _LISTED_CATEGORIES
-                # "message broker: Kafka", "Reviewer: [[Ana]]"; not "Postgres: Primary store".
+                label in _LISTED_CATEGORIES
+                or gone_label
+                # "message broker: Kafka", "Reviewer: [[Ana]]", "Notifications: Twilio" (not "Postgres:
+                # Primary store", "Ravi Kumar: Backend lead").
                 or (
                     labelled["colon"]
-                    and (labelled["label"][0].islower() or "\ue000" in labelled["value"][:3])
+                    and (
+                        labelled["label"][0].islower()
+                        or "\ue000" in labelled["value"][:3]
+                        or is_known_tool(_listed_parts(labelled["value"])[0].strip(" *"))
+                    )
                 )
             )
         ):
             # "Database: Postgres 16", "Lead: [[Ana]]", "Hosting — Fly.io": the label says what for.
-            if labelled["label"].casefold() in _LISTED_NONE:
+            if label in _LISTED_NONE:
                 return []
-            gone_label = labelled["label"].casefold() in _LISTED_PAST
             text = labelled["value"]
-            # "Backend: Ravi, Kai", "Frontend: React + Vite": each name the value lists.
-            parts = [part for part in _LISTED_SEPARATOR.split(text) if part]
+            parts = _listed_parts(text)
+        elif loose is not None and (
+            loose["label"].casefold() in _LISTED_CATEGORIES or loose["label"][:1].islower()
+        ):
+            return []  # "Frontend: htmx": the label names nothing, what it labels is no name
         else:
-            parts = [text]
+            parts = _listed_parts(text)  # "Postgres, Redis"
         if _LISTED_NOT.match(text):
             return []  # "Not using Kubernetes", "Considering Temporal", "TBD — frontend"
         now = _LISTED_NOW.match(text)
@@ -2715,10 +2815,11 @@ class _ChunkReader:
             return []
         note = self._note_entity(candidate.quote)
         gone: tuple[date | None, date | None] | None = None
-        if gone_label or _LISTED_GONE.search(inline.title):
+        span = _YEAR_SPAN.search(inline.title)
+        if gone_label or span or _LISTED_GONE.search(inline.title):
             # "[[Ravi Kumar]] — backend (left 2024)", "(until March 2024)", "Former: [[Tom]] (left
-            # 2023)": no more, from then; when nothing says, it is not said to hold.
-            ended = self._gone_since(inline.title)
+            # 2023)", "Lead: Ana (2019–2021)": no more, from then; when nothing says, not said to hold.
+            ended = date(int(span["last"]), 1, 1) if span else self._gone_since(inline.title)
             if ended is None:
                 return []
             gone = (None, ended) if when is None or ended <= when else (when, None)  # "(on leave until June)"
@@ -2928,14 +3029,15 @@ class _ChunkReader:
         ):
             if dated:
                 return _Outcome("episodic", "state", valid_from=since)
-            if not (
+            if (candidate.kind == "row" or _THE_FOLLOWING.search(text)) and not (
                 subject_entity
                 or first_person
                 or since is not None
                 or any(r.kind == "link" for r in inline.refs)
             ):
-                # Undated, of nothing named or linked: "The eyes currently have darts sticking out of
-                # them" (a trinket table's row), "Currently, this repository has the following resources."
+                # A table's row of nothing named or linked ("A dartboard … The eyes currently have darts
+                # in them": a trinket table), or what introduces a list ("Currently, this repository
+                # has the following resources."): undated, no fact.
                 return _Outcome(None, reason="no statement")
             return _Outcome("semantic", "fact")
         if past and dated:
@@ -3046,10 +3148,7 @@ class _ChunkReader:
         text = candidate.text.strip()
         term: str | None = None
         definition = ""
-        # A day's note labels its lines ("- **[[Kenji]]**: a flaky test, will fix today", "**Lunch**: the
-        # ramen place again"): outside a glossary, it defines nothing by a bold term or a dash.
-        labels = not self.glossary and _DAY_TITLE.match(self.source.title) is not None
-        bold = _BOLD_DEFINITION.match(text) if text.startswith(("**", "__")) and not labels else None
+        bold = _BOLD_DEFINITION.match(text) if text.startswith(("**", "__")) else None
         # Outside a glossary a bold term defines only when a colon or dash says so: "**Failure** The
         # target is …" is a label before a sentence.
         if bold and (
@@ -3057,7 +3156,7 @@ class _ChunkReader:
             or ((bold.group("inner") or bold.group("sep")) and _ARTICLE_START.match(bold.group("definition")))
         ):
             term, definition = bold.group("term"), bold.group("definition")
-        if term is None and not labels and ("—" in text or "–" in text):
+        if term is None and ("—" in text or "–" in text):
             dash = _DASH_DEFINITION.match(text)
             if (
                 dash
@@ -3089,6 +3188,14 @@ class _ChunkReader:
                     return None
                 description = _cut_at_word(inline.title, 200, ellipsis=True)
                 return self.entities.add(resolved, None, candidate.quote, description=description)
+            return None
+        if (
+            not self.glossary
+            and _DAY_TITLE.match(self.source.title) is not None
+            and (term.strip("*_ ").casefold() in _DIARY_LABELS or _DIARY_DEFINITION.search(definition))
+        ):
+            # A day's note labels its lines: "- **[[Kenji]]**: a flaky test, will fix today", "**Lunch**:
+            # the ramen place again" (not "**CRDT**: a conflict-free replicated data type").
             return None
         term_inline = _analyse(term)
         link_names = [ref.name for ref in term_inline.refs if ref.kind == "link" and ref.name]
@@ -3175,17 +3282,26 @@ class _ChunkReader:
         self.nodes.append(node)
         self.node_titles.add(title.casefold())
 
-    def _tells_the_day(self, items: list[_Block]) -> bool:
-        """Whether a numbered list in a day's note tells the day rather than steps: what happened ("1.
-        Leo swam his first length"), what the writer did, or single names ("## Gratitude / 1. Lena")."""
-        top = [item for item in items if item.indent == items[0].indent]
-        if all(len(item.text.split()) <= 2 for item in top):
-            return True
-        for item in top:
-            wording = _wording(_analyse(item.text).placeholder, self.french)
-            # Its first or second word a past verb ("Left Acme", "Leo swam"), not one further on: "Update
-            # Nginx for the raised beds" is a step.
-            if wording.first_person or any(_is_past_word(w.lower()) for w in _TOKENS.findall(item.text)[:2]):
+    @staticmethod
+    def _tells_the_day(items: list[_Block]) -> bool:
+        """Whether a numbered list in a day's note tells the day rather than steps: an item starts with
+        what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first length", "1. I fixed …");
+        not "1. Add chopped tomatoes", "1. Make sure my VPN is on"."""
+        for item in items:
+            if item.indent != items[0].indent:
+                continue
+            words = _ITEM_WORDS.findall(item.text, 0, 200)[:2]
+            if not words:
+                continue
+            first = words[0].lower()
+            if first in ("i", "we") or _is_past_word(first):
+                return True
+            # "Leo swam", "[[Mia]] took her first steps".
+            if (
+                len(words) == 2
+                and (words[0][:1].isupper() or words[0].startswith("[["))
+                and (words[1].lower() in _IRREGULAR_PAST)
+            ):
                 return True
         return False
 
@@ -3200,9 +3316,12 @@ class _ChunkReader:
                 # "## Directions / Making the crust / 1. …" then "Filling / 1. …": two lists, two titles.
                 label = _analyse(previous.text).title.strip()
                 if (
-                    0 < len(label) <= 80
+                    previous.first == previous.last
+                    and not lines[previous.first].lstrip().startswith(">")  # a callout's, a quote's
                     and _HAS_WORD.search(label)
-                    and not label.endswith((".", "!", "?", ")"))
+                    and len(label.split()) <= 6
+                    and _NOT_A_LABEL.search(label) is None
+                    and not _wording(label, self.french).first_person
                 ):
                     title = f"{self.heading or self.source.title}: {label}"
         if not title:
@@ -3472,6 +3591,10 @@ def _is_question(text: str) -> bool:
 
 
 _CLAUSE_MARK = re.compile(r"[,;:—–]|\s-\s")
+_ANOTHER_CLAUSE = re.compile(
+    r"[;:]|,\s+(?:and\s+|but\s+)?(?:she|he|they|it|I|we|her|his|their)\b|\s(?:and|but)\s+(?:she|he|they)\b"
+)
+"""A clause of its own after the first: "Ana works at Stripe; she ran the office 2019–2021"."""
 
 
 _STATED_BEFORE = re.compile(r"[.!…](?=\s)")
