@@ -735,9 +735,11 @@ _LISTING_CONTEXT = re.compile(
 """A heading whose items name what a project uses ("## Stack", "Built with") or who is in it ("## Team")."""
 _LISTED_NAME = re.compile(rf"(?:\*\*)?{NAME}")
 """The name an item of such a list starts with (a link, or Capitalized words)."""
+_LABEL_START = r"^(?:\*\*|__)?(?P<label>[^\W\d_][\w&/.\x20-]{0,24}?)[\x20\t]*"
+"""A Stack or Team item's label, bold or not, up to what follows it."""
 _LISTED_LABEL = re.compile(
-    r"^(?:\*\*|__)?(?P<label>[^\W\d_][\w&/.\x20-]{0,24}?)[\x20\t]*(?:(?P<colon>(?:\*\*|__)?:(?:\*\*|__)?)"
-    r"|(?:\*\*|__)?[\x20\t]+[—–-])[\x20\t]*(?P<value>(?:\*\*)?(?:[A-Z0-9]|\ue000).*)$",
+    _LABEL_START + r"(?:(?P<colon>(?:\*\*|__)?:(?:\*\*|__)?)|(?:\*\*|__)?[\x20\t]+[—–-])[\x20\t]*"
+    r"(?P<value>(?:\*\*)?(?:[A-Z0-9]|\ue000).*)$",
     re.S,
 )
 """An item of a Stack or Team list that labels what it names: "Database: Postgres 16", "**Lead**: [[Ana]]",
@@ -761,9 +763,7 @@ _LISTED_CATEGORIES = _word_set(
 _LISTED_PAST = frozenset(("former", "alumni", "past", "previous", "ex", "ex-members", "ex-member"))
 """A Team list's label's first word for who is in it no more: "Former: [[Tom Berg]]", "Former lead:"."""
 _LISTED_ANY_LABEL = re.compile(
-    r"^(?:\*\*|__)?(?P<label>[^\W\d_][\w&/.\x20-]{0,24}?)[\x20\t]*(?P<colon>(?:\*\*|__)?:(?:\*\*|__)?)[\x20\t]*"
-    r"(?P<value>.*)$",
-    re.S,
+    _LABEL_START + r"(?P<colon>(?:\*\*|__)?:(?:\*\*|__)?)[\x20\t]*(?P<value>.*)$", re.S
 )
 """An item with any label before a colon ("Queue: none", "Frontend: htmx")."""
 _LISTED_HEDGE = re.compile(
