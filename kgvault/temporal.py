@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
 
-from kgvault.extract.patterns import FUNCTIONAL_PREDICATES
+from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, SIDE_BY_SIDE
 from kgvault.records import Evidence, Node, Relation, record
 
 # "Postgres 15" and "Postgres 16" are versions of one thing: only one is current, whatever the predicate.
@@ -59,9 +59,11 @@ def version_base(title: str) -> str | None:
 def _slot(key: RelationKey, titles: Mapping[str, str], functional: frozenset[str]) -> tuple[str, ...] | None:
     """What holds one value at a time: (subject, predicate), or (subject, predicate, thing) for versions."""
     subject, predicate, obj = key
-    if predicate in functional:
+    title = titles.get(obj, "")
+    beside = SIDE_BY_SIDE.get(predicate)
+    if predicate in functional and (beside is None or not beside(version_base(title) or title)):
         return (subject, predicate)
-    base = version_base(titles.get(obj, ""))
+    base = version_base(title)
     return (subject, predicate, base) if base else None
 
 

@@ -3401,3 +3401,68 @@ def test_a_month_said_since_a_while_is_behind() -> None:
     text = "Tom is the CTO of Acme since the beginning of September."
     (relation,) = extract(text, reference=date(2025, 4, 3)).draft.relations
     assert relation.valid_at == date(2024, 9, 1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "According to Ana, Tom works at Stripe.",
+        "Tom works at Stripe, according to Ana.",
+        "Per Ravi, Atlas uses Kafka.",
+        "Atlas uses Kafka (per Ravi).",
+        "Ana mentioned Tom works at Stripe.",
+        "Ana reckons Tom works at Stripe.",
+    ],
+)
+def test_what_someone_else_says_is_so_states_no_relation(text: str) -> None:
+    assert relations(extract(text)) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Atlas uses Kafka per month.", {("Atlas", "uses", "Kafka")}),  # "per" of a measure
+        ("Per week Atlas uses Kafka.", {("Atlas", "uses", "Kafka")}),
+        ("As I mentioned, Tom works at Stripe.", {("Tom", "works_for", "Stripe")}),
+    ],
+)
+def test_per_and_mentioned_of_no_one_take_nothing_back(
+    text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert relations(extract(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # The time of a later clause with a subject of its own, or of what is still to come.
+        ("Ravi lives in Amsterdam but is moving to Utrecht in May.", REF),
+        ("Ravi lives in Amsterdam, and his sister visits on 20 May.", REF),
+        ("Atlas uses Redis; we migrate to Valkey on 1 June.", REF),
+        ("Yesterday Atlas started using Redis; we migrate to Valkey on 1 June.", date(2025, 3, 11)),
+        ("I moved to Utrecht in February, and my sister visited on 10 March.", date(2025, 2, 1)),
+        # One time for both clauses, or said before them.
+        ("I moved to Berlin and joined Stripe on 1 March.", date(2025, 3, 1)),
+        ("On 10 March I moved to Utrecht, and my sister visited.", date(2025, 3, 10)),
+    ],
+)
+def test_a_relation_takes_the_time_of_its_own_clauses(text: str, expected: date) -> None:
+    found = extract(text, meta={"author": "Sam"}).draft.relations
+    assert found and all(relation.valid_at == expected for relation in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "The NUC runs [[Home Assistant]], [[Grafana]] and Pi-hole.",
+            {("NUC", "runs", "Home Assistant"), ("NUC", "runs", "Grafana"), ("NUC", "runs", "Pi-hole")},
+        ),
+        # One system at a time: the second of a list is no firmware the printer runs too.
+        ("The Ender 3 runs Marlin and Klipper.", {("Ender 3", "runs", "Marlin")}),
+    ],
+)
+def test_a_machine_runs_the_services_listed_but_one_system(
+    text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert relations(extract(text)) == expected

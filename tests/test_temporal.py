@@ -538,3 +538,30 @@ def test_a_relation_never_ends_the_day_it_starts() -> None:
     )
     (marlin,) = link([source("a.md")], [same_day]).relations
     assert marlin.valid_at == date(2025, 3, 12) and marlin.invalid_at is None
+
+
+def test_a_machine_runs_services_side_by_side_and_one_system_at_a_time() -> None:
+    names = [{"name": n} for n in ("NUC", "Plex", "Pi-hole", "Debian", "Proxmox")]
+    said = [
+        ("The NUC runs Plex.", "2025-03-01", "Plex"),
+        ("The NUC runs Debian.", "2025-03-01", "Debian"),
+        ("Installed Pi-hole on the NUC.", "2025-03-04", "Pi-hole"),
+        ("Flashed Proxmox on the NUC.", "2025-03-08", "Proxmox"),
+    ]
+    graph = link(
+        [source("a.md")],
+        [
+            extraction(
+                "a.md",
+                i,
+                (2 * i + 1, 2 * i + 2),
+                entities=names,
+                nodes=[state(title, when, "NUC", thing)],
+                relations=[rel("NUC", "runs", thing, when)],
+            )
+            for i, (title, when, thing) in enumerate(said)
+        ],
+    )
+    ends = {r.to_id: r.invalid_at for r in graph.relations}
+    assert ends == {"plex": None, "pi-hole": None, "debian": date(2025, 3, 8), "proxmox": None}
+    assert graph.conflicts == ()  # Plex and Debian, said on one day, are no rivals

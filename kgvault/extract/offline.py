@@ -37,11 +37,13 @@ from kgvault.extract.patterns import (
     NAME,
     PLACEHOLDER,
     PLACEHOLDER_RE,
+    SIDE_BY_SIDE,
     TIMELESS_PREDICATES,
     LazyRegex,
     PatternHit,
     clean_name,
     hit_clause,
+    hit_sentence,
     is_asserted,
     is_known_tool,
     match_verb_patterns,
@@ -2702,6 +2704,8 @@ class _ChunkReader:
                 continue
             if pattern.object_test is not None and not pattern.object_test(object_name):
                 continue  # "I moved to Obsidian" is no new home
+            if hit.listed and pattern.functional and not SIDE_BY_SIDE[pattern.predicate](object_name):
+                continue  # "runs Plex and Pi-hole" lists two services; "runs Marlin and Klipper" no system
             if "upgraded" in pattern.keywords and _one_family(subject, object_name):
                 continue  # "Upgraded Postgres 14 to Postgres 16": a new version, no host of the old
             subject = self.entities.add(
@@ -2716,6 +2720,8 @@ class _ChunkReader:
             stated.add((subject, pattern.predicate, object_name, hit.past_state))
             statement = inline.title
             valid_at, invalid_at = node_date, None
+            if node_date is not None:  # "Ravi lives in Amsterdam but is moving to Utrecht in May"
+                valid_at = self._own_clauses_day(inline.placeholder, hit, node_date, wording) or node_date
             if pattern.ends:
                 if node_date is None:
                     continue  # "I quit my job at Acme" on no date: when it ended is unknown
@@ -2845,6 +2851,22 @@ class _ChunkReader:
         statement = f"{subject} uses {obj}." if listing == "uses" else f"{subject} is a member of {obj}."
         self._relation(subject, listing, label, obj, statement, PATTERN_CONFIDENCE, candidate.quote, *valid)
         return (subject, listing, obj, False)
+
+    def _own_clauses_day(self, text: str, hit: PatternHit, day: date, wording: _Wording) -> date | None:
+        """The day a relation began when the sentence's `day` is said only in a clause of its own after
+        the relation's, of someone else ("…, and his sister visits on 12 May") or of what is still to
+        come ("Ravi lives in Amsterdam but is moving to Utrecht in May"): the relation's own clauses'
+        time, else the note's. None where `day` is theirs too ("I moved to Berlin and joined Stripe on
+        1 March": one time for both)."""
+        later = _LATER_CLAUSE.search(text, hit.end, hit_sentence(text, hit)[1])
+        today = self._chunk_date()
+        if later is None or today is None or (later["verb"] and day <= today):
+            return None
+        head = text[: later.start()]
+        days = find_dates(head, today) or self._relative_days(head, wording.past)
+        if days:
+            return days[0][2]
+        return self._past_periods(head, wording)[0] or today
 
     def _left_later(self, rest: str, since: date | None) -> date | None:
         """The day a sentence's later clause says its job or home was left ("… but left in 2022"), if
@@ -3595,6 +3617,15 @@ _ANOTHER_CLAUSE = re.compile(
     r"[;:]|,\s+(?:and\s+|but\s+)?(?:she|he|they|it|I|we|her|his|their)\b|\s(?:and|but)\s+(?:she|he|they)\b"
 )
 """A clause of its own after the first: "Ana works at Stripe; she ran the office 2019–2021"."""
+
+
+_LATER_CLAUSE = re.compile(
+    r"[;:]|,\s+(?:and\s+|but\s+)?(?:she|he|they|it|I|we|his|her|their|my|our)\b"
+    r"|\s(?:and|but|while|whereas)\s+(?:(?:she|he|they|it|I|we|his|her|their|my|our)\b"
+    r"|(?P<verb>(?:is|are|was|were|will|has|have|had|am|[a-z]+(?:s|ed|ing))\b))"
+)
+"""Another clause after a relation's: one with a subject of its own, or a verb of its own ("but is
+moving to Utrecht"), which `verb` names."""
 
 
 _STATED_BEFORE = re.compile(r"[.!…](?=\s)")

@@ -426,6 +426,29 @@ _GROUP_WORDS = _word_set(
 """First words of what one moves to that is no place: "Team Blue", "Phase 2", "Plan B"."""
 
 
+_SERVICES = _word_set(
+    "plex jellyfin emby kodi pi-hole pihole adguard unbound technitium nextcloud owncloud syncthing "
+    "vaultwarden immich photoprism paperless paperless-ngx frigate homebridge node-red zigbee2mqtt "
+    "mosquitto esphome grafana prometheus influxdb loki telegraf docker podman portainer traefik nginx "
+    "caddy haproxy wireguard tailscale headscale openvpn sonarr radarr lidarr prowlarr bazarr overseerr "
+    "jellyseerr qbittorrent transmission deluge sabnzbd nzbget samba octoprint mainsail fluidd moonraker "
+    "obico minecraft gitea forgejo jenkins drone woodpecker freshrss miniflux wallabag mealie tandoor "
+    "calibre calibre-web audiobookshelf navidrome kavita komga heimdall homepage homarr dashy netdata "
+    "glances duplicati restic borg borgmatic kopia authelia authentik keycloak cloudflared ntfy gotify "
+    "uptime-kuma"
+) | frozenset(
+    ["home assistant", "adguard home", "uptime kuma", "node red", "paperless ngx", "pi hole",
+     "nginx proxy manager"]
+)  # fmt: skip
+"""Services a machine runs side by side ("The NUC runs Plex" and "runs Pi-hole" both hold)."""
+
+
+def is_service(name: str) -> bool:
+    """Whether the name is of a service run beside others (`Plex`, `Pi-hole`), not a system (`Klipper`)."""
+    folded = " ".join(name.casefold().split())
+    return folded in _SERVICES or folded.replace("-", " ") in _SERVICES
+
+
 def is_known_tool(name: str) -> bool:
     """Whether the name is of software people move their work to (`Obsidian`, `VS Code`; not `Base Camp`)."""
     return " ".join(name.casefold().split()) in _KNOWN_TOOLS
@@ -818,6 +841,9 @@ FUNCTIONAL_PREDICATES: frozenset[str] = frozenset(
         p.functional and p.predicate == target for p in VERB_PATTERNS)}
 )  # fmt: skip
 """Predicates with one current value per subject (the table's, plus their common synonyms)."""
+SIDE_BY_SIDE: dict[str, Callable[[str], bool]] = {"runs": is_service}
+"""Functional predicates some of whose values hold beside the others, by the value's name: a machine
+runs one firmware or system at a time, and any number of services besides."""
 TIMELESS_PREDICATES = frozenset({"sibling_of", "parent_of", "child_of"})
 """Predicates that hold for good: the day a note says one is not when it began."""
 
@@ -837,6 +863,9 @@ class PatternHit:
     """Where the match ends: the clause it stands in goes on to the next clause's start."""
     past_state: bool
     """A state in the past tense ("worked at", "ran", "lived in"): it held once, since no date said."""
+    listed: bool = False
+    """An object listed after the verb's first ("runs Plex and Pi-hole"): of a functional relation,
+    it holds only where its kind runs side by side (`SIDE_BY_SIDE`)."""
 
 
 _WORDS = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
@@ -894,7 +923,7 @@ def match_verb_patterns(text: str, words: frozenset[str] | None = None) -> list[
                     pattern, subject, found["object"], found.get("old"), match.start(), match.end(), past
                 )
             )
-            if not pattern.functional:
+            if not pattern.functional or pattern.predicate in SIDE_BY_SIDE:
                 more = _more_objects(text, pattern, subject, match.start(), match.end())
                 if found.get("subject") is not None and match.start("object") < match.start("subject"):
                     # "Acme was founded by Ana and Tom": a pattern naming its object first lists subjects.
@@ -917,7 +946,7 @@ def _more_objects(text: str, pattern: VerbPattern, subject: str, start: int, end
     found = []
     while (more := _MORE_OBJECT.match(text, end)) is not None:
         end = more.end()
-        found.append(PatternHit(pattern, subject, more.group("object"), None, start, end, False))
+        found.append(PatternHit(pattern, subject, more.group("object"), None, start, end, False, True))
     return found
 
 
@@ -935,6 +964,8 @@ _TAKEN_BACK = _word_set(
     not no never nobody noone none neither nor without hardly barely
     doubt doubts doubted deny denies denied
     said says say told tells tell claim claims claimed think thinks thought believe believes believed
+    mentioned mentions mention reckon reckons reckoned suspect suspects suspected
+    assume assumes assumed guess guessed
     heard hear hears rumor rumour rumored rumoured reportedly allegedly supposedly according
     wonder wonders wondered ask asks asked hope hopes hoped wish wishes wished
     would could should might must maybe perhaps probably possibly
@@ -1026,6 +1057,8 @@ def is_asserted(text: str, hit: PatternHit) -> bool:
     asked = text[sentence_start:sentence_end].rstrip(" \t*_\"'”’)]").endswith("?")
     if asked and clause_end == sentence_end:
         return False
+    if _HEARSAY.search(text[sentence_start:sentence_end]):
+        return False  # "According to Ana, Tom works at Stripe", "Per Ravi, Atlas uses Kafka"
     before = text[sentence_start : hit.start]
     # Inside a quotation: someone's words, not the writer's ("'Tom works at Apple,' Anna claimed");
     # a `"` after a digit is inches (`27" monitor`).
@@ -1050,6 +1083,11 @@ def is_asserted(text: str, hit: PatternHit) -> bool:
     return True
 
 
+_HEARSAY = re.compile(
+    r"(?i)\baccording[ \t]+to\b|(?:^[\s*_>-]*(?:as[ \t]+)?|\()per[ \t]+"
+    r"(?!(?:year|month|week|day|hour|minute|person|head|cent|se|unit|item|user|seat|night)s?\b)"
+)
+"""Words that make a whole sentence someone's claim: "According to Ana, …", "… (per Ravi)"."""
 _LEADING_NOISE = _word_set(
     """
     the a an this that these those my our your his her their its i we you he she they it me us
