@@ -3466,3 +3466,18 @@ def test_a_machine_runs_the_services_listed_but_one_system(
     text: str, expected: set[tuple[str, str, str]]
 ) -> None:
     assert relations(extract(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate"),
+    [
+        ("Ana switched from VS Code to Neovim.", "uses"),
+        ("Atlas switched from MySQL to Postgres.", "uses"),
+        ("The Ender switched from Marlin to Klipper.", "runs"),
+        ("The NUC switched from Debian to Ubuntu 24.04.", "runs"),
+    ],
+)
+def test_a_switch_to_a_system_is_run_and_to_anything_else_used(text: str, predicate: str) -> None:
+    found = extract(text).draft.relations
+    assert len(found) == 2 and {relation.predicate for relation in found} == {predicate}
+    assert {relation.invalid_at for relation in found} == {None, REF}  # the old one ends that day

@@ -426,6 +426,26 @@ _GROUP_WORDS = _word_set(
 """First words of what one moves to that is no place: "Team Blue", "Phase 2", "Plan B"."""
 
 
+_SYSTEMS = _word_set(
+    "linux ubuntu debian fedora arch nixos macos windows android ios ipados chromeos freebsd openbsd "
+    "raspbian dietpi armbian alpine centos rhel rocky almalinux manjaro mint popos gentoo void "
+    "klipper marlin rrf reprapfirmware prusa-firmware smoothieware grbl proxmox truenas unraid "
+    "openmediavault omv pfsense opnsense openwrt dd-wrt tomato tasmota wled lineageos grapheneos "
+    "calyxos haos mainsailos fluiddpi octopi esxi xcp-ng"
+) | frozenset(["raspberry pi os", "home assistant os", "linux mint", "pop os", "pop!_os", "arch linux",
+               "truenas scale", "truenas core", "elementary os", "zorin os"])  # fmt: skip
+"""Firmware and operating systems: a machine runs one at a time."""
+
+
+def is_system(name: str) -> bool:
+    """Whether the name is of a firmware or an operating system (`Klipper`, `Ubuntu 24.04`, `Pi OS`)."""
+    words = name.casefold().split()
+    while len(words) > 1 and any(c.isdigit() for c in words[-1]):
+        words.pop()  # "Ubuntu 24.04", "Windows 11"
+    folded = " ".join(words)
+    return folded in _SYSTEMS or folded.replace("-", " ") in _SYSTEMS or words[-1:] in (["os"], ["firmware"])
+
+
 _SERVICES = _word_set(
     "plex jellyfin emby kodi pi-hole pihole adguard unbound technitium nextcloud owncloud syncthing "
     "vaultwarden immich photoprism paperless paperless-ngx frigate homebridge node-red zigbee2mqtt "
@@ -530,8 +550,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              + _NOT_A_BOX + "{O}", "runs_on", "runs on", False, "software", None, keywords="migrated moved"),
     # A switch leaves one current value: it asserts the functional `runs`, so pass 2 supersedes.
     # Not "Anna moved from Berlin to Hamburg": a person moves house, a project migrates.
+    # To a firmware or system, what a machine runs; to anything else, what a person or a project uses
+    # (below, after the writer's own: "Ana switched from VS Code to Neovim").
     _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "runs", "runs", True, None, "software",
-             keywords="from"),
+             keywords="from", object_test=is_system),
     _pattern(r"(?i:switched|migrated) {S} (?:over )?to " + _NO_ARTICLE + "{O}", "runs", "runs", True, None,
              "software", keywords="switched migrated"),
     _pattern(r"(?i:installed|flashed) {O} on {S}", "runs", "runs", True, None, "software",
@@ -728,6 +750,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # A switch of the writer's tools: the new one used from that day, the old one no more.
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) from {A} to {O}", "uses", "uses",
              False, "person", keywords="switched migrated"),
+    # Someone's or something's, to anything but a system: "Atlas switched from MySQL to Postgres".
+    _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "uses", "uses", False, None, "software",
+             keywords="from", object_test=lambda name: not is_system(name)),
     # A switch said by its new tool alone, well-known software: "I switched to Obsidian", "We moved over
     # to Linear" (not "I switched to Spanish", "to Tom's team", "to Ryanair": a language, a team, an airline).
     # "… to Obsidian from Notion" ends Notion's use.
