@@ -3481,3 +3481,21 @@ def test_a_switch_to_a_system_is_run_and_to_anything_else_used(text: str, predic
     found = extract(text).draft.relations
     assert len(found) == 2 and {relation.predicate for relation in found} == {predicate}
     assert {relation.invalid_at for relation in found} == {None, REF}  # the old one ends that day
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ravi reports to me now.", {("Ravi", "reports_to", "Sam")}),
+        ("Ravi and Lena report to me.", {("Ravi", "reports_to", "Sam"), ("Lena", "reports_to", "Sam")}),
+        ("Ravi is my direct report.", {("Ravi", "reports_to", "Sam")}),
+        ("Ravi is one of my direct reports.", {("Ravi", "reports_to", "Sam")}),
+        ("Does Ravi report to me?", set()),
+    ],
+)
+def test_the_writers_reports_report_to_the_writer(text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert relations(extract(text, meta={"author": "Sam"})) == expected
+
+
+def test_reports_to_me_in_a_note_with_no_writer_is_nobodys() -> None:
+    assert relations(extract("Ravi reports to me.")) == set()

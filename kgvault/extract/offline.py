@@ -2699,7 +2699,11 @@ class _ChunkReader:
                 if pattern.first_person
                 else self._resolve(hit.subject, inline, person=pattern.subject_type == "person")
             )
-            object_name = self._resolve(hit.object, inline, person=pattern.object_type == "person")
+            object_name = (
+                self.i_am  # `{ME}`: "Ravi reports to me"
+                if hit.object in ("me", "m")
+                else self._resolve(hit.object, inline, person=pattern.object_type == "person")
+            )
             if subject is None or object_name is None or subject.casefold() == object_name.casefold():
                 continue
             if pattern.object_test is not None and not pattern.object_test(object_name):

@@ -183,6 +183,9 @@ def _pattern(
         .replace("{O}", rf"{_DETERMINER}{_NOT_ABBREVIATED}(?P<object>{organization}{_GROUP}{shop})")
         .replace("{A}", rf"{_DETERMINER}(?P<old>{NAME})")
         .replace("{N}", NAME)
+        # The writer as the object: "Ravi reports to me" ("m" of "my" too: "Ravi is my direct report").
+        .replace("{ME}y", r"(?P<object>m)y\b")
+        .replace("{ME}", r"(?P<object>me)\b")
     )
     if object_type in ("organization", "place"):  # "works at the Berlin office", not "at Ana's company"
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}{_NOT_SOMEONES_THING}", 1)
@@ -625,6 +628,13 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="leads manages heads"),
     _pattern(rf"{{S}} reports to {_ROLE_BEFORE_NAME}{{O}}", "reports_to", "reports to", True, "person",
              "person", keywords="reports", object_test=_no_role),
+    # The writer's reports: "Ravi reports to me", "Ravi and Lena report to me", "Ravi is my direct report".
+    _pattern(r"{S} (?:now |directly )?reports (?:directly )?to {ME}", "reports_to", "reports to", True,
+             "person", "person", keywords="reports"),
+    _pattern(r"{SS} (?:now |directly )?report (?:directly )?to {ME}", "reports_to", "reports to", True,
+             "person", "person", keywords="report"),
+    _pattern(r"{S} is (?:now )?(?:one of )?{ME}y (?:new )?direct report", "reports_to", "reports to", True,
+             "person", "person", keywords="report reports"),
     # "Ana married Tom last week", "I married Dan on Saturday!" (not "married into the family").
     _pattern(r"{S} (?:just )?married {O}" + _NOT_A_COUPLE, "married_to", "married to", True, "person",
              "person", keywords="married", needs=_NO_OFFICIANT),
