@@ -3499,3 +3499,15 @@ def test_the_writers_reports_report_to_the_writer(text: str, expected: set[tuple
 
 def test_reports_to_me_in_a_note_with_no_writer_is_nobodys() -> None:
     assert relations(extract("Ravi reports to me.")) == set()
+
+
+@pytest.mark.parametrize("key", ["attendees", "participants", "with"])
+def test_a_days_attendees_are_whom_its_writer_met_that_day(key: str) -> None:
+    text = f'---\n{key}: ["[[Ana Souza]]", "[[Tom]]"]\n---'
+    source = make_source(text, path="daily/2025-03-12.md", title="2025-03-12", meta={"author": "Sam"})
+    draft = extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft
+    assert {relation_fields(r) for r in draft.relations} == {
+        ("Sam", "met", "Ana Souza", REF, None),
+        ("Sam", "met", "Tom", REF, None),
+    }
+    assert {e.name: e.entity_type for e in draft.entities}["Tom"] == "person"

@@ -206,6 +206,10 @@ _NOT_PREDICATES = _word_set(
 # -- frontmatter --------------------------------------------------------------------------------
 
 _YAML_KEY = re.compile(r"^(?P<key>[^\s#'\"-][^:]*?|\"[^\"]+\"|'[^']+'):(?:[ \t]+(?P<rest>.*))?$")
+_COMPANY_KEYS = frozenset(
+    ["attendees", "attendee", "participants", "people", "with", "met", "present", "guests"]
+)
+"""A day note's properties naming whom its writer was with that day (`attendees: [[Ana]]`)."""
 _SKIPPED_KEYS = frozenset({"tags", "tag", "aliases", "alias", "cssclasses", "cssclass"})
 _DATE_KEYS = _word_set(
     "date created updated modified due start end scheduled completion last published time day"
@@ -2065,8 +2069,11 @@ class _ChunkReader:
         ):
             return self._envelope("structural: no linked properties")
         subject = self._note_subject(title_quote)
+        a_day = _DAY_TITLE.match(self.source.title) is not None
         for key, name, quote in found:
             predicate = _snake(key)
+            if a_day and key.lower() in _COMPANY_KEYS:
+                predicate = "met"  # a day's `attendees: [[Ana]]`: its writer met Ana that day
             if self.i_am is not None and name.casefold() in _ME:  # `owner: "[[Me]]"`: the writer
                 name = self.i_am
             object_name = self.entities.add(name, _key_type(key, name), quote)
@@ -2086,7 +2093,7 @@ class _ChunkReader:
                 f"{subject} {label} {object_name}",
                 FIELD_CONFIDENCE,
                 quote,
-                None,
+                self._chunk_date() if predicate == "met" else None,
             )
         return self._envelope(None)
 
