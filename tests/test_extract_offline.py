@@ -1857,6 +1857,8 @@ def test_a_person_notes_line_of_a_job_over_or_no_job_relates_nobody(text: str) -
     [
         ("Reading log 2025", "Project Hail Mary: finished Jan 12.", date(2025, 1, 12)),
         ("Japan 2024", "Flew to Osaka on 3 October.", date(2024, 10, 3)),
+        ("running-log-2025", "Ran the Leeds half on Mar 3.", date(2025, 3, 3)),  # a slug's year
+        ("2025-trips", "Flew to Osaka on 3 October.", date(2025, 10, 3)),
         ("Reading log", "Project Hail Mary: finished Jan 12.", None),  # which year, nothing says
         ("Trips 2019-2020", "Flew to Osaka on 3 October.", None),
         ("Reading log 2025", "Finished Dune yesterday.", None),  # a day before which?

@@ -623,10 +623,10 @@ _BARE_WEEKDAY = re.compile(
 past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor "on Monday 3 March"."""
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _TITLE_YEAR = re.compile(
-    r"(?<![\d-])(?:19|20|21)\d\d(?:(?=-(?:0[1-9]|1[0-2]|W\d\d|Q[1-4])(?![\w-]))|(?![\d-]))"
+    r"(?<!\d)(?<!\d-)(?:19|20|21)\d\d(?:(?=-(?:0[1-9]|1[0-2]|W\d\d|Q[1-4])(?![\w-]))|(?!\d|-\d))"
 )
-"""A year a note's title names ("Reading log 2025", a monthly, weekly or quarterly note's "2025-02",
-"2025-W09", "2025-Q1"), not part of a date or a range."""
+"""A year a note's title names ("Reading log 2025", "running-log-2025", a monthly, weekly or quarterly
+note's "2025-02", "2025-W09", "2025-Q1"), not part of a date or a range."""
 _MONTH_NAMES = (
     "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august"
     "|september|october|november|december|janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout"
