@@ -3513,3 +3513,10 @@ def test_a_days_attendees_are_whom_its_writer_met_that_day(key: str) -> None:
         ("Sam", "met", "Tom", REF, None),
     }
     assert {e.name: e.entity_type for e in draft.entities}["Tom"] == "person"
+
+
+def test_a_first_name_is_the_one_attendee_the_notes_properties_link_by_it() -> None:
+    meta = {"attendees": ["[[Ana Souza]]", "[[Tom Berg]]", "[[Tom Hale]]"], "date": "2025-03-12"}
+    found = extract("Ana reports to Tom now.", meta=meta, title="Atlas sync", path="Atlas sync.md")
+    # Ana is one attendee; "Tom" is two, so it stays as written.
+    assert relations(found) == {("Ana Souza", "reports_to", "Tom")}

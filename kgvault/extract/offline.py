@@ -22,7 +22,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
@@ -231,6 +231,22 @@ _BODY_WORDS = _word_set(
     " university institute association society team committee council agency consortium"
 )
 """Last words of a name that make it a body of people (`PostgreSQL Global Development Group`)."""
+
+
+def _people_of(meta: Mapping[str, Any]) -> tuple[str, ...]:
+    """The people a note's properties link (`attendees: ["[[Ana Souza]]"]`, `author: "[[Tom Berg]]"`)."""
+    values = [value for key, value in meta.items() if _KEY_TYPES.get(str(key).lower()) == "person"]
+    texts = [str(v) for value in values for v in (value if isinstance(value, list) else [value])]
+    return tuple(
+        sorted(
+            {
+                name
+                for text in texts
+                for link in _WIKILINK.finditer(text)
+                if (name := _parse_link(link["body"])[0])
+            }
+        )
+    )
 
 
 def _key_type(key: str, name: str | None) -> str | None:
@@ -2945,12 +2961,12 @@ class _ChunkReader:
             return None
         name = clean_name(raw, self.known)
         if person and name is not None and " " not in name:
-            # "…is [[Jorge Ramos]]. I report to Jorge from today.": the one full name linked here.
-            fuller = [
-                n for n in self.linked_names if n.split(" ", 1)[0].casefold() == name.casefold() and " " in n
-            ]
-            if len(fuller) == 1:
-                return fuller[0]
+            # "…is [[Jorge Ramos]]. I report to Jorge from today.": the one full name linked here, or
+            # else among the people the note's properties name (a meeting's `attendees`).
+            for names in (self.linked_names, _people_of(self.source.meta)):
+                fuller = [n for n in names if n.split(" ", 1)[0].casefold() == name.casefold() and " " in n]
+                if len(fuller) == 1:
+                    return fuller[0]
         return name
 
     def _classify(
