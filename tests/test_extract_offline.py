@@ -3221,6 +3221,39 @@ def test_a_numbered_list_in_a_days_note_that_tells_the_day_is_no_procedure() -> 
         assert [n.type for n in extract(steps, **day).draft.nodes] == ["procedure"], steps
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The intro says the day; the items give clock times.
+        "Meds given today:\n\n1. Metoprolol 25mg\n2. Eliquis 5mg\n3. Donepezil 10mg\n",
+        "Meds:\n\n1. Metoprolol 25mg at 8am\n2. Eliquis 5mg at 8am\n3. Donepezil 10mg at 9:30 pm\n",
+        "Board meeting:\n\n1. Treasurer report: the balance is fine.\n2. Gus stepped down as lead.\n",
+        "## Board meeting\n\n1. Treasurer report: the balance is fine.\n2. Gus stepped down as lead.\n",
+    ],
+)
+def test_a_days_log_or_minutes_in_a_numbered_list_are_no_procedure(text: str) -> None:
+    heading = ("Board meeting",) if text.startswith("## ") else ()
+    text = text.split("\n\n", 1)[1] if heading else text
+    found = extract(text, title="2025-05-19", path="daily/2025-05-19.md", heading=heading)
+    assert "procedure" not in [n.type for n in found.draft.nodes]
+
+
+def test_a_long_paragraph_naming_meetings_or_the_day_does_not_make_steps_a_log() -> None:
+    text = (
+        "Too many meetings today, and the documentation is thin in this area as usual, sadly.\n\n"
+        "1. Update React for the deploy scripts.\n2. Restart Redis for the API client.\n"
+    )
+    found = extract(text, title="2025-05-19", path="daily/2025-05-19.md", heading=())
+    assert "procedure" in [n.type for n in found.draft.nodes]
+
+
+def test_a_procedure_in_a_days_note_is_private() -> None:
+    steps = "To reset the router:\n\n1. Unplug it\n2. Wait\n3. Replug it\n"
+    (day,) = extract(steps, title="2025-05-19", path="daily/2025-05-19.md", heading=()).draft.nodes
+    (how_to,) = extract(steps, title="Router", path="howto/Router.md", heading=(), reference=None).draft.nodes
+    assert (day.type, day.sensitivity, how_to.sensitivity) == ("procedure", "private", "public")
+
+
 def test_two_numbered_lists_under_one_heading_are_titled_by_their_labels() -> None:
     text = (
         "Making the crust\n\n1. Preheat the oven to 220C.\n2. Combine flour and salt.\n\n"

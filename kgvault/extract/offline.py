@@ -2139,7 +2139,9 @@ class _ChunkReader:
             for k, v in procedures.items()
             if sum(1 for b in v if b.indent == v[0].indent) >= 2
             and not _names_only(v)
-            and not (day_note and self._tells_the_day(v))
+            and not (
+                day_note and self._tells_the_day(v, _block_before(blocks, v[0]), self.chunk.heading_path)
+            )
         }
 
         done: set[int] = set()
@@ -3332,10 +3334,20 @@ class _ChunkReader:
         self.node_titles.add(title.casefold())
 
     @staticmethod
-    def _tells_the_day(items: list[_Block]) -> bool:
+    def _tells_the_day(items: list[_Block], intro: _Block | None, heading: tuple[str, ...]) -> bool:
         """Whether a numbered list in a day's note tells the day rather than steps: an item starts with
-        what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first length", "1. I fixed …");
-        not "1. Add chopped tomatoes", "1. Make sure my VPN is on"."""
+        what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first length", "1. I fixed …"),
+        or gives a time of day ("1. Metoprolol 25mg at 8am"), or the line before says the day ("Meds
+        given today:"), or the list is a meeting's ("## Board meeting"); not "1. Add chopped tomatoes",
+        "1. Make sure my VPN is on"."""
+        # The line right above, when a label of its own ("Meds given today:", "Standup agenda:").
+        label = (
+            intro.text if intro is not None and intro.kind == "paragraph" and len(intro.text) <= 80 else ""
+        )
+        if _DAY_WORDS.search(label) or any(_MEETING_WORDS.search(line) for line in (*heading, label)):
+            return True
+        if any(_TIME_OF_DAY.search(item.text) for item in items):
+            return True
         for item in items:
             if item.indent != items[0].indent:
                 continue
@@ -3421,7 +3433,12 @@ class _ChunkReader:
                 "body": body,
                 "tags": self._tags(tags),
                 "timestamp": self._chunk_date(),
-                "sensitivity": "confidential" if secret else "private" if first_person else "public",
+                # A day's note is the writer's own, whatever its lists say.
+                "sensitivity": "confidential"
+                if secret
+                else "private"
+                if first_person or _DAY_TITLE.match(self.source.title)
+                else "public",
                 "confidence": "high" if relations else "medium",
                 "origin": "stated",
                 "language": self.language,
@@ -3432,6 +3449,25 @@ class _ChunkReader:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+
+def _block_before(blocks: list[_Block], block: _Block) -> _Block | None:
+    """The block just before one (a list's intro), if any."""
+    position = blocks.index(block)
+    return blocks[position - 1] if position else None
+
+
+_DAY_WORDS = re.compile(
+    r"(?i)\b(?:today|yesterday|tonight|this\s+(?:morning|afternoon|evening)|last\s+night)\b"
+)
+_MEETING_WORDS = re.compile(
+    r"(?i)\b(?:meeting|minutes|agenda|stand-?up|retro(?:spective)?|sync|1:1|one-on-one|call|interview)s?\b"
+)
+"""What a day's meeting is called: its numbered items are what was said, no steps."""
+_TIME_OF_DAY = re.compile(
+    r"(?i)\b(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s?(?:am|pm)\b|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"
+)
+"""A clock time ("8am", "9:30 pm", "14:00"): a list of them is a day's log or schedule, no steps."""
 
 
 @lru_cache(maxsize=16)
