@@ -3553,3 +3553,30 @@ def test_a_first_name_is_the_one_attendee_the_notes_properties_link_by_it() -> N
     found = extract("Ana reports to Tom now.", meta=meta, title="Atlas sync", path="Atlas sync.md")
     # Ana is one attendee; "Tom" is two, so it stays as written.
     assert relations(found) == {("Ana Souza", "reports_to", "Tom")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Priya: I work at Shopify as a staff engineer and I live in Toronto.",
+        "Ana texted me: I just started at Stripe! I live in Dublin now.",
+        "- Priya:\n\t- I live in Toronto",  # an outliner's speaker item, their words below it
+        "- Ana told me:\n    - I moved to Dublin last week",
+        "Priya Natarajan  0:42\nI live in Toronto.",  # a transcript's speaker line
+    ],
+)
+def test_someone_elses_i_is_theirs_on_all_their_lines(text: str) -> None:
+    assert relations(extract(text, meta={"author": "Sam"}, heading=())) == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Priya:\n\t- she is nice\n- I live in Leeds",  # the writer's own item after theirs
+        "Sam: I moved to Leeds. I live in Leeds now.",  # the writer's own label
+        "Update: I moved to Leeds. I live in Leeds now.",
+        "Sam  0:42\nI live in Leeds.",
+    ],
+)
+def test_the_writers_own_lines_after_a_label_are_the_writers(text: str) -> None:
+    assert relations(extract(text, meta={"author": "Sam"}, heading=())) == {("Sam", "lives_in", "Leeds")}

@@ -593,6 +593,28 @@ def _someone_elses_words(before: str) -> bool:
     return not (first in _DIARY_LABELS or first in _NOT_SPEAKERS or _is_past_word(first))
 
 
+def _speaker_opens(text: str) -> bool:
+    """Whether a block opens with someone else's label or speaker line: all of it is their words."""
+    first_line = text.split("\n", 1)[0]
+    if _TRANSCRIPT_SPEAKER.match(first_line) and "\n" in text:
+        return True
+    colon = _LABEL_END.search(first_line, 0, 120)
+    return colon is not None and _someone_elses_words(first_line[: colon.end()])
+
+
+def _label_only(text: str) -> bool:
+    """Whether a list item is a speaker's label and nothing else ("Priya:", "Ana told me:")."""
+    stripped = text.strip()
+    return stripped.endswith(":") and "\n" not in stripped and _someone_elses_words(stripped)
+
+
+_LABEL_END = re.compile(r":|[\x20\t](?:[—–]|-)[\x20\t]")
+_TRANSCRIPT_SPEAKER = re.compile(
+    r"^(?!I\b)[A-Z][\w'’-]*(?:\x20[A-Z][\w'’-]*){0,2}[\x20\t]+\(?\d{1,2}:\d\d(?::\d\d)?\)?[\x20\t]*$"
+)
+"""A transcript's speaker line (Otter, Zoom): "Priya Natarajan  0:42", "Tom (00:03:12)"."""
+
+
 _YEARS_SAID = re.compile(r"\b(?:19|20)\d\d\b")
 _YEAR_SPAN = re.compile(
     r"(?i)(?<![\d./-])(?<!the\x20)(?<!a\x20)(?<!an\x20)(?<!her\x20)(?<!his\x20)(?<!our\x20)(?<!my\x20)(?<!its\x20)"
@@ -1913,6 +1935,8 @@ class _ChunkReader:
         """The times found in the candidate being read, for its title."""
         self.known: frozenset[str] = frozenset()
         self.linked_names: tuple[str, ...] = ()
+        self.spoken = False
+        """The block being read is someone else's words: its "I" is not the writer."""
         self.values = _secret_values(chunk, source)
         """The secrets of the chunk as written: masked wherever they show, even cut from their context."""
         self.secrets = bool(self.values) or _may_hold_secrets(chunk, source)
@@ -2145,8 +2169,22 @@ class _ChunkReader:
         }
 
         done: set[int] = set()
+        spoken_at: int | None = None  # the indent of an item naming a speaker, above their words
         for position, block in enumerate(blocks):
             quote = self._raw_quote(lines, block)
+            # Someone else's words, the whole block: after a label of theirs ("Priya: I work at Shopify
+            # … and I live in Toronto."), under an item of it ("- Priya:" / "    - I live in Toronto"),
+            # or under a transcript's speaker line ("Priya Natarajan  0:42").
+            if spoken_at is not None and not (block.kind == "item" and block.indent > spoken_at):
+                spoken_at = None
+            self.spoken = spoken_at is not None or (_speaker_opens(block.text) and not self._mine(block.text))
+            if (
+                block.kind == "item"
+                and _label_only(block.text)
+                and spoken_at is None
+                and not self._mine(block.text)
+            ):
+                spoken_at = block.indent
             quoted = (
                 block.quoted
                 or self.clipped
@@ -2192,6 +2230,11 @@ class _ChunkReader:
             for sentence, sentence_quote in self._paragraph_sentences(block, lines):
                 self._candidate(_Candidate(sentence, sentence_quote, "sentence", heading_entity, quoted))
         return self._envelope(self._skip_reason(blocks))
+
+    def _mine(self, text: str) -> bool:
+        """Whether a line's speaker or label is the writer's own name ("Sam: I moved to Leeds" by Sam)."""
+        first = text.lstrip(" \t*_>-[").split(None, 1)[0].rstrip(":*_]").casefold() if text.strip() else ""
+        return self.i_am is not None and first == self.i_am.split(None, 1)[0].casefold()
 
     def _passage(self, text: str) -> bool:
         """Whether a line is a passage marked in a book or article (see `_PASSAGE_LINK`)."""
@@ -2706,8 +2749,12 @@ class _ChunkReader:
                 continue
             if hit.pattern.first_person and (
                 candidate.quoted
+                or self.spoken
                 or not opens_its_clause(inline.placeholder, hit)
-                or _someone_elses_words(inline.placeholder[: hit_clause(inline.placeholder, hit)[0]])
+                or (
+                    _someone_elses_words(inline.placeholder[: hit_clause(inline.placeholder, hit)[0]])
+                    and not self._mine(inline.placeholder)
+                )
             ):
                 # Someone else's "I" (a quotation, "Ana texted me: I just started at Stripe!"), or
                 # what was assumed, told or dreamt.
