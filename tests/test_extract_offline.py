@@ -3580,3 +3580,63 @@ def test_someone_elses_i_is_theirs_on_all_their_lines(text: str) -> None:
 )
 def test_the_writers_own_lines_after_a_label_are_the_writers(text: str) -> None:
     assert relations(extract(text, meta={"author": "Sam"}, heading=())) == {("Sam", "lives_in", "Leeds")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I quit Instagram last month.",  # an app is no employer
+        "I quit Duolingo after 400 days.",
+        "I moved to Ljubljana for two nights.",  # a stay is no home
+        "I am living in Vienna for a few days.",
+        "Grandma Ruth bought Mia a Bugaboo stroller.",  # bought for someone
+        "Ana bought Ben a beer.",
+        "Tom works at Google now, Ana says.",  # someone's claim, or not known
+        "Tom works at Google now (not confirmed).",
+        "Tom works at Google now (apparently).",
+        "Tom works at Google now, or so I heard.",
+        "Tom works at Google now, if LinkedIn is right.",
+        "Rumour: Tom works at Google now.",
+        "Unconfirmed: Tom works at Google now.",
+        "Ana told me: Tom works at Google now.",
+        "- Ana told me:\n    - Tom works at Google now",
+    ],
+)
+def test_what_is_no_job_home_possession_or_known_fact_states_nothing(text: str) -> None:
+    assert relations(extract(text, meta={"author": "Sam"}, heading=())) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I quit Acme last month.", {("Sam", "works_for", "Acme")}),
+        ("I moved to Lisbon for six months.", {("Sam", "lives_in", "Lisbon")}),
+        ("Tom bought Acme a year ago.", {("Tom", "owns", "Acme")}),
+        ("Ana: Tom works at Google now.", {("Tom", "works_for", "Google")}),  # a speaker's, not reported
+        ("- Ana told me:\n    - it was fun\n- Tom works at Google now", {("Tom", "works_for", "Google")}),
+        ("We started using Linear.", {("Sam", "uses", "Linear")}),
+        (
+            "Switched from Scrivener to Obsidian for drafting.",
+            {("Sam", "uses", "Obsidian"), ("Sam", "uses", "Scrivener")},
+        ),
+        ("Ana switched from VS Code to Neovim.", {("Ana", "uses", "Neovim"), ("Ana", "uses", "VS Code")}),
+    ],
+)
+def test_their_near_misses_still_state_what_they_say(text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert relations(extract(text, meta={"author": "Sam"}, heading=())) == expected
+
+
+def test_a_template_s_author_me_is_the_notes_owner() -> None:
+    source = make_source(
+        "I moved to Porto.", meta={"author": "[[Me]]"}, path="2025-03-12.md", title="2025-03-12"
+    )
+    source = replace(source, writer="Sam")
+    found = extract_chunk(make_chunk("I moved to Porto.", source, heading=()), source)
+    assert relations(found) == {("Sam", "lives_in", "Porto")}
+    assert "Me" not in entity_names(found)
+
+
+@pytest.mark.parametrize("text", ["***", "- **", "> -", "[[", "**Ana**:"])
+def test_a_line_of_markup_alone_reads_as_nothing_written(text: str) -> None:
+    extract(text, meta={"author": "Sam"}, heading=())  # no crash, whoever the writer is
+    assert relations(extract(text, meta={"author": "Sam"}, heading=())) == set()

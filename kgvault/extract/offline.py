@@ -593,19 +593,22 @@ def _someone_elses_words(before: str) -> bool:
     return not (first in _DIARY_LABELS or first in _NOT_SPEAKERS or _is_past_word(first))
 
 
-def _speaker_opens(text: str) -> bool:
-    """Whether a block opens with someone else's label or speaker line: all of it is their words."""
+def _speaker_opens(text: str) -> Literal["speaker", "reported"] | None:
+    """Whether a block opens with someone else's label or speaker line, all of it their words: "reported"
+    when the writer reports them ("Ana told me:"), else "speaker" ("Priya:", "Priya Natarajan  0:42")."""
     first_line = text.split("\n", 1)[0]
     if _TRANSCRIPT_SPEAKER.match(first_line) and "\n" in text:
-        return True
+        return "speaker"
     colon = _LABEL_END.search(first_line, 0, 120)
-    return colon is not None and _someone_elses_words(first_line[: colon.end()])
+    if colon is None or not _someone_elses_words(first_line[: colon.end()]):
+        return None
+    return "reported" if _REPORTED_BEFORE_COLON.search(first_line[: colon.end()]) else "speaker"
 
 
 def _label_only(text: str) -> bool:
-    """Whether a list item is a speaker's label and nothing else ("Priya:", "Ana told me:")."""
+    """Whether a list item is a label and nothing else ("Priya:", "Ana told me:")."""
     stripped = text.strip()
-    return stripped.endswith(":") and "\n" not in stripped and _someone_elses_words(stripped)
+    return stripped.endswith(":") and "\n" not in stripped
 
 
 _LABEL_END = re.compile(r":|[\x20\t](?:[—–]|-)[\x20\t]")
@@ -1920,6 +1923,8 @@ class _ChunkReader:
         # Who "I" is: the note's author, unless the note is about a work of theirs (a book's
         # `author` did not write the reader's "I reread it every year"); in a note naming no
         # author, the notes' owner (`user_name`), unless it is a page clipped from the web.
+        if self.author is not None and self.author.casefold() in _ME:
+            self.author = source.writer  # `author: "[[Me]]"` (a template's): the notes' owner wrote it
         writer = self.author or (None if self.clipped or "author" in self.meta else source.writer)
         note_type = self._note_entity_type()
         if note_type is not None and _DAY_TITLE.match(source.title) is None:
@@ -1937,6 +1942,8 @@ class _ChunkReader:
         self.linked_names: tuple[str, ...] = ()
         self.spoken = False
         """The block being read is someone else's words: its "I" is not the writer."""
+        self.reported = False
+        """And the writer reports them ("Ana told me: …"): what they say of anyone is their claim."""
         self.values = _secret_values(chunk, source)
         """The secrets of the chunk as written: masked wherever they show, even cut from their context."""
         self.secrets = bool(self.values) or _may_hold_secrets(chunk, source)
@@ -2169,22 +2176,21 @@ class _ChunkReader:
         }
 
         done: set[int] = set()
-        spoken_at: int | None = None  # the indent of an item naming a speaker, above their words
+        spoken_at: tuple[int, bool] | None = None  # an item naming a speaker above their words: its
+        # indent, and whether it reports what they said ("- Ana told me:")
         for position, block in enumerate(blocks):
             quote = self._raw_quote(lines, block)
             # Someone else's words, the whole block: after a label of theirs ("Priya: I work at Shopify
             # … and I live in Toronto."), under an item of it ("- Priya:" / "    - I live in Toronto"),
             # or under a transcript's speaker line ("Priya Natarajan  0:42").
-            if spoken_at is not None and not (block.kind == "item" and block.indent > spoken_at):
+            if spoken_at is not None and not (block.kind == "item" and block.indent > spoken_at[0]):
                 spoken_at = None
-            self.spoken = spoken_at is not None or (_speaker_opens(block.text) and not self._mine(block.text))
-            if (
-                block.kind == "item"
-                and _label_only(block.text)
-                and spoken_at is None
-                and not self._mine(block.text)
-            ):
-                spoken_at = block.indent
+            opens = _speaker_opens(block.text) if spoken_at is None and not self._mine(block.text) else None
+            self.spoken = spoken_at is not None or opens is not None
+            # What someone told the writer is their claim, of anyone ("Ana told me: Tom works at Google").
+            self.reported = (spoken_at is not None and spoken_at[1]) or opens == "reported"
+            if block.kind == "item" and opens is not None and _label_only(block.text):
+                spoken_at = (block.indent, opens == "reported")
             quoted = (
                 block.quoted
                 or self.clipped
@@ -2233,7 +2239,8 @@ class _ChunkReader:
 
     def _mine(self, text: str) -> bool:
         """Whether a line's speaker or label is the writer's own name ("Sam: I moved to Leeds" by Sam)."""
-        first = text.lstrip(" \t*_>-[").split(None, 1)[0].rstrip(":*_]").casefold() if text.strip() else ""
+        words = text.lstrip(" \t*_>-[").split(None, 1)
+        first = words[0].rstrip(":*_]").casefold() if words else ""
         return self.i_am is not None and first == self.i_am.split(None, 1)[0].casefold()
 
     def _passage(self, text: str) -> bool:
@@ -2745,8 +2752,10 @@ class _ChunkReader:
         stated: set[tuple[str, str, str, bool]] = set()
         # What holds now before what held once: "worked at SAP … works at SAP again" is dated now.
         for hit in sorted(wording.hits, key=lambda hit: hit.past_state):
-            if not is_asserted(inline.placeholder, hit):
+            if not is_asserted(inline.placeholder, hit) or self.reported:
                 continue
+            if _REPORTED_BEFORE_COLON.search(inline.placeholder[: hit_clause(inline.placeholder, hit)[0]]):
+                continue  # "Ana told me: Tom works at Google now": her claim
             if hit.pattern.first_person and (
                 candidate.quoted
                 or self.spoken

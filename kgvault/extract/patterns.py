@@ -174,8 +174,9 @@ def _pattern(
         .replace(" ", r"[ \t]+")
         .replace("{I}", r"(?P<subject>I)")
         .replace("{W}", r"(?P<subject>I|[Ww]e)")
-        # "I" is no name: "I worked at SAP" is the writer's ({I}), or nobody's in an unsigned note.
-        .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>(?!I\b){NAME})")
+        # "I" and "We" are no names: "I worked at SAP" is the writer's ({I}, {W}), or nobody's in an
+        # unsigned note.
+        .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>(?!(?:I|We)\b){NAME})")
         .replace("{SS}", rf"{_NO_ADVERB}(?P<subjects>(?!I\b){NAME}(?:(?:,[ ]|,?[ ]and[ ])(?!I\b){NAME})+)")
         .replace(
             "{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}{_A_RUNNING_THING}(?P<thing>{_THING}))"
@@ -187,6 +188,8 @@ def _pattern(
         .replace("{ME}y", r"(?P<object>m)y\b")
         .replace("{ME}", r"(?P<object>me)\b")
     )
+    if predicate == "lives_in":
+        regex += _NOT_A_STAY  # "I moved to Ljubljana for two nights"
     if object_type in ("organization", "place"):  # "works at the Berlin office", not "at Ana's company"
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}{_NOT_SOMEONES_THING}", 1)
     elif (object_type == "person" or predicate == "uses") and "{O}['’]s" not in template:
@@ -349,9 +352,17 @@ _BOUGHT_FOR = (
     r"(?![\w'’])(?![\t\x20]+(?:(?:a|an|some|the|his|her|their|my|our)[\t\x20]+)?(?:new[\t\x20]+)?"
     r"(?:flowers|gifts?|presents?|dinner|lunch|breakfast|coffee|drinks?|tickets?|cake|chocolates?|bike"
     r"|toy|book|card|ring|watch)\b)"
+    r"(?![\t\x20]+(?:a|an|some|his|her|their|my|our|two|three|new)[\t\x20]+"
+    r"(?!(?:year|month|week|day|while|few|couple|decade)s?\b))"
 )
-"""What was bought for someone ("Tom bought Anna flowers"), after whom it was bought for."""
+"""What was bought for someone ("Tom bought Anna flowers", "Ana bought Ben a beer"), after whom it was
+bought for (not "Tom bought Acme a year ago")."""
 
+_NOT_A_STAY = (
+    r"(?![^.;!?\n]*?\bfor[\t\x20]+(?:a|an|one|two|three|four|five|six|the|a[\t\x20]+few|a[\t\x20]+couple"
+    r"(?:[\t\x20]+of)?|\d+|\w+[\t\x20]+or[\t\x20]+\w+)[\t\x20]+(?:\w+[\t\x20]+)?(?:nights?|days?|weeks?|weekend)\b)"
+)
+"""After a home, no stay of days: "I moved to Ljubljana for two nights", "living in Vienna for a few days"."""
 _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
@@ -404,7 +415,9 @@ _KNOWN_TOOLS = _word_set(
     "klipper marlin octoprint cura prusaslicer orcaslicer proxmox truenas unraid "
     "wordpress ghost substack hugo jekyll astro django rails laravel react vue svelte terraform ansible "
     "confluence sharepoint dropbox circleci jenkins vaultwarden nextcloud owncloud syncthing icloud onedrive "
-    "twitter x reddit facebook instagram tiktok threads linkedin strava tumblr snapchat youtube twitch"
+    "twitter x reddit facebook instagram tiktok threads linkedin strava tumblr snapchat youtube twitch "
+    "duolingo headspace calm netflix hulu tinder bumble hinge pinterest clubhouse peloton myfitnesspal "
+    "wordle deliveroo ubereats doordash audible kindle goodreads letterboxd"
 ) | frozenset(
     [
         "vs code", "visual studio code", "github actions", "gitlab ci", "google docs", "google drive",
@@ -763,6 +776,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Someone's or something's, to anything but a system: "Atlas switched from MySQL to Postgres".
     _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "uses", "uses", False, None, "software",
              keywords="from", object_test=lambda name: not is_system(name)),
+    # A diary's switch with no subject, the writer's: "Switched from Scrivener to Obsidian for drafting"
+    # (only opening its sentence: not "Ana switched from …"; to well-known software only).
+    _pattern(r"(?i:switched|migrated)(?<![\w\ue001,][\x20\t][A-Za-z]{8})(?: over)? from {A} to {O}", "uses",
+             "uses", False, "person", keywords="switched migrated", writer=True, object_test=is_known_tool),
     # A switch said by its new tool alone, well-known software: "I switched to Obsidian", "We moved over
     # to Linear" (not "I switched to Spanish", "to Tom's team", "to Ryanair": a language, a team, an airline).
     # "… to Obsidian from Notion" ends Notion's use.
@@ -778,8 +795,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # A job that ended: not "I left Paris" (a place), only a job or "quit" (one quits an employer).
     _pattern(r"{I} (?:just |also )?(?:quit|left|lost) (?:my|the) (?:job|position|role) (?:at|with) {O}",
              "works_for", "works for", True, "person", "organization", keywords="quit left lost", ends=True),
+    # Not "I quit Instagram", "I quit Duolingo": an app is no employer.
     _pattern(r"{I} (?:just )?quit {O}", "works_for", "works for", True, "person", "organization",
-             keywords="quit", ends=True),
+             keywords="quit", ends=True, object_test=_no_tool),
     # A job left by resigning or retiring: "Tom resigned from Initech" (not "resigned from the board").
     _pattern(r"{S} (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True, "person",
              "organization", keywords="resigned retired", ends=True),
@@ -1121,8 +1139,16 @@ def is_asserted(text: str, hit: PatternHit) -> bool:
 _HEARSAY = re.compile(
     r"(?i)\baccording[ \t]+to\b|(?:^[\s*_>-]*(?:as[ \t]+)?|\()per[ \t]+"
     r"(?!(?:year|month|week|day|hour|minute|person|head|cent|se|unit|item|user|seat|night)s?\b)"
+    r"|\b(?:not[ \t]+(?:yet[ \t]+)?confirmed|unconfirmed|unverified|allegedly|reportedly|supposedly"
+    r"|apparently)\b"
+    r"|\bor[ \t]+so[ \t]+(?:I|we)[ \t]+(?:heard|hear|am[ \t]+told|was[ \t]+told|were[ \t]+told)\b"
+    r"|\bif[ \t]+\S+(?:[ \t]+\S+)?[ \t]+(?:is|are)[ \t]+(?:right|correct|to[ \t]+be[ \t]+believed)\b"
+    r"|^[\s*_>-]*rumou?rs?(?:[ \t]+(?:has[ \t]+it|is|says))?\b"
+    r"|,[ \t]*(?:(?-i:[A-Z])[\w'’-]+|\ue000\d+\ue001|(?:my|our|his|her|their)[ \t]+\w+)[ \t]+"
+    r"(?:says|said|claims|claimed|reckons|thinks|told[ \t]+me|tells[ \t]+me)[\s.!)*_]*$"
 )
-"""Words that make a whole sentence someone's claim: "According to Ana, …", "… (per Ravi)"."""
+"""Words that make a whole sentence someone's claim, or not known: "According to Ana, …", "… (per
+Ravi)", "…, Ana says.", "… (not confirmed)", "apparently", "…, or so I heard", "Rumour: …"."""
 _LEADING_NOISE = _word_set(
     """
     the a an this that these those my our your his her their its i we you he she they it me us
