@@ -992,7 +992,33 @@ def test_a_relation_that_lasts_until_a_day_ahead_starts_on_the_notes_day() -> No
     extraction = extract("I work at [[Acme]] until 30 June 2026.", meta={"author": "Alex"})
     (relation,) = extraction.draft.relations
     assert (relation.subject, relation.predicate, relation.object) == ("Alex", "works_for", "Acme")
-    assert (relation.valid_at, relation.invalid_at) == (REF, None)  # not from 30 June 2026
+    # Not from 30 June 2026: until then, as the node's valid_to says too.
+    assert (relation.valid_at, relation.invalid_at) == (REF, date(2026, 6, 30))
+
+
+@pytest.mark.parametrize(
+    ("text", "reference", "expected"),
+    [
+        ("I live in London until the end of June.", date(2025, 4, 1), (date(2025, 4, 1), date(2025, 6, 30))),
+        (
+            "Tom is a data engineer at Monzo until June 30.",
+            date(2025, 4, 1),
+            (date(2025, 4, 1), date(2025, 6, 30)),
+        ),
+        (
+            "Tom worked at Google from 2019 until the end of 2023.",
+            REF,
+            (date(2019, 1, 1), date(2023, 12, 31)),
+        ),
+        ("Karl worked at Tesla from 2017 to 2021.", REF, (date(2017, 1, 1), date(2021, 1, 1))),
+        ("Tom worked at SAP until the end of March 2023.", REF, (None, date(2023, 3, 31))),
+    ],
+)
+def test_a_state_said_with_its_end_or_its_span_has_them(
+    text: str, reference: date, expected: tuple[date | None, date | None]
+) -> None:
+    (relation,) = extract(text, reference=reference, meta={"author": "Sam"}).draft.relations
+    assert (relation.valid_at, relation.invalid_at) == expected
 
 
 @pytest.mark.parametrize(
@@ -3640,3 +3666,34 @@ def test_a_template_s_author_me_is_the_notes_owner() -> None:
 def test_a_line_of_markup_alone_reads_as_nothing_written(text: str) -> None:
     extract(text, meta={"author": "Sam"}, heading=())  # no crash, whoever the writer is
     assert relations(extract(text, meta={"author": "Sam"}, heading=())) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "reference", "day"),
+    [
+        # A day something is moved to is no day it happened: the note's.
+        ("Postponed the dentist to June 14.", date(2025, 3, 15), date(2025, 3, 15)),
+        ("Apple Pay slipped to June 15.", date(2025, 5, 14), date(2025, 5, 14)),
+        # What someone said would happen, ahead.
+        ("Carlos said the cabinets would arrive May 2.", date(2025, 4, 1), date(2025, 5, 2)),
+        ("He said he'd get back to me by Friday.", date(2025, 3, 3), date(2025, 3, 7)),
+        # The day of the saying itself, gone.
+        ("He emailed me on Friday.", date(2025, 3, 10), date(2025, 3, 7)),
+        ("Greg called on Friday.", date(2025, 3, 10), date(2025, 3, 7)),
+        # Not past: a wedding to come, a feeling, a present clause before a past one.
+        ("They're getting married at Pembroke Lodge on June 14.", date(2025, 3, 15), date(2025, 6, 14)),
+        ("Excited for the Coldplay gig on June 14.", date(2025, 3, 15), date(2025, 6, 14)),
+        ("Mum has surgery on June 14, I told her I'd come.", date(2025, 3, 15), date(2025, 6, 14)),
+        # Past, still.
+        ("We got married on June 14.", date(2025, 3, 15), date(2024, 6, 14)),
+        ("Flew to Osaka on 3 October, we stayed a week.", date(2025, 3, 15), date(2024, 10, 3)),
+    ],
+)
+def test_a_day_is_read_ahead_or_gone_as_its_clause_says(text: str, reference: date, day: date) -> None:
+    assert only_node(extract(text, reference=reference)).timestamp == day
+
+
+def test_someone_named_who_called_did_so() -> None:
+    (node,) = extract("Dr. Cho called with the biopsy results.", reference=date(2025, 1, 13)).draft.nodes
+    assert (node.memory_layer, node.timestamp) == ("episodic", date(2025, 1, 13))
+    assert extract("Joined a project called Atlas.").draft.nodes  # a thing called so still reads

@@ -323,7 +323,7 @@ _IRREGULAR_PAST = _word_set(
 _NOT_PAST = _word_set(
     "need needed seed speed feed bed red shed sled hundred embed proceed succeed exceed indeed based related"
     " called named advanced interested supposed detailed limited beloved sacred naked wicked kindred hatred"
-    " used unused aged"
+    " used unused aged excited thrilled worried scared"
 )
 _DIARY_PAST = _word_set("called used needed named")
 """Words of `_NOT_PAST` that are past verbs when a line starts with them ("Called Kevin about it.")."""
@@ -338,7 +338,7 @@ _KIN_SUBJECTS = _word_set(
 )
 """After one of these too, unless a name follows: "Dad called", not "a sister called Mia"."""
 _ED_ENDING = re.compile(r"(?i)ed\b")
-_PASSIVE_BEFORE = _word_set("is are be been being am")
+_PASSIVE_BEFORE = _word_set("is are be been being am getting")
 _SUBJECT_BEFORE = _word_set(
     "i we he she they it who which that i've we've have has had just then finally also already never"
     " really eventually quickly first later ever and"
@@ -527,6 +527,23 @@ _NAMED_FACT = _Keywords(
 )
 # "has lived", "have used", "'ve been": with "since <date>" a state that still holds, no past event.
 _PERFECT = re.compile(r"(?i)\b(?:has|have)\b|[a-z][’']ve\b")
+_SAID_CLAUSE = re.compile(
+    r"(?i)\b(?:is|are|will|would|could|might|should|can|has|have|due|going\s+to|(?:re)?starts?|begins?"
+    r"|(?:re)?opens?|ends?|closes?|arrives?|lands?|ships?|launch(?:es)?|happens?|runs?|takes?\s+place)\b"
+    r"|['’](?:s|re|d|ll)\b"
+)
+"""A clause said, between a reporting verb and a day: "said the deadline is …", "mentioned Helen starts …"."""
+_WOULD_BEFORE = re.compile(
+    r"(?i)\b(?:would|will|could|might|['’]d|['’]ll|(?:is|are|was|were)\s+going\s+to|should)\b[^.;:!?]{0,40}$"
+)
+"""A day something said would happen comes after ("Carlos said the cabinets would arrive May 2")."""
+_MOVED_TO_BEFORE = re.compile(
+    r"(?i)\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off|shift(?:ed|s)?"
+    r"|slip(?:ped|s)?|slid(?:es)?|bump(?:ed|s)?|report[ée]e?)\b[^.;]{0,40}?\b(?:to|until|till|à|au)\s+"
+    r"(?:the\s+|le\s+)?$"
+)
+"""A day something is moved to, its verb further back ("Postponed the dentist to June 14", "Apple Pay
+slipped to June 15"): read over more of the sentence than `_TARGET_BEFORE`."""
 _TARGET_BEFORE = re.compile(
     r"(?i)(?:\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off"
     r"|shift(?:ed|s)?|report[ée]e?)\b[^.;]{0,40}?"
@@ -544,8 +561,10 @@ _BOOKED_BEFORE = re.compile(
 """Before the day of what was booked: "Registered for the Berlin marathon on 28 September", "Bought
 tickets for the concert on June 3", "Signed up for the half marathon (April 6)": the booking is of the
 note's day (but "Booked the flights on Monday" was done then)."""
-_UNTIL_BEFORE = re.compile(r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?$")
-"""Before the date a past state ended ("worked at SAP until 3 March 2023")."""
+_UNTIL_BEFORE = re.compile(
+    r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?(?:(?:very\s+)?end\s+of\s+(?:the\s+)?)?$"
+)
+"""Before the date a past state ended ("worked at SAP until 3 March 2023", "until the end of June")."""
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _MAX_YEAR_SAID = 2999
 """A day after any year a note names, to read "in March 2025" in a note without a date against."""
@@ -621,12 +640,15 @@ _TRANSCRIPT_SPEAKER = re.compile(
 _YEARS_SAID = re.compile(r"\b(?:19|20)\d\d\b")
 _YEAR_SPAN = re.compile(
     r"(?i)(?<![\d./-])(?<!the\x20)(?<!a\x20)(?<!an\x20)(?<!her\x20)(?<!his\x20)(?<!our\x20)(?<!my\x20)(?<!its\x20)"
-    r"(?<!their\x20)(?:from[\x20\t]+)?(?P<first>(?:19|20)\d\d)[\x20\t]*(?:[-–—]|\bto\b|\buntil\b|\btill\b)"
+    r"(?<!their\x20)(?:from[\x20\t]+)?(?P<first>(?:19|20)\d\d)[\x20\t]*(?:[-–—]|\bto\b"
+    r"|\b(?:until|till)(?:[\x20\t]+the[\x20\t]+end[\x20\t]+of)?\b)"
     r"[\x20\t]*(?P<last>(?:19|20)\d\d)\)?(?=[\x20\t]*(?:[.,;!?]|$))"
 )
 """Years a state lasted, said where its clause ends: "from 2018 to 2020", "2018–2020", "(2018–2020)"
 (not "the 2018–2020 census", "her 2020-2024 plan is on track")."""
-_UNTIL_YEAR = re.compile(r"(?i)\b(?:until|till)[\x20\t]+(?P<last>(?:19|20)\d\d)\b(?![./-]\d)")
+_UNTIL_YEAR = re.compile(
+    r"(?i)\b(?:until|till)[\x20\t]+(?:the[\x20\t]+end[\x20\t]+of[\x20\t]+)?(?P<last>(?:19|20)\d\d)\b(?![./-]\d)"
+)
 """A bare year a state lasted until: "worked at Stripe until 2020"."""
 _ON_BEFORE = re.compile(
     r"(?i)\b(?:on|for|is|are|(?:runs?|takes?\s+place|starts?|begins?|(?:re)?opens?|ends|closes|expires|launches)"
@@ -1776,9 +1798,16 @@ def _is_verb_after_subject(tokens: list[str], folded: list[str], index: int) -> 
     if before in _PRONOUN_SUBJECTS:
         return True
     after = tokens[index + 1 : index + 2]
-    return before in _KIN_SUBJECTS and not (after and after[0][:1].isupper())
+    # "Mom called …", "Greg called on Friday", "Dr. Cho called with the results" (not "a band called
+    # The Cure", "Project called Atlas": a name follows).
+    named = tokens[index - 1][:1].isupper() and folded[index - 1] not in _NOT_A_CALLER
+    return (before in _KIN_SUBJECTS or named) and not (
+        after and (after[0][:1].isupper() or after[0][:1] == "\ue000")
+    )
 
 
+_NOT_A_CALLER = _word_set("project app tool band film book song company team group place town village")
+"""Capitalized words before "called" that name a thing, not someone calling ("Project called …")."""
 _SAT_DAY = re.compile(r"\bSat\.?\s+\d")
 """Saturday's date ("Sat 14 June: party"), not the verb ("Sat in the garden")."""
 
@@ -2453,13 +2482,17 @@ class _ChunkReader:
         for when in find_times(text, today, self.language):
             if undated and not _FOUR_DIGITS.search(text, when.start, when.end):
                 continue
-            until = _UNTIL_BEFORE.search(text[max(0, when.start - 12) : when.start])
+            until = _UNTIL_BEFORE.search(text[max(0, when.start - 28) : when.start])
             if when.granularity in ("month", "year") and when.last < today:
                 first = when.first
                 if when.granularity == "month" and not wording.past and not undated:
                     first = self._coming_month(text, when.start, when.end, first, today)
-                (ends if until else starts).append(first)
-        if not ends and _YEARS_SAID.search(text) and not _ANOTHER_CLAUSE.search(text):
+                # "until the end of June": its last day.
+                said_end = (
+                    _period_end(first, when.granularity) if until and "end" in until[0].lower() else first
+                )
+                (ends if until else starts).append(said_end if until else first)
+        if _YEARS_SAID.search(text) and not _ANOTHER_CLAUSE.search(text):
             # "from 2018 to 2020", "2018–2020", "until 2020": years said bare, which `find_times` leaves
             # alone (a bare number may be anything), are years here.
             span = _YEAR_SPAN.search(text)
@@ -2472,7 +2505,7 @@ class _ChunkReader:
             )
             if span and not starts and int(span["first"]) <= last:
                 starts.append(date(int(span["first"]), 1, 1))
-            if 0 < last < today.year:
+            if 0 < last < today.year and not ends:
                 ends.append(date(last, 1, 1))
         return (starts[0] if starts else None), (ends[0] if ends else None)
 
@@ -2646,6 +2679,7 @@ class _ChunkReader:
             d
             for d in dates
             if not _TARGET_BEFORE.search(inline.title[max(0, d[0] - 24) : d[0]])
+            and not _MOVED_TO_BEFORE.search(inline.title[max(0, d[0] - 64) : d[0]])
             and not (
                 # Booked for a weekday, or for a day long gone by the resolver's count: a day ahead
                 # ("Signed up for the gym on 2 March", written on the 4th, was signing up then).
@@ -2701,6 +2735,8 @@ class _ChunkReader:
             period or node_date,
             dated_here=len(ends) < len(happened),
             until=ends[0][2] if ends else period_end,
+            # A past state's start, where said as one ("from 2017 to 2021"; not "Back in 2019, …").
+            since=period if period is not None and _FROM_WORD.search(inline.title) else None,
         )
         for subject, _predicate, object_name, _functional in relations:
             names.extend((subject, object_name))
@@ -2738,6 +2774,7 @@ class _ChunkReader:
         *,
         dated_here: bool,
         until: date | None = None,
+        since: date | None = None,
     ) -> list[tuple[str, str, str, bool]]:
         """Record what the verb-pattern table reads; return (subject, predicate, object, functional).
 
@@ -2815,8 +2852,11 @@ class _ChunkReader:
                 valid_at = None  # "Tom is Ana's brother" did not begin on the note's day
             elif hit.past_state and not dated_here:
                 # It held before the note; when it began, and whether it still holds ("worked at
-                # Google all week"), the words do not say, unless "until" gives its end.
-                valid_at, invalid_at = None, until
+                # Google all week"), the words do not say, unless "until" gives its end (and "from
+                # 2017 to 2021" its start).
+                valid_at, invalid_at = since, until
+            elif until is not None and valid_at is not None and until > valid_at and pattern.functional:
+                invalid_at = until  # "I live in London until the end of June": its end, said ahead
             if pattern.functional and invalid_at is None:
                 # "Deb joined Acme as a designer in 2020 but left in 2022": over since then.
                 left = self._left_later(inline.placeholder[hit.end :], valid_at)
@@ -3163,7 +3203,8 @@ class _ChunkReader:
                 and inline.word_count >= 4  # not "Next Friday works."
                 and not wording.hedged
                 and not _NOT_WHEN_BEFORE.search(title[max(0, start - 20) : start])
-                and not _TARGET_BEFORE.search(title[max(0, start - 24) : start])  # "postponed to May 20"
+                and not _TARGET_BEFORE.search(title[max(0, start - 24) : start])
+                and not _MOVED_TO_BEFORE.search(title[max(0, start - 64) : start])  # "postponed to May 20"
             )
         ]
         if dated and ahead:
@@ -3217,11 +3258,33 @@ class _ChunkReader:
             if _FOUR_DIGITS.search(title[start:end]):
                 continue
             before = title[max(0, start - 60) : start]
-            if not (_ON_BEFORE.search(before) or _DUE_BEFORE.search(before) or _UNTIL_BEFORE.search(before)):
+            if not (
+                _ON_BEFORE.search(before)
+                or _DUE_BEFORE.search(before)
+                or _UNTIL_BEFORE.search(before)
+                or _WOULD_BEFORE.search(before)
+            ):
                 continue
-            said = max((m.end() for m in _REPORTED.finditer(title, 0, start)), default=None)
-            if said is None or _wording(title[said:start], self.french).past:
+            reported = list(_REPORTED.finditer(title, 0, start))
+            said = reported[-1].end() if reported else None
+            if said is None:
+                # A present clause of its own before the past one: "Mum has surgery on June 14, I
+                # told her I'd come."
+                boundary = _REPORTED.search(title, end)
+                head = title[: boundary.start()] if boundary is not None else ""
+                if (
+                    boundary is not None
+                    and not boundary[0][:1].isalpha()
+                    and _SAID_CLAUSE.search(head)
+                    and not _wording(head, self.french).past
+                ):
+                    ahead[date_] = (start, end, self._coming(title, start, end, day))
                 continue
+            if _wording(title[said:start], self.french).past:
+                continue
+            if reported[-1][0][:1].isalpha() and not _SAID_CLAUSE.search(title, said, start):
+                continue  # "He emailed me on Friday": the day of the saying, no clause said
+
             # A day already ahead is kept as it is (a past sentence would otherwise drop it).
             ahead[date_] = (start, end, self._coming(title, start, end, day))
         return ahead
@@ -3505,6 +3568,21 @@ class _ChunkReader:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+
+_FROM_WORD = re.compile(r"(?i)\b(?:from|since)\b")
+
+
+def _period_end(first: date, granularity: str) -> date:
+    """The last day of the month or year that starts on `first`."""
+    if granularity == "year":
+        return first.replace(month=12, day=31)
+    following = (
+        first.replace(year=first.year + 1, month=1)
+        if first.month == 12
+        else first.replace(month=first.month + 1)
+    )
+    return following - timedelta(days=1)
 
 
 def _block_before(blocks: list[_Block], block: _Block) -> _Block | None:
