@@ -33,6 +33,7 @@ from kgvault.extract.offline import (
     _STATE_STRONG,
     EXTRACTOR,
     QUOTE_AROUND,
+    _wording,
     detect_language,
     extract_chunk,
     normalize_tag,
@@ -3697,3 +3698,28 @@ def test_someone_named_who_called_did_so() -> None:
     (node,) = extract("Dr. Cho called with the biopsy results.", reference=date(2025, 1, 13)).draft.nodes
     assert (node.memory_layer, node.timestamp) == ("episodic", date(2025, 1, 13))
     assert extract("Joined a project called Atlas.").draft.nodes  # a thing called so still reads
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Alex (my husband) works at Boeing.", ("Alex", "works_for", "Boeing")),
+        ("Alex, my husband, works at Boeing.", ("Alex", "works_for", "Boeing")),
+        ("Priya (my sister) lives in Denver.", ("Priya", "lives_in", "Denver")),
+        ("Atlas (see [[ADR-3]]) uses Redis.", ("Atlas", "uses", "Redis")),
+    ],
+)
+def test_an_aside_after_a_name_does_not_hide_what_the_sentence_says(
+    text: str, expected: tuple[str, str, str]
+) -> None:
+    found = extract(text)
+    assert relations(found) == {expected}
+    assert [n.title for n in found.draft.nodes] == [text.replace("[[", "").replace("]]", "")]
+
+
+def test_a_hyphenated_word_before_based_or_called_is_no_caller() -> None:
+    for text in (
+        "Asset-based pipelines fit the partner files better.",
+        "So-called experts disagree with it.",
+    ):
+        assert not _wording(text, False).past, text

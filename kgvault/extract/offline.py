@@ -1800,13 +1800,24 @@ def _is_verb_after_subject(tokens: list[str], folded: list[str], index: int) -> 
     after = tokens[index + 1 : index + 2]
     # "Mom called …", "Greg called on Friday", "Dr. Cho called with the results" (not "a band called
     # The Cure", "Project called Atlas": a name follows).
-    named = tokens[index - 1][:1].isupper() and folded[index - 1] not in _NOT_A_CALLER
+    named = (
+        folded[index] == "called"
+        and tokens[index - 1][:1].isupper()
+        and folded[index - 1] not in _NOT_A_CALLER
+    )
     return (before in _KIN_SUBJECTS or named) and not (
         after and (after[0][:1].isupper() or after[0][:1] == "\ue000")
     )
 
 
-_NOT_A_CALLER = _word_set("project app tool band film book song company team group place town village")
+_ASIDE = re.compile(
+    r"(?<=[A-Za-z\ue001])(?:[\x20\t]*\((?:my|our|his|her|their|the|a|an|[a-z]+)\b[^()\n]{0,40}\)"
+    r"|,[\x20\t]+(?:my|our|his|her|their)[\x20\t]+[a-z][a-z'’-]*(?:[\x20\t]+[a-z][a-z'’-]*){0,3},)"
+    r"(?=[\x20\t]+[a-z])"
+)
+"""An aside after a name, before the verb: "Alex (my husband) works at …", "Alex, my husband, works
+at …", "Dr. Patel (pediatrician) works at …"."""
+_NOT_A_CALLER = _word_set("so project app tool band film book song company team group place town village")
 """Capitalized words before "called" that name a thing, not someone calling ("Project called …")."""
 _SAT_DAY = re.compile(r"\bSat\.?\s+\d")
 """Saturday's date ("Sat 14 June: party"), not the verb ("Sat in the garden")."""
@@ -2658,6 +2669,12 @@ class _ChunkReader:
 
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
         read = self._about_the_person(inline) if self.person_note else inline
+        if "(" in read.placeholder or ", " in read.placeholder:
+            # "Alex (my husband) works at Boeing", "Alex, my husband, works at Boeing": read without
+            # the aside (blanked, so every position stays where it was).
+            blanked = _ASIDE.sub(lambda aside: " " * len(aside[0]), read.placeholder)
+            if blanked != read.placeholder:
+                read = replace(read, placeholder=blanked)
         wording = _wording(read.placeholder, self.french)
         if self.said_at is not None:
             self.times = find_times(inline.title, self.said_at)
