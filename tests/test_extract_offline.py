@@ -3723,3 +3723,22 @@ def test_a_hyphenated_word_before_based_or_called_is_no_caller() -> None:
         "So-called experts disagree with it.",
     ):
         assert not _wording(text, False).past, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Dr. Shah switched Dad to Eliquis.", "Omar runs Saturdays now.", "Grandma runs Windows 11."],
+)
+def test_family_titles_weekdays_and_teams_run_no_software(text: str) -> None:
+    assert not [r for r in extract(text).draft.relations if r.predicate == "runs"]
+
+
+@pytest.mark.parametrize(
+    ("text", "employer"),
+    [
+        ("Tom works at Marks & Spencer.", "Marks & Spencer"),
+        ("Ana works at Procter & Gamble in Geneva.", "Procter & Gamble"),
+    ],
+)
+def test_an_employer_named_with_an_ampersand_is_named_whole(text: str, employer: str) -> None:
+    assert {r.object for r in extract(text).draft.relations} == {employer}

@@ -2843,6 +2843,8 @@ class _ChunkReader:
                 continue
             if pattern.object_test is not None and not pattern.object_test(object_name):
                 continue  # "I moved to Obsidian" is no new home
+            if pattern.subject_test is not None and not pattern.subject_test(subject):
+                continue  # "Dr. Shah switched Dad to Eliquis": Dad runs no software
             if hit.listed and pattern.functional and not SIDE_BY_SIDE[pattern.predicate](object_name):
                 continue  # "runs Plex and Pi-hole" lists two services; "runs Marlin and Klipper" no system
             if "upgraded" in pattern.keywords and _one_family(subject, object_name):

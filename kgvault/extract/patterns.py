@@ -75,17 +75,17 @@ _NUMBER = r"(?!(?:19|20)\d\d\s*[-–—]\s*(?:19|20)\d\d)\d+(?:[.,]\d+)*[A-Za-z]
 """A number after a name's word ("Ender 3", "Postgres 16"), not the first of years ("Datadog 2018–2020")."""
 
 
-def _name(word: str) -> str:
+def _name(word: str, joiners: str = "of") -> str:
     """A name made of such words: a placeholder, or up to five words (later ones may be numbers, and
     "of" may join two: "Bank of America", "Isle of Man")."""
-    return rf"(?:\ue000\d+\ue001|{word}(?:[ ](?:{word}|{_NUMBER}|of[ ]{word})){{0,4}})"
+    return rf"(?:\ue000\d+\ue001|{word}(?:[ ](?:{word}|{_NUMBER}|(?:{joiners})[ ]{word})){{0,4}})"
 
 
 NAME = _name(_WORD)
 """An entity-like name: a placeholder or a Capitalized name."""
-_ORGANIZATION = _name(_OWNERS_WORD)
+_ORGANIZATION = _name(_OWNERS_WORD, "of|&")
 """An organization's name, which may hold an owner's "'s" ("St James's Hospital"; a person's may not:
-"Bob's Ender 3" is Bob's)."""
+"Bob's Ender 3" is Bob's) and an "&" ("Marks & Spencer")."""
 _DETERMINERS: tuple[str, ...] = (
     *("the", "a", "an", "my", "our", "his", "her", "their", "its", "this", "that"),
     *("le", "la", "les", "un", "une", "du", "de la"),
@@ -149,6 +149,8 @@ class VerbPattern:
     needs: LazyRegex | None = None
     """What the sentence must also say for the pattern to count ("left A and joined B" is a job only where
     a job is spoken of: not "left Lloyds and joined Monzo")."""
+    subject_test: Callable[[str], bool] | None = None
+    """What the subject's name must pass ("Dad" runs no software: "Dr. Shah switched Dad to Eliquis")."""
 
 
 def _pattern(
@@ -200,6 +202,8 @@ def _pattern(
     first_person = writer or template.startswith(("{I}", "{W}"))
     if object_test is None and predicate == "lives_in":
         object_test = could_be_home  # "I basically live in Emacs", "I moved to Obsidian last year"
+    if object_test is None and predicate == "runs":
+        object_test = _no_day_or_team  # "Omar runs Saturdays now"
     return VerbPattern(
         compiled,
         predicate,
@@ -212,6 +216,8 @@ def _pattern(
         ends,
         object_test,
         LazyRegex(needs) if needs else None,
+        # A machine or a project runs things; a person, a weekday or a team is run by none.
+        _no_kin if predicate == "runs" else None,
     )
 
 
@@ -500,6 +506,18 @@ def could_be_home(name: str) -> bool:
         and not any(c.isdigit() for c in name)
         and first not in _GROUP_WORDS
     )
+
+
+_KIN_OR_TITLE = _word_set(
+    "mum mom dad mother father sister brother wife husband grandma grandpa granny nana son daughter baby aunt"
+    " uncle dr doctor mr mrs ms nurse"
+)
+
+
+def _no_kin(name: str) -> bool:
+    """Whether the name is no family word or title ("Dad", "Grandma Ruth", "Dr. Shah")."""
+    words = name.casefold().replace(".", " ").split()
+    return not words or words[0] not in _KIN_OR_TITLE
 
 
 def _no_tool(name: str) -> bool:
