@@ -3742,3 +3742,25 @@ def test_family_titles_weekdays_and_teams_run_no_software(text: str) -> None:
 )
 def test_an_employer_named_with_an_ampersand_is_named_whole(text: str, employer: str) -> None:
     assert {r.object for r in extract(text).draft.relations} == {employer}
+
+
+def test_a_past_state_said_with_how_long_it_lasted_is_over() -> None:
+    (relation,) = extract("Dad worked at Boeing for 30 years.").draft.relations
+    assert (relation.valid_at, relation.invalid_at) == (None, REF)
+    (open_ended,) = extract("Tom worked at Google all week.").draft.relations
+    assert (open_ended.valid_at, open_ended.invalid_at) == (None, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Linked list: a sequence of nodes where each node points to the next.",
+        "Weighted graph: a graph whose edges carry weights.",
+    ],
+)
+def test_a_term_defined_in_a_days_note_is_no_event_of_it(text: str) -> None:
+    nodes = extract(text, title="2024-09-05", path="2024-09-05.md", heading=()).draft.nodes
+    assert [n for n in nodes if n.memory_layer == "episodic"] == []
+    assert [n.memory_layer for n in extract("Called Mom: she is fine.", heading=()).draft.nodes] == [
+        "episodic"
+    ]

@@ -1709,6 +1709,9 @@ class _Wording:
         if french and not first_person:
             first_person = any(t in _FIRST_PERSON_FR_WORDS or t.startswith(("j'", "j’")) for t in folded)
         past = False
+        head = text.lstrip(" \t*_-–—>\"'“‘([").split(None, 2)
+        # "Linked list: a sequence of nodes …" defines a term, whatever its first word looks like.
+        term = len(head) > 2 and head[1].endswith(":") and head[2].lower().startswith(("a ", "an "))
         if not _IRREGULAR_PAST.isdisjoint(words) or _ED_ENDING.search(text):
             # "Two days ago the server crashed": the clause starts after the time it leads with.
             led = _TIME_LEAD.match(text) if text[:1] in _TIME_LEAD_STARTS else None
@@ -1716,6 +1719,8 @@ class _Wording:
             for index, word in enumerate(folded):
                 if word == "sat" and tokens[index] == "Sat" and _SAT_DAY.search(text) is not None:
                     continue  # "on Sat 14 June", "Sat 14 June: party": Saturday (not "Sat in the garden.")
+                if term and index == 0:
+                    continue
                 if (
                     _is_past_word(word) and _is_main_verb(tokens, folded, index, shift)
                 ) or _is_verb_after_subject(tokens, folded, index):
@@ -1727,7 +1732,6 @@ class _Wording:
                 and word.endswith(_FRENCH_PARTICIPLE_ENDINGS)
                 for match in _FRENCH_PAST.finditer(text)
             )
-        head = text.lstrip(" \t*_-–—>\"'“‘([").split(None, 2)
         diary = False
         if head:
             lead = head[0].lower().strip(",.:;!?")
@@ -1737,6 +1741,7 @@ class _Wording:
             diary = (
                 lead.isalpha()
                 and not weekday
+                and not term
                 and (
                     _is_past_word(lead)
                     # "Called Kevin", not "Used by the backend", "Named after …", "Needed: a PSU".
@@ -2874,6 +2879,9 @@ class _ChunkReader:
                 # Google all week"), the words do not say, unless "until" gives its end (and "from
                 # 2017 to 2021" its start).
                 valid_at, invalid_at = since, until
+                if until is None and _FOR_A_SPAN.match(inline.placeholder, hit.end):
+                    # "Dad worked at Boeing for 30 years": over by the time it was written, at the latest.
+                    invalid_at = self._chunk_date()
             elif until is not None and valid_at is not None and until > valid_at and pattern.functional:
                 invalid_at = until  # "I live in London until the end of June": its end, said ahead
             if pattern.functional and invalid_at is None:
@@ -3589,6 +3597,12 @@ class _ChunkReader:
 # -- helpers ------------------------------------------------------------------------------------
 
 
+_FOR_A_SPAN = re.compile(
+    r"(?i)[\x20\t]+for[\x20\t]+(?:(?:almost|nearly|about|over|more[\x20\t]+than|just|only)[\x20\t]+)?"
+    r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|a[\x20\t]+few"
+    r"|a[\x20\t]+couple[\x20\t]+of|several|many|\d+)[\x20\t]+(?:weeks?|months?|years?|decades?)\b"
+)
+"""Right after a past state, how long it lasted: "worked at Boeing for 30 years" is over."""
 _FROM_WORD = re.compile(r"(?i)\b(?:from|since)\b")
 
 
