@@ -120,6 +120,8 @@ def test_email_keeps_its_first_letter_and_domain() -> None:
         ("415-555-0199", "…0199"),
         ("06 12 34 56 78", "…5678"),
         ("020 7946 0000", "…0000"),
+        ("07700 900123", "…0123"),  # a British mobile as written at home
+        ("0176 12345678", "…5678"),  # a German one
     ],
 )
 def test_phone_numbers_keep_country_code_and_last_four_digits(phone: str, mask: str) -> None:
