@@ -22,7 +22,7 @@ import yaml
 
 from kgvault.conversations import Conversation
 from kgvault.conversations.transcript import participants, read_turns, session_time
-from kgvault.dates import date_in_filename, parse_date_value
+from kgvault.dates import date_in_filename, find_dates, parse_date_value
 from kgvault.discover import SOURCE_KINDS, Found, find_sources, imported_draft_files
 from kgvault.records import Problem, Source, SourceKind
 from kgvault.secrets import mask_secrets
@@ -234,7 +234,9 @@ def _note_source(
             frontmatter_lines = (1, closing_line)
             body_line = closing_line + 1
     title = _note_title(meta)
-    reference_time = _reference_time(rel_path, stem, meta, yaml_text, zone, problems)
+    reference_time = _reference_time(rel_path, stem, meta, yaml_text, zone, problems) or _body_date(
+        text, body_line
+    )
     names = participants(meta) if kind == "markdown" else {}
     turns, strangers = read_turns(text, body_line, names, session_time(meta, zone) or reference_time)
     if turns and reference_time is None:
@@ -605,6 +607,25 @@ def _reference_time(
             )
         )
     return date_in_filename(stem)
+
+
+_BODY_DATE = re.compile(
+    r"(?im)^[ \t]*[-*]?[ \t]*(?:\*\*|__)?(?:date|created|created[ \t]+(?:at|on|time)|date[ \t]+created"
+    r"|meeting[ \t]+date)(?:\*\*|__)?[ \t]*::?(?:\*\*|__)?[ \t]*(?P<value>\S.{0,60})$"
+)
+_BODY_DATE_LINES = 12
+"""How far into the body a `Date:` line dates the note (Notion's and Bear's exports put it on top)."""
+
+
+def _body_date(text: str, body_line: int) -> date | None:
+    """A note with no date of its own dated by a `Date: March 25, 2025` or `Created: …` line (or a
+    `date:: 2025-03-25` field) near the top of its body, with its year."""
+    lines = text.split("\n")[body_line - 1 : body_line - 1 + _BODY_DATE_LINES]
+    found = _BODY_DATE.search("\n".join(lines))
+    if found is None:
+        return None
+    days = find_dates(found["value"], None)
+    return days[0][2] if days and days[0][0] <= 2 else None
 
 
 def _iso_time(value: object) -> bool:

@@ -3764,3 +3764,10 @@ def test_a_term_defined_in_a_days_note_is_no_event_of_it(text: str) -> None:
     assert [n.memory_layer for n in extract("Called Mom: she is fine.", heading=()).draft.nodes] == [
         "episodic"
     ]
+
+
+@pytest.mark.parametrize(
+    "text", ["Created: March 25, 2025 4:12 PM", "**Date:** 2025-03-25", "Last edited time: Mar 26, 2025"]
+)
+def test_a_notes_date_property_line_states_nothing(text: str) -> None:
+    assert extract(text, heading=()).draft.nodes == []

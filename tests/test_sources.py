@@ -677,6 +677,24 @@ def test_daily_note_file_names_give_the_reference_time(tmp_path: Path) -> None:
     }
 
 
+def test_a_date_line_at_the_top_of_the_body_dates_a_note_with_none(tmp_path: Path) -> None:
+    write(tmp_path, "Call with Nadia.md", "# Call with Nadia\n\nDate: March 25, 2025\nAttendees: Omar\n")
+    write(tmp_path, "Standup.md", "# Standup\nCreated: March 26, 2025 4:12 PM\n\nOmar left early.\n")
+    write(tmp_path, "Sync.md", "---\ntags: [work]\n---\ndate:: 2025-03-27\n")
+    write(tmp_path, "2025-03-28.md", "Date: March 1, 2020\n")  # the file name's date comes first
+    write(tmp_path, "Late.md", "\n" * 20 + "Date: March 29, 2025\n")  # too far down: a line of the text
+    write(tmp_path, "Plan.md", "Date: TBD, after the launch\n")
+    sources, _ = read_sources(tmp_path)
+    assert {source.path: source.reference_time for source in sources} == {
+        "Call with Nadia.md": date(2025, 3, 25),
+        "Standup.md": date(2025, 3, 26),
+        "Sync.md": date(2025, 3, 27),
+        "2025-03-28.md": date(2025, 3, 28),
+        "Late.md": None,
+        "Plan.md": None,
+    }
+
+
 def test_reference_time_never_comes_from_mtime(tmp_path: Path) -> None:
     path = write(tmp_path, "note.md", "no date here\n")
     stamp = datetime(2001, 2, 3, tzinfo=UTC).timestamp()

@@ -1822,6 +1822,15 @@ _ASIDE = re.compile(
 )
 """An aside after a name, before the verb: "Alex (my husband) works at …", "Alex, my husband, works
 at …", "Dr. Patel (pediatrician) works at …"."""
+_DATE_PROPERTY = re.compile(
+    r"(?i)(?:\*\*|__)?(?:date|created|updated|modified|last[ \t]+(?:edited|modified|updated)(?:[ \t]+time)?"
+    r"|created[ \t]+(?:at|on|time)|date[ \t]+created)(?:\*\*|__)?[ \t]*::?(?:\*\*|__)?[ \t]*"
+    r"(?:\[\[)?(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)"
+    r"[^.!?]{0,40}$"
+)
+"""A note's date said as a property line in its body ("Created: March 25, 2025 4:12 PM", as Notion
+exports it): no statement."""
+_DATE_PROPERTY_STARTS = frozenset("DdCcUuMmLl*_")
 _NOT_A_CALLER = _word_set("so project app tool band film book song company team group place town village")
 """Capitalized words before "called" that name a thing, not someone calling ("Project called …")."""
 _SAT_DAY = re.compile(r"\bSat\.?\s+\d")
@@ -2641,6 +2650,9 @@ class _ChunkReader:
     # -- candidates -----------------------------------------------------------------------------
 
     def _candidate(self, candidate: _Candidate) -> None:
+        if candidate.text[:1] in _DATE_PROPERTY_STARTS and _DATE_PROPERTY.match(candidate.text):
+            self.reasons["structural"] += 1  # "Created: March 25, 2025 4:12 PM": when the note was made
+            return
         inline = _analyse(candidate.text)
         size = inline.word_count
         navigation = bool(inline.refs) and _is_navigation(inline)
