@@ -3771,3 +3771,29 @@ def test_a_term_defined_in_a_days_note_is_no_event_of_it(text: str) -> None:
 )
 def test_a_notes_date_property_line_states_nothing(text: str) -> None:
     assert extract(text, heading=()).draft.nodes == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Grace owns the Postgres runbooks.",  # a name before the thing owned
+        "Hannah owns the Figma files for checkout.",
+        "Ana leads the Atlas migration.",
+        "Tamika manages Dad's meds now.",  # someone's thing
+    ],
+)
+def test_a_name_that_only_describes_what_is_owned_or_led_is_neither(text: str) -> None:
+    assert relations(extract(text)) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Tom owns Acme now.", {("Tom", "owns", "Acme")}),
+        ("Tom owns Acme and Initech.", {("Tom", "owns", "Acme"), ("Tom", "owns", "Initech")}),
+        ("Ana manages the Atlas team.", {("Ana", "leads", "Atlas team")}),
+        ("Ana owns Atlas outright.", {("Ana", "owns", "Atlas")}),
+    ],
+)
+def test_what_is_owned_or_led_by_name_still_is(text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert relations(extract(text)) == expected

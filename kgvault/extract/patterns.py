@@ -194,7 +194,7 @@ def _pattern(
         regex += _NOT_A_STAY  # "I moved to Ljubljana for two nights"
     if object_type in ("organization", "place"):  # "works at the Berlin office", not "at Ana's company"
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}{_NOT_SOMEONES_THING}", 1)
-    elif (object_type == "person" or predicate == "uses") and "{O}['’]s" not in template:
+    elif (object_type == "person" or predicate in ("uses", "leads", "owns")) and "{O}['’]s" not in template:
         # Not "I started using Ana's bike": what is used is hers, not Ana.
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_SOMEONE_ELSES_AHEAD}", 1)
     compiled = LazyRegex(rf"{_start_lookahead(template)}(?<![\w\ue001]){regex}")
@@ -369,6 +369,13 @@ _NOT_A_STAY = (
     r"(?:[\t\x20]+of)?|\d+|\w+[\t\x20]+or[\t\x20]+\w+)[\t\x20]+(?:\w+[\t\x20]+)?(?:nights?|days?|weeks?|weekend)\b)"
 )
 """After a home, no stay of days: "I moved to Ljubljana for two nights", "living in Vienna for a few days"."""
+_NOT_A_MODIFIER = (
+    r"(?![\w'’-])(?![\t\x20]+(?!(?:and|or|but|nor|in|on|at|for|with|to|from|now|since|until|till|as|too|today"
+    r"|yesterday|again|already|also|still|together|alone|so|because|while|when|after|before|by|of|is|was|are"
+    r"|were|which|who|that|outright|entirely|fully|jointly|personally|anymore|no|not)\b)[a-z]{3,})"
+)
+"""After an owned or led name, no noun it names: "owns the Postgres runbooks", "manages the Atlas
+migration" own and lead no Postgres, no Atlas."""
 _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
@@ -655,7 +662,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="founded"),
     _pattern(r"{S} is (?:now )?(?:the|our) (?:tech |technical |team |project )?lead (?:for|of|on) {O}",
              "leads", "leads", False, "person", None, keywords="lead"),
-    _pattern(r"{S} (?:leads|manages|heads) {O}", "leads", "leads", False, "person", None,
+    _pattern(r"{S} (?:leads|manages|heads) {O}" + _NOT_A_MODIFIER, "leads", "leads", False, "person", None,
              keywords="leads manages heads"),
     _pattern(rf"{{S}} reports to {_ROLE_BEFORE_NAME}{{O}}", "reports_to", "reports to", True, "person",
              "person", keywords="reports", object_test=_no_role),
@@ -683,7 +690,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Whose manager someone is: "Omar is Ana's manager" says Ana reports to Omar.
     _pattern(r"{O} is {S}['’]s (?:new )?(?:manager|boss|line manager)(?![\w'’-])", "reports_to", "reports to",
              True, "person", "person", keywords="manager boss"),
-    _pattern(r"{S} owns {O}", "owns", "owns", False, keywords="owns"),
+    # Not "Grace owns the Postgres runbooks": a name before a thing is no thing owned.
+    _pattern(r"{S} owns {O}" + _NOT_A_MODIFIER, "owns", "owns", False, keywords="owns"),
     _pattern(r"{S} is (?:now )?the owner of {O}", "owns", "owns", False, keywords="owner"),
     # A company taking over another: "Acme acquired Initech in 2023", "Initech was acquired by Acme".
     _pattern(r"{S} (?:acquired|has acquired|acquires) {O}", "owns", "owns", False, None, "organization",
