@@ -3797,3 +3797,18 @@ def test_a_name_that_only_describes_what_is_owned_or_led_is_neither(text: str) -
 )
 def test_what_is_owned_or_led_by_name_still_is(text: str, expected: set[tuple[str, str, str]]) -> None:
     assert relations(extract(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Lost to Motive on 2/28.", date(2025, 2, 28)),  # month first: 28 is no month
+        ("Flew to Rome on 28/2.", date(2025, 2, 28)),  # day first
+        ("Kickoff with Amir is on 3/21.", date(2025, 3, 21)),  # ahead, not past
+        ("Met Ana on 3/4.", REF),  # either day: none
+        ("Rated it 4/10 on reflection.", REF),  # no date
+        ("Moved here on 12/20.", date(2024, 12, 20)),  # past: the last one
+    ],
+)
+def test_a_day_written_with_a_slash_and_no_year(text: str, day: date) -> None:
+    assert only_node(extract(text)).timestamp == day

@@ -1831,6 +1831,11 @@ _DATE_PROPERTY = re.compile(
 """A note's date said as a property line in its body ("Created: March 25, 2025 4:12 PM", as Notion
 exports it): no statement."""
 _DATE_PROPERTY_STARTS = frozenset("DdCcUuMmLl*_")
+_SLASH_DAY = re.compile(
+    r"(?i)\b(?:on|by|due|until|till|from|before|after|since)[\x20\t]+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?"
+    r"[\x20\t]+)?(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])"
+)
+"""A day written with a slash and no year, after a word that dates ("on 2/28", "by Fri 3/21")."""
 _NOT_A_CALLER = _word_set("so project app tool band film book song company team group place town village")
 """Capitalized words before "called" that name a thing, not someone calling ("Project called …")."""
 _SAT_DAY = re.compile(r"\bSat\.?\s+\d")
@@ -2435,6 +2440,8 @@ class _ChunkReader:
         if past and self.language == "en" and "day" in lower:
             # "The kit arrived Monday", "Monday: Derek announced the reorg": the last one.
             weekdays = sorted([*weekdays, *_PAST_WEEKDAY.finditer(text)], key=lambda m: m.start("day"))
+        if self.language == "en" and "/" in text:
+            found = self._slash_days(text, found, today, past)
         if not weekdays and not month_days:
             return found
         # Read once per sentence, not per match: a run-on transcript may name a thousand days.
@@ -2458,6 +2465,31 @@ class _ChunkReader:
             day = _month_day_near(today, int(match["day"]), back=back)
             if day is not None:
                 found.append((start, end, day))
+        return sorted(found)
+
+    @staticmethod
+    def _slash_days(
+        text: str, found: list[tuple[int, int, date]], today: date, past: bool
+    ) -> list[tuple[int, int, date]]:
+        """Days written with a slash and no year after "on", "by", "due" …: "Lost to Motive on 2/28" (US)
+        or "on 28/2"; one that may be either ("on 3/4") is refused. The last such day in a past
+        sentence, else the nearest."""
+        starts = [start for start, _, _ in found]
+        for match in _SLASH_DAY.finditer(text):
+            first, second = int(match["a"]), int(match["b"])
+            month, day = (second, first) if first > 12 else (first, second) if second > 12 else (0, 0)
+            start, end = match.span("a")[0], match.span("b")[1]
+            if not 1 <= month <= 12 or _overlaps_any(found, starts, start, end):
+                continue
+            try:
+                said = date(today.year, month, day)
+            except ValueError:
+                continue  # 31/2
+            if not past:
+                said = _nearest_year(said, today)
+            elif said > today and (month, day) != (2, 29):
+                said = said.replace(year=said.year - 1)
+            found.append((start, end, said))
         return sorted(found)
 
     @staticmethod
