@@ -3812,3 +3812,15 @@ def test_what_is_owned_or_led_by_name_still_is(text: str, expected: set[tuple[st
 )
 def test_a_day_written_with_a_slash_and_no_year(text: str, day: date) -> None:
     assert only_node(extract(text)).timestamp == day
+
+
+@pytest.mark.parametrize(
+    "text", ["Fatima is a TA for Calc II this semester, which is fun.", "Lucía is a doctor, which helps."]
+)
+def test_who_someone_is_is_a_persons_state_not_a_term_defined(text: str) -> None:
+    found = extract(text)
+    assert [(n.memory_layer, n.type) for n in found.draft.nodes] == [("episodic", "state")]
+    assert {e.entity_type for e in found.draft.entities if e.name in ("Fatima", "Lucía")} == {"person"}
+    undated = extract(text, reference=None, title="People", path="People.md")
+    assert [(n.memory_layer, n.type) for n in undated.draft.nodes] == [("semantic", "fact")]
+    assert [n.type for n in extract("Klipper is a firmware which runs on a Pi.").draft.nodes] == ["concept"]

@@ -34,6 +34,7 @@ from kgvault.extract import Extraction
 from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normalize_for_match, validate_items
 from kgvault.extract.patterns import (
     JOB_TITLE,
+    JOB_TITLE_WORDS,
     NAME,
     PLACEHOLDER,
     PLACEHOLDER_RE,
@@ -899,6 +900,12 @@ _IS_A_DEFINITION = re.compile(
     r"\s+(?:is|are|est|sont)\s+(?P<article>a|an|the|un|une|le|la|our|my|notre|mon|ma)\s+(?P<definition>.+)$",
     re.S,
 )
+_A_PERSON = re.compile(
+    r"(?i)(?:[a-z-]+\s+){0,2}?(?:TA|teaching\s+assistant|student|PhD\s+student|postdoc|friend|colleague|neighbou?r"
+    r"|classmate|flatmate|roommate|coworker|co-worker|mentor|coach|tutor|partner|cousin|nanny|babysitter"
+    rf"|{'|'.join(JOB_TITLE_WORDS.split())})s?\b"
+)
+"""What makes "X is a …" say who someone is: "a TA", "a friend from uni", "a senior nurse"."""
 _POSSESSIVE_ARTICLES = frozenset({"our", "my", "notre", "mon", "ma"})
 """In a definition only of the note's own subject: "Ana is my sister" elsewhere is no definition."""
 _IS_A_VERBS = _word_set("is are est sont")
@@ -1999,6 +2006,8 @@ class _ChunkReader:
         """The times found in the candidate being read, for its title."""
         self.known: frozenset[str] = frozenset()
         self.linked_names: tuple[str, ...] = ()
+        self.someone_described = False
+        """The candidate being read says who someone is ("Fatima is a TA …"), no term it defines."""
         self.spoken = False
         """The block being read is someone else's words: its "I" is not the writer."""
         self.reported = False
@@ -3170,8 +3179,11 @@ class _ChunkReader:
         dated = node_date is not None
         first_person = wording.first_person
 
+        self.someone_described = False
         if self._definition(inline, candidate, words) is not None:
             return _Outcome("semantic", "concept", public=not first_person and not secret)
+        if self.someone_described:  # who someone is: a state of the note's day, or a fact
+            return _Outcome("episodic", "state") if dated else _Outcome("semantic", "fact")
         if not secret and not relations and _is_question(inline.title):
             return _Outcome(None, reason="question")  # it asks; it states nothing
         if candidate.quoted and not any(any(c.isdigit() for c in inline.title[a:b]) for a, b, _ in dates):
@@ -3426,6 +3438,11 @@ class _ChunkReader:
             ):
                 resolved = self._resolve(is_a.group("term"), inline)
                 if resolved is None:
+                    return None
+                if _A_PERSON.match(is_a.group("definition")) and not self._own_subject(is_a.group("term")):
+                    # "Fatima is a TA for Calc II this semester": a person and what they do, no term defined.
+                    self.entities.add(resolved, "person", candidate.quote)
+                    self.someone_described = True
                     return None
                 description = _cut_at_word(inline.title, 200, ellipsis=True)
                 return self.entities.add(resolved, None, candidate.quote, description=description)

@@ -306,6 +306,8 @@ _ROLE = (
 )
 """A job, named as one: "a senior designer", "the new CTO", "head of design", "a Spanish teacher" (not
 "former": over)."""
+JOB_TITLE_WORDS = _JOB_NOUNS
+"""The nouns that name a job ("engineer", "nurse", "teacher")."""
 JOB_TITLE = _ROLE.replace(" ", r"\s+")
 """A job named as one, as a regex of its own ("Senior engineer", "Head of operations")."""
 _ROLE_WORDS = f"{_JOB_NOUNS} {_CHIEFS.lower()} director head vp"
