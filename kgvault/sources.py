@@ -233,6 +233,8 @@ def _note_source(
             meta = _parse_frontmatter(rel_path, yaml_text, closing_line, problems)
             frontmatter_lines = (1, closing_line)
             body_line = closing_line + 1
+        for key, value in _page_properties(text, body_line).items():
+            meta.setdefault(key, value)  # Logseq's `type:: person`, `alias:: Caddy server`
     title = _note_title(meta)
     reference_time = _reference_time(rel_path, stem, meta, yaml_text, zone, problems) or _body_date(
         text, body_line
@@ -607,6 +609,32 @@ def _reference_time(
             )
         )
     return date_in_filename(stem)
+
+
+_PAGE_PROPERTY = re.compile(r"^(?P<key>type|alias|aliases|tags|title)::[ \t]*(?P<value>\S.*?)[ \t]*$", re.I)
+_LISTED_PROPERTIES = frozenset({"alias", "aliases", "tags"})
+
+
+def _page_properties(text: str, body_line: int) -> dict[str, Any]:
+    """Logseq's page properties: `key:: value` lines opening the body, before anything else (only the
+    keys frontmatter would give: `type`, `alias`, `tags`, `title`); comma lists become lists."""
+    found: dict[str, Any] = {}
+    for line in text.split("\n")[body_line - 1 : body_line - 1 + 20]:
+        if not line.strip() and not found:
+            continue
+        match = _PAGE_PROPERTY.match(line.strip())
+        if match is None:
+            if "::" in line and not line.lstrip().startswith("-"):
+                continue  # another property of the block (`id:: …`, `icon:: …`)
+            break
+        key = match["key"].lower()
+        value = match["value"]
+        if key in _LISTED_PROPERTIES:
+            parts = [part.strip().strip("[]#").strip() for part in value.split(",")]
+            found["aliases" if key == "alias" else key] = [part for part in parts if part]
+        else:
+            found[key] = value.strip("[]")
+    return found
 
 
 _BODY_DATE = re.compile(

@@ -695,6 +695,21 @@ def test_a_date_line_at_the_top_of_the_body_dates_a_note_with_none(tmp_path: Pat
     }
 
 
+def test_logseq_page_properties_are_the_notes_properties(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "pages/Caddy.md",
+        "type:: software\nalias:: Caddy server, caddy2\nicon:: 🌐\n\n- Caddy is fast.\n",
+    )
+    write(tmp_path, "Kept.md", "---\ntype: tool\n---\ntype:: software\n")  # frontmatter first
+    write(tmp_path, "Late.md", "- Caddy is fast.\n\ntype:: software\n")  # not opening the body
+    sources, _ = read_sources(tmp_path)
+    meta = {source.path: source.meta for source in sources}
+    assert meta["pages/Caddy.md"] == {"type": "software", "aliases": ["Caddy server", "caddy2"]}
+    assert meta["Kept.md"] == {"type": "tool"}
+    assert meta["Late.md"] == {}
+
+
 def test_reference_time_never_comes_from_mtime(tmp_path: Path) -> None:
     path = write(tmp_path, "note.md", "no date here\n")
     stamp = datetime(2001, 2, 3, tzinfo=UTC).timestamp()
