@@ -619,7 +619,10 @@ def _page_properties(text: str, body_line: int) -> dict[str, Any]:
     """Logseq's page properties: `key:: value` lines opening the body, before anything else (only the
     keys frontmatter would give: `type`, `alias`, `tags`, `title`); comma lists become lists."""
     found: dict[str, Any] = {}
-    for line in text.split("\n")[body_line - 1 : body_line - 1 + 20]:
+    lines = text.split("\n", body_line + 20)[body_line - 1 : body_line + 19]  # never the whole note
+    if not any("::" in line for line in lines):
+        return found
+    for line in lines:
         if not line.strip() and not found:
             continue
         match = _PAGE_PROPERTY.match(line.strip())
@@ -648,7 +651,7 @@ _BODY_DATE_LINES = 12
 def _body_date(text: str, body_line: int) -> date | None:
     """A note with no date of its own dated by a `Date: March 25, 2025` or `Created: …` line (or a
     `date:: 2025-03-25` field) near the top of its body, with its year."""
-    lines = text.split("\n")[body_line - 1 : body_line - 1 + _BODY_DATE_LINES]
+    lines = text.split("\n", body_line + _BODY_DATE_LINES)[body_line - 1 : body_line - 1 + _BODY_DATE_LINES]
     found = _BODY_DATE.search("\n".join(lines))
     if found is None:
         return None
