@@ -3824,3 +3824,21 @@ def test_who_someone_is_is_a_persons_state_not_a_term_defined(text: str) -> None
     undated = extract(text, reference=None, title="People", path="People.md")
     assert [(n.memory_layer, n.type) for n in undated.draft.nodes] == [("semantic", "fact")]
     assert [n.type for n in extract("Klipper is a firmware which runs on a Pi.").draft.nodes] == ["concept"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Hannah runs Meeple Mates.", {("Hannah", "leads", "Meeple Mates")}),  # a club: led, no software
+        ("Ines runs Kelp Robotics with Karl.", {("Ines", "leads", "Kelp Robotics")}),
+        ("Tom runs the Berlin Marathon every year.", set()),  # a race
+        ("The Ender 3 runs Marlin.", {("Ender 3", "runs", "Marlin")}),
+    ],
+)
+def test_someone_who_runs_a_business_leads_it(text: str, expected: set[tuple[str, str, str]]) -> None:
+    found = extract(text)
+    assert relations(found) == expected
+    types = {e.name: e.entity_type for e in found.draft.entities}
+    assert all(
+        types[obj] == "organization" and types[subj] == "person" for subj, p, obj in expected if p == "leads"
+    )

@@ -232,6 +232,14 @@ _BODY_WORDS = _word_set(
     " university institute association society team committee council agency consortium"
 )
 """Last words of a name that make it a body of people (`PostgreSQL Global Development Group`)."""
+_BUSINESS_WORDS = _word_set(
+    "club mates interiors studio studios shop bakery cafe café bar restaurant league consulting robotics"
+    " collective choir band striders runners fc school academy gym clinic salon store press media games"
+    " records kitchen partners associates ventures"
+)
+"""Last words of a name that make it a business, club or school someone runs (`Meeple Mates`)."""
+_RACE_WORDS = _word_set("marathon half-marathon 10k 5k race parkrun ultra triathlon relay")
+"""Last words of a name that make it a race one runs (`the Boston Marathon`)."""
 
 
 def _people_of(meta: Mapping[str, Any]) -> tuple[str, ...]:
@@ -2903,6 +2911,20 @@ class _ChunkReader:
                 continue  # "I moved to Obsidian" is no new home
             if pattern.subject_test is not None and not pattern.subject_test(subject):
                 continue  # "Dr. Shah switched Dad to Eliquis": Dad runs no software
+            if pattern.predicate == "runs":
+                last = object_name.casefold().split()[-1]
+                if last in _RACE_WORDS:
+                    continue  # "Kelly ran the Boston Marathon": a race run, nothing running
+                if last in _BODY_WORDS or last in _BUSINESS_WORDS:
+                    # "Hannah runs Meeple Mates", "Ines runs Kelp Robotics": a body of people is led.
+                    pattern = replace(
+                        pattern,
+                        predicate="leads",
+                        label="leads",
+                        functional=False,
+                        subject_type="person",
+                        object_type="organization",
+                    )
             if hit.listed and pattern.functional and not SIDE_BY_SIDE[pattern.predicate](object_name):
                 continue  # "runs Plex and Pi-hole" lists two services; "runs Marlin and Klipper" no system
             if "upgraded" in pattern.keywords and _one_family(subject, object_name):
