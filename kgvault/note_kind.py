@@ -50,6 +50,7 @@ _SAME_KIND: dict[str, str] = {
 (`type: company` beside the organizations the sentences name)."""
 _KIND_TAGS: dict[str, str] = {
     "person": "person", "people": "person", "contact": "person", "contacts": "person",
+    "character": "person", "characters": "person", "npc": "person", "npcs": "person",
     "company": "organization", "companies": "organization", "organization": "organization",
     "organisation": "organization", "org": "organization", "place": "place", "places": "place",
     "project": "project", "projects": "project",

@@ -1820,6 +1820,8 @@ def test_a_heading_naming_a_day_dates_what_is_under_it(heading: str, text: str, 
     [
         ("People/Ana Souza.md", "Ana Souza", {}, "person"),
         ("notes/Jamie Chen.md", "Jamie Chen", {"tags": ["person"]}, "person"),
+        ("world/Elara Voss.md", "Elara Voss", {"tags": ["character"]}, "person"),  # a story's people
+        ("world/Varek.md", "Varek", {"tags": ["npc", "reach"]}, "person"),
         ("Companies/Globex.md", "Globex", {}, "organization"),
         ("Places/Porto.md", "Porto", {"tags": "travel"}, "place"),
         # A list of them is none of them; a project's folder holds its meetings too.
