@@ -530,6 +530,6 @@ def test_a_daily_note_s_fields_are_its_writer_s_and_the_day_is_no_entity(tmp_pat
     run_build(notes, vault)
     assert sorted(triples(vault)) == [
         ("alex", "location", "lisbon"),
-        ("alex", "met", "dana-kim"),  # a day's `people`: whom its writer met that day
         ("alex", "met", "sam-lee"),
+        ("alex", "people", "dana-kim"),  # a journal's `people` lists whom the day names, not whom it met
     ]

@@ -3504,9 +3504,9 @@ def test_per_and_mentioned_of_no_one_take_nothing_back(
         ("Ravi lives in Amsterdam, and his sister visits on 20 May.", REF),
         ("Atlas uses Redis; we migrate to Valkey on 1 June.", REF),
         ("Yesterday Atlas started using Redis; we migrate to Valkey on 1 June.", date(2025, 3, 11)),
-        ("I moved to Utrecht in February, and my sister visited on 10 March.", date(2025, 2, 1)),
-        # One time for both clauses, or said before them.
+        # One time for both clauses, or said before them, or a past day a later clause restates.
         ("I moved to Berlin and joined Stripe on 1 March.", date(2025, 3, 1)),
+        ("Ana married Tom; the wedding was on 1 March.", date(2025, 3, 1)),
         ("On 10 March I moved to Utrecht, and my sister visited.", date(2025, 3, 10)),
     ],
 )
@@ -3589,9 +3589,11 @@ def test_a_first_name_is_the_one_attendee_the_notes_properties_link_by_it() -> N
     [
         "Priya: I work at Shopify as a staff engineer and I live in Toronto.",
         "Ana texted me: I just started at Stripe! I live in Dublin now.",
-        "- Priya:\n\t- I live in Toronto",  # an outliner's speaker item, their words below it
+        "- [[Priya]]:\n\t- I live in Toronto",  # an outliner's speaker item, their words below it
+        "- Priya Natarajan:\n\t- I live in Toronto",
         "- Ana told me:\n    - I moved to Dublin last week",
-        "Priya Natarajan  0:42\nI live in Toronto.",  # a transcript's speaker line
+        # A transcript's speaker lines.
+        "Priya Natarajan  0:42\nI live in Toronto.\n\nTom Berg  1:05\nI work at Shopify as a staff engineer.",
     ],
 )
 def test_someone_elses_i_is_theirs_on_all_their_lines(text: str) -> None:
@@ -3605,6 +3607,12 @@ def test_someone_elses_i_is_theirs_on_all_their_lines(text: str) -> None:
         "Sam: I moved to Leeds. I live in Leeds now.",  # the writer's own label
         "Update: I moved to Leeds. I live in Leeds now.",
         "Sam  0:42\nI live in Leeds.",
+        # A diary's labels take their own line only; a label item nests no one's words but a speaker's.
+        "Mood: 7/10\nSleep: 6h\nI live in Leeds now.",
+        "Ana texted me: all good!\nSo proud. I live in Leeds now.",
+        "- Wins:\n    - I live in Leeds now",
+        "- Priya:\n\t- I live in Leeds now",
+        "Lunch 12:30\nI live in Leeds now.",  # a time-blocked log, no transcript
     ],
 )
 def test_the_writers_own_lines_after_a_label_are_the_writers(text: str) -> None:
@@ -3844,3 +3852,89 @@ def test_someone_who_runs_a_business_leads_it(text: str, expected: set[tuple[str
     assert all(
         types[obj] == "organization" and types[subj] == "person" for subj, p, obj in expected if p == "leads"
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom (apparently) works at Meta now.",
+        "Ana (no longer) works at Google.",
+        "Tom (maybe?) lives in Leeds.",
+    ],
+)
+def test_an_aside_that_doubts_or_ends_what_follows_is_read(text: str) -> None:
+    assert relations(extract(text)) == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ana works at Stripe but is on leave until 3 April.",
+        "I live in Leeds and the lease runs until the end of June.",
+    ],
+)
+def test_an_until_of_another_clause_ends_no_state(text: str) -> None:
+    found = extract(text, meta={"author": "Sam"}).draft.relations
+    assert found and all(relation.invalid_at is None for relation in found)
+
+
+def test_a_days_people_property_is_no_meeting() -> None:
+    text = '---\npeople: ["[[Grandma Rose]]"]\n---'
+    source = make_source(text, path="daily/2025-03-12.md", title="2025-03-12", meta={"author": "Sam"})
+    draft = extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft
+    assert {(r.predicate, r.valid_at) for r in draft.relations} == {("people", None)}
+
+
+@pytest.mark.parametrize(
+    ("heading", "text"),
+    [
+        (
+            ("Call with the plumber",),
+            "How to bleed the radiators:\n\n1. Turn off the heating.\n2. Open the valve.\n",
+        ),
+        ((), "Dog meds:\n\n1. Give one pill at 8am.\n2. Give the drops at 8pm.\n"),
+        ((), "Restore the NAS backup (did this today):\n\n1. Unplug the drive.\n2. Copy the folder back.\n"),
+        (("Interview prep",), "1. Research the company.\n2. Prepare three questions.\n"),
+    ],
+)
+def test_steps_in_a_days_note_are_a_procedure_whatever_the_day(heading: tuple[str, ...], text: str) -> None:
+    nodes = extract(text, title="2025-05-19", path="daily/2025-05-19.md", heading=heading).draft.nodes
+    assert [(n.type, n.sensitivity) for n in nodes] == [("procedure", "private")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Ana works at Stripe & Tom works at Google.",
+            {("Ana", "works_for", "Stripe"), ("Tom", "works_for", "Google")},
+        ),
+        (
+            "The NUC now runs Jellyfin instead of Plex.",
+            {("NUC", "runs", "Jellyfin"), ("NUC", "runs", "Plex")},
+        ),
+        ("Replaced Plex with Jellyfin on the NUC.", {("NUC", "runs", "Jellyfin"), ("NUC", "runs", "Plex")}),
+        ("The NUC switched from Plex to Jellyfin.", {("NUC", "runs", "Jellyfin"), ("NUC", "runs", "Plex")}),
+        ("I've lived in Leeds for two weeks now.", {("Sam", "lives_in", "Leeds")}),
+        ("Mum lives in Porto and comes over for two weeks every summer.", {("Mum", "lives_in", "Porto")}),
+        ("Ravi reports to me that the build is broken again.", set()),
+        (
+            "I moved to Lyon last month and apparently that makes me a local now.",
+            {("Sam", "lives_in", "Lyon")},
+        ),
+        ("Per my notes, I moved to Leeds in 2019.", {("Sam", "lives_in", "Leeds")}),
+        ("Mum runs Sunrise Bakery.", {("Mum", "leads", "Sunrise Bakery")}),
+    ],
+)
+def test_the_edges_of_todays_rules_keep_what_is_said(text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert relations(extract(text, meta={"author": "Sam"})) == expected
+
+
+def test_a_switch_between_services_ends_the_old_one() -> None:
+    found = extract("The NUC switched from Plex to Jellyfin.").draft.relations
+    assert {(r.object, r.valid_at, r.invalid_at) for r in found} == {
+        ("Jellyfin", REF, None),
+        ("Plex", None, REF),
+    }
+    (past,) = extract("I worked at Acme in 2019, far from home.", meta={"author": "Sam"}).draft.relations
+    assert past.valid_at is None  # "from" starts nothing unless a time follows it

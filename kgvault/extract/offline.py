@@ -207,9 +207,7 @@ _NOT_PREDICATES = _word_set(
 # -- frontmatter --------------------------------------------------------------------------------
 
 _YAML_KEY = re.compile(r"^(?P<key>[^\s#'\"-][^:]*?|\"[^\"]+\"|'[^']+'):(?:[ \t]+(?P<rest>.*))?$")
-_COMPANY_KEYS = frozenset(
-    ["attendees", "attendee", "participants", "people", "with", "met", "present", "guests"]
-)
+_COMPANY_KEYS = frozenset(["attendees", "attendee", "participants", "with", "met", "present", "guests"])
 """A day note's properties naming whom its writer was with that day (`attendees: [[Ana]]`)."""
 _SKIPPED_KEYS = frozenset({"tags", "tag", "aliases", "alias", "cssclasses", "cssclass"})
 _DATE_KEYS = _word_set(
@@ -244,7 +242,8 @@ _RACE_WORDS = _word_set("marathon half-marathon 10k 5k race parkrun ultra triath
 
 def _people_of(meta: Mapping[str, Any]) -> tuple[str, ...]:
     """The people a note's properties link (`attendees: ["[[Ana Souza]]"]`, `author: "[[Tom Berg]]"`)."""
-    values = [value for key, value in meta.items() if _KEY_TYPES.get(str(key).lower()) == "person"]
+    # Who took part, not who wrote it: a book's `author` is no one the reader's lines name by first name.
+    values = [value for key, value in meta.items() if str(key).lower() in _COMPANY_KEYS or key == "people"]
     texts = [str(v) for value in values for v in (value if isinstance(value, list) else [value])]
     return tuple(
         sorted(
@@ -621,16 +620,29 @@ def _someone_elses_words(before: str) -> bool:
     return not (first in _DIARY_LABELS or first in _NOT_SPEAKERS or _is_past_word(first))
 
 
-def _speaker_opens(text: str) -> Literal["speaker", "reported"] | None:
-    """Whether a block opens with someone else's label or speaker line, all of it their words: "reported"
-    when the writer reports them ("Ana told me:"), else "speaker" ("Priya:", "Priya Natarajan  0:42")."""
+def _speaker_opens(text: str, transcript: bool) -> Literal["speaker", "reported", "transcript"] | None:
+    """Whether a block opens with someone else's label or speaker line: "reported" when the writer
+    reports them ("Ana told me:"), "speaker" after their label ("Priya:"), "transcript" after a speaker
+    line of a `transcript` ("Priya Natarajan  0:42", its lines below all theirs)."""
     first_line = text.split("\n", 1)[0]
-    if _TRANSCRIPT_SPEAKER.match(first_line) and "\n" in text:
-        return "speaker"
+    if transcript and _TRANSCRIPT_SPEAKER.match(first_line) and "\n" in text:
+        return "transcript"
     colon = _LABEL_END.search(first_line, 0, 120)
-    if colon is None or not _someone_elses_words(first_line[: colon.end()]):
+    # A link in the label reads as the extractor's placeholder for it ("[[Priya]]:").
+    label = _LINK_IN_LABEL.sub("\ue0000\ue001", first_line[: colon.end()]) if colon is not None else ""
+    if colon is None or not _someone_elses_words(label):
         return None
-    return "reported" if _REPORTED_BEFORE_COLON.search(first_line[: colon.end()]) else "speaker"
+    return "reported" if _REPORTED_BEFORE_COLON.search(label) else "speaker"
+
+
+_LINK_IN_LABEL = re.compile(r"\[\[[^\[\]\n]*\]\]")
+
+
+def _names_a_speaker(text: str, opens: str) -> bool:
+    """Whether a label-only item names whose words the items under it are: one that reports them ("Ana
+    told me:"), or a link or a full name ("[[Priya]]:", "Priya Natarajan:"); not a diary's "Wins:"."""
+    label = text.strip().rstrip(":").strip("*_ ")
+    return opens == "reported" or label.startswith("[[") or len(label.split()) >= 2
 
 
 def _label_only(text: str) -> bool:
@@ -641,7 +653,7 @@ def _label_only(text: str) -> bool:
 
 _LABEL_END = re.compile(r":|[\x20\t](?:[—–]|-)[\x20\t]")
 _TRANSCRIPT_SPEAKER = re.compile(
-    r"^(?!I\b)[A-Z][\w'’-]*(?:\x20[A-Z][\w'’-]*){0,2}[\x20\t]+\(?\d{1,2}:\d\d(?::\d\d)?\)?[\x20\t]*$"
+    r"(?m)^(?!I\b)[A-Z][\w'’-]*(?:\x20[A-Z][\w'’-]*){0,2}[\x20\t]+\(?\d{1,2}:\d\d(?::\d\d)?\)?[\x20\t]*$"
 )
 """A transcript's speaker line (Otter, Zoom): "Priya Natarajan  0:42", "Tom (00:03:12)"."""
 
@@ -1831,12 +1843,15 @@ def _is_verb_after_subject(tokens: list[str], folded: list[str], index: int) -> 
 
 
 _ASIDE = re.compile(
-    r"(?<=[A-Za-z\ue001])(?:[\x20\t]*\((?:my|our|his|her|their|the|a|an|[a-z]+)\b[^()\n]{0,40}\)"
+    r"(?<=[A-Za-z\ue001])(?:[\x20\t]*\((?![^()\n]*\b(?:apparently|allegedly|supposedly|reportedly|maybe|probably"
+    r"|perhaps|possibly|not|no|never|unconfirmed|unverified|sure|think|guess|rumou?red|formerly|former|retired|ex"
+    r"|until|left|or)\b)(?:my|our|his|her|their|the|a|an|[a-z]+)\b[^()\n?]{0,40}\)"
     r"|,[\x20\t]+(?:my|our|his|her|their)[\x20\t]+[a-z][a-z'’-]*(?:[\x20\t]+[a-z][a-z'’-]*){0,3},)"
     r"(?=[\x20\t]+[a-z])"
 )
 """An aside after a name, before the verb: "Alex (my husband) works at …", "Alex, my husband, works
-at …", "Dr. Patel (pediatrician) works at …"."""
+at …", "Dr. Patel (pediatrician) works at …"; not one that doubts, denies or ends what follows:
+"Tom (apparently) works at Meta", "Ana (no longer) works at Google"."""
 _DATE_PROPERTY = re.compile(
     r"(?i)(?:\*\*|__)?(?:date|created|updated|modified|last[ \t]+(?:edited|modified|updated)(?:[ \t]+time)?"
     r"|created[ \t]+(?:at|on|time)|date[ \t]+created)(?:\*\*|__)?[ \t]*::?(?:\*\*|__)?[ \t]*"
@@ -2020,6 +2035,9 @@ class _ChunkReader:
         """The block being read is someone else's words: its "I" is not the writer."""
         self.reported = False
         """And the writer reports them ("Ana told me: …"): what they say of anyone is their claim."""
+        self.spoken_lines = 1
+        """How many lines of a paragraph someone else's words take: its first (after their label), or
+        all of it (-1: under their speaker line)."""
         self.values = _secret_values(chunk, source)
         """The secrets of the chunk as written: masked wherever they show, even cut from their context."""
         self.secrets = bool(self.values) or _may_hold_secrets(chunk, source)
@@ -2254,18 +2272,30 @@ class _ChunkReader:
         done: set[int] = set()
         spoken_at: tuple[int, bool] | None = None  # an item naming a speaker above their words: its
         # indent, and whether it reports what they said ("- Ana told me:")
+        transcript = len(_TRANSCRIPT_SPEAKER.findall(self.chunk.text)) >= 2
         for position, block in enumerate(blocks):
             quote = self._raw_quote(lines, block)
-            # Someone else's words, the whole block: after a label of theirs ("Priya: I work at Shopify
-            # … and I live in Toronto."), under an item of it ("- Priya:" / "    - I live in Toronto"),
-            # or under a transcript's speaker line ("Priya Natarajan  0:42").
+            # Someone else's words: the rest of the line after a label of theirs ("Priya: I work at
+            # Shopify … and I live in Toronto."), the items under an item that reports them ("- Ana
+            # told me:", "- [[Priya]]:"), the lines under a transcript's speaker line ("Priya
+            # Natarajan  0:42", in a chunk of them).
             if spoken_at is not None and not (block.kind == "item" and block.indent > spoken_at[0]):
                 spoken_at = None
-            opens = _speaker_opens(block.text) if spoken_at is None and not self._mine(block.text) else None
+            opens = (
+                _speaker_opens(block.text, transcript)
+                if spoken_at is None and not self._mine(block.text)
+                else None
+            )
             self.spoken = spoken_at is not None or opens is not None
+            self.spoken_lines = -1 if spoken_at is not None or opens == "transcript" else 1
             # What someone told the writer is their claim, of anyone ("Ana told me: Tom works at Google").
             self.reported = (spoken_at is not None and spoken_at[1]) or opens == "reported"
-            if block.kind == "item" and opens is not None and _label_only(block.text):
+            if (
+                block.kind == "item"
+                and opens is not None
+                and _label_only(block.text)
+                and _names_a_speaker(block.text, opens)
+            ):
                 spoken_at = (block.indent, opens == "reported")
             quoted = (
                 block.quoted
@@ -2309,7 +2339,12 @@ class _ChunkReader:
                     _Candidate(block.text, self._quote(block.text, quote), "item", heading_entity, quoted)
                 )
                 continue
+            spoken, line_end, at = self.spoken, block.text.find("\n"), 0
             for sentence, sentence_quote in self._paragraph_sentences(block, lines):
+                at = block.text.find(sentence, at)
+                # A label's words run to the end of its line: the lines under it are the writer's again.
+                self.spoken = spoken and (self.spoken_lines < 0 or line_end < 0 or at < line_end)
+                self.reported = self.reported and self.spoken
                 self._candidate(_Candidate(sentence, sentence_quote, "sentence", heading_entity, quoted))
         return self._envelope(self._skip_reason(blocks))
 
@@ -2819,7 +2854,7 @@ class _ChunkReader:
             dated_here=len(ends) < len(happened),
             until=ends[0][2] if ends else period_end,
             # A past state's start, where said as one ("from 2017 to 2021"; not "Back in 2019, …").
-            since=period if period is not None and _FROM_WORD.search(inline.title) else None,
+            since=period if period is not None and _FROM_A_TIME.search(inline.title) else None,
         )
         for subject, _predicate, object_name, _functional in relations:
             names.extend((subject, object_name))
@@ -2909,8 +2944,6 @@ class _ChunkReader:
                 continue
             if pattern.object_test is not None and not pattern.object_test(object_name):
                 continue  # "I moved to Obsidian" is no new home
-            if pattern.subject_test is not None and not pattern.subject_test(subject):
-                continue  # "Dr. Shah switched Dad to Eliquis": Dad runs no software
             if pattern.predicate == "runs":
                 last = object_name.casefold().split()[-1]
                 if last in _RACE_WORDS:
@@ -2924,7 +2957,10 @@ class _ChunkReader:
                         functional=False,
                         subject_type="person",
                         object_type="organization",
+                        subject_test=None,  # "Mum runs Sunrise Bakery": a family word leads one too
                     )
+            if pattern.subject_test is not None and not pattern.subject_test(subject):
+                continue  # "Dr. Shah switched Dad to Eliquis": Dad runs no software
             if hit.listed and pattern.functional and not SIDE_BY_SIDE[pattern.predicate](object_name):
                 continue  # "runs Plex and Pi-hole" lists two services; "runs Marlin and Klipper" no system
             if "upgraded" in pattern.keywords and _one_family(subject, object_name):
@@ -2957,7 +2993,14 @@ class _ChunkReader:
                 if until is None and _FOR_A_SPAN.match(inline.placeholder, hit.end):
                     # "Dad worked at Boeing for 30 years": over by the time it was written, at the latest.
                     invalid_at = self._chunk_date()
-            elif until is not None and valid_at is not None and until > valid_at and pattern.functional:
+            elif (
+                until is not None
+                and valid_at is not None
+                and until > valid_at
+                and pattern.functional
+                # In its own clause: not "Ana works at Stripe but is on leave until 3 April".
+                and _UNTIL_WORD.search(inline.placeholder, hit.end, hit_clause(inline.placeholder, hit)[1])
+            ):
                 invalid_at = until  # "I live in London until the end of June": its end, said ahead
             if pattern.functional and invalid_at is None:
                 # "Deb joined Acme as a designer in 2020 but left in 2022": over since then.
@@ -3087,7 +3130,8 @@ class _ChunkReader:
         1 March": one time for both)."""
         later = _LATER_CLAUSE.search(text, hit.end, hit_sentence(text, hit)[1])
         today = self._chunk_date()
-        if later is None or today is None or (later["verb"] and day <= today):
+        # Only what is still to come: "Ana married Tom; the wedding was on 1 March" dates the marriage.
+        if later is None or today is None or day <= today:
             return None
         head = text[: later.start()]
         days = find_dates(head, today) or self._relative_days(head, wording.past)
@@ -3569,6 +3613,13 @@ class _ChunkReader:
         or gives a time of day ("1. Metoprolol 25mg at 8am"), or the line before says the day ("Meds
         given today:"), or the list is a meeting's ("## Board meeting"); not "1. Add chopped tomatoes",
         "1. Make sure my VPN is on"."""
+        # Items that tell what to do are steps, whatever the day ("Restore the NAS backup (did this
+        # today): 1. Unplug …", "## Call with the plumber / 1. Turn off the heating").
+        firsts = [
+            _ITEM_WORDS.findall(item.text, 0, 40)[:1] for item in items if item.indent == items[0].indent
+        ]
+        if sum(1 for first in firsts if first and first[0].lower() in _IMPERATIVES) * 2 >= len(firsts):
+            return False
         # The line right above, when a label of its own ("Meds given today:", "Standup agenda:").
         label = (
             intro.text if intro is not None and intro.kind == "paragraph" and len(intro.text) <= 80 else ""
@@ -3680,13 +3731,18 @@ class _ChunkReader:
 # -- helpers ------------------------------------------------------------------------------------
 
 
+_UNTIL_WORD = re.compile(r"(?i)\b(?:until|till|til)\b")
 _FOR_A_SPAN = re.compile(
     r"(?i)[\x20\t]+for[\x20\t]+(?:(?:almost|nearly|about|over|more[\x20\t]+than|just|only)[\x20\t]+)?"
     r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|a[\x20\t]+few"
     r"|a[\x20\t]+couple[\x20\t]+of|several|many|\d+)[\x20\t]+(?:weeks?|months?|years?|decades?)\b"
 )
 """Right after a past state, how long it lasted: "worked at Boeing for 30 years" is over."""
-_FROM_WORD = re.compile(r"(?i)\b(?:from|since)\b")
+_FROM_A_TIME = re.compile(
+    r"(?i)\b(?:from|since)\s+(?:(?:early|mid|late|the\s+(?:start|beginning|end)\s+of)\s+)?"
+    r"(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
+)
+"""A start said as one: "from 2017", "since March 2020" (not "far from home")."""
 
 
 def _period_end(first: date, granularity: str) -> date:
@@ -3710,6 +3766,16 @@ def _block_before(blocks: list[_Block], block: _Block) -> _Block | None:
 _DAY_WORDS = re.compile(
     r"(?i)\b(?:today|yesterday|tonight|this\s+(?:morning|afternoon|evening)|last\s+night)\b"
 )
+_IMPERATIVES = _word_set(
+    """
+    give take add put set turn open close check install run wait press remove pour mix heat bake stir feed
+    apply clean fill plug unplug restart reboot click go make use let keep start stop pick research read
+    write call email send book buy update test restore copy move save back configure enable disable log
+    bring ask review prepare print cut boil fry chop preheat whisk drain rinse soak water plant sow
+    """
+)
+"""First words of steps ("1. Give one pill at 8am", "1. Research the company"): a numbered list of
+them is a procedure, whatever else a day's list says."""
 _MEETING_WORDS = re.compile(
     r"(?i)\b(?:meeting|minutes|agenda|stand-?up|retro(?:spective)?|sync|1:1|one-on-one|call|interview)s?\b"
 )

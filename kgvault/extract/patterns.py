@@ -75,10 +75,18 @@ _NUMBER = r"(?!(?:19|20)\d\d\s*[-–—]\s*(?:19|20)\d\d)\d+(?:[.,]\d+)*[A-Za-z]
 """A number after a name's word ("Ender 3", "Postgres 16"), not the first of years ("Datadog 2018–2020")."""
 
 
+_NO_VERB_AFTER = (
+    r"(?![ ]+(?:works?|worked|working|lives?|lived|living|is|was|joined|joins|uses?|used|moved|left|started"
+    r"|at|runs?|leads?)\b)"
+)
+"""After the name an "&" joins, no verb of its own: "Stripe & Tom works at Google" is two clauses."""
+
+
 def _name(word: str, joiners: str = "of") -> str:
     """A name made of such words: a placeholder, or up to five words (later ones may be numbers, and
     "of" may join two: "Bank of America", "Isle of Man")."""
-    return rf"(?:\ue000\d+\ue001|{word}(?:[ ](?:{word}|{_NUMBER}|(?:{joiners})[ ]{word})){{0,4}})"
+    joined = rf"(?:{joiners})[ ]{word}(?![\w'’-]){_NO_VERB_AFTER}"
+    return rf"(?:\ue000\d+\ue001|{word}(?:[ ](?:{word}|{_NUMBER}|{joined})){{0,4}})"
 
 
 NAME = _name(_WORD)
@@ -190,8 +198,10 @@ def _pattern(
         .replace("{ME}y", r"(?P<object>m)y\b")
         .replace("{ME}", r"(?P<object>me)\b")
     )
-    if predicate == "lives_in":
-        regex += _NOT_A_STAY  # "I moved to Ljubljana for two nights"
+    if predicate == "lives_in" and re.search(r"moved|relocated|living", template):
+        regex += (
+            _NOT_A_STAY  # "I moved to Ljubljana for two nights" (not "I've lived in Leeds for two weeks")
+        )
     if object_type in ("organization", "place"):  # "works at the Berlin office", not "at Ana's company"
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}{_NOT_SOMEONES_THING}", 1)
     elif (object_type == "person" or predicate in ("uses", "leads", "owns")) and "{O}['’]s" not in template:
@@ -367,7 +377,7 @@ _BOUGHT_FOR = (
 bought for (not "Tom bought Acme a year ago")."""
 
 _NOT_A_STAY = (
-    r"(?![^.;!?\n]*?\bfor[\t\x20]+(?:a|an|one|two|three|four|five|six|the|a[\t\x20]+few|a[\t\x20]+couple"
+    r"(?![\w'’-])(?![\t\x20]+(?:(?:last|this|next)[\t\x20]+\w+[\t\x20]+|yesterday[\t\x20]+|today[\t\x20]+)?for[\t\x20]+(?:a|an|one|two|three|four|five|six|the|a[\t\x20]+few|a[\t\x20]+couple"
     r"(?:[\t\x20]+of)?|\d+|\w+[\t\x20]+or[\t\x20]+\w+)[\t\x20]+(?:\w+[\t\x20]+)?(?:nights?|days?|weeks?|weekend)\b)"
 )
 """After a home, no stay of days: "I moved to Ljubljana for two nights", "living in Vienna for a few days"."""
@@ -564,6 +574,9 @@ def _family_patterns() -> list[VerbPattern]:
 
 
 VERB_PATTERNS: tuple[VerbPattern, ...] = (
+    # "The NUC now runs Jellyfin instead of Plex": the old one ends, a service too (before the plain "runs").
+    _pattern(rf"{{S}} {_ADVERB}runs {{O}} instead of {{A}}", "runs", "runs", True, None, "software",
+             keywords="runs"),
     # Past tense too: "ran X from 12 March" says what it ran from that date on.
     _pattern(rf"{{S}} {_ADVERB}(?:runs|ran|is running|was running|has been running|is now running"
              r"|is still running)(?! on) {O}",
@@ -596,7 +609,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # To a firmware or system, what a machine runs; to anything else, what a person or a project uses
     # (below, after the writer's own: "Ana switched from VS Code to Neovim").
     _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "runs", "runs", True, None, "software",
-             keywords="from", object_test=is_system),
+             keywords="from", object_test=lambda name: is_system(name) or is_service(name)),
+    # "Replaced Plex with Jellyfin on the NUC": the old one ends, a service too.
+    _pattern(r"(?i:replaced) {A} with {O} on {S}", "runs", "runs", True, None, "software",
+             keywords="replaced"),
     _pattern(r"(?i:switched|migrated) {S} (?:over )?to " + _NO_ARTICLE + "{O}", "runs", "runs", True, None,
              "software", keywords="switched migrated"),
     _pattern(r"(?i:installed|flashed) {O} on {S}", "runs", "runs", True, None, "software",
@@ -669,8 +685,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{S}} reports to {_ROLE_BEFORE_NAME}{{O}}", "reports_to", "reports to", True, "person",
              "person", keywords="reports", object_test=_no_role),
     # The writer's reports: "Ravi reports to me", "Ravi and Lena report to me", "Ravi is my direct report".
-    _pattern(r"{S} (?:now |directly )?reports (?:directly )?to {ME}", "reports_to", "reports to", True,
-             "person", "person", keywords="reports"),
+    _pattern(r"{S} (?:now |directly )?reports (?:directly )?to {ME}(?![\x20\t]+that\b)", "reports_to",
+             "reports to", True, "person", "person", keywords="reports"),
     _pattern(r"{SS} (?:now |directly )?report (?:directly )?to {ME}", "reports_to", "reports to", True,
              "person", "person", keywords="report"),
     _pattern(r"{S} is (?:now )?(?:one of )?{ME}y (?:new )?direct report", "reports_to", "reports to", True,
@@ -803,7 +819,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              False, "person", keywords="switched migrated"),
     # Someone's or something's, to anything but a system: "Atlas switched from MySQL to Postgres".
     _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "uses", "uses", False, None, "software",
-             keywords="from", object_test=lambda name: not is_system(name)),
+             keywords="from", object_test=lambda name: not is_system(name) and not is_service(name)),
     # A diary's switch with no subject, the writer's: "Switched from Scrivener to Obsidian for drafting"
     # (only opening its sentence: not "Ana switched from …"; to well-known software only).
     _pattern(r"(?i:switched|migrated)(?<![\w\ue001,][\x20\t][A-Za-z]{8})(?: over)? from {A} to {O}", "uses",
@@ -1037,7 +1053,9 @@ _OPENS_CLAUSE = re.compile(
     r"(?:^|[,;:(—–]|\b(?:and|but|so|because|then|when|while|since))\s*$", re.IGNORECASE
 )
 """What may come before a list of subjects: nothing, or the end of another clause."""
-_PAST_STATE = re.compile(r"(?i)(?<!has )(?<!have )\b(?:worked|ran|lived|was running|were running)\b")
+_PAST_STATE = re.compile(
+    r"(?i)(?<!has )(?<!have )(?<!['’]ve )\b(?:worked|ran|lived|was running|were running)\b"
+)
 """A state verb in the past tense; "has worked" still holds, and "switched" is an event of its day."""
 _TAKEN_BACK = _word_set(
     """
@@ -1138,8 +1156,8 @@ def is_asserted(text: str, hit: PatternHit) -> bool:
     asked = text[sentence_start:sentence_end].rstrip(" \t*_\"'”’)]").endswith("?")
     if asked and clause_end == sentence_end:
         return False
-    if _HEARSAY.search(text[sentence_start:sentence_end]):
-        return False  # "According to Ana, Tom works at Stripe", "Per Ravi, Atlas uses Kafka"
+    if _hearsay(text, hit, sentence_start, sentence_end, clause_end):
+        return False  # "According to Ana, Tom works at Stripe", "Per Ravi, …", "…, Ana says."
     before = text[sentence_start : hit.start]
     # Inside a quotation: someone's words, not the writer's ("'Tom works at Apple,' Anna claimed");
     # a `"` after a digit is inches (`27" monitor`).
@@ -1177,6 +1195,32 @@ _HEARSAY = re.compile(
 )
 """Words that make a whole sentence someone's claim, or not known: "According to Ana, …", "… (per
 Ravi)", "…, Ana says.", "… (not confirmed)", "apparently", "…, or so I heard", "Rumour: …"."""
+
+
+def _hearsay(text: str, hit: PatternHit, sentence_start: int, sentence_end: int, clause_end: int) -> bool:
+    """Whether the sentence says the hit is someone's claim or not known: before it, in its clause or
+    opening the sentence ("According to Ana, …", "Tom (apparently) …"); after it, before any other
+    clause ("…, Ana says.", "… (not confirmed)", "…, or so I heard"). Not the writer's own source ("Per
+    my notes, …"), nor a word of another clause ("I moved to Lyon and apparently that makes me …")."""
+    sentence = text[sentence_start:sentence_end]
+    clause_start = hit_clause(text, hit)[0]
+    for found in _HEARSAY.finditer(sentence):
+        start = sentence_start + found.start()
+        if _OWN_SOURCE.match(sentence, found.end()):
+            continue
+        if start < hit.start:
+            opening = found.start() == 0 or not sentence[: found.start()].strip(" \t*_>-(")
+            if opening or start >= clause_start:
+                return True
+        elif not _ANOTHER_CLAUSE_WORD.search(text, hit.end, start):
+            return True
+    return False
+
+
+_OWN_SOURCE = re.compile(r"(?i)\s*(?:my|our)\b")
+_ANOTHER_CLAUSE_WORD = re.compile(r"(?i)\b(?:and|but|so|because|which|that|then|while|since|when)\b")
+
+
 _LEADING_NOISE = _word_set(
     """
     the a an this that these those my our your his her their its i we you he she they it me us
