@@ -286,7 +286,29 @@ def note_type(meta: Mapping[str, Any], title: str, path: str) -> str | None:
                 return _CATEGORY_TYPES[word]
     if not _CITATION_KEYS.isdisjoint(meta):  # a literature note (Zotero): about a work
         return "paper"
+    if not _BOOK_KEYS.isdisjoint(key.lower() for key in meta if isinstance(key, str)):
+        return "book"  # what the Book Search plugin and reading logs write: about a book
+    if "author" in meta and _READING_TAGS.intersection(_tag_words(meta)):
+        return "book"  # `author: James Clear`, `tags: [books]`: the book's author, not the note's
     return kept_kind(meta, title, path)
+
+
+_BOOK_KEYS = _word_set("isbn isbn10 isbn13 publisher localcover total_page totalpage goodreads")
+"""Properties only a note about a book has (not `publish`, which Obsidian Publish sets too, nor `cover`)."""
+_READING_TAGS = _word_set("book books reading booknote booknotes book-notes reading-notes literature")
+"""Tags of a note about a book: with an `author`, that is the book's."""
+
+
+def _tag_words(meta: Mapping[str, Any]) -> set[str]:
+    """A note's tags (and `type`, `category`), lowercased, without `#`, nested ones by each part."""
+    words: set[str] = set()
+    for key in ("tags", "tag", "category", "categories", "type"):
+        value = meta.get(key)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                for tag in re.split(r"[\s,]+", item):
+                    words.update(part for part in tag.strip("#").lower().split("/") if part)
+    return words
 
 
 def kept_kind(meta: Mapping[str, Any], title: str, path: str) -> str | None:

@@ -201,7 +201,7 @@ def apply_time(
         conflict(held, asserting.get((other, when), ()))
     if undated and last_run:
         for stating, rival, last_said in _undated_rivals(
-            undated, slots, slot_of, last_run, by_lines, entity_titles, functional
+            undated, slots, slot_of, last_run, by_lines, entity_titles, functional, stated_ends
         ):
             conflict(stating, asserting.get((rival, last_said), ()))
 
@@ -296,18 +296,20 @@ def _undated_rivals(
     by_lines: Mapping[Evidence, list[Node]],
     entity_titles: Mapping[str, str],
     functional: frozenset[str],
+    stated_ends: Mapping[RelationKey, Sequence[date]],
 ) -> list[tuple[set[str], RelationKey, date]]:
     """Values said at no date that the dated statements do not leave current: which holds now is not
     known ("Rita works at Deloitte." in her note, "Rita started a new job at PwC." on 2 February).
 
     Each gives the nodes stating it, and the current value's key and latest date, whose nodes it
     conflicts with: the review queue asks, nothing is ended on a guess. A value also said on a date
-    has its runs already.
+    has its runs already; one a note says stopped ("Switched the Voron from Marlin to Klipper",
+    "Anna left Spotify") ended then, and is no rival.
     """
     found = []
     for assertion in undated:
         key = assertion.key
-        if key in last_run:
+        if key in last_run or key in stated_ends:
             continue
         if key not in slot_of:
             slot_of[key] = _slot(key, entity_titles, functional)

@@ -565,3 +565,48 @@ def test_a_machine_runs_services_side_by_side_and_one_system_at_a_time() -> None
     ends = {r.to_id: r.invalid_at for r in graph.relations}
     assert ends == {"plex": None, "pi-hole": None, "debian": date(2025, 3, 8), "proxmox": None}
     assert graph.conflicts == ()  # Plex and Debian, said on one day, are no rivals
+
+
+def test_an_undated_value_a_dated_note_says_stopped_is_no_rival() -> None:
+    names = [{"name": n} for n in ("Voron", "Marlin", "Klipper")]
+    graph = link(
+        [source("Voron.md"), source("b.md")],
+        [
+            extraction(
+                "Voron.md",
+                0,
+                (1, 2),
+                entities=names,
+                nodes=[
+                    {
+                        **state("The Voron runs Marlin.", "2024-01-01", "Voron", "Marlin"),
+                        "memory_layer": "semantic",
+                        "type": "fact",
+                        "timestamp": None,
+                    }
+                ],
+                relations=[rel("Voron", "runs", "Marlin", None)],
+            ),
+            extraction(
+                "b.md",
+                0,
+                (1, 2),
+                entities=names,
+                nodes=[
+                    state(
+                        "Switched the Voron from Marlin to Klipper.",
+                        "2024-09-02",
+                        "Voron",
+                        "Klipper",
+                        "Marlin",
+                    )
+                ],
+                relations=[
+                    rel("Voron", "runs", "Klipper", "2024-09-02"),
+                    rel("Voron", "runs", "Marlin", None, invalid_at="2024-09-02"),
+                ],
+            ),
+        ],
+    )
+    assert graph.conflicts == ()
+    assert {r.to_id: r.invalid_at for r in graph.relations} == {"klipper": None, "marlin": date(2024, 9, 2)}

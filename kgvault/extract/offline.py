@@ -2010,8 +2010,8 @@ class _ChunkReader:
         self.highlights = any(_HIGHLIGHTS.match(heading) for heading in chunk.heading_path)
         """Under Readwise's "New highlights added …": passages of a book or article, its author's words."""
         # Who "I" is: the note's author, unless the note is about a work of theirs (a book's
-        # `author` did not write the reader's "I reread it every year"); in a note naming no
-        # author, the notes' owner (`user_name`), unless it is a page clipped from the web.
+        # `author` did not write the reader's "I reread it every year": the notes' owner did); in a
+        # note naming no author, the notes' owner (`user_name`), unless it is a page clipped from the web.
         if self.author is not None and self.author.casefold() in _ME:
             self.author = source.writer  # `author: "[[Me]]"` (a template's): the notes' owner wrote it
         writer = self.author or (None if self.clipped or "author" in self.meta else source.writer)
@@ -2022,7 +2022,10 @@ class _ChunkReader:
         """A note about a book, a paper or another work (a `citekey` too): its lines quote it."""
         self.person_note = note_type in PERSON_TYPES and _DAY_TITLE.match(source.title) is None
         """A note about one person (`People/Jamie Chen.md`): its lines without a subject are theirs."""
-        self.i_am = writer if not self.about_a_work else None
+        if self.about_a_work:
+            # A book's or a paper's `author` wrote the work, not the note: its "I" is the reader's.
+            self.author, writer = None, source.writer
+        self.i_am = writer
         self.said_at: date | datetime | None = None
         """When a conversation turn was said: relative times are then read with the full resolver."""
         self.times: list[When] = []
@@ -2961,6 +2964,14 @@ class _ChunkReader:
                     )
             if pattern.subject_test is not None and not pattern.subject_test(subject):
                 continue  # "Dr. Shah switched Dad to Eliquis": Dad runs no software
+            if (
+                pattern.functional
+                and not pattern.ends
+                and _ALSO.search(inline.placeholder, hit.start, hit_clause(inline.placeholder, hit)[1])
+            ):
+                # "Ana also works at Gail's on weekends": a second job, no new one; one value at a time
+                # would end her first.
+                continue
             if hit.listed and pattern.functional and not SIDE_BY_SIDE[pattern.predicate](object_name):
                 continue  # "runs Plex and Pi-hole" lists two services; "runs Marlin and Klipper" no system
             if "upgraded" in pattern.keywords and _one_family(subject, object_name):
@@ -3731,6 +3742,8 @@ class _ChunkReader:
 # -- helpers ------------------------------------------------------------------------------------
 
 
+_ALSO = re.compile(r"(?i)\b(?:also|as\s+well|too|additionally|on\s+the\s+side)\b")
+"""A second value beside the first, of what holds one at a time: "also works at", "… on the side"."""
 _UNTIL_WORD = re.compile(r"(?i)\b(?:until|till|til)\b")
 _FOR_A_SPAN = re.compile(
     r"(?i)[\x20\t]+for[\x20\t]+(?:(?:almost|nearly|about|over|more[\x20\t]+than|just|only)[\x20\t]+)?"

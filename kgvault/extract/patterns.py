@@ -82,6 +82,16 @@ _NO_VERB_AFTER = (
 """After the name an "&" joins, no verb of its own: "Stripe & Tom works at Google" is two clauses."""
 
 
+_NOT_AFTER_A_PLACE_WORD = (
+    r"(?<!\bin\x20)(?<!\bat\x20)(?<!\bfrom\x20)(?<!\bfor\x20)(?<!\bwith\x20)(?<!\bnear\x20)"
+    # "A friend of Ana works at …", but "Most of Acme uses Slack" is most of Acme.
+    r"(?:(?<!\bof\x20)|(?<=\b[Mm]ost\x20of\x20)|(?<=\b[Hh]alf\x20of\x20)|(?<=\b[Ss]ome\x20of\x20)"
+    r"|(?<=\b[Aa]ll\x20of\x20))"
+)
+"""Not a name ending a longer subject: "My cousin in Toronto works at Shopify", "My old manager at
+Meta now works at Google", "The recruiter from Meta reports to Jane" say nothing of Toronto or Meta."""
+
+
 def _name(word: str, joiners: str = "of") -> str:
     """A name made of such words: a placeholder, or up to five words (later ones may be numbers, and
     "of" may join two: "Bank of America", "Isle of Man")."""
@@ -186,7 +196,9 @@ def _pattern(
         .replace("{W}", r"(?P<subject>I|[Ww]e)")
         # "I" and "We" are no names: "I worked at SAP" is the writer's ({I}, {W}), or nobody's in an
         # unsigned note.
-        .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>(?!(?:I|We)\b){NAME})")
+        .replace(
+            "{S}", rf"{_NOT_AFTER_A_PLACE_WORD}{_DETERMINER}{_NO_ADVERB}(?P<subject>(?!(?:I|We)\b){NAME})"
+        )
         .replace("{SS}", rf"{_NO_ADVERB}(?P<subjects>(?!I\b){NAME}(?:(?:,[ ]|,?[ ]and[ ])(?!I\b){NAME})+)")
         .replace(
             "{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}{_A_RUNNING_THING}(?P<thing>{_THING}))"
@@ -377,10 +389,13 @@ _BOUGHT_FOR = (
 bought for (not "Tom bought Acme a year ago")."""
 
 _NOT_A_STAY = (
-    r"(?![\w'’-])(?![\t\x20]+(?:(?:last|this|next)[\t\x20]+\w+[\t\x20]+|yesterday[\t\x20]+|today[\t\x20]+)?for[\t\x20]+(?:a|an|one|two|three|four|five|six|the|a[\t\x20]+few|a[\t\x20]+couple"
-    r"(?:[\t\x20]+of)?|\d+|\w+[\t\x20]+or[\t\x20]+\w+)[\t\x20]+(?:\w+[\t\x20]+)?(?:nights?|days?|weeks?|weekend)\b)"
+    r"(?![\w'’-])(?![\t\x20]+(?:(?:last|this|next)[\t\x20]+\w+[\t\x20]+|yesterday[\t\x20]+|today[\t\x20]+)?"
+    r"(?:for[\t\x20]+(?:a|an|one|two|three|four|five|six|the|a[\t\x20]+few|a[\t\x20]+couple(?:[\t\x20]+of)?|\d+"
+    r"|\w+[\t\x20]+or[\t\x20]+\w+)[\t\x20]+(?:\w+[\t\x20]+)?(?:nights?|days?|weeks?|weekend|months?|summer"
+    r"|winter|spring|autumn|fall|semester|term|season|holidays?)\b|this[\t\x20]+(?:month|summer|winter|semester))\b)"
 )
-"""After a home, no stay of days: "I moved to Ljubljana for two nights", "living in Vienna for a few days"."""
+"""After a home, no stay: "I moved to Ljubljana for two nights", "living in Vienna for a few days",
+"living in Lisbon for the summer", "moved to Porto for a month"."""
 _NOT_A_MODIFIER = (
     r"(?![\w'’-])(?![\t\x20]+(?!(?:and|or|but|nor|in|on|at|for|with|to|from|now|since|until|till|as|too|today"
     r"|yesterday|again|already|also|still|together|alone|so|because|while|when|after|before|by|of|is|was|are"
