@@ -3886,7 +3886,7 @@ def test_a_days_people_property_is_no_meeting() -> None:
     text = '---\npeople: ["[[Grandma Rose]]"]\n---'
     source = make_source(text, path="daily/2025-03-12.md", title="2025-03-12", meta={"author": "Sam"})
     draft = extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft
-    assert {(r.predicate, r.valid_at) for r in draft.relations} == {("people", None)}
+    assert {(r.predicate, r.valid_at) for r in draft.relations} == {("people", REF)}  # named that day
 
 
 @pytest.mark.parametrize(
@@ -3975,3 +3975,41 @@ def test_in_a_note_about_a_book_i_is_the_reader_not_its_author() -> None:
     assert relations(extract_chunk(make_chunk(text, source, heading=()), source)) == {
         ("Sam", "uses", "Streaks")
     }
+
+
+def test_a_first_name_in_a_note_titled_by_a_full_name_is_that_person() -> None:
+    text = "2024-09-02: Anna left Spotify and joined Klarna as a staff engineer."
+    found = extract(text, title="Anna Kowalski", path="Anna Kowalski.md", reference=None, heading=())
+    assert relations(found) == {
+        ("Anna Kowalski", "works_for", "Klarna"),
+        ("Anna Kowalski", "works_for", "Spotify"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Anna and Erik got married last summer.", {("Anna", "married_to", "Erik")}),
+        ("Ben's wife is Grace.", {("Ben", "married_to", "Grace")}),
+        (
+            "Anna's husband Erik works at Volvo.",
+            {("Anna", "married_to", "Erik"), ("Erik", "works_for", "Volvo")},
+        ),
+    ],
+)
+def test_someones_spouse_is_whom_they_are_married_to(text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert relations(extract(text)) == expected
+
+
+def test_who_did_a_thing_by_name_is_a_person() -> None:
+    found = extract("Merged PR #412, reviewed by [[Priya Natarajan]].")
+    assert {e.name: e.entity_type for e in found.draft.entities}["Priya Natarajan"] == "person"
+    freelancer = extract("Ana is a freelancer for The Guardian, which pays well.").draft.nodes
+    assert [(n.type, n.sensitivity) for n in freelancer] == [("state", "private")]
+
+
+def test_a_days_properties_are_of_that_day() -> None:
+    text = '---\nlocation: "[[Lisbon]]"\n---'
+    source = make_source(text, path="daily/2025-03-12.md", title="2025-03-12", meta={"author": "Sam"})
+    draft = extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft
+    assert {relation_fields(r) for r in draft.relations} == {("Sam", "location", "Lisbon", REF, None)}

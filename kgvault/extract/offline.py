@@ -240,6 +240,12 @@ _RACE_WORDS = _word_set("marathon half-marathon 10k 5k race parkrun ultra triath
 """Last words of a name that make it a race one runs (`the Boston Marathon`)."""
 
 
+def _full_name(title: str) -> tuple[str, ...]:
+    """A note's title when it may be someone's full name ("Anna Kowalski": her "Anna" is her)."""
+    words = title.split()
+    return (title,) if 2 <= len(words) <= 3 and all(w[:1].isupper() and w.isalpha() for w in words) else ()
+
+
 def _people_of(meta: Mapping[str, Any]) -> tuple[str, ...]:
     """The people a note's properties link (`attendees: ["[[Ana Souza]]"]`, `author: "[[Tom Berg]]"`)."""
     # Who took part, not who wrote it: a book's `author` is no one the reader's lines name by first name.
@@ -923,6 +929,7 @@ _IS_A_DEFINITION = re.compile(
 _A_PERSON = re.compile(
     r"(?i)(?:[a-z-]+\s+){0,2}?(?:TA|teaching\s+assistant|student|PhD\s+student|postdoc|friend|colleague|neighbou?r"
     r"|classmate|flatmate|roommate|coworker|co-worker|mentor|coach|tutor|partner|cousin|nanny|babysitter"
+    r"|freelancer|translator|contractor|volunteer|founder|co-founder|owner|photographer|writer|journalist"
     rf"|{'|'.join(JOB_TITLE_WORDS.split())})s?\b"
 )
 """What makes "X is a …" say who someone is: "a TA", "a friend from uni", "a senior nurse"."""
@@ -2237,7 +2244,8 @@ class _ChunkReader:
                 f"{subject} {label} {object_name}",
                 FIELD_CONFIDENCE,
                 quote,
-                self._chunk_date() if predicate == "met" else None,
+                # A day's properties are of that day (`location: "[[Lisbon]]"`, `attendees`).
+                self._chunk_date() if a_day else None,
             )
         return self._envelope(None)
 
@@ -3218,7 +3226,7 @@ class _ChunkReader:
         if person and name is not None and " " not in name:
             # "…is [[Jorge Ramos]]. I report to Jorge from today.": the one full name linked here, or
             # else among the people the note's properties name (a meeting's `attendees`).
-            for names in (self.linked_names, _people_of(self.source.meta)):
+            for names in (self.linked_names, _people_of(self.source.meta), _full_name(self.source.title)):
                 fuller = [n for n in names if n.split(" ", 1)[0].casefold() == name.casefold() and " " in n]
                 if len(fuller) == 1:
                     return fuller[0]
@@ -3913,6 +3921,8 @@ def _not_linked_words(inline: _Inline, dates: list[tuple[int, int, date]]) -> li
 _MET = re.compile(
     r"(?i)\b(?:met(?:\s+up)?(?:\s+with)?|(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink)\s+with"
     r"|(?:chatted|talked|spoke|hung\s+out|caught\s+up)\s+(?:to|with)|texted|phoned|hugged"
+    # "reviewed by [[Priya]]", "Recommended by [[Anna]]": people do that.
+    r"|(?:reviewed|recommended|suggested|introduced|approved|requested|mentored|coached|interviewed)\s+by"
     # "Called [[Mum]]", "I called [[Mum]]"; not "a note called [[Creativity is …]]".
     r"|(?:^|(?<=I\s)|(?<=[Ww]e\s)|(?<=she\s)|(?<=he\s)|(?<=just\s)|(?<=also\s))called)"
     r"\s+(?:my\s+[a-z]+\s+)?(?P<links>\ue000\d+\ue001(?:(?:,\s*|\s+and\s+|\s*&\s*)\ue000\d+\ue001)*)"

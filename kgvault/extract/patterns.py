@@ -754,6 +754,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "person", keywords="married"),
     _pattern(r"{O} and I (?:just |finally )?got married(?![\w'’-])(?! to\b)", "married_to", "married to",
              True, "person", "person", keywords="married", writer=True),
+    # Someone's: "Anna and Erik got married last summer", "Ben's wife is Grace", "Anna's husband Erik".
+    _pattern(r"{S} and {O} (?:just |finally )?got married(?![\w'’-])(?! to\b)", "married_to", "married to",
+             True, "person", "person", keywords="married"),
+    _pattern(r"{S}['’]s (?:wife|husband|spouse) (?:is )?{O}", "married_to", "married to", True, "person",
+             "person", keywords="wife husband spouse"),
     _pattern(rf"{{O}} is (?:now )?my {_MANAGER}", "reports_to", "reports to", True, "person", "person",
              keywords=_MANAGER_WORDS, writer=True),
     _pattern(rf"(?i:my) {_MANAGER} is (?:now )?{{O}}", "reports_to", "reports to", True, "person", "person",
