@@ -4013,3 +4013,22 @@ def test_a_days_properties_are_of_that_day() -> None:
     source = make_source(text, path="daily/2025-03-12.md", title="2025-03-12", meta={"author": "Sam"})
     draft = extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft
     assert {relation_fields(r) for r in draft.relations} == {("Sam", "location", "Lisbon", REF, None)}
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Finally fixed the leak that started two weeks ago.", REF),
+        ("Fixed the bug that was reported on March 3.", REF),
+        ("Replaced the boiler, the old one broke down yesterday.", REF),
+        ("Ordered a new greenhouse — the old one blew over in the storm last week.", REF),
+        # The main clause's own day, or a day ahead a later clause tells, still date it.
+        ("Yesterday we fixed the leak that started in May.", date(2025, 3, 11)),
+        ("Met Ana, she moved to Leeds on 2 March.", date(2025, 3, 2)),
+        ("Ana raised concerns — the Okta contract ends June 30.", date(2025, 6, 30)),
+    ],
+)
+def test_a_past_day_of_a_clause_telling_of_something_else_does_not_date_the_sentence(
+    text: str, day: date
+) -> None:
+    assert only_node(extract(text)).timestamp == day

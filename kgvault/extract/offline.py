@@ -2847,6 +2847,16 @@ class _ChunkReader:
                 for d in happened
                 if d[2] <= today or _FOUR_DIGITS.search(inline.title[d[0] : d[1]]) or d in ahead.values()
             ]
+        if happened and today is not None and wording.past:
+            # "Fixed the bug that was reported on March 3.", "Replaced the boiler, the old one broke
+            # down yesterday.": the day of what a later clause tells, not of what the sentence did.
+            main = _SUBORDINATE.search(inline.title)
+            if (
+                main is not None
+                and all(d[0] >= main.start() and d[2] < today for d in happened)
+                and _wording(inline.title[: main.start()], self.french).past
+            ):
+                happened = []
         ends = [d for d in happened if _UNTIL_BEFORE.search(inline.title[max(0, d[0] - 12) : d[0]])]
         node_date = next((d[2] for d in happened if d not in lasting), today)
         secret = self.heading_secret or (
@@ -3752,6 +3762,13 @@ class _ChunkReader:
 
 _ALSO = re.compile(r"(?i)\b(?:also|as\s+well|too|additionally|on\s+the\s+side)\b")
 """A second value beside the first, of what holds one at a time: "also works at", "… on the side"."""
+_SUBORDINATE = re.compile(
+    r"\s(?:that|which|who)\s(?!(?:was|is)\s+(?:on|last|yesterday)\b)|\s[—–]\s|\s-\s"
+    r"|,\s+(?:the|my|our|his|her|their)\s(?!(?:was|were)\s+(?:on|last|yesterday)\b)"
+)
+"""Where a sentence's main clause ends and a clause telling of something else begins ("… the leak that
+started two weeks ago", "…, the old one broke down yesterday"); not one restating its day ("…, it was
+on Monday")."""
 _UNTIL_WORD = re.compile(r"(?i)\b(?:until|till|til)\b")
 _FOR_A_SPAN = re.compile(
     r"(?i)[\x20\t]+for[\x20\t]+(?:(?:almost|nearly|about|over|more[\x20\t]+than|just|only)[\x20\t]+)?"
