@@ -4032,3 +4032,21 @@ def test_a_past_day_of_a_clause_telling_of_something_else_does_not_date_the_sent
     text: str, day: date
 ) -> None:
     assert only_node(extract(text)).timestamp == day
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mortgage payment goes out on the 1st every month.",
+        "Last frost date here is usually around May 10.",
+        "The ISA contribution of £500 goes out monthly on the 5th.",
+    ],
+)
+def test_what_recurs_is_no_event_of_one_day(text: str) -> None:
+    assert [
+        n for n in extract(text).draft.nodes if n.memory_layer == "episodic" and n.type == "observation"
+    ] == []
+
+
+def test_a_past_sentence_that_recurs_keeps_its_day() -> None:
+    assert only_node(extract("Went running every day last week.")).timestamp == date(2025, 3, 3)

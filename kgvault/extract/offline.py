@@ -794,6 +794,12 @@ _SOON = 62
 _FROM_ONLY_BEFORE = re.compile(r"(?i)\bfrom\s+(?:the\s+)?$")
 _RECURRING = re.compile(r"(?i)\b(?:every|each)\s+(?:year|month|week)\b|\bannually\b|\byearly\b")
 """A sentence about what recurs: its day is no one day ("Every year on 5 November we go to …")."""
+_RECURS = re.compile(
+    r"(?i)\b(?:every|each)\s+(?:day|week|month|year|morning|evening|night|weekend|monday|tuesday|wednesday"
+    r"|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter)\b|\b(?:daily|weekly|monthly|annually"
+    r"|yearly|usually|typically|normally|generally)\b"
+)
+"""A present sentence telling what recurs or is usual: its days are no one day."""
 _JUST_GONE = 31
 """Days back within which a day without a year, said as ahead, is taken as just gone instead."""
 _FROM_BEFORE = re.compile(r"(?i)\b(?:from|starting|effective|as\s+of|beginning)\s+(?:the\s+)?$")
@@ -2798,6 +2804,8 @@ class _ChunkReader:
             if dates and inline.refs:
                 dates = _not_linked_words(inline, dates)
             dates = _range_firsts(inline.title, dates)
+        if dates and not wording.past and _RECURS.search(inline.title):
+            dates = []  # "Mortgage payment goes out on the 1st every month": no one day, a habit
         ahead = self._reported_ahead(inline.title, dates, wording)
         if ahead:
             dates = [ahead.get(d, d) for d in dates]
