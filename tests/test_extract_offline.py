@@ -4050,3 +4050,13 @@ def test_what_recurs_is_no_event_of_one_day(text: str) -> None:
 
 def test_a_past_sentence_that_recurs_keeps_its_day() -> None:
     assert only_node(extract("Went running every day last week.")).timestamp == date(2025, 3, 3)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"), [("Shipped v2.5.0 on Wednesday.", 22), ("Fixed the login bug on Monday.", 20)]
+)
+def test_a_weekday_under_a_week_heading_is_that_weeks(text: str, day: int) -> None:
+    found = extract(
+        text, reference=None, heading=("Project log", "Week of 2025-01-20"), title="Log", path="Log.md"
+    )
+    assert only_node(found).timestamp == date(2025, 1, day)

@@ -2007,6 +2007,8 @@ class _ChunkReader:
         self.date_languages: tuple[str, ...] = ("en", "fr") if self.language == "fr" else ("en",)
         self.french = self.language == "fr"
         self.heading = chunk.heading_path[-1] if chunk.heading_path else None
+        self.heading_week = False
+        """The dated heading names a week: its weekdays are of that week."""
         self.heading_date = self._heading_date()
         self.entities = _EntityTable()
         self.nodes: list[dict[str, Any]] = []
@@ -2119,6 +2121,8 @@ class _ChunkReader:
         for heading in reversed(self.chunk.heading_path):
             found = find_dates(heading, reference, languages=self.date_languages)
             if found:
+                # "## Week of 2025-01-20": a weekday under it is that week's.
+                self.heading_week = _WEEK_WORD.search(heading) is not None
                 return _range_firsts(heading, found)[0][2]
             if reference is None or self.language not in ("en", "fr"):
                 continue
@@ -2521,6 +2525,10 @@ class _ChunkReader:
             start, end = match.span("day")
             if _overlaps_any(taken, starts, start, end) or (match.re is _PAST_WEEKDAY and not back):
                 continue
+            if self.heading_week:  # "## Week of 2025-01-20 / Shipped it on Wednesday": the 22nd
+                monday = today - timedelta(days=today.weekday())
+                found.append((start, end, monday + timedelta(days=_WEEKDAY_NUMBERS[match["day"].lower()])))
+                continue
             # "Worked there until Friday" ended last Friday; "we're closed until Friday" ends next.
             earlier = back and (match[0][:2].lower() == "on" or not present or match.re is _PAST_WEEKDAY)
             apart = (_WEEKDAY_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
@@ -2853,7 +2861,11 @@ class _ChunkReader:
             happened = [
                 d
                 for d in happened
-                if d[2] <= today or _FOUR_DIGITS.search(inline.title[d[0] : d[1]]) or d in ahead.values()
+                if d[2] <= today
+                or _FOUR_DIGITS.search(inline.title[d[0] : d[1]])
+                or d in ahead.values()
+                # Under "## Week of 2025-01-20", that week's Wednesday.
+                or (self.heading_week and d[2] <= today + timedelta(days=6 - today.weekday()))
             ]
         if happened and today is not None and wording.past:
             # "Fixed the bug that was reported on March 3.", "Replaced the boiler, the old one broke
@@ -3777,6 +3789,7 @@ _SUBORDINATE = re.compile(
 """Where a sentence's main clause ends and a clause telling of something else begins ("… the leak that
 started two weeks ago", "…, the old one broke down yesterday"); not one restating its day ("…, it was
 on Monday")."""
+_WEEK_WORD = re.compile(r"(?i)\bweek\b")
 _UNTIL_WORD = re.compile(r"(?i)\b(?:until|till|til)\b")
 _FOR_A_SPAN = re.compile(
     r"(?i)[\x20\t]+for[\x20\t]+(?:(?:almost|nearly|about|over|more[\x20\t]+than|just|only)[\x20\t]+)?"
