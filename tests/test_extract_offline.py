@@ -4060,3 +4060,18 @@ def test_a_weekday_under_a_week_heading_is_that_weeks(text: str, day: int) -> No
         text, reference=None, heading=("Project log", "Week of 2025-01-20"), title="Log", path="Log.md"
     )
     assert only_node(found).timestamp == date(2025, 1, day)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Dinner with Ana on Feb 12 (not tomorrow as planned).", date(2025, 2, 12)),
+        (
+            "First meeting is on Feb 12; we're reading Tomorrow, and Tomorrow, and Tomorrow.",
+            date(2025, 2, 12),
+        ),
+        ("Yesterday I booked the Feb 12 dinner.", date(2025, 1, 31)),  # the word first, the day it names
+    ],
+)
+def test_a_month_and_day_said_before_a_relative_word_dates_the_sentence(text: str, day: date) -> None:
+    assert only_node(extract(text, reference=date(2025, 2, 1))).timestamp == day

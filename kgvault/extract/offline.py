@@ -2807,6 +2807,18 @@ class _ChunkReader:
             dates = [(time.start, time.end, time.first) for time in self.times]
         else:
             dates = find_dates(inline.title, self._chunk_date(), languages=self.date_languages)
+            # "Dinner with Ana on Feb 12 (not tomorrow as planned)": a word denied names no day.
+            dates = [d for d in dates if not _DENIED_BEFORE.search(inline.title, max(0, d[0] - 5), d[0])]
+            if (
+                dates
+                and self.language in ("en", "fr")
+                and not any(_FOUR_DIGITS.search(inline.title, a, b) for a, b, _ in dates)
+                and _MONTH_DAY_WORDS.search(inline.title)
+            ):
+                # Only relative words: a month and day said beside them comes first where it comes first.
+                more = self._relative_days(inline.title, wording.past)
+                starts = [a for a, _, _ in dates]
+                dates = sorted([*dates, *(d for d in more if not _overlaps_any(dates, starts, d[0], d[1]))])
             if not dates and self.language in ("en", "fr"):
                 dates = self._relative_days(inline.title, wording.past)
             if dates and inline.refs:
@@ -3789,6 +3801,7 @@ _SUBORDINATE = re.compile(
 """Where a sentence's main clause ends and a clause telling of something else begins ("… the leak that
 started two weeks ago", "…, the old one broke down yesterday"); not one restating its day ("…, it was
 on Monday")."""
+_DENIED_BEFORE = re.compile(r"(?i)\bnot\s+$")
 _WEEK_WORD = re.compile(r"(?i)\bweek\b")
 _UNTIL_WORD = re.compile(r"(?i)\b(?:until|till|til)\b")
 _FOR_A_SPAN = re.compile(
