@@ -4075,3 +4075,19 @@ def test_a_weekday_under_a_week_heading_is_that_weeks(text: str, day: int) -> No
 )
 def test_a_month_and_day_said_before_a_relative_word_dates_the_sentence(text: str, day: date) -> None:
     assert only_node(extract(text, reference=date(2025, 2, 1))).timestamp == day
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("- Company: Google", ("David Kim", "works_for", "Google")),
+        ("- Location: Zurich", ("David Kim", "lives_in", "Zurich")),
+        ("- **Spouse:** [[Sophie Laurent]]", ("David Kim", "married_to", "Sophie Laurent")),
+        ("- Manager: Priya Natarajan", ("David Kim", "reports_to", "Priya Natarajan")),
+    ],
+)
+def test_a_persons_note_label_lines_relate_the_person(text: str, triple: tuple[str, str, str]) -> None:
+    found = extract(text, path="People/David Kim.md", title="David Kim", heading=(), reference=None)
+    assert relations(found) == {triple}
+    elsewhere = extract(text, path="notes/Atlas.md", title="Atlas", heading=(), reference=None)
+    assert relations(elsewhere) == set()  # only in a person's note

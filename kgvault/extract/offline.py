@@ -300,6 +300,18 @@ _LEFT_OUT_SUBJECT = re.compile(
 )
 """A line of a person's note whose subject is its person: left out ("Works at the BBC as a producer.")
 or said as a pronoun ("She is married to [[Hugo Gomes]].")."""
+_PERSON_FIELDS = {
+    "company": "works at", "employer": "works at", "works at": "works at", "workplace": "works at",
+    "location": "lives in", "city": "lives in", "lives in": "lives in", "based in": "lives in",
+    "spouse": "is married to", "wife": "is married to", "husband": "is married to",
+    "manager": "reports to", "reports to": "reports to", "boss": "reports to",
+}  # fmt: skip
+_FIELD_KEYS = "|".join(key.replace(" ", r"[ \t]+") for key in _PERSON_FIELDS)
+_PERSON_FIELD = re.compile(
+    rf"(?i)(?:\*\*|__)?(?P<key>{_FIELD_KEYS})(?:\*\*|__)?[ \t]*::?(?:\*\*|__)?[ \t]*(?=(?-i:[A-Z\ue000]))"
+)
+"""A person's note's label line saying where they work or live, or whom they married or report to:
+"Company: Google", "Location: Zurich", "**Spouse:** [[Sophie Laurent]]"."""
 _WORKS = _word_set("book movie show album podcast game recipe product article paper")
 """Kinds of notes about a work: their `author` made it, and wrote none of the note's "I"."""
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -3237,10 +3249,13 @@ class _ChunkReader:
         text = inline.placeholder
         match = _LEFT_OUT_SUBJECT.match(text)
         job = _JOB_AT.match(text) if match is None else None
-        if match is None and job is None:
+        field = _PERSON_FIELD.match(text) if match is None and job is None else None
+        if match is None and job is None and field is None:
             return inline
         person = PLACEHOLDER.format(index=len(inline.refs))
-        if job is not None:  # "Senior engineer at [[Cloudflare]]." as "<Priya> works at [[Cloudflare]]."
+        if field is not None:  # "Company: Google" as "<David Kim> works at Google"
+            rest = f" {_PERSON_FIELDS[' '.join(field['key'].lower().split())]} " + text[field.end() :]
+        elif job is not None:  # "Senior engineer at [[Cloudflare]]." as "<Priya> works at [[Cloudflare]]."
             rest = " works at " + text[job.end() :]
         elif match is not None and match["pronoun"]:
             rest = text[match.end("pronoun") :]
