@@ -4026,6 +4026,11 @@ def test_a_days_properties_are_of_that_day() -> None:
         ("Yesterday we fixed the leak that started in May.", date(2025, 3, 11)),
         ("Met Ana, she moved to Leeds on 2 March.", date(2025, 3, 2)),
         ("Ana raised concerns — the Okta contract ends June 30.", date(2025, 6, 30)),
+        (
+            "So much has happened - I went to a conference on 10 March 2025.",
+            date(2025, 3, 10),
+        ),  # the writer's
+        ("Yeah, I painted that lake sunrise on 3 March.", date(2025, 3, 3)),  # "that" of a thing
     ],
 )
 def test_a_past_day_of_a_clause_telling_of_something_else_does_not_date_the_sentence(

@@ -2897,7 +2897,12 @@ class _ChunkReader:
             main = _SUBORDINATE.search(inline.title)
             if (
                 main is not None
-                and all(d[0] >= main.start() and d[2] < today for d in happened)
+                and all(
+                    d[0] >= main.start()
+                    and d[2] < today
+                    and not _FOUR_DIGITS.search(inline.title, d[0], d[1])
+                    for d in happened
+                )
                 and _wording(inline.title[: main.start()], self.french).past
             ):
                 happened = []
@@ -3810,8 +3815,10 @@ class _ChunkReader:
 _ALSO = re.compile(r"(?i)\b(?:also|as\s+well|too|additionally|on\s+the\s+side)\b")
 """A second value beside the first, of what holds one at a time: "also works at", "… on the side"."""
 _SUBORDINATE = re.compile(
-    r"\s(?:that|which|who)\s(?!(?:was|is)\s+(?:on|last|yesterday)\b)|\s[—–]\s|\s-\s"
-    r"|,\s+(?:the|my|our|his|her|their)\s(?!(?:was|were)\s+(?:on|last|yesterday)\b)"
+    # "that" as a pronoun, before its verb ("the leak that started"; not "that lake sunrise").
+    r"\s(?:that|which|who)\s+(?!(?:was|is)\s+(?:on|last|yesterday)\b)(?=(?:was|were|is|had|has|got|\w+ed)\b)"
+    # Another thing's clause after a dash or comma (not the writer's own: "- I went to … on 10 July").
+    r"|(?:\s[—–]|\s-|,)\s+(?:the|my|our|his|her|their)\s(?!(?:was|were)\s+(?:on|last|yesterday)\b)"
 )
 """Where a sentence's main clause ends and a clause telling of something else begins ("… the leak that
 started two weeks ago", "…, the old one broke down yesterday"); not one restating its day ("…, it was
