@@ -340,12 +340,23 @@ def _in_iban_shape(text: str, start: int, end: int) -> bool:
     return False
 
 
+_NUMBER_NAMED_BEFORE = re.compile(
+    r"(?i)\b(?:ticket|tracking|order|invoice|ref|reference|booking|case|account|policy|serial|customer)"
+    r"(?:\s+(?:no|number|nr|id))?\.?\s*[:#]?\s*$"
+)
+"""What names a number as something else than a phone, right before it."""
+
+
 def _phone_spans(text: str) -> list[_Span]:
     spans: list[_Span] = []
     for match in _PHONE.finditer(text):
         digits = re.sub(r"\D", "", match.group())
         if not 9 <= len(digits) <= 15 or _in_iban_shape(text, match.start(), match.end()):
             continue
+        if match.group()[:1] == "0" and _NUMBER_NAMED_BEFORE.search(
+            text, max(0, match.start() - 24), match.start()
+        ):
+            continue  # "Ticket 0815 123456", "Tracking no. 0034 12345678": no phone
         code = match.group("intl")
         if code and text[match.end("intl")].isdigit():
             code = "+"  # no separator: where the country code ends is unknown, so show none of it

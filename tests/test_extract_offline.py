@@ -3628,8 +3628,6 @@ def test_the_writers_own_lines_after_a_label_are_the_writers(text: str) -> None:
         "I am living in Vienna for a few days.",
         "I'm living in Lisbon for the summer.",
         "I moved to Porto for a month.",
-        "Ana also works at Gail's on weekends.",  # a second job ends no first one
-        "Nadia also reports to Jane for the rate limiter work.",
         "Grandma Ruth bought Mia a Bugaboo stroller.",  # bought for someone
         "Ana bought Ben a beer.",
         "Tom works at Google now, Ana says.",  # someone's claim, or not known
@@ -4096,3 +4094,60 @@ def test_a_persons_note_label_lines_relate_the_person(text: str, triple: tuple[s
     assert relations(found) == {triple}
     elsewhere = extract(text, path="notes/Atlas.md", title="Atlas", heading=(), reference=None)
     assert relations(elsewhere) == set()  # only in a person's note
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ana also works at Gail's on weekends.",  # a second job
+        "Nadia also reports to Jane for the rate limiter work.",
+        "Jonas also works at Stripe.",  # like someone else
+        "Priya works at Shopify as well.",
+    ],
+)
+def test_a_value_said_with_also_is_undated_and_ends_nothing(text: str) -> None:
+    (relation,) = extract(text).draft.relations
+    assert (relation.valid_at, relation.invalid_at) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My sister in New York works at Pfizer.", set()),  # no "York"
+        ("The University of Leeds uses Moodle.", {("University of Leeds", "uses", "Moodle")}),
+        ("Tom's wife is French.", set()),
+        ("Tom runs Android Studio on his old ThinkPad.", {("Tom", "runs", "Android Studio")}),
+        ("I moved to Leeds this month.", {("Sam", "lives_in", "Leeds")}),
+        ("I moved to Denver for the long term.", {("Sam", "lives_in", "Denver")}),
+    ],
+)
+def test_the_edges_of_the_later_rules_keep_what_is_said(
+    text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert relations(extract(text, meta={"author": "Sam"})) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("I quit Google, my last day was on Friday.", date(2025, 3, 7)),  # a later clause restating the day
+        ("The monthly report is due on Friday.", date(2025, 3, 14)),  # "monthly" names a report
+        ("I'm on 24/7 on-call until Friday.", REF),  # no 24 July
+    ],
+)
+def test_the_later_date_rules_keep_the_days_said(text: str, day: date) -> None:
+    assert only_node(extract(text, meta={"author": "Sam"})).timestamp == day
+
+
+def test_no_organization_or_tool_is_taken_for_a_person() -> None:
+    apple = extract("Swift was introduced by [[Apple]] in 2014.")
+    assert {e.name: e.entity_type for e in apple.draft.entities}.get("Apple") != "person"
+    for text in (
+        "Obsidian is a Markdown editor that stores notes locally.",
+        "Upwork is a marketplace for freelancers that takes a cut.",
+    ):
+        assert [n.type for n in extract(text).draft.nodes] == ["concept"], text
+    podcast = extract(
+        "I moved to Berkeley in 2007 to start the lab.", meta={"type": "podcast"}, title="Huberman"
+    )
+    assert relations(podcast) == set()  # a podcast's "I" is its speaker's

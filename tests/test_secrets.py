@@ -128,6 +128,11 @@ def test_phone_numbers_keep_country_code_and_last_four_digits(phone: str, mask: 
     assert mask_secrets(f"call {phone} now") == (f"call {mask} now", ("phone",))
 
 
+def test_a_number_named_as_a_ticket_or_order_is_no_phone_number() -> None:
+    for text in ("Ticket 0815 123456 is closed.", "Tracking no. 0034 12345678 arrived."):
+        assert mask_secrets(text) == (text, ())
+
+
 @pytest.mark.parametrize(
     "text",
     [

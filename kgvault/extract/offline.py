@@ -231,9 +231,8 @@ _BODY_WORDS = _word_set(
 )
 """Last words of a name that make it a body of people (`PostgreSQL Global Development Group`)."""
 _BUSINESS_WORDS = _word_set(
-    "club mates interiors studio studios shop bakery cafe café bar restaurant league consulting robotics"
-    " collective choir band striders runners fc school academy gym clinic salon store press media games"
-    " records kitchen partners associates ventures"
+    "club mates interiors shop bakery cafe café bar restaurant league consulting robotics collective choir"
+    " band striders runners fc school academy gym clinic salon store records partners associates ventures"
 )
 """Last words of a name that make it a business, club or school someone runs (`Meeple Mates`)."""
 _RACE_WORDS = _word_set("marathon half-marathon 10k 5k race parkrun ultra triathlon relay")
@@ -241,9 +240,23 @@ _RACE_WORDS = _word_set("marathon half-marathon 10k 5k race parkrun ultra triath
 
 
 def _full_name(title: str) -> tuple[str, ...]:
-    """A note's title when it may be someone's full name ("Anna Kowalski": her "Anna" is her)."""
+    """A note's title when it may be someone's full name ("Anna Kowalski": her "Anna" is her; not "Sarah
+    Weekly Sync", "Jake Birthday Party", "Victoria Station")."""
     words = title.split()
-    return (title,) if 2 <= len(words) <= 3 and all(w[:1].isupper() and w.isalpha() for w in words) else ()
+    if not 2 <= len(words) <= 3 or not all(w[:1].isupper() and w.isalpha() for w in words):
+        return ()
+    return () if any(w.casefold() in _NOT_IN_NAMES for w in words[1:]) else (title,)
+
+
+_NOT_IN_NAMES = _word_set(
+    """
+    sync meeting meetings plan plans onboarding party birthday station review notes note project trip
+    weekly daily monthly call interview retro standup kickoff offboarding leaving visit wedding funeral
+    street road lane avenue square park house hall centre center school college university hospital
+    karenina holmes potter
+    """
+)
+"""Words of a title that make it no one's name ("Sarah Weekly Sync", "Anna Karenina")."""
 
 
 def _people_of(meta: Mapping[str, Any]) -> tuple[str, ...]:
@@ -808,9 +821,20 @@ _RECURRING = re.compile(r"(?i)\b(?:every|each)\s+(?:year|month|week)\b|\bannuall
 """A sentence about what recurs: its day is no one day ("Every year on 5 November we go to …")."""
 _RECURS = re.compile(
     r"(?i)\b(?:every|each)\s+(?:day|week|month|year|morning|evening|night|weekend|monday|tuesday|wednesday"
-    r"|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter)\b|\b(?:daily|weekly|monthly|annually"
-    r"|yearly|usually|typically|normally|generally)\b"
+    r"|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter)\b"
+    r"|\b(?:daily|weekly|monthly|annually|yearly)\b(?=\s+(?:on|at|in|from|around|by)\b|\s*[.,;!?)]|\s*$)"
+    r"|\b(?:usually|typically|normally|generally)\b"
 )
+
+
+def _recurs_around(text: str, start: int, end: int) -> bool:
+    """Whether the clause of the time at `start`–`end` says it recurs."""
+    before = max((m.end() for m in _TIME_CLAUSE_BREAK.finditer(text, 0, start)), default=0)
+    after = _TIME_CLAUSE_BREAK.search(text, end)
+    return _RECURS.search(text, before, after.start() if after else len(text)) is not None
+
+
+_TIME_CLAUSE_BREAK = re.compile(r"[,;:—–]|\b(?:and|but|so|because|while|though)\b", re.IGNORECASE)
 """A present sentence telling what recurs or is usual: its days are no one day."""
 _JUST_GONE = 31
 """Days back within which a day without a year, said as ahead, is taken as just gone instead."""
@@ -945,10 +969,12 @@ _IS_A_DEFINITION = re.compile(
     re.S,
 )
 _A_PERSON = re.compile(
-    r"(?i)(?:[a-z-]+\s+){0,2}?(?:TA|teaching\s+assistant|student|PhD\s+student|postdoc|friend|colleague|neighbou?r"
-    r"|classmate|flatmate|roommate|coworker|co-worker|mentor|coach|tutor|partner|cousin|nanny|babysitter"
-    r"|freelancer|translator|contractor|volunteer|founder|co-founder|owner|photographer|writer|journalist"
-    rf"|{'|'.join(JOB_TITLE_WORDS.split())})s?\b"
+    r"(?i)(?:(?!(?:for|of|with|to|from|by|in|on|at|that|which)\b)[a-z-]+\s+){0,2}?"
+    r"(?:TA|teaching\s+assistant|student|PhD\s+student|postdoc|friend|colleague|neighbou?r"
+    r"|classmate|flatmate|roommate|coworker|co-worker|mentor|coach|tutor|cousin|nanny|babysitter"
+    r"|freelancer|volunteer|photographer|journalist"
+    rf"|{'|'.join(w for w in JOB_TITLE_WORDS.split() if w not in ('manager', 'editor', 'lead', 'director'))})"
+    r"s?\b(?!['’])"
 )
 """What makes "X is a …" say who someone is: "a TA", "a friend from uni", "a senior nurse"."""
 _POSSESSIVE_ARTICLES = frozenset({"our", "my", "notre", "mon", "ma"})
@@ -1888,7 +1914,8 @@ exports it): no statement."""
 _DATE_PROPERTY_STARTS = frozenset("DdCcUuMmLl*_")
 _SLASH_DAY = re.compile(
     r"(?i)\b(?:on|by|due|until|till|from|before|after|since)[\x20\t]+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?"
-    r"[\x20\t]+)?(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])"
+    r"[\x20\t]+)?(?!24/7\b)(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])"
+    r"(?![\x20\t]*(?:inch|in\b|mm|cm|\"|rotation|on-call|support|coverage|of\b|ratio|scale))"
 )
 """A day written with a slash and no year, after a word that dates ("on 2/28", "by Fri 3/21")."""
 _NOT_A_CALLER = _word_set("so project app tool band film book song company team group place town village")
@@ -2050,8 +2077,9 @@ class _ChunkReader:
         self.person_note = note_type in PERSON_TYPES and _DAY_TITLE.match(source.title) is None
         """A note about one person (`People/Jamie Chen.md`): its lines without a subject are theirs."""
         if self.about_a_work:
-            # A book's or a paper's `author` wrote the work, not the note: its "I" is the reader's.
-            self.author, writer = None, source.writer
+            # A book's or a paper's `author` wrote the work, not the note. In a book's note the "I" is
+            # its reader's; in a podcast's, a recipe's or a paper's it may be the speaker's, paraphrased.
+            self.author, writer = None, source.writer if note_type == "book" else None
         self.i_am = writer
         self.said_at: date | datetime | None = None
         """When a conversation turn was said: relative times are then read with the full resolver."""
@@ -2837,7 +2865,9 @@ class _ChunkReader:
                 dates = _not_linked_words(inline, dates)
             dates = _range_firsts(inline.title, dates)
         if dates and not wording.past and _RECURS.search(inline.title):
-            dates = []  # "Mortgage payment goes out on the 1st every month": no one day, a habit
+            # "Mortgage payment goes out on the 1st every month": no one day, a habit (not "Our weekly
+            # 1:1 is on Thursday", nor "I start on 17 March and will work from home every Tuesday").
+            dates = [d for d in dates if not _recurs_around(inline.title, d[0], d[1])]
         ahead = self._reported_ahead(inline.title, dates, wording)
         if ahead:
             dates = [ahead.get(d, d) for d in dates]
@@ -2979,6 +3009,8 @@ class _ChunkReader:
         for hit in sorted(wording.hits, key=lambda hit: hit.past_state):
             if not is_asserted(inline.placeholder, hit) or self.reported:
                 continue
+            if _INSIDE_A_PLACE.search(inline.placeholder, max(0, hit.start - 60), hit.start):
+                continue  # "My sister in New York works at Pfizer": "York" is no one
             if _REPORTED_BEFORE_COLON.search(inline.placeholder[: hit_clause(inline.placeholder, hit)[0]]):
                 continue  # "Ana told me: Tom works at Google now": her claim
             if hit.pattern.first_person and (
@@ -3031,14 +3063,6 @@ class _ChunkReader:
                     )
             if pattern.subject_test is not None and not pattern.subject_test(subject):
                 continue  # "Dr. Shah switched Dad to Eliquis": Dad runs no software
-            if (
-                pattern.functional
-                and not pattern.ends
-                and _ALSO.search(inline.placeholder, hit.start, hit_clause(inline.placeholder, hit)[1])
-            ):
-                # "Ana also works at Gail's on weekends": a second job, no new one; one value at a time
-                # would end her first.
-                continue
             if hit.listed and pattern.functional and not SIDE_BY_SIDE[pattern.predicate](object_name):
                 continue  # "runs Plex and Pi-hole" lists two services; "runs Marlin and Klipper" no system
             if "upgraded" in pattern.keywords and _one_family(subject, object_name):
@@ -3057,6 +3081,15 @@ class _ChunkReader:
             valid_at, invalid_at = node_date, None
             if node_date is not None:  # "Ravi lives in Amsterdam but is moving to Utrecht in May"
                 valid_at = self._own_clauses_day(inline.placeholder, hit, node_date, wording) or node_date
+            if (
+                pattern.functional
+                and not pattern.ends
+                and _ALSO.search(inline.placeholder, hit.start, hit_clause(inline.placeholder, hit)[1])
+                and not (pattern.predicate in SIDE_BY_SIDE and SIDE_BY_SIDE[pattern.predicate](object_name))
+            ):
+                # "Ana also works at Gail's on weekends" (a second job) or "Jonas also works at Stripe"
+                # (like Ana): said at no date, it ends nothing; beside a current value, review asks.
+                valid_at = None
             if pattern.ends:
                 if node_date is None:
                     continue  # "I quit my job at Acme" on no date: when it ended is unknown
@@ -3818,13 +3851,16 @@ _SUBORDINATE = re.compile(
     # "that" as a pronoun, before its verb ("the leak that started"; not "that lake sunrise").
     r"\s(?:that|which|who)\s+(?!(?:was|is)\s+(?:on|last|yesterday)\b)(?=(?:was|were|is|had|has|got|\w+ed)\b)"
     # Another thing's clause after a dash or comma (not the writer's own: "- I went to … on 10 July").
-    r"|(?:\s[—–]|\s-|,)\s+(?:the|my|our|his|her|their)\s(?!(?:was|were)\s+(?:on|last|yesterday)\b)"
+    r"|(?:\s[—–]|\s-|,)\s+(?:the|my|our|his|her|their)\s"
+    r"(?![^,.;]{0,30}\b(?:was|were|came|arrived|started|began|ended)\s+(?:on\s|last\s|yesterday|[A-Z\d]))"
 )
 """Where a sentence's main clause ends and a clause telling of something else begins ("… the leak that
 started two weeks ago", "…, the old one broke down yesterday"); not one restating its day ("…, it was
 on Monday")."""
 _DENIED_BEFORE = re.compile(r"(?i)\bnot\s+$")
 _WEEK_WORD = re.compile(r"(?i)\bweek\b")
+_INSIDE_A_PLACE = re.compile(r"\b(?:in|at|from|for|with|near)\s+(?:the\s+)?(?:[A-ZÀ-ÖØ-Þ][\w'’.&-]*\s+)+$")
+"""What comes before a match that starts inside a name after a place word ("in New |York works …")."""
 _UNTIL_WORD = re.compile(r"(?i)\b(?:until|till|til)\b")
 _FOR_A_SPAN = re.compile(
     r"(?i)[\x20\t]+for[\x20\t]+(?:(?:almost|nearly|about|over|more[\x20\t]+than|just|only)[\x20\t]+)?"
@@ -3995,7 +4031,7 @@ _MET = re.compile(
     r"(?i)\b(?:met(?:\s+up)?(?:\s+with)?|(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink)\s+with"
     r"|(?:chatted|talked|spoke|hung\s+out|caught\s+up)\s+(?:to|with)|texted|phoned|hugged"
     # "reviewed by [[Priya]]", "Recommended by [[Anna]]": people do that.
-    r"|(?:reviewed|recommended|suggested|introduced|approved|requested|mentored|coached|interviewed)\s+by"
+    r"|(?:reviewed|recommended|mentored|coached|interviewed)\s+by"
     # "Called [[Mum]]", "I called [[Mum]]"; not "a note called [[Creativity is …]]".
     r"|(?:^|(?<=I\s)|(?<=[Ww]e\s)|(?<=she\s)|(?<=he\s)|(?<=just\s)|(?<=also\s))called)"
     r"\s+(?:my\s+[a-z]+\s+)?(?P<links>\ue000\d+\ue001(?:(?:,\s*|\s+and\s+|\s*&\s*)\ue000\d+\ue001)*)"

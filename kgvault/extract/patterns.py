@@ -85,7 +85,7 @@ _NO_VERB_AFTER = (
 _NOT_AFTER_A_PLACE_WORD = (
     r"(?<!\bin\x20)(?<!\bat\x20)(?<!\bfrom\x20)(?<!\bfor\x20)(?<!\bwith\x20)(?<!\bnear\x20)"
     # "A friend of Ana works at …", but "Most of Acme uses Slack" is most of Acme.
-    r"(?:(?<!\bof\x20)|(?<=\b[Mm]ost\x20of\x20)|(?<=\b[Hh]alf\x20of\x20)|(?<=\b[Ss]ome\x20of\x20)"
+    + r"(?:(?<!\bof\x20)|(?<=\b[Mm]ost\x20of\x20)|(?<=\b[Hh]alf\x20of\x20)|(?<=\b[Ss]ome\x20of\x20)"
     r"|(?<=\b[Aa]ll\x20of\x20))"
 )
 """Not a name ending a longer subject: "My cousin in Toronto works at Shopify", "My old manager at
@@ -95,7 +95,8 @@ Meta now works at Google", "The recruiter from Meta reports to Jane" say nothing
 def _name(word: str, joiners: str = "of") -> str:
     """A name made of such words: a placeholder, or up to five words (later ones may be numbers, and
     "of" may join two: "Bank of America", "Isle of Man")."""
-    joined = rf"(?:{joiners})[ ]{word}(?![\w'’-]){_NO_VERB_AFTER}"
+    # Only after "&" a verb says two clauses: "Stripe & Tom works at …" ("University of Leeds uses" is one).
+    joined = rf"(?:of[ ]{word}|&[ ]{word}(?![\w'’-]){_NO_VERB_AFTER})" if "&" in joiners else rf"of[ ]{word}"
     return rf"(?:\ue000\d+\ue001|{word}(?:[ ](?:{word}|{_NUMBER}|{joined})){{0,4}})"
 
 
@@ -392,7 +393,7 @@ _NOT_A_STAY = (
     r"(?![\w'’-])(?![\t\x20]+(?:(?:last|this|next)[\t\x20]+\w+[\t\x20]+|yesterday[\t\x20]+|today[\t\x20]+)?"
     r"(?:for[\t\x20]+(?:a|an|one|two|three|four|five|six|the|a[\t\x20]+few|a[\t\x20]+couple(?:[\t\x20]+of)?|\d+"
     r"|\w+[\t\x20]+or[\t\x20]+\w+)[\t\x20]+(?:\w+[\t\x20]+)?(?:nights?|days?|weeks?|weekend|months?|summer"
-    r"|winter|spring|autumn|fall|semester|term|season|holidays?)\b|this[\t\x20]+(?:month|summer|winter|semester))\b)"
+    r"|winter|spring|autumn|fall|semester|season|holidays?)\b))"
 )
 """After a home, no stay: "I moved to Ljubljana for two nights", "living in Vienna for a few days",
 "living in Lisbon for the summer", "moved to Porto for a month"."""
@@ -552,6 +553,22 @@ def _no_kin(name: str) -> bool:
     """Whether the name is no family word or title ("Dad", "Grandma Ruth", "Dr. Shah")."""
     words = name.casefold().replace(".", " ").split()
     return not words or words[0] not in _KIN_OR_TITLE
+
+
+_NOT_A_SPOUSE = _word_set(
+    """
+    french german spanish italian american british english irish scottish welsh canadian australian indian
+    chinese japanese korean dutch polish ukrainian russian swedish norwegian danish finnish greek turkish
+    brazilian mexican portuguese argentinian catholic jewish muslim hindu christian buddhist pregnant not
+    """
+)
+
+
+def _could_be_a_spouse(name: str) -> bool:
+    """Whether a name after "Tom's wife is" may be hers: no role, nationality nor faith ("is French",
+    "is Director of Engineering", "is NOT happy")."""
+    first = name.split()[0].casefold() if name.split() else ""
+    return first not in _NOT_A_SPOUSE and _no_role(name)
 
 
 def _no_tool(name: str) -> bool:
@@ -758,7 +775,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} and {O} (?:just |finally )?got married(?![\w'’-])(?! to\b)", "married_to", "married to",
              True, "person", "person", keywords="married"),
     _pattern(r"{S}['’]s (?:wife|husband|spouse) (?:is )?{O}", "married_to", "married to", True, "person",
-             "person", keywords="wife husband spouse"),
+             "person", keywords="wife husband spouse", object_test=_could_be_a_spouse),
     _pattern(rf"{{O}} is (?:now )?my {_MANAGER}", "reports_to", "reports to", True, "person", "person",
              keywords=_MANAGER_WORDS, writer=True),
     _pattern(rf"(?i:my) {_MANAGER} is (?:now )?{{O}}", "reports_to", "reports to", True, "person", "person",
