@@ -644,6 +644,11 @@ _BODY_DATE = re.compile(
     r"(?im)^[ \t]*[-*]?[ \t]*(?:\*\*|__)?(?:date|created|created[ \t]+(?:at|on|time)|date[ \t]+created"
     r"|meeting[ \t]+date)(?:\*\*|__)?[ \t]*::?(?:\*\*|__)?[ \t]*(?P<value>\S.{0,60})$"
 )
+_BARE_DATE_LINE = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?[ \t]+)?"
+    r"(?P<value>[^\n]{6,30}?)[ \t]*$",
+    re.I,
+)
 _BODY_DATE_LINES = 12
 """How far into the body a `Date:` line dates the note (Notion's and Bear's exports put it on top)."""
 
@@ -654,6 +659,14 @@ def _body_date(text: str, body_line: int) -> date | None:
     lines = text.split("\n", body_line + _BODY_DATE_LINES)[body_line - 1 : body_line - 1 + _BODY_DATE_LINES]
     found = _BODY_DATE.search("\n".join(lines))
     if found is None:
+        # A line that is only a date, among the first three written ("Work notes" / "February 24, 2025").
+        for line in [line for line in lines if line.strip()][:3]:
+            bare = _BARE_DATE_LINE.match(line)
+            if bare is None:
+                continue
+            days = find_dates(bare["value"], None)
+            if days and days[0][0] == 0 and days[0][1] == len(bare["value"]):
+                return days[0][2]
         return None
     days = find_dates(found["value"], None)
     return days[0][2] if days and days[0][0] <= 2 else None

@@ -4151,3 +4151,59 @@ def test_no_organization_or_tool_is_taken_for_a_person() -> None:
         "I moved to Berkeley in 2007 to start the lab.", meta={"type": "podcast"}, title="Huberman"
     )
     assert relations(podcast) == set()  # a podcast's "I" is its speaker's
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The guy who replaced Tom works at Google.",  # Tom is who was replaced
+        "The woman who interviewed Ana lives in Paris.",
+        "Lucia lives in Braga, no wait, in Guimarães.",  # taken back as it is said
+        "Inês works at Google, no, sorry, at YouTube.",
+        "Lucia lives in Braga, I mean Guimarães.",
+        "Retraction: I wrote on 3/1 that Tom works at Meta.",  # what was written
+        "~~Raj works at Google.~~",  # struck out
+        "> [!note] Marta said\n> I work at Zalando.",  # her words
+    ],
+)
+def test_what_is_taken_back_struck_or_someone_elses_states_nothing(text: str) -> None:
+    assert relations(extract(text, meta={"author": "Sam"}, heading=())) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("~~Raj works at Google.~~ Raj works at Meta.", {("Raj", "works_for", "Meta")}),
+        ("Ana works at Stripe, I mean it, she loves it.", {("Ana", "works_for", "Stripe")}),
+        ("My wife is Olga.", {("Sam", "married_to", "Olga")}),
+        ("My wife Olga is not so happy about it.", {("Sam", "married_to", "Olga")}),
+        ("My wife is French.", set()),
+    ],
+)
+def test_what_the_writer_still_says_stands(text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert relations(extract(text, meta={"author": "Sam"}, heading=())) == expected
+
+
+def test_a_quotation_with_whose_it_is_is_no_definition() -> None:
+    found = extract('"I love this city" — the taxi driver', meta={"author": "Sam"}, heading=())
+    assert [n.type for n in found.draft.nodes] != ["concept"] and relations(found) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "day"), [("Met Ana on Mon.", date(2025, 3, 10)), ("Met Ana on Fri.", date(2025, 3, 7))]
+)
+def test_a_weekday_written_short_is_that_weekday(text: str, day: date) -> None:
+    assert only_node(extract(text)).timestamp == day
+
+
+def test_a_team_wikis_label_lines_under_a_persons_name_are_theirs() -> None:
+    for text, triple in (
+        ("Location: Lisbon", ("Ana Souza", "lives_in", "Lisbon")),
+        ("Reports to: Lena Park", ("Ana Souza", "reports_to", "Lena Park")),
+    ):
+        found = extract(
+            text, heading=("Team Directory", "Ana Souza"), title="Team Directory", path="Team Directory.md"
+        )
+        assert relations(found) == {triple}
+    system = extract("Location: Frankfurt", heading=("Systems", "Atlas"), title="Systems", path="Systems.md")
+    assert relations(system) == set()

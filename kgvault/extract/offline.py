@@ -162,6 +162,11 @@ _RULE = re.compile(r"^\s{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}
 _QUOTE = re.compile(r"^\s{0,3}>[ \t]?")
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
 _QUOTING_CALLOUT = re.compile(r"^\[!(?:quote|cite|abstract)\]", re.IGNORECASE)
+_SPEAKER_CALLOUT = re.compile(
+    r"^(?:from\s+(?:\[\[)?[A-Z]|(?:\[\[)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?(?:\]\])?\s+"
+    r"(?:said|says|wrote|writes|told\s+me|texted|asked|replied|emailed)\b)"
+)
+"""A callout's title naming whose words it holds: "Marta said", "From Marta", "[[Tom]] wrote"."""
 _HIGHLIGHTS = re.compile(r"^new\s+highlights\s+added\b", re.IGNORECASE)
 """Readwise's heading over passages it adds to a book's note. Not any "Highlights": a weekly
 review's are the writer's own."""
@@ -220,8 +225,9 @@ for _type, _keys in (
                " speakers owner owners creator creators guest guests artist artists lead leads manager"),
     # Not `maker`: a board game's or a product's maker is often a person (its designer).
     ("organization", "org orgs organization organisation company companies employer publisher"
-                     " publishers manufacturer manufacturers studio studios brand"),
-    ("place", "loc location locations place places city country where venue"),
+                     " publishers manufacturer manufacturers studio studios brand works_at works_for"
+                     " workplace"),
+    ("place", "loc location locations place places city country where venue lives_in based_in"),
     ("project", "project projects"),
 ):  # fmt: skip
     _KEY_TYPES.update(dict.fromkeys(_keys.split(), _type))
@@ -732,10 +738,12 @@ _RANGE_FIRST = re.compile(
 _OVER_THE_WEEKEND = re.compile(r"(?i)\b(?:over|during)\s+the\s+weekend\b")
 _BARE_WEEKDAY = re.compile(
     r"(?i)\b(?:on|until|till|til|by|before)\s+(?P<day>monday|tuesday|wednesday|thursday|friday|saturday"
-    r"|sunday)(?![\w'’-]|\s*,?\s*(?:the\s+)?\d)"
+    r"|sunday|(?-i:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)(?=\.|[\x20\t]*[,;:!?)]|[\x20\t]*$|[\x20\t]+[a-z]))"
+    r"(?![\w'’-]|\s*,?\s*(?:the\s+)?\d)"
 )
 """A weekday named alone after a preposition: the coming one ("closed until Thursday"), or in a
 past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor "on Monday 3 March"."""
+_SHORT_DAY = re.compile(r"\b(?:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\b")
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _TITLE_YEAR = re.compile(
     r"(?<!\d)(?<!\d-)(?:19|20|21)\d\d(?:(?=-(?:0[1-9]|1[0-2]|W\d\d|Q[1-4])(?![\w-]))|(?!\d|-\d))"
@@ -776,9 +784,10 @@ _WEEKDAY_NUMBERS = {
     for names in (
         ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
         ("lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"),
+        ("mon", "tue", "wed", "thu", "fri", "sat", "sun"),
     )
     for number, name in enumerate(names)
-}
+} | {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
 _PRESENT_STATE = re.compile(r"(?i)\b(?:is|are|am|stays?|remains?|will\s+be)\b|[’'](?:s|re|m)\b")
 """A state's present verb: "Omar is out sick until Thursday", "we're closed until Monday"."""
 _FUTURE = re.compile(r"(?i)\b(?:will|shall|won['’]t|going\s+to|gonna|about\s+to)\b|[’']ll\b")
@@ -961,6 +970,10 @@ _NOT_TERMS = frozenset(
 _DASH_DEFINITION = re.compile(
     r"^(?P<term>[^\s—–:][^—–:\n]{0,60}?)[ \t]+[—–][ \t]+(?P<definition>\S.*)$", re.S
 )
+_ATTRIBUTED_QUOTE = re.compile(r'^["“‘«][^"”’»\n]{2,300}["”’»][.!?]?\s*(?:[—–-]|\()')
+"""A quotation with whose it is after it: '"I love this city" — the taxi driver'."""
+_STRUCK = re.compile(r"~~[^~\n]+~~")
+_QUOTE_OPENERS = frozenset("\"“‘'«")
 _COLON_DEFINITION = re.compile(r"^(?P<term>[^\s:][^:\n]{0,60}?):[ \t]+(?P<definition>\S.*)$", re.S)
 _IS_A_DEFINITION = re.compile(
     r"^(?:(?:The|An?|Le|La|Un|Une)\s+)?"
@@ -1616,7 +1629,12 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
             quoting = None
         else:
             if quoting is None:
-                callout = _CALLOUT.match(text) is not None and not _QUOTING_CALLOUT.match(text)
+                callout = (
+                    _CALLOUT.match(text) is not None
+                    and not _QUOTING_CALLOUT.match(text)
+                    # "> [!note] Marta said": her words, as a quote's are.
+                    and not _SPEAKER_CALLOUT.match(_CALLOUT.sub("", text))
+                )
                 quoting = "callout" if callout else "quote"
             text = _CALLOUT.sub("", text)
             if not text.strip():
@@ -1913,7 +1931,7 @@ _DATE_PROPERTY = re.compile(
 exports it): no statement."""
 _DATE_PROPERTY_STARTS = frozenset("DdCcUuMmLl*_")
 _SLASH_DAY = re.compile(
-    r"(?i)\b(?:on|by|due|until|till|from|before|after|since)[\x20\t]+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?"
+    r"(?i)\b(?:on|by|due|until|till|from|before|after|since|update|edit|as\s+of)[\x20\t]+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?"
     r"[\x20\t]+)?(?!24/7\b)(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![/\d])"
     r"(?![\x20\t]*(?:inch|in\b|mm|cm|\"|rotation|on-call|support|coverage|of\b|ratio|scale))"
 )
@@ -2360,6 +2378,7 @@ class _ChunkReader:
                 spoken_at = (block.indent, opens == "reported")
             quoted = (
                 block.quoted
+                or _ATTRIBUTED_QUOTE.match(block.text) is not None  # '"I love this city" — the taxi driver'
                 or self.clipped
                 or self.highlights
                 or (block.kind in ("item", "paragraph") and self._passage(block.text))
@@ -2388,6 +2407,11 @@ class _ChunkReader:
                 # Read as fields, they are no words of the statement ("Read [[Dune]] [rating:: 4]"),
                 # but a day they give is when it happened ("[finished:: 2024-04-20]": "finished on …").
                 block.text = _BRACKETED_FIELD.sub(_field_as_words, block.text)
+            if "~~" in block.text:
+                # "~~Raj works at Google.~~ Raj works at Meta.": what is struck out is taken back.
+                block.text = _STRUCK.sub("", block.text).strip()
+                if not block.text:
+                    continue
             if block.kind == "row":
                 if not block.header_row:
                     self._candidate(_Candidate(block.text, quote, "row", heading_entity, quoted))
@@ -2546,7 +2570,7 @@ class _ChunkReader:
             weekdays = list(_BARE_WEEKDAY_FR.finditer(text)) if "di" in lower else []
             month_days: list[re.Match[str]] = []
         elif self.language == "en":
-            weekdays = list(_BARE_WEEKDAY.finditer(text)) if "day" in lower else []
+            weekdays = list(_BARE_WEEKDAY.finditer(text)) if "day" in lower or _SHORT_DAY.search(text) else []
             month_days = list(_BARE_MONTH_DAY.finditer(text)) if "the" in lower else []
         else:
             return found
@@ -2834,7 +2858,14 @@ class _ChunkReader:
                 names.append(self.entities.add(linked, None, candidate.quote))
 
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
-        read = self._about_the_person(inline) if self.person_note else inline
+        if self.person_note:
+            read = self._about_the_person(inline)
+        elif self.chunk.heading_path and _PERSON_FIELD.match(inline.placeholder):
+            # A team wiki's "## Ana Souza" / "Location: Lisbon": the label lines under a person's name.
+            named = _full_name(_analyse(self.chunk.heading_path[-1]).title)
+            read = self._about_the_person(inline, named[0], fields_only=True) if named else inline
+        else:
+            read = inline
         if "(" in read.placeholder or ", " in read.placeholder:
             # "Alex (my husband) works at Boeing", "Alex, my husband, works at Boeing": read without
             # the aside (blanked, so every position stays where it was).
@@ -3011,6 +3042,16 @@ class _ChunkReader:
                 continue
             if _INSIDE_A_PLACE.search(inline.placeholder, max(0, hit.start - 60), hit.start):
                 continue  # "My sister in New York works at Pfizer": "York" is no one
+            if _RELATIVE_BEFORE.search(inline.placeholder, max(0, hit.start - 40), hit.start):
+                continue  # "The guy who replaced Tom works at Google": Tom is who was replaced
+            if _CORRECTED_AFTER.search(inline.placeholder, hit.end, hit_sentence(inline.placeholder, hit)[1]):
+                continue  # "Lucia lives in Braga, no wait, in Guimarães": taken back as it is said
+            # The match may start at the "that" before its subject ("that Tom works at …").
+            said_to = (
+                hit.start + 5 if inline.placeholder.startswith(("that ", "That "), hit.start) else hit.start
+            )
+            if _WROTE_THAT.search(inline.placeholder, max(0, hit.start - 80), said_to):
+                continue  # "I wrote on 3/1 that Tom works at Meta": what was written, not so
             if _REPORTED_BEFORE_COLON.search(inline.placeholder[: hit_clause(inline.placeholder, hit)[0]]):
                 continue  # "Ana told me: Tom works at Google now": her claim
             if hit.pattern.first_person and (
@@ -3281,12 +3322,16 @@ class _ChunkReader:
         year = _BARE_YEAR.search(text)  # "(left 2024)": a bare year the resolver leaves alone
         return [date(int(year.group(1)), 1, 1)] if year else []
 
-    def _about_the_person(self, inline: _Inline) -> _Inline:
+    def _about_the_person(
+        self, inline: _Inline, who: str | None = None, *, fields_only: bool = False
+    ) -> _Inline:
         """A line of a person's note with its subject left out or said as "she", "he" or "they", read
-        with the person named instead: "Works at the BBC." as "<Jamie Chen> works at the BBC."."""
+        with the person named instead: "Works at the BBC." as "<Jamie Chen> works at the BBC."; `who`
+        is the person when not the note's (only their label lines then, `fields_only`)."""
         text = inline.placeholder
-        match = _LEFT_OUT_SUBJECT.match(text)
-        job = _JOB_AT.match(text) if match is None else None
+        who = who or self.source.title
+        match = None if fields_only else _LEFT_OUT_SUBJECT.match(text)
+        job = None if fields_only else _JOB_AT.match(text) if match is None else None
         field = _PERSON_FIELD.match(text) if match is None and job is None else None
         if match is None and job is None and field is None:
             return inline
@@ -3301,7 +3346,7 @@ class _ChunkReader:
             rest = " " + text[0].lower() + text[1:]
         return replace(
             inline,
-            refs=(*inline.refs, _Ref("link", self.source.title, self.source.title)),
+            refs=(*inline.refs, _Ref("link", who, who)),
             placeholder=person + rest,
         )
 
@@ -3589,7 +3634,8 @@ class _ChunkReader:
             or ((bold.group("inner") or bold.group("sep")) and _ARTICLE_START.match(bold.group("definition")))
         ):
             term, definition = bold.group("term"), bold.group("definition")
-        if term is None and ("—" in text or "–" in text):
+        if term is None and ("—" in text or "–" in text) and text[:1] not in _QUOTE_OPENERS:
+            # Not '"I love this city" — the taxi driver': a quotation and whose it is.
             dash = _DASH_DEFINITION.match(text)
             if (
                 dash
@@ -3859,6 +3905,15 @@ started two weeks ago", "…, the old one broke down yesterday"); not one restat
 on Monday")."""
 _DENIED_BEFORE = re.compile(r"(?i)\bnot\s+$")
 _WEEK_WORD = re.compile(r"(?i)\bweek\b")
+_RELATIVE_BEFORE = re.compile(r"(?i)\b(?:who|that|whom|whoever)\s+[a-z]+(?:ed|ing|s)?\s+$")
+"""Before a name the object of a relative clause: "The guy who replaced |Tom works at Google"."""
+_CORRECTED_AFTER = re.compile(
+    r"(?i)[,;—–-]\s*(?:(?:no\s+wait|no,?\s+sorry|sorry|scratch\s+that|or\s+rather|correction|actually,?\s+no)\b"
+    r"|I\s+mean,?\s+(?:in\b|at\b|(?-i:[A-Z])))"
+)
+"""After a relation in its sentence, the writer taking it back: ", no wait, …", ", sorry, …", ", I mean …"."""
+_WROTE_THAT = re.compile(r"(?i)\b(?:wrote|noted|posted|tweeted|read|heard)\b[^.;!?]{0,50}\bthat\s+$")
+"""What was written or read, not the writer's word now: "I wrote on 3/1 that |Tom works at Meta"."""
 _INSIDE_A_PLACE = re.compile(r"\b(?:in|at|from|for|with|near)\s+(?:the\s+)?(?:[A-ZÀ-ÖØ-Þ][\w'’.&-]*\s+)+$")
 """What comes before a match that starts inside a name after a place word ("in New |York works …")."""
 _UNTIL_WORD = re.compile(r"(?i)\b(?:until|till|til)\b")
@@ -4030,6 +4085,7 @@ def _not_linked_words(inline: _Inline, dates: list[tuple[int, int, date]]) -> li
 _MET = re.compile(
     r"(?i)\b(?:met(?:\s+up)?(?:\s+with)?|(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink)\s+with"
     r"|(?:chatted|talked|spoke|hung\s+out|caught\s+up)\s+(?:to|with)|texted|phoned|hugged"
+    r"|(?:a|went\s+for\s+a)\s+(?:run|walk|hike|swim|ride|jog|bike\s+ride)\s+with"
     # "reviewed by [[Priya]]", "Recommended by [[Anna]]": people do that.
     r"|(?:reviewed|recommended|mentored|coached|interviewed)\s+by"
     # "Called [[Mum]]", "I called [[Mum]]"; not "a note called [[Creativity is …]]".

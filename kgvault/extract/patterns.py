@@ -771,6 +771,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "person", keywords="married"),
     _pattern(r"{O} and I (?:just |finally )?got married(?![\w'’-])(?! to\b)", "married_to", "married to",
              True, "person", "person", keywords="married", writer=True),
+    # The writer's: "My wife is Olga", "my husband Tom".
+    _pattern(r"(?i:my) (?:wife|husband|spouse) (?:is )?{O}", "married_to", "married to", True, "person",
+             "person", keywords="wife husband spouse", writer=True, object_test=_could_be_a_spouse),
     # Someone's: "Anna and Erik got married last summer", "Ben's wife is Grace", "Anna's husband Erik".
     _pattern(r"{S} and {O} (?:just |finally )?got married(?![\w'’-])(?! to\b)", "married_to", "married to",
              True, "person", "person", keywords="married"),
