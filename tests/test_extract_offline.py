@@ -4207,3 +4207,22 @@ def test_a_team_wikis_label_lines_under_a_persons_name_are_theirs() -> None:
         assert relations(found) == {triple}
     system = extract("Location: Frankfurt", heading=("Systems", "Atlas"), title="Systems", path="Systems.md")
     assert relations(system) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Mia lives in Lisbon and works at Google.",
+            {("Mia", "lives_in", "Lisbon"), ("Mia", "works_for", "Google")},
+        ),
+        (
+            "Priya leads Atlas and reports to Derek.",
+            {("Priya", "leads", "Atlas"), ("Priya", "reports_to", "Derek")},
+        ),
+        ("Mia lives in Lisbon and Porto.", {("Mia", "lives_in", "Lisbon")}),
+        ("Mia lives in Lisbon and loves it.", {("Mia", "lives_in", "Lisbon")}),
+    ],
+)
+def test_one_subject_with_two_verbs_says_both(text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert relations(extract(text)) == expected

@@ -1911,6 +1911,13 @@ def _is_verb_after_subject(tokens: list[str], folded: list[str], index: int) -> 
     )
 
 
+_RELATION_VERBS = r"(?:lives|works|leads|manages|heads|uses|runs|reports|owns)"
+_SHARED_SUBJECT = re.compile(
+    rf"^(?P<subject>\ue000\d+\ue001|(?!(?:I|We|The|A|An|This|That|It|He|She|They)\b)[A-ZÀ-ÖØ-Þ][\w'’-]*"
+    rf"(?:\x20[A-ZÀ-ÖØ-Þ][\w'’-]*){{0,2}})\x20+(?:(?:now|also|still|currently)\x20+)?{_RELATION_VERBS}\b"
+    rf"[^.;!?,]*?\x20and\x20+(?=(?:(?:now|also|still|currently)\x20+)?{_RELATION_VERBS}\b)"
+)
+"""A sentence whose subject does two things: "Mia lives in Lisbon and works at Google"."""
 _ASIDE = re.compile(
     r"(?<=[A-Za-z\ue001])(?:[\x20\t]*\((?![^()\n]*\b(?:apparently|allegedly|supposedly|reportedly|maybe|probably"
     r"|perhaps|possibly|not|no|never|unconfirmed|unverified|sure|think|guess|rumou?red|formerly|former|retired|ex"
@@ -2866,6 +2873,14 @@ class _ChunkReader:
             read = self._about_the_person(inline, named[0], fields_only=True) if named else inline
         else:
             read = inline
+        if " and " in read.placeholder:
+            # "Mia lives in Lisbon and works at Google": the second verb's subject said again, for reading.
+            shared = _SHARED_SUBJECT.match(read.placeholder)
+            if shared is not None:
+                at = shared.end()
+                read = replace(
+                    read, placeholder=f"{read.placeholder[:at]}{shared['subject']} {read.placeholder[at:]}"
+                )
         if "(" in read.placeholder or ", " in read.placeholder:
             # "Alex (my husband) works at Boeing", "Alex, my husband, works at Boeing": read without
             # the aside (blanked, so every position stays where it was).
