@@ -4226,3 +4226,11 @@ def test_a_team_wikis_label_lines_under_a_persons_name_are_theirs() -> None:
 )
 def test_one_subject_with_two_verbs_says_both(text: str, expected: set[tuple[str, str, str]]) -> None:
     assert relations(extract(text)) == expected
+
+
+@pytest.mark.parametrize("title", ["Sarah Weekly Sync", "Sarah Birthday Party"])
+def test_a_title_that_is_no_ones_full_name_resolves_no_first_name(title: str) -> None:
+    found = extract(
+        "Sarah reports to Dave Chen now.", title=title, path=f"{title}.md", reference=None, heading=()
+    )
+    assert relations(found) == {("Sarah", "reports_to", "Dave Chen")}
