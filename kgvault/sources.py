@@ -24,6 +24,7 @@ from kgvault.conversations import Conversation
 from kgvault.conversations.transcript import participants, read_turns, session_time
 from kgvault.dates import date_in_filename, find_dates, parse_date_value
 from kgvault.discover import SOURCE_KINDS, Found, find_sources, imported_draft_files
+from kgvault.note_kind import kept_kind
 from kgvault.records import Problem, Source, SourceKind
 from kgvault.secrets import mask_secrets
 
@@ -236,8 +237,9 @@ def _note_source(
         for key, value in _page_properties(text, body_line).items():
             meta.setdefault(key, value)  # Logseq's `type:: person`, `alias:: Caddy server`
     title = _note_title(meta)
-    reference_time = _reference_time(rel_path, stem, meta, yaml_text, zone, problems) or _body_date(
-        text, body_line
+    reference_time = _reference_time(rel_path, stem, meta, yaml_text, zone, problems) or (
+        # A person's note's date line is their birthday, not when it was written.
+        _body_date(text, body_line) if kept_kind(meta, title or stem, rel_path) != "person" else None
     )
     names = participants(meta) if kind == "markdown" else {}
     turns, strangers = read_turns(text, body_line, names, session_time(meta, zone) or reference_time)
@@ -650,6 +652,8 @@ _BARE_DATE_LINE = re.compile(
     re.I,
 )
 _BODY_DATE_LINES = 12
+_FIRST_NOTES_YEAR = 2000
+"""A date line before this year is no day a note was written (a birth date at the top of a person's note)."""
 """How far into the body a `Date:` line dates the note (Notion's and Bear's exports put it on top)."""
 
 
@@ -659,14 +663,20 @@ def _body_date(text: str, body_line: int) -> date | None:
     lines = text.split("\n", body_line + _BODY_DATE_LINES)[body_line - 1 : body_line - 1 + _BODY_DATE_LINES]
     found = _BODY_DATE.search("\n".join(lines))
     if found is None:
-        # A line that is only a date, among the first three written ("Work notes" / "February 24, 2025").
-        for line in [line for line in lines if line.strip()][:3]:
+        # A line that is only a date, among the first three written ("Work notes" / "February 24, 2025");
+        # not a birthday's, a deadline's or a kickoff's ("Due" / "June 30, 2025"), nor a day long before
+        # anyone wrote notes on a computer (a birth date, "1958-07-12").
+        written = [line for line in lines if line.strip()][:3]
+        for index, line in enumerate(written):
             bare = _BARE_DATE_LINE.match(line)
             if bare is None:
                 continue
             days = find_dates(bare["value"], None)
+            labelled = (
+                index > 0 and len(written[index - 1].split()) == 1 and not written[index - 1].startswith("#")
+            )
             if days and days[0][0] == 0 and days[0][1] == len(bare["value"]):
-                return days[0][2]
+                return days[0][2] if days[0][2].year >= _FIRST_NOTES_YEAR and not labelled else None
         return None
     days = find_dates(found["value"], None)
     return days[0][2] if days and days[0][0] <= 2 else None

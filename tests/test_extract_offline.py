@@ -4234,3 +4234,40 @@ def test_a_title_that_is_no_ones_full_name_resolves_no_first_name(title: str) ->
         "Sarah reports to Dave Chen now.", title=title, path=f"{title}.md", reference=None, heading=()
     )
     assert relations(found) == {("Sarah", "reports_to", "Dave Chen")}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Tom works at Google, sorry for the late note.", {("Tom", "works_for", "Google")}),
+        ("Ana lives in Lisbon, I mean, I always knew she would.", {("Ana", "lives_in", "Lisbon")}),
+        ("Ana lives in Lisbon and Tom works at Google, no wait, at Meta.", {("Ana", "lives_in", "Lisbon")}),
+        ("So that means Tom works at Google.", {("Tom", "works_for", "Google")}),
+        ("I read the docs and confirmed that Atlas uses Redis.", {("Atlas", "uses", "Redis")}),
+        ("My wife is Head of Product at Monzo.", set()),
+        ("My wife Netflix-binged all weekend.", set()),
+        (
+            '"Dune" (Frank Herbert) - finished today. I moved to Berlin yesterday.',
+            {("Sam", "lives_in", "Berlin")},
+        ),
+        (
+            "> [!note] Ana said yes to the offer\n> I moved to Berlin last week.",
+            {("Sam", "lives_in", "Berlin")},
+        ),
+        ("> [!note] From Marta\n> I work at Zalando.", set()),
+    ],
+)
+def test_the_edges_of_the_writing_style_rules(text: str, expected: set[tuple[str, str, str]]) -> None:
+    assert relations(extract(text, meta={"author": "Sam"}, heading=())) == expected
+
+
+def test_a_struck_item_alone_is_done_and_struck_code_is_code() -> None:
+    done = extract("- ~~Submitted the visa application~~", heading=())
+    assert [n.title for n in done.draft.nodes] == ["Submitted the visa application"]
+    code = extract("Obsidian uses `~~` for strikethrough; Ana lives in Lisbon, and `~~` works in GitHub.")
+    assert ("Ana", "lives_in", "Lisbon") in relations(code)
+
+
+def test_label_lines_under_a_heading_are_a_persons_only_in_a_people_page() -> None:
+    org = extract("Location: Berlin", heading=("Org", "Platform Team"), title="Org", path="Org.md")
+    assert relations(org) == set()

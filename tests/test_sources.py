@@ -697,17 +697,20 @@ def test_a_date_line_at_the_top_of_the_body_dates_a_note_with_none(tmp_path: Pat
 
 def test_a_line_that_is_only_a_date_near_the_top_dates_a_note_with_none(tmp_path: Path) -> None:
     write(tmp_path, "Work notes.txt", "Work notes\nFebruary 24, 2025\n\nI joined the platform team.\n")
-    write(
-        tmp_path, "Plan.md", "# Plan\n\nShip it.\n\nMore.\n\nFebruary 24, 2025\n"
-    )  # not among the first three
-    write(
-        tmp_path, "Talk.md", "February 24, 2025 was the day it all changed.\n"
-    )  # a sentence, not a date line
+    # Not among the first three lines; a sentence, no date line; a birth date; a deadline's; a person's.
+    write(tmp_path, "Plan.md", "# Plan\n\nShip it.\n\nMore.\n\nFebruary 24, 2025\n")
+    write(tmp_path, "Talk.md", "February 24, 2025 was the day it all changed.\n")
+    write(tmp_path, "Mum.md", "# Mum\n1958-07-12\n\nLives in Leeds.\n")
+    write(tmp_path, "Grant.md", "# Grant\nDue\nJune 30, 2025\n")
+    write(tmp_path, "People/Mia.md", "# Mia\n20 November 2024\n")
     sources, _ = read_sources(tmp_path)
     assert {source.path: source.reference_time for source in sources} == {
         "Work notes.txt": date(2025, 2, 24),
         "Plan.md": None,
         "Talk.md": None,
+        "Mum.md": None,
+        "Grant.md": None,
+        "People/Mia.md": None,
     }
 
 

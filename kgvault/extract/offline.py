@@ -163,8 +163,9 @@ _QUOTE = re.compile(r"^\s{0,3}>[ \t]?")
 _CALLOUT = re.compile(r"^\[![\w-]+\][+-]?[ \t]*")
 _QUOTING_CALLOUT = re.compile(r"^\[!(?:quote|cite|abstract)\]", re.IGNORECASE)
 _SPEAKER_CALLOUT = re.compile(
-    r"^(?:from\s+(?:\[\[)?[A-Z]|(?:\[\[)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?(?:\]\])?\s+"
-    r"(?:said|says|wrote|writes|told\s+me|texted|asked|replied|emailed)\b)"
+    r"^(?:(?i:from)\s+(?:\[\[)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?(?:\]\])?"
+    r"|(?:\[\[)?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?(?:\]\])?\s+"
+    r"(?:said|says|wrote|writes|told\s+me|texted|asked|replied|emailed))\s*:?\s*$"
 )
 """A callout's title naming whose words it holds: "Marta said", "From Marta", "[[Tom]] wrote"."""
 _HIGHLIGHTS = re.compile(r"^new\s+highlights\s+added\b", re.IGNORECASE)
@@ -225,8 +226,7 @@ for _type, _keys in (
                " speakers owner owners creator creators guest guests artist artists lead leads manager"),
     # Not `maker`: a board game's or a product's maker is often a person (its designer).
     ("organization", "org orgs organization organisation company companies employer publisher"
-                     " publishers manufacturer manufacturers studio studios brand works_at works_for"
-                     " workplace"),
+                     " publishers manufacturer manufacturers studio studios brand works_at workplace"),
     ("place", "loc location locations place places city country where venue lives_in based_in"),
     ("project", "project projects"),
 ):  # fmt: skip
@@ -970,7 +970,9 @@ _NOT_TERMS = frozenset(
 _DASH_DEFINITION = re.compile(
     r"^(?P<term>[^\s—–:][^—–:\n]{0,60}?)[ \t]+[—–][ \t]+(?P<definition>\S.*)$", re.S
 )
-_ATTRIBUTED_QUOTE = re.compile(r'^["“‘«][^"”’»\n]{2,300}["”’»][.!?]?\s*(?:[—–-]|\()')
+_ATTRIBUTED_QUOTE = re.compile(
+    r'^["“‘«][^"”’»\n]{2,300}["”’»][.!?]?\s*[—–-]\s*(?:the\s+|my\s+|a\s+|an\s+)?[\w .,\'’-]{1,40}$'
+)
 """A quotation with whose it is after it: '"I love this city" — the taxi driver'."""
 _STRUCK = re.compile(r"~~[^~\n]+~~")
 _QUOTE_OPENERS = frozenset("\"“‘'«")
@@ -1911,6 +1913,10 @@ def _is_verb_after_subject(tokens: list[str], folded: list[str], index: int) -> 
     )
 
 
+_PEOPLE_PAGE = re.compile(
+    r"(?i)\b(?:team|people|directory|staff|contacts|crm|who'?s\s+who|org\s+chart|members)\b"
+)
+"""A note listing people under their names (a team wiki): its headings name them."""
 _RELATION_VERBS = r"(?:lives|works|leads|manages|heads|uses|runs|reports|owns)"
 _SHARED_SUBJECT = re.compile(
     rf"^(?P<subject>\ue000\d+\ue001|(?!(?:I|We|The|A|An|This|That|It|He|She|They)\b)[A-ZÀ-ÖØ-Þ][\w'’-]*"
@@ -2414,9 +2420,14 @@ class _ChunkReader:
                 # Read as fields, they are no words of the statement ("Read [[Dune]] [rating:: 4]"),
                 # but a day they give is when it happened ("[finished:: 2024-04-20]": "finished on …").
                 block.text = _BRACKETED_FIELD.sub(_field_as_words, block.text)
-            if "~~" in block.text:
-                # "~~Raj works at Google.~~ Raj works at Meta.": what is struck out is taken back.
-                block.text = _STRUCK.sub("", block.text).strip()
+            if "~~" in block.text and "`" not in block.text:
+                # "~~Raj works at Google.~~ Raj works at Meta.": what is struck out is taken back (an
+                # item struck whole, "- ~~Submitted the visa application~~", is done, not wrong).
+                unstruck = _STRUCK.sub("", block.text).strip()
+                if unstruck or block.kind != "item":
+                    block.text = unstruck
+                else:
+                    block.text = block.text.strip().strip("~").strip()
                 if not block.text:
                     continue
             if block.kind == "row":
@@ -2867,7 +2878,11 @@ class _ChunkReader:
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
         if self.person_note:
             read = self._about_the_person(inline)
-        elif self.chunk.heading_path and _PERSON_FIELD.match(inline.placeholder):
+        elif (
+            self.chunk.heading_path
+            and _PERSON_FIELD.match(inline.placeholder)
+            and (_PEOPLE_PAGE.search(self.source.title) or self.chunk.heading_path[-1].startswith("[["))
+        ):
             # A team wiki's "## Ana Souza" / "Location: Lisbon": the label lines under a person's name.
             named = _full_name(_analyse(self.chunk.heading_path[-1]).title)
             read = self._about_the_person(inline, named[0], fields_only=True) if named else inline
@@ -3059,7 +3074,7 @@ class _ChunkReader:
                 continue  # "My sister in New York works at Pfizer": "York" is no one
             if _RELATIVE_BEFORE.search(inline.placeholder, max(0, hit.start - 40), hit.start):
                 continue  # "The guy who replaced Tom works at Google": Tom is who was replaced
-            if _CORRECTED_AFTER.search(inline.placeholder, hit.end, hit_sentence(inline.placeholder, hit)[1]):
+            if _CORRECTED_AFTER.match(inline.placeholder, hit.end):
                 continue  # "Lucia lives in Braga, no wait, in Guimarães": taken back as it is said
             # The match may start at the "that" before its subject ("that Tom works at …").
             said_to = (
@@ -3920,14 +3935,17 @@ started two weeks ago", "…, the old one broke down yesterday"); not one restat
 on Monday")."""
 _DENIED_BEFORE = re.compile(r"(?i)\bnot\s+$")
 _WEEK_WORD = re.compile(r"(?i)\bweek\b")
-_RELATIVE_BEFORE = re.compile(r"(?i)\b(?:who|that|whom|whoever)\s+[a-z]+(?:ed|ing|s)?\s+$")
+_RELATIVE_BEFORE = re.compile(r"(?i)(?:\b[a-z]+\s+(?:who|that|whom)|^whoever|\bwhoever)\s+[a-z]+ed\s+$")
 """Before a name the object of a relative clause: "The guy who replaced |Tom works at Google"."""
 _CORRECTED_AFTER = re.compile(
-    r"(?i)[,;—–-]\s*(?:(?:no\s+wait|no,?\s+sorry|sorry|scratch\s+that|or\s+rather|correction|actually,?\s+no)\b"
-    r"|I\s+mean,?\s+(?:in\b|at\b|(?-i:[A-Z])))"
+    r"(?i)\s*[,;—–-]\s*(?:(?:no\s+wait|no,?\s+sorry|scratch\s+that)\b"
+    r"|sorry,?\s+(?:in\b|at\b|(?-i:[A-Z](?!\b)))|I\s+mean,?\s+(?:in\b|at\b|(?-i:(?!I\b)[A-Z])))"
 )
 """After a relation in its sentence, the writer taking it back: ", no wait, …", ", sorry, …", ", I mean …"."""
-_WROTE_THAT = re.compile(r"(?i)\b(?:wrote|noted|posted|tweeted|read|heard)\b[^.;!?]{0,50}\bthat\s+$")
+_WROTE_THAT = re.compile(
+    r"(?i)\b(?:(?:I|we)\s+(?:wrote|noted|posted|tweeted|said)\s+(?:on|earlier|last|yesterday|before)\b[^.;!?]{0,40}"
+    r"|(?:I|we)\s+(?:read|heard)\s+(?:somewhere|online|on\s+\w+|in\s+the\s+\w+)?\s*)\bthat\s+$"
+)
 """What was written or read, not the writer's word now: "I wrote on 3/1 that |Tom works at Meta"."""
 _INSIDE_A_PLACE = re.compile(r"\b(?:in|at|from|for|with|near)\s+(?:the\s+)?(?:[A-ZÀ-ÖØ-Þ][\w'’.&-]*\s+)+$")
 """What comes before a match that starts inside a name after a place word ("in New |York works …")."""
@@ -4100,7 +4118,7 @@ def _not_linked_words(inline: _Inline, dates: list[tuple[int, int, date]]) -> li
 _MET = re.compile(
     r"(?i)\b(?:met(?:\s+up)?(?:\s+with)?|(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink)\s+with"
     r"|(?:chatted|talked|spoke|hung\s+out|caught\s+up)\s+(?:to|with)|texted|phoned|hugged"
-    r"|(?:a|went\s+for\s+a)\s+(?:run|walk|hike|swim|ride|jog|bike\s+ride)\s+with"
+    r"|(?:a|went\s+for\s+a)\s+(?:run|hike|swim|jog)\s+with"
     # "reviewed by [[Priya]]", "Recommended by [[Anna]]": people do that.
     r"|(?:reviewed|recommended|mentored|coached|interviewed)\s+by"
     # "Called [[Mum]]", "I called [[Mum]]"; not "a note called [[Creativity is …]]".

@@ -560,15 +560,29 @@ _NOT_A_SPOUSE = _word_set(
     french german spanish italian american british english irish scottish welsh canadian australian indian
     chinese japanese korean dutch polish ukrainian russian swedish norwegian danish finnish greek turkish
     brazilian mexican portuguese argentinian catholic jewish muslim hindu christian buddhist pregnant not
+    kiwi aussie scouse latina latino black white asian mormon vegan vegetarian deaf blind sick ok okay aries
+    taurus gemini cancer leo virgo libra scorpio sagittarius capricorn aquarius pisces tory labour gen
     """
 )
 
 
 def _could_be_a_spouse(name: str) -> bool:
-    """Whether a name after "Tom's wife is" may be hers: no role, nationality nor faith ("is French",
-    "is Director of Engineering", "is NOT happy")."""
-    first = name.split()[0].casefold() if name.split() else ""
-    return first not in _NOT_A_SPOUSE and _no_role(name)
+    """Whether a name after "Tom's wife is" may be hers: a link, or one or two capitalized words with no
+    role, nationality nor faith, nothing hyphenated or in capitals ("is French", "is Head of Product",
+    "is NOT happy", "Netflix-binged")."""
+    if PLACEHOLDER_RE.fullmatch(name):
+        return True
+    words = name.split()
+    return (
+        0 < len(words) <= 2
+        and words[0].casefold() not in _NOT_A_SPOUSE
+        and _no_role(name)
+        and not any("-" in word or (word.isupper() and len(word) > 1) for word in words)
+        and not any(word.casefold() in _ROLE_PARTS for word in words)
+    )
+
+
+_ROLE_PARTS = _word_set("head lead chief manager director engineer team product officer president vp")
 
 
 def _no_tool(name: str) -> bool:
