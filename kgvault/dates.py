@@ -133,6 +133,8 @@ for _number, _names in enumerate(
 ):
     for _name in _names.split():
         _MONTHS[_name.rstrip(".")] = _number
+MONTHS = _MONTHS
+"""Month names and abbreviations (English and French), lowercase, by number."""
 _MONTH_ALTERNATION = "|".join(sorted(map(re.escape, _MONTHS), key=lambda name: (-len(name), name)))
 _RELATIVE: dict[str, dict[str, int]] = {
     "en": {"today": 0, "yesterday": -1, "tomorrow": 1},

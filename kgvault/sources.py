@@ -652,9 +652,9 @@ _BARE_DATE_LINE = re.compile(
     re.I,
 )
 _BODY_DATE_LINES = 12
+"""How far into the body a `Date:` line dates the note (Notion's and Bear's exports put it on top)."""
 _FIRST_NOTES_YEAR = 2000
 """A date line before this year is no day a note was written (a birth date at the top of a person's note)."""
-"""How far into the body a `Date:` line dates the note (Notion's and Bear's exports put it on top)."""
 
 
 def _body_date(text: str, body_line: int) -> date | None:

@@ -4271,3 +4271,39 @@ def test_a_struck_item_alone_is_done_and_struck_code_is_code() -> None:
 def test_label_lines_under_a_heading_are_a_persons_only_in_a_people_page() -> None:
     org = extract("Location: Berlin", heading=("Org", "Platform Team"), title="Org", path="Org.md")
     assert relations(org) == set()
+
+
+def test_a_past_state_until_a_month_named_alone_ends_then() -> None:
+    (relation,) = extract(
+        "Kyle Burns worked for Brightline Electric until March.", reference=date(2025, 4, 2)
+    ).draft.relations
+    assert (relation.valid_at, relation.invalid_at) == (None, date(2025, 3, 1))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Dana Whitfield alleged that Ron Pesce works for Coastline Marine.", set()),
+        ("The lawsuit alleges that Ron Pesce works for Coastline Marine.", set()),
+        ("Uninstalled Dropbox from FIN-LT-022.", {("FIN-LT-022", "runs", "Dropbox")}),
+        ("Removed Ana from the Slack channel.", set()),  # only software is uninstalled
+    ],
+)
+def test_allegations_and_uninstalls(text: str, expected: set[tuple[str, str, str]]) -> None:
+    found = extract(text)
+    assert relations(found) == expected
+    assert all(r.invalid_at == REF for r in found.draft.relations)  # what is uninstalled ends that day
+
+
+def test_who_is_emailed_or_called_doctor_is_a_person() -> None:
+    for text, name in (
+        ("Emailed [[Karen Brooks]] about the missing homework.", "Karen Brooks"),
+        ("Saw [[Dr. Helen Marsh]] today.", "Dr. Helen Marsh"),
+    ):
+        assert {e.name: e.entity_type for e in extract(text).draft.entities}[name] == "person", text
+
+
+def test_a_deadline_extended_to_a_day_is_dated_by_the_note() -> None:
+    assert only_node(
+        extract("Hartwell extended the deadline to February 28.", reference=date(2025, 1, 31))
+    ).timestamp == date(2025, 1, 31)

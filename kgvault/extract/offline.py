@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import unquote
 
+from kgvault.dates import MONTHS as _MONTHS
 from kgvault.dates import find_dates
 from kgvault.extract import Extraction
 from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normalize_for_match, validate_items
@@ -584,8 +585,8 @@ _WOULD_BEFORE = re.compile(
 """A day something said would happen comes after ("Carlos said the cabinets would arrive May 2")."""
 _MOVED_TO_BEFORE = re.compile(
     r"(?i)\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off|shift(?:ed|s)?"
-    r"|slip(?:ped|s)?|slid(?:es)?|bump(?:ed|s)?|report[ée]e?)\b[^.;]{0,40}?\b(?:to|until|till|à|au)\s+"
-    r"(?:the\s+|le\s+)?$"
+    r"|slip(?:ped|s)?|slid(?:es)?|bump(?:ed|s)?|extend(?:ed|s)?|change[ds]?|report[ée]e?)\b[^.;]{0,40}?"
+    r"\b(?:to|until|till|from|à|au)\s+(?:the\s+|le\s+)?$"
 )
 """A day something is moved to, its verb further back ("Postponed the dentist to June 14", "Apple Pay
 slipped to June 15"): read over more of the sentence than `_TARGET_BEFORE`."""
@@ -728,7 +729,8 @@ _PAST_POINTING = re.compile(
 """A time that can only be past: "I wanted to tell you about my school event last week" dates the
 event, whatever was wanted."""
 _DUE_BEFORE = re.compile(
-    r"(?i)(?:\bdue\s+(?:on\s+|by\s+)?|\bdeadline\b[^.;]{0,40}?\b(?:is|of)\s+(?:on\s+)?)(?:the\s+)?$"
+    r"(?i)(?:\b(?:due|expected|scheduled|slated)\s+(?:on\s+|by\s+|for\s+)?"
+    r"|\bdeadline\b[^.;]{0,40}?\b(?:is|of)\s+(?:on\s+)?)(?:the\s+)?$"
 )
 """Before the day something is due: "the report is due 3 May", "the deadline for the grant is 15 April"."""
 _RANGE_FIRST = re.compile(
@@ -1924,6 +1926,10 @@ _SHARED_SUBJECT = re.compile(
     rf"[^.;!?,]*?\x20and\x20+(?=(?:(?:now|also|still|currently)\x20+)?{_RELATION_VERBS}\b)"
 )
 """A sentence whose subject does two things: "Mia lives in Lisbon and works at Google"."""
+_ASIDE_COMMA = re.compile(r",\s+(?:my|our|his|her|their)\s")
+"""A cheap screen for `_ASIDE`'s comma form before the full pattern runs."""
+_LABEL_MARK = re.compile(r"[:—–]|\s-\s")
+"""A cheap screen for a label on a block's first lines before `_speaker_opens` reads it."""
 _ASIDE = re.compile(
     r"(?<=[A-Za-z\ue001])(?:[\x20\t]*\((?![^()\n]*\b(?:apparently|allegedly|supposedly|reportedly|maybe|probably"
     r"|perhaps|possibly|not|no|never|unconfirmed|unverified|sure|think|guess|rumou?red|formerly|former|retired|ex"
@@ -2375,7 +2381,10 @@ class _ChunkReader:
                 spoken_at = None
             opens = (
                 _speaker_opens(block.text, transcript)
-                if spoken_at is None and not self._mine(block.text)
+                # Only a line with a label's mark, or a speaker line, may open someone's words.
+                if spoken_at is None
+                and (transcript or _LABEL_MARK.search(block.text, 0, 160))
+                and not self._mine(block.text)
                 else None
             )
             self.spoken = spoken_at is not None or opens is not None
@@ -2708,6 +2717,18 @@ class _ChunkReader:
                     _period_end(first, when.granularity) if until and "end" in until[0].lower() else first
                 )
                 (ends if until else starts).append(said_end if until else first)
+        month_end = _UNTIL_MONTH.search(text) if not ends and not undated else None
+        if month_end is not None:
+            # "worked for Brightline until March": the last March gone (a March ahead in a present
+            # sentence: "I live in Leeds until March"), to its end when said so.
+            month = _MONTHS[month_end["month"].lower().rstrip(".")]
+            year = (
+                today.year
+                if (month <= today.month) == wording.past or month == today.month
+                else (today.year - 1 if wording.past else today.year + 1)
+            )
+            first = date(year, month, 1)
+            ends.append(_period_end(first, "month") if month_end["end"] else first)
         if _YEARS_SAID.search(text) and not _ANOTHER_CLAUSE.search(text):
             # "from 2018 to 2020", "2018–2020", "until 2020": years said bare, which `find_times` leaves
             # alone (a bare number may be anything), are years here.
@@ -2896,7 +2917,7 @@ class _ChunkReader:
                 read = replace(
                     read, placeholder=f"{read.placeholder[:at]}{shared['subject']} {read.placeholder[at:]}"
                 )
-        if "(" in read.placeholder or ", " in read.placeholder:
+        if "(" in read.placeholder or (", " in read.placeholder and _ASIDE_COMMA.search(read.placeholder)):
             # "Alex (my husband) works at Boeing", "Alex, my husband, works at Boeing": read without
             # the aside (blanked, so every position stays where it was).
             blanked = _ASIDE.sub(lambda aside: " " * len(aside[0]), read.placeholder)
@@ -3950,6 +3971,12 @@ _WROTE_THAT = re.compile(
 _INSIDE_A_PLACE = re.compile(r"\b(?:in|at|from|for|with|near)\s+(?:the\s+)?(?:[A-ZÀ-ÖØ-Þ][\w'’.&-]*\s+)+$")
 """What comes before a match that starts inside a name after a place word ("in New |York works …")."""
 _UNTIL_WORD = re.compile(r"(?i)\b(?:until|till|til)\b")
+_UNTIL_MONTH = re.compile(
+    r"(?i)\b(?:until|till)\s+(?P<end>(?:the\s+)?end\s+of\s+)?(?P<month>january|february|march|april|may|june|july"
+    r"|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?"
+    r"(?!\s*\d)"
+)
+"""A month a state lasted until, named without its year: "worked at Brightline until March"."""
 _FOR_A_SPAN = re.compile(
     r"(?i)[\x20\t]+for[\x20\t]+(?:(?:almost|nearly|about|over|more[\x20\t]+than|just|only)[\x20\t]+)?"
     r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|a[\x20\t]+few"
@@ -4117,7 +4144,7 @@ def _not_linked_words(inline: _Inline, dates: list[tuple[int, int, date]]) -> li
 
 _MET = re.compile(
     r"(?i)\b(?:met(?:\s+up)?(?:\s+with)?|(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink)\s+with"
-    r"|(?:chatted|talked|spoke|hung\s+out|caught\s+up)\s+(?:to|with)|texted|phoned|hugged"
+    r"|(?:chatted|talked|spoke|hung\s+out|caught\s+up)\s+(?:to|with)|texted|phoned|hugged|e-?mailed"
     r"|(?:a|went\s+for\s+a)\s+(?:run|hike|swim|jog)\s+with"
     # "reviewed by [[Priya]]", "Recommended by [[Anna]]": people do that.
     r"|(?:reviewed|recommended|mentored|coached|interviewed)\s+by"
@@ -4128,6 +4155,7 @@ _MET = re.compile(
 """Whom one meets, eats with, talks to or texts: people ("Met [[Rui]] for coffee", "Had lunch with
 [[Kenji]] and [[Aisha]]"); not whom one has a meeting or a call with (a company may be)."""
 _NO_LINKS: frozenset[int] = frozenset()
+_PERSON_TITLES = _word_set("dr mr mrs ms mx prof professor sir dame")
 
 
 def _met_links(placeholder: str) -> frozenset[int]:
@@ -4147,6 +4175,8 @@ def _type_from_name(name: str) -> str | None:
     words = name.split()
     if len(words) > 1 and _SOFTWARE_WORDS.match(words[-1]):
         return "software"
+    if len(words) > 1 and words[0].rstrip(".").casefold() in _PERSON_TITLES:
+        return "person"  # "Dr. Helen Marsh", "Prof. Ana Lima"
     return None
 
 

@@ -197,9 +197,10 @@ def _pattern(
         .replace("{W}", r"(?P<subject>I|[Ww]e)")
         # "I" and "We" are no names: "I worked at SAP" is the writer's ({I}, {W}), or nobody's in an
         # unsigned note.
-        .replace(
-            "{S}", rf"{_NOT_AFTER_A_PLACE_WORD}{_DETERMINER}{_NO_ADVERB}(?P<subject>(?!(?:I|We)\b){NAME})"
-        )
+        # A subject opening the template is no name ending a longer subject ("My cousin in Toronto …").
+        .replace("{S}", ("\x00" if template.startswith("{S}") else "") + "{S}", 1)
+        .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>(?!(?:I|We)\b){NAME})")
+        .replace("\x00", _NOT_AFTER_A_PLACE_WORD)
         .replace("{SS}", rf"{_NO_ADVERB}(?P<subjects>(?!I\b){NAME}(?:(?:,[ ]|,?[ ]and[ ])(?!I\b){NAME})+)")
         .replace(
             "{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}{_A_RUNNING_THING}(?P<thing>{_THING}))"
@@ -656,6 +657,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # (below, after the writer's own: "Ana switched from VS Code to Neovim").
     _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "runs", "runs", True, None, "software",
              keywords="from", object_test=lambda name: is_system(name) or is_service(name)),
+    # "Uninstalled Dropbox from FIN-LT-022": no more (removed or deleted, of software only).
+    _pattern(r"(?i:uninstalled) {O} from {S}", "runs", "runs", True, None, "software", keywords="uninstalled",
+             ends=True),
+    _pattern(r"(?i:removed|deleted) {O} from {S}", "runs", "runs", True, None, "software",
+             keywords="removed deleted", ends=True,
+             object_test=lambda name: is_known_tool(name) or is_service(name) or is_system(name)),
     # "Replaced Plex with Jellyfin on the NUC": the old one ends, a service too.
     _pattern(r"(?i:replaced) {A} with {O} on {S}", "runs", "runs", True, None, "software",
              keywords="replaced"),
@@ -1117,7 +1124,7 @@ _TAKEN_BACK = _word_set(
     not no never nobody noone none neither nor without hardly barely
     doubt doubts doubted deny denies denied
     said says say told tells tell claim claims claimed think thinks thought believe believes believed
-    mentioned mentions mention reckon reckons reckoned suspect suspects suspected
+    mentioned mentions mention reckon reckons reckoned suspect suspects suspected allege alleges alleged
     assume assumes assumed guess guessed
     heard hear hears rumor rumour rumored rumoured reportedly allegedly supposedly according
     wonder wonders wondered ask asks asked hope hopes hoped wish wishes wished
