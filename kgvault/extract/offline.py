@@ -585,7 +585,7 @@ _WOULD_BEFORE = re.compile(
 """A day something said would happen comes after ("Carlos said the cabinets would arrive May 2")."""
 _MOVED_TO_BEFORE = re.compile(
     r"(?i)\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off|shift(?:ed|s)?"
-    r"|slip(?:ped|s)?|slid(?:es)?|bump(?:ed|s)?|extend(?:ed|s)?|change[ds]?|report[ée]e?)\b[^.;]{0,40}?"
+    r"|slip(?:ped|s)?|slid(?:es)?|bump(?:ed|s)?|extend(?:ed|s)?|change[ds]?|report[ée]e?)\b[^.;,]{0,40}?"
     r"\b(?:to|until|till|from|à|au)\s+(?:the\s+|le\s+)?$"
 )
 """A day something is moved to, its verb further back ("Postponed the dentist to June 14", "Apple Pay
@@ -4144,7 +4144,7 @@ def _not_linked_words(inline: _Inline, dates: list[tuple[int, int, date]]) -> li
 
 _MET = re.compile(
     r"(?i)\b(?:met(?:\s+up)?(?:\s+with)?|(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink)\s+with"
-    r"|(?:chatted|talked|spoke|hung\s+out|caught\s+up)\s+(?:to|with)|texted|phoned|hugged|e-?mailed"
+    r"|(?:chatted|talked|spoke|hung\s+out|caught\s+up)\s+(?:to|with)|texted|phoned|hugged"
     r"|(?:a|went\s+for\s+a)\s+(?:run|hike|swim|jog)\s+with"
     # "reviewed by [[Priya]]", "Recommended by [[Anna]]": people do that.
     r"|(?:reviewed|recommended|mentored|coached|interviewed)\s+by"
@@ -4155,7 +4155,6 @@ _MET = re.compile(
 """Whom one meets, eats with, talks to or texts: people ("Met [[Rui]] for coffee", "Had lunch with
 [[Kenji]] and [[Aisha]]"); not whom one has a meeting or a call with (a company may be)."""
 _NO_LINKS: frozenset[int] = frozenset()
-_PERSON_TITLES = _word_set("dr mr mrs ms mx prof professor sir dame")
 
 
 def _met_links(placeholder: str) -> frozenset[int]:
@@ -4175,8 +4174,6 @@ def _type_from_name(name: str) -> str | None:
     words = name.split()
     if len(words) > 1 and _SOFTWARE_WORDS.match(words[-1]):
         return "software"
-    if len(words) > 1 and words[0].rstrip(".").casefold() in _PERSON_TITLES:
-        return "person"  # "Dr. Helen Marsh", "Prof. Ana Lima"
     return None
 
 

@@ -658,11 +658,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "runs", "runs", True, None, "software",
              keywords="from", object_test=lambda name: is_system(name) or is_service(name)),
     # "Uninstalled Dropbox from FIN-LT-022": no more (removed or deleted, of software only).
-    _pattern(r"(?i:uninstalled) {O} from {S}", "runs", "runs", True, None, "software", keywords="uninstalled",
-             ends=True),
-    _pattern(r"(?i:removed|deleted) {O} from {S}", "runs", "runs", True, None, "software",
-             keywords="removed deleted", ends=True,
-             object_test=lambda name: is_known_tool(name) or is_service(name) or is_system(name)),
+    # Not "from Ana's laptop" (hers is the machine), nor "from the Okta dashboard" (a part of a thing).
+    _pattern(r"(?i:uninstalled) {O} from {S}(?!['’]s\b)" + _NOT_A_MODIFIER, "runs", "runs", True, None,
+             "software", keywords="uninstalled", ends=True),
     # "Replaced Plex with Jellyfin on the NUC": the old one ends, a service too.
     _pattern(r"(?i:replaced) {A} with {O} on {S}", "runs", "runs", True, None, "software",
              keywords="replaced"),
