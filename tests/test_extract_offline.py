@@ -4316,3 +4316,7 @@ def test_a_moved_to_word_in_another_clause_leaves_a_start_alone() -> None:
         "After the reorg changed things, Priya works at KPMG from March 3.", reference=date(2025, 3, 14)
     ).draft.relations
     assert relation.valid_at == date(2025, 3, 3)
+
+
+def test_a_spouse_named_like_a_star_sign_is_still_named() -> None:
+    assert relations(extract("My husband is Leo.", meta={"author": "Sam"})) == {("Sam", "married_to", "Leo")}

@@ -548,6 +548,7 @@ _KIN_OR_TITLE = _word_set(
     "mum mom dad mother father sister brother wife husband grandma grandpa granny nana son daughter baby aunt"
     " uncle dr doctor mr mrs ms nurse"
 )
+"""First words of a name that make it a family member or a titled person, who runs no software."""
 
 
 def _no_kin(name: str) -> bool:
@@ -562,9 +563,10 @@ _NOT_A_SPOUSE = _word_set(
     chinese japanese korean dutch polish ukrainian russian swedish norwegian danish finnish greek turkish
     brazilian mexican portuguese argentinian catholic jewish muslim hindu christian buddhist pregnant not
     kiwi aussie scouse latina latino black white asian mormon vegan vegetarian deaf blind sick ok okay aries
-    taurus gemini cancer leo virgo libra scorpio sagittarius capricorn aquarius pisces tory labour gen
+    taurus gemini cancer virgo libra scorpio sagittarius capricorn aquarius pisces tory labour gen
     """
 )
+"""What "my wife is …" says she is rather than who: a nationality, a faith, a sign, a state."""
 
 
 def _could_be_a_spouse(name: str) -> bool:
