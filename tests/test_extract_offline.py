@@ -4320,3 +4320,14 @@ def test_a_moved_to_word_in_another_clause_leaves_a_start_alone() -> None:
 
 def test_a_spouse_named_like_a_star_sign_is_still_named() -> None:
     assert relations(extract("My husband is Leo.", meta={"author": "Sam"})) == {("Sam", "married_to", "Leo")}
+
+
+@pytest.mark.parametrize(
+    ("text", "reference"),
+    [
+        ("Science fair date moved from Nov 14 to Nov 21.", date(2025, 10, 8)),  # a range's first day, moved
+        ("Rest expected April 2.", date(2025, 3, 24)),
+    ],
+)
+def test_a_day_moved_from_or_expected_dates_the_sentence_by_the_note(text: str, reference: date) -> None:
+    assert only_node(extract(text, reference=reference)).timestamp == reference

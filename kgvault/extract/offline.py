@@ -586,14 +586,16 @@ _WOULD_BEFORE = re.compile(
 _MOVED_TO_BEFORE = re.compile(
     r"(?i)\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off|shift(?:ed|s)?"
     r"|slip(?:ped|s)?|slid(?:es)?|bump(?:ed|s)?|extend(?:ed|s)?|change[ds]?|report[ée]e?)\b[^.;,]{0,40}?"
-    r"\b(?:to|until|till|from|à|au)\s+(?:the\s+|le\s+)?$"
+    r"\b(?:to|until|till|from|à|au)\s+(?:the\s+|le\s+)?(?:[A-Za-z]{3,9}\.?\s+)?$"
 )
-"""A day something is moved to, its verb further back ("Postponed the dentist to June 14", "Apple Pay
+"""A day something is moved to (or from: a range's first day after its month, "from Nov |14 to Nov
+21"), its verb further back ("Postponed the dentist to June 14", "Apple Pay
 slipped to June 15"): read over more of the sentence than `_TARGET_BEFORE`."""
 _TARGET_BEFORE = re.compile(
     r"(?i)(?:\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off"
     r"|shift(?:ed|s)?|report[ée]e?)\b[^.;]{0,40}?"
     r"\b(?:to|until|till|à|au)\s+(?:the\s+|le\s+)?|\b(?:due|deadline)\s+"
+    r"|\b(?:expected|slated)\s+(?:on\s+|by\s+)?"
     r"|\bfor\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s*[–-]\s*)?"  # a range's first day: "for 12–15 July"
     r"|\b(?:deadline|due\s+date)\b[^.;]{0,40}?\b(?:is|was|of)\s+)$"
 )
