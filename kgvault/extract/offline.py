@@ -267,7 +267,7 @@ _NOT_IN_NAMES = _word_set(
 
 
 def _people_of(meta: Mapping[str, Any]) -> tuple[str, ...]:
-    """The people a note's properties link (`attendees: ["[[Ana Souza]]"]`, `author: "[[Tom Berg]]"`)."""
+    """The people a note's properties say took part (`attendees: ["[[Ana Souza]]"]`, `people: …`)."""
     # Who took part, not who wrote it: a book's `author` is no one the reader's lines name by first name.
     values = [value for key, value in meta.items() if str(key).lower() in _COMPANY_KEYS or key == "people"]
     texts = [str(v) for value in values for v in (value if isinstance(value, list) else [value])]
@@ -3329,10 +3329,10 @@ class _ChunkReader:
 
     def _own_clauses_day(self, text: str, hit: PatternHit, day: date, wording: _Wording) -> date | None:
         """The day a relation began when the sentence's `day` is said only in a clause of its own after
-        the relation's, of someone else ("…, and his sister visits on 12 May") or of what is still to
-        come ("Ravi lives in Amsterdam but is moving to Utrecht in May"): the relation's own clauses'
-        time, else the note's. None where `day` is theirs too ("I moved to Berlin and joined Stripe on
-        1 March": one time for both)."""
+        the relation's and is still to come, of someone else ("…, and his sister visits on 12 May") or
+        of what is yet to happen ("Ravi lives in Amsterdam but is moving to Utrecht in May"): the
+        relation's own clauses' time, else the note's. None where `day` is theirs too ("I moved to
+        Berlin and joined Stripe on 1 March"), or gone ("Ana married Tom; the wedding was on 1 March")."""
         later = _LATER_CLAUSE.search(text, hit.end, hit_sentence(text, hit)[1])
         today = self._chunk_date()
         # Only what is still to come: "Ana married Tom; the wedding was on 1 March" dates the marriage.
