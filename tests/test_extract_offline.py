@@ -4331,3 +4331,20 @@ def test_a_spouse_named_like_a_star_sign_is_still_named() -> None:
 )
 def test_a_day_moved_from_or_expected_dates_the_sentence_by_the_note(text: str, reference: date) -> None:
     assert only_node(extract(text, reference=reference)).timestamp == reference
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Ron Pesce is the deputy director of the Port Authority.",
+            {("Ron Pesce", "works_for", "Port Authority")},
+        ),
+        ("Ana is the creative director of Gucci.", {("Ana", "works_for", "Gucci")}),
+        ("Nolan is the director of Inception.", set()),  # a film's
+    ],
+)
+def test_a_director_of_a_kind_directs_for_an_organization(
+    text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert relations(extract(text)) == expected

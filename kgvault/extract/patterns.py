@@ -305,6 +305,12 @@ _JOB_NOUNS = (
 )
 _CHIEFS = "CEO CTO CFO COO CIO CPO CMO CISO president"
 _CHIEF = rf"(?:{_any_of(_CHIEFS)}|managing director)"
+_A_DIRECTOR = (
+    r"(?:deputy|assistant|associate|executive|regional|program|programme|research|finance|marketing|sales"
+    r"|technical|creative|medical|clinical) director"
+)
+"""A director whose kind says an organization's ("the deputy director of the Port Authority"; not "the
+director of Inception", a film's)."""
 _ROLE_BEFORE_NAME = (
     rf"(?:(?:the|our|my|his|her|their) (?:new )?(?:{_any_of(_CHIEFS)}|founder|director|manager|boss|lead"
     r"|head of [a-z]+|VP(?: of [a-z]+)?),? )?"
@@ -692,8 +698,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # "of" a company: "the director of Inception" may be a film's), "Ana joined Acme as a designer".
     _pattern(rf"{{S}} is (?:now )?{_A_ROLE} (?:at|for) {{O}}", "works_for", "works for", True, "person",
              "organization", keywords=_ROLE_WORDS),
-    _pattern(rf"{{S}} is (?:now )?(?:the|our|their) (?:new )?{_CHIEF} of {{O}}", "works_for", "works for",
-             True, "person", "organization", keywords=_ROLE_WORDS),
+    _pattern(rf"{{S}} is (?:now )?(?:the|our|their) (?:new )?(?:{_CHIEF}|{_A_DIRECTOR}) of {{O}}",
+             "works_for", "works for", True, "person", "organization", keywords=_ROLE_WORDS),
     _pattern(rf"{{S}} works as {_A_ROLE_OR_ROLE} (?:at|for) {{O}}", "works_for", "works for", True, "person",
              "organization", keywords="works"),
     _pattern(rf"{{S}} (?:just )?(?:joined|joins|started at) {{O}}{_WHEN_JOINED} as {_A_ROLE_OR_ROLE}",
