@@ -740,14 +740,16 @@ _RANGE_FIRST = re.compile(
 )
 """The first day of a range whose last day a date names: the "12–" of "12–15 July 2025", "10 to 14 March"."""
 _OVER_THE_WEEKEND = re.compile(r"(?i)\b(?:over|during)\s+the\s+weekend\b")
+_SHORT_DAYS = r"Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun"
+"""Weekdays written short, capitalized ("on Mon.", "till Thurs")."""
 _BARE_WEEKDAY = re.compile(
     r"(?i)\b(?:on|until|till|til|by|before)\s+(?P<day>monday|tuesday|wednesday|thursday|friday|saturday"
-    r"|sunday|(?-i:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)(?=\.|[\x20\t]*[,;:!?)]|[\x20\t]*$|[\x20\t]+[a-z]))"
+    rf"|sunday|(?-i:{_SHORT_DAYS})(?=\.|[\x20\t]*[,;:!?)]|[\x20\t]*$|[\x20\t]+[a-z]))"
     r"(?![\w'’-]|\s*,?\s*(?:the\s+)?\d)"
 )
 """A weekday named alone after a preposition: the coming one ("closed until Thursday"), or in a
 past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor "on Monday 3 March"."""
-_SHORT_DAY = re.compile(r"\b(?:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\b")
+_SHORT_DAY = re.compile(rf"\b(?:{_SHORT_DAYS})\b")
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _TITLE_YEAR = re.compile(
     r"(?<!\d)(?<!\d-)(?:19|20|21)\d\d(?:(?=-(?:0[1-9]|1[0-2]|W\d\d|Q[1-4])(?![\w-]))|(?!\d|-\d))"
@@ -2126,6 +2128,8 @@ class _ChunkReader:
         """The times found in the candidate being read, for its title."""
         self.known: frozenset[str] = frozenset()
         self.linked_names: tuple[str, ...] = ()
+        self.note_people: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        """The people the note's properties name, and its own full-name title, once asked for."""
         self.someone_described = False
         """The candidate being read says who someone is ("Fatima is a TA …"), no term it defines."""
         self.spoken = False
@@ -3105,14 +3109,15 @@ class _ChunkReader:
             )
             if _WROTE_THAT.search(inline.placeholder, max(0, hit.start - 80), said_to):
                 continue  # "I wrote on 3/1 that Tom works at Meta": what was written, not so
-            if _REPORTED_BEFORE_COLON.search(inline.placeholder[: hit_clause(inline.placeholder, hit)[0]]):
+            clause_start, clause_end = hit_clause(inline.placeholder, hit)  # read once, asked below
+            if _REPORTED_BEFORE_COLON.search(inline.placeholder[:clause_start]):
                 continue  # "Ana told me: Tom works at Google now": her claim
             if hit.pattern.first_person and (
                 candidate.quoted
                 or self.spoken
                 or not opens_its_clause(inline.placeholder, hit)
                 or (
-                    _someone_elses_words(inline.placeholder[: hit_clause(inline.placeholder, hit)[0]])
+                    _someone_elses_words(inline.placeholder[:clause_start])
                     and not self._mine(inline.placeholder)
                 )
             ):
@@ -3120,8 +3125,7 @@ class _ChunkReader:
                 # what was assumed, told or dreamt.
                 continue
             if wording.hedged:
-                start, end = hit_clause(inline.placeholder, hit)
-                clause = inline.placeholder[start:end]
+                clause = inline.placeholder[clause_start:clause_end]
                 if _HEDGE.search(clause, frozenset(word.lower() for word in _TOKENS.findall(clause))):
                     continue  # "Perhaps Anna works at Meta": a guess, and it would end what is known
             # "I work at SAP" is its speaker's, or the note's author's; nobody's in an unsigned note.
@@ -3178,7 +3182,7 @@ class _ChunkReader:
             if (
                 pattern.functional
                 and not pattern.ends
-                and _ALSO.search(inline.placeholder, hit.start, hit_clause(inline.placeholder, hit)[1])
+                and _ALSO.search(inline.placeholder, hit.start, clause_end)
                 and not (pattern.predicate in SIDE_BY_SIDE and SIDE_BY_SIDE[pattern.predicate](object_name))
             ):
                 # "Ana also works at Gail's on weekends" (a second job) or "Jonas also works at Stripe"
@@ -3204,7 +3208,7 @@ class _ChunkReader:
                 and until > valid_at
                 and pattern.functional
                 # In its own clause: not "Ana works at Stripe but is on leave until 3 April".
-                and _UNTIL_WORD.search(inline.placeholder, hit.end, hit_clause(inline.placeholder, hit)[1])
+                and _UNTIL_WORD.search(inline.placeholder, hit.end, clause_end)
             ):
                 invalid_at = until  # "I live in London until the end of June": its end, said ahead
             if pattern.functional and invalid_at is None:
@@ -3419,7 +3423,9 @@ class _ChunkReader:
         if person and name is not None and " " not in name:
             # "…is [[Jorge Ramos]]. I report to Jorge from today.": the one full name linked here, or
             # else among the people the note's properties name (a meeting's `attendees`).
-            for names in (self.linked_names, _people_of(self.source.meta), _full_name(self.source.title)):
+            if self.note_people is None:  # once per chunk: only a first name in a person slot asks
+                self.note_people = (_people_of(self.source.meta), _full_name(self.source.title))
+            for names in (self.linked_names, *self.note_people):
                 fuller = [n for n in names if n.split(" ", 1)[0].casefold() == name.casefold() and " " in n]
                 if len(fuller) == 1:
                     return fuller[0]
