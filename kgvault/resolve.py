@@ -99,6 +99,8 @@ class EntityGroup:
     type_override: str | None = None
     homonym: bool = False
     """Another entity shares this one's name under a different type: each id says its type."""
+    full_name: str | None = None
+    """The full name of a person first named alone ("Ana" joined to Ana Lopez): its title and id."""
 
     def title(self) -> str:
         """The corrected title, else the note's title, else the most frequent spelling (one clean line)."""
@@ -106,6 +108,8 @@ class EntityGroup:
             return self.title_override
         if self.note_title:
             return plain_text(self.note_title) or self.note_title
+        if self.full_name:
+            return plain_text(self.full_name) or self.full_name
         return plain_text(min(self.spellings.items(), key=lambda item: (-item[1], item[0]))[0])
 
     def entity_type(self) -> str:
@@ -125,7 +129,13 @@ class EntityGroup:
         note's title, else the first spelling in code-point order, which changes only when no note
         spells the name that way any more.
         """
-        name = self.title_override or self.note_title or min(self.spellings, default="") or self.title()
+        name = (
+            self.title_override
+            or self.note_title
+            or self.full_name
+            or min(self.spellings, default="")
+            or self.title()
+        )
         if not self.homonym:
             return slugify(name)
         kind = type_class(self.entity_type()) or self.entity_type()
@@ -202,6 +212,8 @@ class Resolution:
         """What became of each correction of entities: done, or which names were not found."""
         self.gathered: Mapping[str, _Gathered] = {}
         """Per name root, its mentions and the groups made of them, as gathered (see `_group`)."""
+        self.full_names: dict[str, str] = {}
+        """Per name root a person's first name joined, the full name it was joined to."""
 
     def key_of(self, name: str, entity_type: str | None = None) -> str | None:
         """The entity key a mention means: by its name, and by its type when homonyms share the name."""
@@ -289,7 +301,8 @@ def resolve_entities(
         if patched is not None:
             return Resolved(patched, drafts, notes, corrections, sources)
     gathered = last.resolution.gathered if last is not None else None
-    return Resolved(_resolve(sources, drafts, corrections, gathered), drafts, notes, corrections, sources)
+    resolution = _resolve(sources, drafts, corrections, gathered, notes)
+    return Resolved(resolution, drafts, notes, corrections, sources)
 
 
 def _notes(sources: Sequence[Source], last: Resolved | None) -> list[NoteNames]:
@@ -479,26 +492,37 @@ def _parting_changes_nothing(
 ) -> bool:
     """Whether names leaving a chunk where they met the names `met` leave every rule reading as before.
 
-    Two names met in one chunk are two things: a stated alias between them is refused, and two
-    names spelled alike are not read as one misspelled. Meeting less, they might join. Neither can
-    happen when no leaving name is an end of a stated alias (`aliased`) and no name of a leaving
-    name's entity is spelled like a name of another entity it met there, or of its own when two of
-    its names met there (which rule joined them is what ontology.md says). A leaving name must
-    not be a homonym's either.
+    Two names met in one chunk are two things: a stated alias between them is refused, two names
+    spelled alike are not read as one misspelled, and a first name is not read as a full name's.
+    Meeting less, they might join. None can happen when no leaving name is an end of a stated alias
+    (`aliased`), no name of a leaving name's entity is spelled like a name of another entity it
+    met there (or of its own when two of its names met there: which rule joined them is what
+    ontology.md says), and none is a first word alone where another it met has it first in a
+    longer name, or the other way round. A leaving name must not be a homonym's either.
     """
     find = resolution.names.find
     if not leaving.isdisjoint(aliased) or any(find(key) in resolution.split for key in leaving):
         return False  # a homonym's untyped mentions go to the kind mentioned most: counts decide
     met_by_root = Counter(find(key) for key in met)
     members: dict[str, list[str]] = {root: [] for root in met_by_root}
+    single: dict[str, set[str]] = {root: set() for root in met_by_root}
+    first: dict[str, set[str]] = {root: set() for root in met_by_root}
     for key in resolution.spellings:
         root = find(key)
-        if root in members and len(key) >= FUZZY_MIN_LENGTH:
-            members[root].append(key)
+        if root in members:
+            if len(key) >= FUZZY_MIN_LENGTH:
+                members[root].append(key)
+            word, space, _ = key.partition(" ")
+            (first if space else single)[root].add(word)
     for root in {find(key) for key in leaving}:
         met_there = [other for other, count in met_by_root.items() if other != root or count > 1]
         others = [key for other in met_there for key in members[other]]
         if others and any(_spelled_alike(key, others) for key in members[root]):
+            return False
+        # "Ana" and "Ana Lopez" met are two people; apart, the first name may be hers.
+        if any(
+            single[root] & first[other] or first[root] & single[other] for other in met_there if other != root
+        ):
             return False
     return True
 
@@ -542,9 +566,10 @@ def _resolve(
     drafts: list[DraftMentions],
     corrections: Corrections,
     gathered: Mapping[str, _Gathered] | None = None,
+    notes: Sequence[NoteNames] = (),
 ) -> Resolution:
     """Resolve the drafts' mentions from scratch (see `resolve_entities`); `gathered` is what the
-    last pass gathered per name root (`_group`)."""
+    last pass gathered per name root (`_group`), `notes` what the notes say of their names."""
     resolution = Resolution()
     mentions = [mention for own, _, _ in drafts for mention in own]
     alias_edges, refused = _stated_aliases(drafts, mentions)
@@ -593,16 +618,22 @@ def _resolve(
     roots = _roots(mentions, resolution.names)
     classes = _classes(mentions, roots)
     cooccur = _cooccurring(mentions, roots)
+    first_names = _first_name_edges(spellings, resolution.names, classes, cooccur, notes, sources)
     later = sorted(
         {
             *_suffix_edges(spellings, resolution.names, classes),
             *_well_known_edges(spellings, resolution.names, classes),
             *_fuzzy_edges(spellings, resolution.names, classes, cooccur),
+            *first_names,
         }
     )
-    # Kind suffixes and spelling are guesses: they never make one thing of two notes.
+    # Kind suffixes, spelling and first names are guesses: they never make one thing of two notes.
     _apply(resolution, _Guard(resolution.names, apart, titled), later)
+    for _, full, first, _ in first_names:
+        if resolution.names.find(full) == resolution.names.find(first):
+            resolution.full_names[resolution.names.find(first)] = full
     resolution.gathered = _group(resolution, mentions, sources, gathered)
+    _attach_full_names(resolution)
     _attach_stated_aliases(resolution, drafts)
     _correct_entities(resolution, corrections, find)
     return resolution
@@ -967,6 +998,71 @@ def _fuzzy_edges(
             edits = Levenshtein.distance(low, high)
             edges.append((4, low, high, f"spelled alike ({score:.0f}% similar, {edits} edit(s))"))
     return edges
+
+
+def _first_name_edges(
+    spellings: Mapping[str, Counter[str]],
+    names: _UnionFind,
+    classes: Mapping[str, set[str]],
+    cooccur: Mapping[str, set[int]],
+    notes: Sequence[NoteNames],
+    sources: Sequence[Source],
+) -> list[Edge]:
+    """ "Ana" in one note is Ana Lopez of another when she is the only person the notes name Ana.
+
+    The first name is one word mentioned as a person only, with no longer name of its own and no
+    note's writer; the full name is a person's (mentioned so, or a person's note). Another name
+    starting with that word which may be a person's (a person's or an untyped one) leaves it
+    ambiguous, and two names met in one chunk are two people.
+    """
+
+    def root_of(key: str) -> str:
+        return names.known_root(key) or key  # never adds a name to the forest
+
+    writers = {normalize_name(source.writer) for source in sources if source.writer}
+    first_names: dict[str, str] = {}
+    for key, counts in spellings.items():
+        if " " not in key and len(key) > 1 and key.isalpha() and key not in writers and any(counts.values()):
+            root = root_of(key)
+            if classes.get(root) == {"person"}:
+                first_names[key] = root
+    if not first_names:
+        return []
+    people = {
+        root_of(key)
+        for _, kind, title, _, about in notes
+        if kind in NOTE_KINDS and type_class(about or _UNTYPED) == "person" and (key := normalize_name(title))
+    }
+    longer: set[str] = set()  # roots holding a name of more than one word
+    full: dict[str, dict[str, str]] = defaultdict(dict)  # first name -> root -> the full name
+    for key in spellings:
+        first, space, rest = key.partition(" ")
+        if not space:
+            continue
+        root = root_of(key)
+        longer.add(root)
+        kinds = classes.get(root, set())
+        if first in first_names and rest.count(" ") < 3 and (not kinds or "person" in kinds):
+            full[first][root] = min(key, full[first].get(root, key))
+    edges = []
+    for first, root in sorted(first_names.items()):
+        found = [item for item in full.get(first, {}).items() if item[0] != root]
+        if root in longer or len(found) != 1:
+            continue
+        ((other, name),) = found
+        if ("person" in classes.get(other, set()) or other in people) and not (
+            cooccur.get(root, set()) & cooccur.get(other, set())
+        ):
+            edges.append((5, name, first, "the first name of the only person the notes name so"))
+    return edges
+
+
+def _attach_full_names(resolution: Resolution) -> None:
+    """A person joined to a first name is shown by the full name, unless a note names it otherwise."""
+    for root, full in resolution.full_names.items():
+        group = resolution.groups.get(root)
+        if group is not None:
+            group.full_name = resolution.spelling_of.get(full, full)
 
 
 @record

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import unicodedata
+from dataclasses import replace
 from typing import Any
 
 from kgvault.corrections import Correction, Corrections
@@ -421,3 +422,90 @@ def test_a_kind_suffix_joins_only_a_thing_of_that_kind() -> None:
     )
     # "Project" says what the untyped name is; a place it is not. Firmware and Inc fit their heads.
     assert sorted(e.title for e in graph.entities) == ["Globex", "Manhattan", "Manhattan Project", "Marlin"]
+
+
+FIRST_NAME = "the first name of the only person the notes name so"
+
+
+def test_a_first_name_is_the_only_person_the_notes_name_so() -> None:
+    # "Had lunch with Ana." in one note, "Ana Lopez works at Figma." in another.
+    graph = build(("a.md", [entity("Ana", "person")]), ("b.md", [entity("Ana Lopez", "person")]))
+    assert titles(graph) == {"ana-lopez": ("Ana Lopez", "person")}
+    (ana,) = graph.entities
+    assert ana.aliases == ("Ana",)
+    assert [e.path for e in ana.evidence] == ["a.md", "b.md"]
+    assert graph.merges == (("ana-lopez", "Ana Lopez + Ana", FIRST_NAME),)
+    # Mentioned more often alone, she is still shown, and her page named, by her full name.
+    graph = build(
+        *[(f"{n}.md", [entity("Ana", "person")]) for n in "abc"], ("d.md", [entity("Ana Lopez", "person")])
+    )
+    assert titles(graph) == {"ana-lopez": ("Ana Lopez", "person")}
+
+
+def test_a_person_note_makes_a_full_name_a_person() -> None:
+    sources = [source("people/Ana Lopez.md", meta={"type": "person"}), source("a.md")]
+    graph = build(
+        ("a.md", [entity("Ana", "person")]), ("people/Ana Lopez.md", [entity("Ana Lopez")]), sources=sources
+    )
+    assert titles(graph) == {"ana-lopez": ("Ana Lopez", "person")}
+    # Without the note saying so, an untyped "Ana Lopez" might be anything named after her.
+    graph = build(("a.md", [entity("Ana", "person")]), ("b.md", [entity("Ana Lopez")]))
+    assert set(titles(graph)) == {"ana", "ana-lopez"}
+
+
+def test_a_first_name_two_people_share_joins_neither() -> None:
+    graph = build(
+        ("a.md", [entity("Ana", "person")]),
+        ("b.md", [entity("Ana Lopez", "person")]),
+        ("c.md", [entity("Ana Silva", "person")]),
+    )
+    assert set(titles(graph)) == {"ana", "ana-lopez", "ana-silva"}
+    # An untyped name of the same first word may be another Ana as well.
+    graph = build(
+        ("a.md", [entity("Ana", "person")]),
+        ("b.md", [entity("Ana Lopez", "person")]),
+        ("c.md", [entity("Ana Silva")]),
+    )
+    assert set(titles(graph)) == {"ana", "ana-lopez", "ana-silva"}
+
+
+def test_a_first_name_joins_no_untyped_name_or_thing_of_another_kind() -> None:
+    graph = build(("a.md", [entity("Paris")]), ("b.md", [entity("Paris Hilton", "person")]))
+    assert set(titles(graph)) == {"paris", "paris-hilton"}
+    graph = build(("a.md", [entity("Jordan", "person")]), ("b.md", [entity("Jordan River", "place")]))
+    assert set(titles(graph)) == {"jordan", "jordan-river"}
+    graph = build(("a.md", [entity("Jordan", "place")]), ("b.md", [entity("Jordan Peele", "person")]))
+    assert set(titles(graph)) == {"jordan", "jordan-peele"}
+
+
+def test_a_first_name_met_beside_the_full_name_is_another_person() -> None:
+    graph = build(
+        ("a.md", [entity("Ana", "person"), entity("Ana Lopez", "person")]),
+        ("b.md", [entity("Ana Lopez", "person")]),
+    )
+    assert set(titles(graph)) == {"ana", "ana-lopez"}
+
+
+def test_the_writer_of_a_note_is_not_another_person_of_that_first_name() -> None:
+    sources = [replace(source("a.md"), writer="Sam"), source("b.md")]
+    graph = build(
+        ("a.md", [entity("Sam", "person")]), ("b.md", [entity("Sam Lee", "person")]), sources=sources
+    )
+    assert set(titles(graph)) == {"sam", "sam-lee"}
+
+
+def test_a_first_name_with_a_note_of_its_own_or_kept_apart_stays_apart() -> None:
+    sources = [source("people/Ana.md"), source("people/Ana Lopez.md")]
+    graph = build(
+        ("people/Ana.md", [entity("Ana", "person")]),
+        ("people/Ana Lopez.md", [entity("Ana Lopez", "person")]),
+        sources=sources,
+    )
+    assert set(titles(graph)) == {"ana", "ana-lopez"}
+    extractions = [
+        extraction("a.md", 0, (1, 2), entities=[entity("Ana", "person")]),
+        extraction("b.md", 0, (1, 2), entities=[entity("Ana Lopez", "person")]),
+    ]
+    apart = Corrections((Correction("keep_apart", ("Ana", "Ana Lopez")),))
+    graph = link([source("a.md"), source("b.md")], extractions, corrections=apart)
+    assert set(titles(graph)) == {"ana", "ana-lopez"}
