@@ -624,7 +624,8 @@ class _MentionIndex:
         if cached is not None:
             return cached
         # The tokens normalize_name keeps, folded at C speed; most texts share no first word with a name.
-        raw = _TOKEN.findall(text if text.isascii() else unicodedata.normalize("NFC", text))
+        text = text if text.isascii() else unicodedata.normalize("NFC", text)
+        raw = _TOKEN.findall(text)
         folded = list(map(str.casefold, raw))
         roots, reach = self.roots, self.reach
         found: set[str] = set()
@@ -646,7 +647,7 @@ class _MentionIndex:
                     if longest is not None and _VERSION.match(follow):
                         found.add(longest)
                     longest, after = key, end
-            if longest is not None:
+            if longest is not None and not (" " not in longest and _in_a_longer_name(text, raw, start)):
                 found.add(longest)
         capitals = (
             {token for token, word in zip(folded, raw, strict=True) if word[0].isupper() or word[0].isdigit()}
@@ -659,6 +660,39 @@ class _MentionIndex:
 
 
 _TOKEN = re.compile(r"[^\W_]+")
+_NOT_OF_A_NAME = frozenset([
+    "i", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+    "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december",
+])  # fmt: skip
+"""Capitalized words that go beside a name without being part of it ("Alex Tuesday", "told Alex I …")."""
+_SENTENCE_BREAK = re.compile(r"[.!?:;\n]")
+
+
+def _in_a_longer_name(text: str, raw: Sequence[str], at: int) -> bool:
+    """Whether the one-word name at token `at` is part of a longer name the corpus does not know:
+    "Alex Rivera", "Tom Hanks", "Mercedes-Benz", "the Michael Jordan documentary". A capitalized
+    word before it that opens a sentence is no part of it ("Met Alex", "Yesterday Alex called")."""
+    following = raw[at + 1] if at + 1 < len(raw) else ""
+    before = raw[at - 1] if at else ""
+    # An acronym after it says what part of it: "the Dagster UI", "the Stripe API".
+    next_to = (
+        following[:1].isupper() and not following.isupper() and following.casefold() not in _NOT_OF_A_NAME
+    )
+    after_one = before[:1].isupper() and at > 1 and before.casefold() not in _NOT_OF_A_NAME
+    if not (next_to or after_one):
+        return False
+    spans = [match.span() for match in _TOKEN.finditer(text, 0)][: at + 2]
+    if next_to and not text[spans[at][1] : spans[at + 1][0]].strip(" \t-"):
+        return True
+    # The word before counts only mid-sentence: a sentence's first word is capitalized anyway.
+    return (
+        after_one
+        and not text[spans[at - 1][1] : spans[at][0]].strip(" \t")
+        and not _SENTENCE_BREAK.search(text, spans[at - 2][1], spans[at - 1][0])
+    )
+
+
 _VERSION = re.compile(r"v?\d")
 """A folded word that numbers a version ("15", "3", "v2"): what it follows names the thing versioned."""
 

@@ -492,37 +492,26 @@ def _parting_changes_nothing(
 ) -> bool:
     """Whether names leaving a chunk where they met the names `met` leave every rule reading as before.
 
-    Two names met in one chunk are two things: a stated alias between them is refused, two names
-    spelled alike are not read as one misspelled, and a first name is not read as a full name's.
-    Meeting less, they might join. None can happen when no leaving name is an end of a stated alias
-    (`aliased`), no name of a leaving name's entity is spelled like a name of another entity it
-    met there (or of its own when two of its names met there: which rule joined them is what
-    ontology.md says), and none is a first word alone where another it met has it first in a
-    longer name, or the other way round. A leaving name must not be a homonym's either.
+    Two names met in one chunk are two things: a stated alias between them is refused, and two
+    names spelled alike are not read as one misspelled. Meeting less, they might join. Neither can
+    happen when no leaving name is an end of a stated alias (`aliased`) and no name of a leaving
+    name's entity is spelled like a name of another entity it met there, or of its own when two of
+    its names met there (which rule joined them is what ontology.md says). A leaving name must
+    not be a homonym's either.
     """
     find = resolution.names.find
     if not leaving.isdisjoint(aliased) or any(find(key) in resolution.split for key in leaving):
         return False  # a homonym's untyped mentions go to the kind mentioned most: counts decide
     met_by_root = Counter(find(key) for key in met)
     members: dict[str, list[str]] = {root: [] for root in met_by_root}
-    single: dict[str, set[str]] = {root: set() for root in met_by_root}
-    first: dict[str, set[str]] = {root: set() for root in met_by_root}
     for key in resolution.spellings:
         root = find(key)
-        if root in members:
-            if len(key) >= FUZZY_MIN_LENGTH:
-                members[root].append(key)
-            word, space, _ = key.partition(" ")
-            (first if space else single)[root].add(word)
+        if root in members and len(key) >= FUZZY_MIN_LENGTH:
+            members[root].append(key)
     for root in {find(key) for key in leaving}:
         met_there = [other for other, count in met_by_root.items() if other != root or count > 1]
         others = [key for other in met_there for key in members[other]]
         if others and any(_spelled_alike(key, others) for key in members[root]):
-            return False
-        # "Ana" and "Ana Lopez" met are two people; apart, the first name may be hers.
-        if any(
-            single[root] & first[other] or first[root] & single[other] for other in met_there if other != root
-        ):
             return False
     return True
 
@@ -618,7 +607,7 @@ def _resolve(
     roots = _roots(mentions, resolution.names)
     classes = _classes(mentions, roots)
     cooccur = _cooccurring(mentions, roots)
-    first_names = _first_name_edges(spellings, resolution.names, classes, cooccur, notes, sources)
+    first_names = _first_name_edges(spellings, resolution.names, classes, notes, sources)
     later = sorted(
         {
             *_suffix_edges(spellings, resolution.names, classes),
@@ -1004,16 +993,16 @@ def _first_name_edges(
     spellings: Mapping[str, Counter[str]],
     names: _UnionFind,
     classes: Mapping[str, set[str]],
-    cooccur: Mapping[str, set[int]],
     notes: Sequence[NoteNames],
     sources: Sequence[Source],
 ) -> list[Edge]:
     """ "Ana" in one note is Ana Lopez of another when she is the only person the notes name Ana.
 
     The first name is one word mentioned as a person only, with no longer name of its own and no
-    note's writer; the full name is a person's (mentioned so, or a person's note). Another name
-    starting with that word which may be a person's (a person's or an untyped one) leaves it
-    ambiguous, and two names met in one chunk are two people.
+    note's writer; the full name is a person's (mentioned so, or a person's note), written with
+    that word first ("Marie-Claire" is another first name). Another such name which may be a
+    person's (a person's or an untyped one) leaves it ambiguous. Met in one chunk, the two are
+    still one: "Met [[Kim]] today. Kim Nguyen works at UCL." introduces her.
     """
 
     def root_of(key: str) -> str:
@@ -1042,7 +1031,12 @@ def _first_name_edges(
         root = root_of(key)
         longer.add(root)
         kinds = classes.get(root, set())
-        if first in first_names and rest.count(" ") < 3 and (not kinds or "person" in kinds):
+        if (
+            first in first_names
+            and rest.count(" ") < 3
+            and (not kinds or "person" in kinds)
+            and any(normalize_name(spelling.split()[0]) == first for spelling in spellings[key])
+        ):
             full[first][root] = min(key, full[first].get(root, key))
     edges = []
     for first, root in sorted(first_names.items()):
@@ -1050,9 +1044,7 @@ def _first_name_edges(
         if root in longer or len(found) != 1:
             continue
         ((other, name),) = found
-        if ("person" in classes.get(other, set()) or other in people) and not (
-            cooccur.get(root, set()) & cooccur.get(other, set())
-        ):
+        if "person" in classes.get(other, set()) or other in people:
             edges.append((5, name, first, "the first name of the only person the notes name so"))
     return edges
 

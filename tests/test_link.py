@@ -185,6 +185,30 @@ def test_a_name_inside_a_longer_known_name_is_no_mention_unless_that_is_its_vers
     assert by_title[texts[2]] == ("atlas", "postgres", "postgres-15")
 
 
+def test_a_one_word_name_inside_a_longer_unknown_name_is_no_mention() -> None:
+    known = [{"name": n} for n in ("Alex", "Mercedes", "Jordan", "Georgia", "Tom")]
+    named = {
+        "Had lunch with Alex Rivera from the data team.": (),
+        "Took the car to the Mercedes-Benz garage.": (),
+        "Finished the Michael Jordan documentary.": (),
+        "Leo got an offer from Georgia Tech.": (),
+        # Beside a sentence's first word, a weekday, "I" or punctuation, it is a mention.
+        "Met Alex at the café. Jordan called.": ("alex", "jordan"),
+        "Yesterday Alex called.": ("alex",),
+        "Saw Tom Tuesday, then Georgia.": ("georgia", "tom"),
+        "Jordan showed me the Mercedes UI.": ("jordan", "mercedes"),
+        "Told Alex I would come. Tom Hanks, Mercedes and Jordan too.": ("alex", "jordan", "mercedes"),
+    }
+    graph = link(
+        [source("a.md")],
+        [
+            extraction("a.md", 0, (1, 1), entities=known),
+            *(extraction("a.md", i + 1, (i + 2, i + 2), nodes=[episode(t)]) for i, t in enumerate(named)),
+        ],
+    )
+    assert {n.title: n.entities for n in graph.nodes} == named
+
+
 def test_tag_counts_include_every_parent_level() -> None:
     graph = link(
         [source("a.md")],

@@ -755,23 +755,20 @@ def test_a_notes_type_changed_alone_retypes_its_entity_as_a_relink_does() -> Non
     assert graph == relinked(state)
 
 
-def test_a_first_name_leaving_the_chunk_it_shared_with_a_full_name_is_resolved_again(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """ "Ana" beside "Ana Lopez" is someone else; once that chunk names Ana Lopez alone, "Ana" is hers."""
-    ana, lopez = ("Ana", "person"), ("Ana Lopez", "person")
-    paths = ["a.md", "b.md", "c.md"]
+def test_a_first_name_joins_a_full_name_and_parts_when_a_second_one_appears() -> None:
+    ana, lopez, silva = ("Ana", "person"), ("Ana Lopez", "person"), ("Ana Silva", "person")
     state = LinkState.build(
-        [source(p) for p in paths],
-        [_naming("a.md", ana, lopez, GRAFANA), _naming("b.md", lopez), _naming("c.md", ana)],
+        [source(p) for p in ("a.md", "b.md", "c.md")],
+        [_naming("a.md", ana, GRAFANA), _naming("b.md", lopez), _naming("c.md", GRAFANA)],
     )
-    assert sorted(e.title for e in state.graph.entities) == ["Ana", "Ana Lopez", "Grafana"]
-    made_again = record_calls(monkeypatch, kgvault.resolve, "_resolve", lambda *_: "resolved")
-    graph = state.update([source("a.md")], [_naming("a.md", lopez, GRAFANA)])
-    assert made_again == ["resolved"]
+    assert sorted(e.title for e in state.graph.entities) == ["Ana Lopez", "Grafana"]
+    graph = state.update([source("c.md")], [_naming("c.md", silva, GRAFANA)])
+    assert sorted(e.title for e in graph.entities) == ["Ana", "Ana Lopez", "Ana Silva", "Grafana"]
+    assert graph == relinked(state)
+    graph = state.update([source("c.md")], [_naming("c.md", GRAFANA)])
     assert sorted(e.title for e in graph.entities) == ["Ana Lopez", "Grafana"]
     assert graph == relinked(state)
-    made_again.clear()
-    graph = state.update([source("a.md")], [_naming("a.md", ana, lopez, GRAFANA)])
-    assert sorted(e.title for e in graph.entities) == ["Ana", "Ana Lopez", "Grafana"]
+    # Named again where she was named (a patched resolution): still one person.
+    graph = state.update([source("c.md")], [_naming("c.md", GRAFANA, ana)])
+    assert sorted(e.title for e in graph.entities) == ["Ana Lopez", "Grafana"]
     assert graph == relinked(state)

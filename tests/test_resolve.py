@@ -478,12 +478,20 @@ def test_a_first_name_joins_no_untyped_name_or_thing_of_another_kind() -> None:
     assert set(titles(graph)) == {"jordan", "jordan-peele"}
 
 
-def test_a_first_name_met_beside_the_full_name_is_another_person() -> None:
+def test_a_first_name_met_beside_the_full_name_is_still_her() -> None:
+    # "Met [[Kim]] today. Kim Nguyen works at UCL." introduces her.
     graph = build(
-        ("a.md", [entity("Ana", "person"), entity("Ana Lopez", "person")]),
-        ("b.md", [entity("Ana Lopez", "person")]),
+        ("a.md", [entity("Kim", "person"), entity("Kim Nguyen", "person")]),
+        ("b.md", [entity("Kim", "person")]),
     )
-    assert set(titles(graph)) == {"ana", "ana-lopez"}
+    assert titles(graph) == {"kim-nguyen": ("Kim Nguyen", "person")}
+
+
+def test_a_hyphenated_first_name_is_another_first_name() -> None:
+    graph = build(("a.md", [entity("Marie", "person")]), ("b.md", [entity("Marie-Claire Dubois", "person")]))
+    assert set(titles(graph)) == {"marie", "marie-claire-dubois"}
+    graph = build(("a.md", [entity("Marie", "person")]), ("b.md", [entity("Marie Dubois", "person")]))
+    assert set(titles(graph)) == {"marie-dubois"}
 
 
 def test_the_writer_of_a_note_is_not_another_person_of_that_first_name() -> None:
