@@ -682,6 +682,47 @@ def test_starting_and_stopping_to_use_a_tool_date_it(
     assert only_relation(text, meta) == (*triple, valid_at, invalid_at)
 
 
+YESTERDAY = date(2025, 3, 11)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Moved to Montreal!", {("Sam", "lives_in", "Montreal"): (REF, None)}),
+        ("Moved back to Leeds.", {("Sam", "lives_in", "Leeds"): (REF, None)}),
+        ("I moved back to Toronto.", {("Sam", "lives_in", "Toronto"): (REF, None)}),
+        # A place between "moved to" and a day is no month: the move was that day.
+        ("I moved to Montreal yesterday.", {("Sam", "lives_in", "Montreal"): (YESTERDAY, None)}),
+        (
+            "I moved from Toronto to Montreal.",
+            {("Sam", "lives_in", "Montreal"): (REF, None), ("Sam", "lives_in", "Toronto"): (None, REF)},
+        ),
+        (
+            "Moved from Leeds to York.",
+            {("Sam", "lives_in", "York"): (REF, None), ("Sam", "lives_in", "Leeds"): (None, REF)},
+        ),
+        ("I got laid off from Shopify.", {("Sam", "works_for", "Shopify"): (None, REF)}),
+        ("Got laid off from Shopify today.", {("Sam", "works_for", "Shopify"): (None, REF)}),
+        ("I was let go by Acme.", {("Sam", "works_for", "Acme"): (None, REF)}),
+        ("I've been made redundant by Acme.", {("Sam", "works_for", "Acme"): (None, REF)}),
+        ("Tom got fired from Initech.", {("Tom", "works_for", "Initech"): (None, REF)}),
+        # Someone else's move, a meeting's, a phase's, a tool's, and who fires are no home, no job.
+        ("Ana moved to Porto.", {}),
+        ("Moved the meeting to Friday.", {}),
+        ("Moved to Phase 2.", {}),
+        ("Moved to Linear for issue tracking.", {}),
+        ("I moved from Notion to Obsidian.", {}),
+        ("Ana was fired by Tom.", {}),
+        ("Got fired from the band.", {}),
+    ],
+)
+def test_moves_and_lost_jobs_the_writer_says_in_a_diary(
+    text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
+) -> None:
+    relations = extract(text, meta={"author": "Sam"}).draft.relations
+    assert {r[:3]: r[3:] for r in map(relation_fields, relations)} == found
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -2752,6 +2793,8 @@ def test_a_block_id_is_no_part_of_a_statement() -> None:
         # Another name of a kind the sentences give: one kind in the vault.
         ({"type": "company"}, "organization"),
         ({"type": "location"}, "place"),
+        ({"type": "dog"}, "dog"),  # a pet kept with the people is no person
+        ({"type": "pet"}, "pet"),
     ],
 )
 def test_a_notes_type_types_its_entity_only_when_it_names_a_kind_of_thing(
@@ -4351,3 +4394,20 @@ def test_a_director_of_a_kind_directs_for_an_organization(
     text: str, expected: set[tuple[str, str, str]]
 ) -> None:
     assert relations(extract(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "relation"),
+    [
+        ("Dr. Reid works at Leeds General Infirmary.", ("Dr. Reid", "works_for", "Leeds General Infirmary")),
+        ("Mr. Thomas works at Hillside Primary.", ("Mr. Thomas", "works_for", "Hillside Primary")),
+        ("Mrs. Scott lives in Leeds.", ("Mrs. Scott", "lives_in", "Leeds")),
+    ],
+)
+def test_a_title_with_its_dot_is_part_of_the_name(sentence: str, relation: tuple[str, str, str]) -> None:
+    assert relations(extract(sentence, title="2025-03-12")) == {relation}
+
+
+def test_a_sentence_goes_on_after_prof_with_its_dot() -> None:
+    node = only_node(extract("Prof. Okafor is on sabbatical from March.", title="2025-03-12"))
+    assert node.title == "Prof. Okafor is on sabbatical from March."

@@ -477,10 +477,11 @@ _NAMED_SUBJECT = (
     r"(?:(?!(?:This|That|It|There|Here|What|Which|Who|Everything|Something|Nothing|Everyone|Someone|Nobody"
     r"|He|She|They|You|One|I|We|The|A|An|My|Our|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
     r"|January|February|March|April|May|June|July|August|September|October|November|December|Today"
-    r"|Tomorrow|Yesterday)\b)[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?|\ue000\d+\ue001)"
+    r"|Tomorrow|Yesterday)\b)(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.\s+)?[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?"
+    r"|\ue000\d+\ue001)"
 )
-"""A sentence's subject that names someone or something: "Ana", "Ana Costa", a link; no pronoun,
-no day ("Monday leads into a long week")."""
+"""A sentence's subject that names someone or something: "Ana", "Ana Costa", "Prof. Okafor", a link;
+no pronoun, no day ("Monday leads into a long week")."""
 _THEIR_PREFERENCE = _Keywords(
     "prefers loves likes hates dislikes enjoys adores",
     rf"{_NAMED_SUBJECT}\s+(?:(?:really|still|now|also|generally|mostly|absolutely|actually)\s+)?"
@@ -586,11 +587,15 @@ _WOULD_BEFORE = re.compile(
 _MOVED_TO_BEFORE = re.compile(
     r"(?i)\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off|shift(?:ed|s)?"
     r"|slip(?:ped|s)?|slid(?:es)?|bump(?:ed|s)?|extend(?:ed|s)?|change[ds]?|report[ée]e?)\b[^.;,]{0,40}?"
-    r"\b(?:to|until|till|from|à|au)\s+(?:the\s+|le\s+)?(?:[A-Za-z]{3,9}\.?\s+)?$"
+    r"\b(?:to|until|till|from|à|au)\s+(?:the\s+|le\s+)?"
+    r"(?:(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tues?(?:day)?|wed(?:nesday)?|thu(?:rs)?(?:day)?"
+    r"|fri(?:day)?|sat(?:urday)?|sun(?:day)?|next|this)\.?,?\s+)?$"
 )
 """A day something is moved to (or from: a range's first day after its month, "from Nov |14 to Nov
 21"), its verb further back ("Postponed the dentist to June 14", "Apple Pay
-slipped to June 15"): read over more of the sentence than `_TARGET_BEFORE`."""
+slipped to June 15"): read over more of the sentence than `_TARGET_BEFORE`. A place between is no
+month: "I moved to Montreal yesterday" moved then."""
 _TARGET_BEFORE = re.compile(
     r"(?i)(?:\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off"
     r"|shift(?:ed|s)?|report[ée]e?)\b[^.;]{0,40}?"
@@ -1046,7 +1051,7 @@ _DATE_LEAD = re.compile(r"^\s*(?:\*\*)?(?P<date>\d{4}-\d{2}-\d{2})(?:\*\*)?\s*(?
 # Only from a run's first mark: from each mark of "Wait.....done" the run was scanned again.
 _SENTENCE_END = re.compile(r"(?=[.!?…\n])(?:(?<![.!?…])(?P<end>[.!?…]+[\"'”’)\]*_]*)\s+|\n)")
 _ABBREVIATIONS = _word_set(
-    "e.g i.e etc vs dr mr mrs ms st no nr approx cf fig p pp ca resp incl esp jr sr mt ft min max"
+    "e.g i.e etc vs dr mr mrs ms mx prof st no nr approx cf fig p pp ca resp incl esp jr sr mt ft min max"
 )
 _ALSO_ACRONYMS = _word_set("mt ft ca")
 """Abbreviations that in capitals are acronyms ending a sentence ("machine translation, MT."; "CA."),

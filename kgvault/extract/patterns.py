@@ -92,12 +92,16 @@ _NOT_AFTER_A_PLACE_WORD = (
 Meta now works at Google", "The recruiter from Meta reports to Jane" say nothing of Toronto or Meta."""
 
 
+_HONORIFIC = rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.[ ](?=[{_UPPER}]))"
+"""A title with its dot before a name: "Dr. Reid" is no "Reid", nor "Mr. Thomas" a Thomas."""
+
+
 def _name(word: str, joiners: str = "of") -> str:
-    """A name made of such words: a placeholder, or up to five words (later ones may be numbers, and
-    "of" may join two: "Bank of America", "Isle of Man")."""
+    """A name made of such words: a placeholder, or up to five words after a title (later ones may be
+    numbers, and "of" may join two: "Bank of America", "Isle of Man")."""
     # Only after "&" a verb says two clauses: "Stripe & Tom works at …" ("University of Leeds uses" is one).
     joined = rf"(?:of[ ]{word}|&[ ]{word}(?![\w'’-]){_NO_VERB_AFTER})" if "&" in joiners else rf"of[ ]{word}"
-    return rf"(?:\ue000\d+\ue001|{word}(?:[ ](?:{word}|{_NUMBER}|{joined})){{0,4}})"
+    return rf"(?:\ue000\d+\ue001|{_HONORIFIC}?{word}(?:[ ](?:{word}|{_NUMBER}|{joined})){{0,4}})"
 
 
 NAME = _name(_WORD)
@@ -416,6 +420,8 @@ _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
 """After a whole name, no "with" a name: "Anna replaced Notion with Obsidian" is a switch of tools."""
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
+_LAID_OFF = r"(?:(?:laid off|let go|made redundant) (?:from|by)|(?:fired|sacked) from)"
+"""How a job is lost, up to its employer: "laid off from Shopify", "let go by Acme", "fired from Initech"."""
 _NOT_TURNED_DOWN = r"(?![^.;!?]*\b(?:turned\s+(?:it|them)\s+down|declined|said\s+no)\b)"
 """A job got that was not taken: "landed a role at Figma but turned it down"."""
 _WHEN_JOINED = r"(?: (?:today|yesterday|this week|last week|this month|last month|this year|last year))?"
@@ -879,8 +885,16 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Not "I moved to Obsidian from Notion": a move "from" somewhere may be a switch of tools.
     # Not "we moved to Phase 2", "we moved to Airtable": what a team moves to is seldom a home (a
     # flat in it is: "We moved into our new flat in Pankow", above).
-    _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) to {{O}}{_NOT_FROM}",
+    _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) (?:back )?to {{O}}{_NOT_FROM}",
              "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
+    # "I moved from Toronto to Montreal": the new home from that day, the old one left on it.
+    _pattern(r"{I}(?: have|['’]ve)? (?:just |finally )?(?:moved|relocated) (?:back )?from {A} to {O}",
+             "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
+    # A diary's move with no subject is the writer's: "Moved to Montreal!", "Moved back to Leeds".
+    _pattern(rf"(?i:moved|relocated) (?:back )?to {{O}}{_NOT_FROM}", "lives_in", "lives in", True, "person",
+             "place", keywords="moved relocated", writer=True),
+    _pattern(r"(?i:moved|relocated) (?:back )?from {A} to {O}", "lives_in", "lives in", True, "person",
+             "place", keywords="moved relocated", writer=True),
     # A switch of the writer's tools: the new one used from that day, the old one no more.
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) from {A} to {O}", "uses", "uses",
              False, "person", keywords="switched migrated"),
@@ -909,6 +923,15 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Not "I quit Instagram", "I quit Duolingo": an app is no employer.
     _pattern(r"{I} (?:just )?quit {O}", "works_for", "works for", True, "person", "organization",
              keywords="quit", ends=True, object_test=_no_tool),
+    # A job lost: "I got laid off from Shopify", "Ana was let go by Acme", "Got fired from Initech" (not
+    # "fired by Tom": a person fires, and is no employer here).
+    _pattern(rf"{{S}} (?:was|got|has been|had been|just got) {_LAID_OFF} {{O}}", "works_for", "works for",
+             True, "person", "organization", keywords="laid let redundant fired sacked", ends=True),
+    _pattern(rf"{{I}}(?: have| had|['’]ve|['’]d)? (?:was |got |been |just got ){_LAID_OFF} {{O}}",
+             "works_for", "works for", True, "person", "organization",
+             keywords="laid let redundant fired sacked", ends=True),
+    _pattern(rf"(?i:got|was|been) {_LAID_OFF} {{O}}", "works_for", "works for", True, "person",
+             "organization", keywords="laid let redundant fired sacked", ends=True, writer=True),
     # A job left by resigning or retiring: "Tom resigned from Initech" (not "resigned from the board").
     _pattern(r"{S} (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True, "person",
              "organization", keywords="resigned retired", ends=True),
