@@ -97,6 +97,8 @@ def apply_time(
     # Said to hold at no date ("Rita works at Deloitte." in her note): no run, but a rival of the
     # value the dated statements leave current, if another (see `_undated_rivals`).
     undated: list[Assertion] = []
+    # Dated values of no slot (one of the tools someone uses): they hold until said to stop.
+    loose: list[Assertion] = []
     for assertion in assertions:
         key = assertion.key
         if assertion.invalid_at is not None:
@@ -112,9 +114,12 @@ def apply_time(
         slot = slot_of[key]
         if slot is not None:
             slots[slot].append(assertion)
+        else:
+            loose.append(assertion)
     dated = [a for members in slots.values() for a in members]
+    stopped = [a for a in loose if a.key in stated_ends]
     by_lines = _nodes_by_lines(nodes)
-    asserting = _asserting_nodes(by_lines, ((a.key, a.valid_at, a.evidence) for a in dated))
+    asserting = _asserting_nodes(by_lines, ((a.key, a.valid_at, a.evidence) for a in (*dated, *stopped)))
     spans = _spans(nodes, dated, asserting)
 
     last_run: dict[RelationKey, _Run] = {}
@@ -146,9 +151,10 @@ def apply_time(
             for when in run.dates:
                 run_of[(key, when)] = run
 
+    loose_runs = _stopped_runs(stopped, stated_ends) if stopped else {}
     make_relation = retime_relation or timed_relation
     new_relations = tuple(
-        _timed(r, last_run.get(key), stated_ends.get(key, []), make_relation)
+        _timed(r, last_run.get(key) or loose_runs.get(key), stated_ends.get(key, []), make_relation)
         if key in last_run or key not in lost
         else _ended(r, max(lost[key]), make_relation)
         for r, key in zip(relations, map(_key, relations), strict=True)
@@ -174,6 +180,15 @@ def apply_time(
                     if stoppers - {node_id}:
                         superseded_by[node_id].update(stoppers - {node_id})
                         valid_to[node_id] = min(valid_to.get(node_id, end), end)
+    for key, run in loose_runs.items():
+        for closed in run.ended:
+            stop = closed.end
+            stoppers = ending.get((key, stop), set()) if stop is not None else set()
+            for when in closed.dates if stop is not None else ():
+                for node_id in asserting.get((key, when), ()):
+                    if stoppers - {node_id}:
+                        superseded_by[node_id].update(stoppers - {node_id})
+                        valid_to[node_id] = min(valid_to.get(node_id, stop), stop)  # type: ignore[type-var,assignment]
     # A node consolidated from episodes holds while one of them does: once each is superseded, so is
     # it, by what superseded them (three days of "The Voron runs Marlin." stop at the switch).
     for node in nodes:
@@ -428,6 +443,48 @@ def _ended(relation: Relation, end: date, make: RetimeRelation) -> Relation:
     if relation.valid_at is not None and relation.valid_at > end:
         return relation
     return make(relation, relation.valid_at, end)
+
+
+@dataclass(slots=True)
+class _Stopped(_Run):
+    """A value of no slot's latest run, with the runs before it that a stated end closed."""
+
+    ended: list[_Run] = field(default_factory=list)
+
+
+def _stopped_runs(
+    stopped: Sequence[Assertion], stated_ends: Mapping[RelationKey, Sequence[date]]
+) -> dict[RelationKey, _Stopped]:
+    """Per value of no slot said to stop, its runs: from a statement until the next stated end, and
+    again from a statement after it ("I switched from Helix back to Vim" after a switch from Vim).
+
+    An end on the day a run starts belongs to an earlier run, as in a slot (`_timed`).
+    """
+    starts: dict[RelationKey, set[date]] = defaultdict(set)
+    for assertion in stopped:
+        assert assertion.valid_at is not None
+        starts[assertion.key].add(assertion.valid_at)
+    runs: dict[RelationKey, _Stopped] = {}
+    for key, days in starts.items():
+        ended: list[_Run] = []
+        current: _Run | None = None
+        # Ends before starts on one day: a run is never ended the day it starts.
+        for when, is_start in sorted(
+            [*((d, False) for d in set(stated_ends[key])), *((d, True) for d in days)]
+        ):
+            if is_start:
+                if current is None:
+                    current = _Run(key[2], when)
+                current.dates.append(when)
+            elif current is not None and when > current.start:
+                current.end = when
+                ended.append(current)
+                current = None
+        last = current or ended.pop()
+        runs[key] = _Stopped(
+            last.value, last.start, last.end, (), last.dates, [*ended, *([last] if last.end else [])]
+        )
+    return runs
 
 
 def _timed(relation: Relation, run: _Run | None, stated_ends: list[date], make: RetimeRelation) -> Relation:

@@ -688,8 +688,6 @@ YESTERDAY = date(2025, 3, 11)
 @pytest.mark.parametrize(
     ("text", "found"),
     [
-        ("Moved to Montreal!", {("Sam", "lives_in", "Montreal"): (REF, None)}),
-        ("Moved back to Leeds.", {("Sam", "lives_in", "Leeds"): (REF, None)}),
         ("I moved back to Toronto.", {("Sam", "lives_in", "Toronto"): (REF, None)}),
         # A place between "moved to" and a day is no month: the move was that day.
         ("I moved to Montreal yesterday.", {("Sam", "lives_in", "Montreal"): (YESTERDAY, None)}),
@@ -697,17 +695,16 @@ YESTERDAY = date(2025, 3, 11)
             "I moved from Toronto to Montreal.",
             {("Sam", "lives_in", "Montreal"): (REF, None), ("Sam", "lives_in", "Toronto"): (None, REF)},
         ),
-        (
-            "Moved from Leeds to York.",
-            {("Sam", "lives_in", "York"): (REF, None), ("Sam", "lives_in", "Leeds"): (None, REF)},
-        ),
         ("I got laid off from Shopify.", {("Sam", "works_for", "Shopify"): (None, REF)}),
-        ("Got laid off from Shopify today.", {("Sam", "works_for", "Shopify"): (None, REF)}),
         ("I was let go by Acme.", {("Sam", "works_for", "Acme"): (None, REF)}),
         ("I've been made redundant by Acme.", {("Sam", "works_for", "Acme"): (None, REF)}),
         ("Tom got fired from Initech.", {("Tom", "works_for", "Initech"): (None, REF)}),
         # Someone else's move, a meeting's, a phase's, a tool's, and who fires are no home, no job.
         ("Ana moved to Porto.", {}),
+        # A diary line with no subject may go on about whoever the line before named: "Mum rang.
+        # Moved to Bournemouth last month and loving it."
+        ("Moved to Montreal!", {}),
+        ("Got laid off from Shopify today.", {}),
         ("Moved the meeting to Friday.", {}),
         ("Moved to Phase 2.", {}),
         ("Moved to Linear for issue tracking.", {}),

@@ -610,3 +610,51 @@ def test_an_undated_value_a_dated_note_says_stopped_is_no_rival() -> None:
     )
     assert graph.conflicts == ()
     assert {r.to_id: r.invalid_at for r in graph.relations} == {"klipper": None, "marlin": date(2024, 9, 2)}
+
+
+def _using(path: str, title: str, when: str, *relations: dict[str, Any]) -> Any:
+    ends = [{"name": "Sam", "entity_type": "person"}, {"name": "Vim"}, {"name": "Helix"}]
+    names = [r["object"] for r in relations]
+    return extraction(path, 0, (1, 1), entities=ends, nodes=[state(title, when, "Sam", *names)],
+                      relations=list(relations))  # fmt: skip
+
+
+def test_a_tool_said_to_stop_ends_the_states_that_used_it_and_a_comeback_holds_again() -> None:
+    # "I use Vim." twice, "I switched from Vim to Helix.", "I switched from Helix back to Vim.":
+    # one of many tools (no slot), yet each switch ends what the notes said before it.
+    graph = link(
+        [source(p) for p in ("a.md", "b.md", "c.md", "d.md")],
+        [
+            _using("a.md", "I use Vim.", "2024-01-08", rel("Sam", "uses", "Vim", "2024-01-08")),
+            _using("b.md", "I still use Vim.", "2024-03-01", rel("Sam", "uses", "Vim", "2024-03-01")),
+            _using("c.md", "I switched from Vim to Helix.", "2024-06-03",
+                   rel("Sam", "uses", "Helix", "2024-06-03"),
+                   rel("Sam", "uses", "Vim", None, invalid_at="2024-06-03")),
+            _using("d.md", "I switched from Helix back to Vim.", "2024-09-10",
+                   rel("Sam", "uses", "Vim", "2024-09-10"),
+                   rel("Sam", "uses", "Helix", None, invalid_at="2024-09-10")),
+        ],
+    )  # fmt: skip
+    times = {r.to_id: (r.valid_at, r.invalid_at) for r in graph.relations}
+    assert times == {"vim": (date(2024, 9, 10), None), "helix": (date(2024, 6, 3), date(2024, 9, 10))}
+    node = {n.title: n for n in graph.nodes}
+    to_helix, back = node["I switched from Vim to Helix."], node["I switched from Helix back to Vim."]
+    for said in ("I use Vim.", "I still use Vim."):
+        assert (node[said].valid_to, node[said].superseded_by) == (date(2024, 6, 3), (to_helix.id,))
+    assert to_helix.superseded_by == (back.id,)
+    assert (back.valid_to, back.superseded_by) == (None, ())
+
+
+def test_a_tool_stopped_and_taken_up_again_holds_from_then() -> None:
+    graph = link(
+        [source(p) for p in ("a.md", "b.md")],
+        [
+            _using("a.md", "I stopped using Vim.", "2024-01-08",
+                   rel("Sam", "uses", "Vim", None, invalid_at="2024-01-08")),
+            _using("b.md", "I started using Vim again.", "2024-03-01",
+                   rel("Sam", "uses", "Vim", "2024-03-01")),
+        ],
+    )  # fmt: skip
+    ((valid_at, invalid_at),) = [(r.valid_at, r.invalid_at) for r in graph.relations]
+    assert (valid_at, invalid_at) == (date(2024, 3, 1), None)
+    assert all(n.superseded_by == () for n in graph.nodes)

@@ -678,7 +678,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # "Replaced Plex with Jellyfin on the NUC": the old one ends, a service too.
     _pattern(r"(?i:replaced) {A} with {O} on {S}", "runs", "runs", True, None, "software",
              keywords="replaced"),
-    _pattern(r"(?i:switched|migrated) {S} (?:over )?to " + _NO_ARTICLE + "{O}", "runs", "runs", True, None,
+    _pattern(r"(?i:switched|migrated) {S} (?:over |back )?to " + _NO_ARTICLE + "{O}", "runs", "runs", True,
+             None,
              "software", keywords="switched migrated"),
     _pattern(r"(?i:installed|flashed) {O} on {S}", "runs", "runs", True, None, "software",
              keywords="installed flashed"),
@@ -873,6 +874,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              True, "person", "place", keywords="live living"),
     _pattern(rf"{{I}}(?: have|['’]ve) {_ADVERB}lived in {{O}}", "lives_in", "lives in", True, "person",
              "place", keywords="lived"),
+    # Before the plain one: "I now use Neovim instead of Vim" ends the use of Vim.
+    _pattern(rf"{{W}} {_ADVERB}use {{O}} instead of {{A}}", "uses", "uses", False, "person",
+             keywords="instead"),
     _pattern(rf"{{I}} {_ADVERB}use {{O}}", "uses", "uses", False, "person", keywords="use"),
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:started|began) using {O}", "uses", "uses", False,
              "person", keywords="started began"),
@@ -890,25 +894,24 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # "I moved from Toronto to Montreal": the new home from that day, the old one left on it.
     _pattern(r"{I}(?: have|['’]ve)? (?:just |finally )?(?:moved|relocated) (?:back )?from {A} to {O}",
              "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
-    # A diary's move with no subject is the writer's: "Moved to Montreal!", "Moved back to Leeds".
-    _pattern(rf"(?i:moved|relocated) (?:back )?to {{O}}{_NOT_FROM}", "lives_in", "lives in", True, "person",
-             "place", keywords="moved relocated", writer=True),
-    _pattern(r"(?i:moved|relocated) (?:back )?from {A} to {O}", "lives_in", "lives in", True, "person",
-             "place", keywords="moved relocated", writer=True),
     # A switch of the writer's tools: the new one used from that day, the old one no more.
-    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) from {A} to {O}", "uses", "uses",
-             False, "person", keywords="switched migrated"),
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) (?:back )?from {A} "
+             r"(?:back )?to {O}",
+             "uses", "uses", False, "person", keywords="switched migrated"),
     # Someone's or something's, to anything but a system: "Atlas switched from MySQL to Postgres".
-    _pattern(r"{S} (?:switched|migrated) from {A} to {O}", "uses", "uses", False, None, "software",
+    _pattern(r"{S} (?:switched|migrated) from {A} (?:back )?to {O}", "uses", "uses", False, None, "software",
              keywords="from", object_test=lambda name: not is_system(name) and not is_service(name)),
     # A diary's switch with no subject, the writer's: "Switched from Scrivener to Obsidian for drafting"
     # (only opening its sentence: not "Ana switched from …"; to well-known software only).
-    _pattern(r"(?i:switched|migrated)(?<![\w\ue001,][\x20\t][A-Za-z]{8})(?: over)? from {A} to {O}", "uses",
+    _pattern(r"(?i:switched|migrated)(?<![\w\ue001,][\x20\t][A-Za-z]{8})(?: over| back)? from {A} "
+             r"(?:back )?to {O}",
+             "uses",
              "uses", False, "person", keywords="switched migrated", writer=True, object_test=is_known_tool),
     # A switch said by its new tool alone, well-known software: "I switched to Obsidian", "We moved over
     # to Linear" (not "I switched to Spanish", "to Tom's team", "to Ryanair": a language, a team, an airline).
     # "… to Obsidian from Notion" ends Notion's use.
-    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?switched(?: over)? to {O}(?: from {A})?", "uses",
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?switched(?: over| back)? to {O}(?: from {A})?",
+             "uses",
              "uses", False, "person", keywords="switched", object_test=is_known_tool),
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?(?:moved|migrated)(?: over)? to {O}"
              r"(?: from {A})?", "uses", "uses", False, "person", keywords="moved migrated",
@@ -923,15 +926,14 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Not "I quit Instagram", "I quit Duolingo": an app is no employer.
     _pattern(r"{I} (?:just )?quit {O}", "works_for", "works for", True, "person", "organization",
              keywords="quit", ends=True, object_test=_no_tool),
-    # A job lost: "I got laid off from Shopify", "Ana was let go by Acme", "Got fired from Initech" (not
-    # "fired by Tom": a person fires, and is no employer here).
+    # A job lost: "I got laid off from Shopify", "Ana was let go by Acme", "Tom got fired from Initech"
+    # (not "fired by Tom": a person fires, and is no employer here; nor "Got fired from …" with no subject,
+    # which may go on about whoever the line before named).
     _pattern(rf"{{S}} (?:was|got|has been|had been|just got) {_LAID_OFF} {{O}}", "works_for", "works for",
              True, "person", "organization", keywords="laid let redundant fired sacked", ends=True),
     _pattern(rf"{{I}}(?: have| had|['’]ve|['’]d)? (?:was |got |been |just got ){_LAID_OFF} {{O}}",
              "works_for", "works for", True, "person", "organization",
              keywords="laid let redundant fired sacked", ends=True),
-    _pattern(rf"(?i:got|was|been) {_LAID_OFF} {{O}}", "works_for", "works for", True, "person",
-             "organization", keywords="laid let redundant fired sacked", ends=True, writer=True),
     # A job left by resigning or retiring: "Tom resigned from Initech" (not "resigned from the board").
     _pattern(r"{S} (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True, "person",
              "organization", keywords="resigned retired", ends=True),
