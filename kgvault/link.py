@@ -462,11 +462,14 @@ _SAID_WHEN = re.compile(
 _PASSING = re.compile(
     r"(?i)\b(?:(?:is|are|am|was|were|['’]s|['’]re|['’]m)\s+(?:still\s+|now\s+)?(?:on\s+(?:vacation|holiday|leave"
     r"|sabbatical|a\s+trip|a\s+break)|(?:out|off)\s+(?:sick|today|this\s+week)|sick|ill|away|abroad|traveling"
-    r"|travelling|out\s+of\s+(?:the\s+)?office|working\s+from\s+home|in\s+hospital|in\s+the\s+hospital)"
+    r"|travelling|out\s+of\s+(?:the\s+)?office|working\s+from\s+home|in\s+hospital|in\s+the\s+hospital"
+    # How an affair stands this week: "Heron is blocked on legal", "The launch is on hold".
+    r"|blocked|on\s+hold|paused|delayed|postponed|stuck|behind\s+schedule|ahead\s+of\s+schedule|at\s+risk"
+    r"|over\s+budget|on\s+track|off\s+track|waiting\s+(?:on|for))"
     r"|OOO|WFH)\b"
 )
-"""A passing state of someone ("Ana is on vacation", "Tom is out sick"): said on many days, still
-nothing true in general."""
+"""A passing state of someone or of an affair ("Ana is on vacation", "Tom is out sick", "Heron is
+blocked on legal"): said on many days, still nothing true in general."""
 _STEPS = "\n"
 """Between a procedure's title and its steps in its identity (no normalized title holds a line break)."""
 
@@ -647,7 +650,9 @@ class _MentionIndex:
                     if longest is not None and _VERSION.match(follow):
                         found.add(longest)
                     longest, after = key, end
-            if longest is not None and not (" " not in longest and _in_a_longer_name(text, raw, start)):
+            if longest is not None and not (
+                " " not in longest and _in_a_longer_name(text, raw, folded, start, reach)
+            ):
                 found.add(longest)
         capitals = (
             {token for token, word in zip(folded, raw, strict=True) if word[0].isupper() or word[0].isdigit()}
@@ -663,27 +668,48 @@ _TOKEN = re.compile(r"[^\W_]+")
 _NOT_OF_A_NAME = frozenset([
     "i", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
     "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
-    "december",
+    "december", "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "jan", "feb",
+    "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "re", "fw", "fwd", "cc", "ok",
 ])  # fmt: skip
-"""Capitalized words that go beside a name without being part of it ("Alex Tuesday", "told Alex I …")."""
+"""Capitalized words that go beside a name without being part of it ("Alex Tuesday", "told Alex I …",
+"Emailed Ana Re: the budget")."""
+_BEFORE_A_NAME = frozenset([
+    "uncle", "aunt", "auntie", "aunty", "grandma", "grandpa", "granny", "gran", "nana", "nan", "cousin",
+    "dr", "mr", "mrs", "ms", "mx", "prof", "sir", "dame", "lady", "lord", "captain", "capt", "coach",
+    "father", "sister", "brother", "saint", "st", "rev", "king", "queen", "prince", "princess",
+])  # fmt: skip
+"""Words before a name that say who they are to the writer, or their title: "Uncle Tom", "Dr Reid"."""
 _SENTENCE_BREAK = re.compile(r"[.!?:;\n]")
 
 
-def _in_a_longer_name(text: str, raw: Sequence[str], at: int) -> bool:
+def _in_a_longer_name(
+    text: str, raw: Sequence[str], folded: Sequence[str], at: int, starts: Mapping[str, int]
+) -> bool:
     """Whether the one-word name at token `at` is part of a longer name the corpus does not know:
     "Alex Rivera", "Tom Hanks", "Mercedes-Benz", "the Michael Jordan documentary". A capitalized
-    word before it that opens a sentence is no part of it ("Met Alex", "Yesterday Alex called")."""
+    word before it that opens a sentence is no part of it ("Met Alex", "Yesterday Alex called"), nor
+    one that starts a known name (`starts`): "Showed Ana Obsidian", "In London Ana and I …"."""
     following = raw[at + 1] if at + 1 < len(raw) else ""
     before = raw[at - 1] if at else ""
     # An acronym after it says what part of it: "the Dagster UI", "the Stripe API".
     next_to = (
-        following[:1].isupper() and not following.isupper() and following.casefold() not in _NOT_OF_A_NAME
+        following[:1].isupper()
+        and not following.isupper()
+        and folded[at + 1] not in _NOT_OF_A_NAME
+        and folded[at + 1] not in starts
     )
-    after_one = before[:1].isupper() and at > 1 and before.casefold() not in _NOT_OF_A_NAME
+    after_one = (
+        before[:1].isupper()
+        and at > 1
+        and folded[at - 1] not in _NOT_OF_A_NAME
+        and folded[at - 1] not in _BEFORE_A_NAME
+        and folded[at - 1] not in starts
+    )
     if not (next_to or after_one):
         return False
     spans = [match.span() for match in _TOKEN.finditer(text, 0)][: at + 2]
-    if next_to and not text[spans[at][1] : spans[at + 1][0]].strip(" \t-"):
+    # Joined by spaces, or a hyphen with none ("Mercedes-Benz", not "1:1 Ana - Tom").
+    if next_to and text[spans[at][1] : spans[at + 1][0]] in ("-", *_SPACES):
         return True
     # The word before counts only mid-sentence: a sentence's first word is capitalized anyway.
     return (
@@ -691,6 +717,9 @@ def _in_a_longer_name(text: str, raw: Sequence[str], at: int) -> bool:
         and not text[spans[at - 1][1] : spans[at][0]].strip(" \t")
         and not _SENTENCE_BREAK.search(text, spans[at - 2][1], spans[at - 1][0])
     )
+
+
+_SPACES = (" ", "  ", "\t")
 
 
 _VERSION = re.compile(r"v?\d")

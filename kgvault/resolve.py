@@ -36,7 +36,7 @@ RARE_MENTIONS = 2
 _KIND_SUFFIXES = frozenset([
     "firmware", "software", "app", "application", "library", "framework", "database", "db", "plugin",
     "package", "tool", "service", "company", "inc", "ltd", "llc", "corp", "corporation", "gmbh", "project",
-    "language",
+    "language", "limited", "plc", "co", "pty", "llp", "ag", "bv",
 ])  # fmt: skip
 WELL_KNOWN_NAMES: tuple[tuple[str, str], ...] = (
     ("postgres", "postgresql"),
@@ -51,7 +51,9 @@ WELL_KNOWN_NAMES: tuple[tuple[str, str], ...] = (
 )
 """Normalized names of one thing that no spelling rule joins: each pair is one entity when both
 are named (`ontology.md` lists the join in the pair's order)."""
-_LEGAL_FORMS = frozenset(["inc", "ltd", "llc", "corp", "corporation", "gmbh"])
+_LEGAL_FORMS = frozenset(
+    ["inc", "ltd", "llc", "corp", "corporation", "gmbh", "limited", "plc", "co", "pty", "llp", "ag", "bv"]
+)
 """Kind suffixes that say a company."""
 # Types that name the same kind of thing; any other type is a kind of its own.
 _TYPE_CLASSES = {
@@ -214,6 +216,8 @@ class Resolution:
         """Per name root, its mentions and the groups made of them, as gathered (see `_group`)."""
         self.full_names: dict[str, str] = {}
         """Per name root a person's first name joined, the full name it was joined to."""
+        self.first_names: frozenset[str] = frozenset()
+        """One-word names of people that a full name starting with them might be (`_first_name_edges`)."""
 
     def key_of(self, name: str, entity_type: str | None = None) -> str | None:
         """The entity key a mention means: by its name, and by its type when homonyms share the name."""
@@ -426,7 +430,8 @@ def _moved_within(
     """Each name's spellings and types counted after the changed drafts, when no rule reads the
     corpus differently for them; else None.
 
-    That holds when every name the drafts now mention was mentioned before and keeps its entity,
+    That holds when no first name or full name a first name may be (`Resolution.first_names`)
+    comes or goes, when every name the drafts now mention was mentioned before and keeps its entity,
     its most used spelling, its kinds of type and whether it is rare (what fuzzy matching asks),
     when no name leaves a chunk where meeting less lets it join (`_parting_changes_nothing`), when
     no two names of one entity newly meet in a chunk (they would part), and when no entity they
@@ -439,6 +444,11 @@ def _moved_within(
     for (old_mentions, _, _), (new_mentions, _, _) in changed:
         old_keys = {mention.key for mention in old_mentions}
         new_keys = {mention.key for mention in new_mentions}
+        # A first name and a full name meeting in a chunk, or parting, may join or part them.
+        if resolution.first_names and any(
+            key.partition(" ")[0] in resolution.first_names for key in old_keys ^ new_keys
+        ):
+            return None
         if not old_keys <= new_keys:
             if aliased is None:
                 aliased = {name for _, edges, _ in drafts for _, a, b, _ in edges for name in (a, b)}
@@ -569,6 +579,7 @@ def _resolve(
         for key, spelling, _name, _type in spelled:
             spellings[key][spelling] += 0  # known as a spelling (an alias), counted by no mention
     note_edges = _note_edges(sources, spellings)
+    surnames = _title_surnames(spellings)
     resolution.spelling_of = {key: _most_spelled(counts) for key, counts in spellings.items()}
     resolution.spellings = spellings
     types: dict[str, Counter[str]] = defaultdict(Counter)
@@ -607,11 +618,17 @@ def _resolve(
     roots = _roots(mentions, resolution.names)
     classes = _classes(mentions, roots)
     cooccur = _cooccurring(mentions, roots)
-    first_names = _first_name_edges(spellings, resolution.names, classes, notes, sources)
+    first_names = _first_name_edges(spellings, resolution.names, classes, notes, sources, cooccur, resolution)
     later = sorted(
         {
             *_suffix_edges(spellings, resolution.names, classes),
+            *(
+                (3, titled, surname, "the name without its title")
+                for titled, surname in surnames
+                if _compatible(resolution.names, classes, titled, surname)
+            ),
             *_well_known_edges(spellings, resolution.names, classes),
+            *_accent_edges(spellings, resolution.names, classes),
             *_fuzzy_edges(spellings, resolution.names, classes, cooccur),
             *first_names,
         }
@@ -851,6 +868,14 @@ def _suffix_edges(
     edges = []
     for key in spellings:
         head, _, last = key.rpartition(" ")
+        # Legal forms may come two at a time: "Initech Pty Ltd" is Initech.
+        while (
+            head
+            and last in _LEGAL_FORMS
+            and head not in spellings
+            and head.rpartition(" ")[2] in _LEGAL_FORMS
+        ):
+            head, _, last = head.rpartition(" ")
         if (
             last in _KIND_SUFFIXES
             and head in spellings
@@ -859,7 +884,30 @@ def _suffix_edges(
             and _compatible(names, classes, key, head)
             and _kind_fits(last, classes.get(names.find(head), set()))
         ):
-            edges.append((3, head, key, f"the same name with “{last}”"))
+            edges.append((3, head, key, f"the same name with “{key[len(head) + 1 :]}”"))
+    return edges
+
+
+def _accent_edges(
+    spellings: Mapping[str, Counter[str]], names: _UnionFind, classes: Mapping[str, set[str]]
+) -> list[Edge]:
+    """ "Ana López" is Ana Lopez, "José" Jose: one name written with and without its accents, when
+    the types agree (fuzzy spelling never joins people, nor short names)."""
+    by_bare: dict[str, list[str]] = defaultdict(list)
+    for key in spellings:
+        if not key.isascii():
+            bare = unicodedata.normalize("NFD", key)
+            bare = unicodedata.normalize("NFC", "".join(c for c in bare if not unicodedata.combining(c)))
+            if bare != key:
+                by_bare[bare].append(key)
+    edges: list[Edge] = []
+    for bare, keys in sorted(by_bare.items()):
+        first, *others = sorted([bare, *keys] if bare in spellings else keys)
+        edges.extend(
+            (3, first, other, "the same name without its accents")
+            for other in others
+            if _compatible(names, classes, first, other)
+        )
     return edges
 
 
@@ -995,14 +1043,19 @@ def _first_name_edges(
     classes: Mapping[str, set[str]],
     notes: Sequence[NoteNames],
     sources: Sequence[Source],
+    cooccur: Mapping[str, set[int]],
+    resolution: Resolution,
 ) -> list[Edge]:
     """ "Ana" in one note is Ana Lopez of another when she is the only person the notes name Ana.
 
-    The first name is one word mentioned as a person only, with no longer name of its own and no
-    note's writer; the full name is a person's (mentioned so, or a person's note), written with
-    that word first ("Marie-Claire" is another first name). Another such name which may be a
-    person's (a person's or an untyped one) leaves it ambiguous. Met in one chunk, the two are
-    still one: "Met [[Kim]] today. Kim Nguyen works at UCL." introduces her.
+    The first name is one word mentioned as a person only, with no longer name and no note of its
+    own ("people/Tom.md" is someone the writer keeps apart), and no note's writer. The full name
+    is a person's written with that word first ("Marie-Claire" is another first name) that the
+    writer keeps a note on, or that one chunk names beside the first name ("Met [[Kim]] today.
+    Kim Nguyen works at UCL." introduces her): a film star a note names is no friend of the same
+    first name. Another such name which may be a person's (a person's or an untyped one) leaves
+    it ambiguous. The first names that had a full name to weigh are noted in `resolution`: a
+    rebuild naming one anew resolves again (`_moved_within`).
     """
 
     def root_of(key: str) -> str:
@@ -1017,6 +1070,7 @@ def _first_name_edges(
                 first_names[key] = root
     if not first_names:
         return []
+    noted = {normalize_name(title) for _, kind, title, _, _ in notes if kind in NOTE_KINDS}
     people = {
         root_of(key)
         for _, kind, title, _, about in notes
@@ -1039,14 +1093,42 @@ def _first_name_edges(
         ):
             full[first][root] = min(key, full[first].get(root, key))
     edges = []
+    weighed = set()
     for first, root in sorted(first_names.items()):
         found = [item for item in full.get(first, {}).items() if item[0] != root]
-        if root in longer or len(found) != 1:
+        if not found:
+            continue
+        weighed.add(first)
+        if root in longer or len(found) != 1 or first in noted:
             continue
         ((other, name),) = found
-        if "person" in classes.get(other, set()) or other in people:
+        if other in people or (
+            "person" in classes.get(other, set())
+            and not cooccur.get(root, set()).isdisjoint(cooccur.get(other, ()))
+        ):
             edges.append((5, name, first, "the first name of the only person the notes name so"))
+    resolution.first_names = frozenset(weighed)
     return edges
+
+
+_TITLES = frozenset(["dr", "mr", "mrs", "ms", "mx", "prof"])
+
+
+def _title_surnames(spellings: dict[str, Counter[str]]) -> list[tuple[str, str]]:
+    """ "Reid said the scan looks fine" is Dr. Reid when nobody else is titled Reid: each titled name
+    and its surname, known as a name of its own (an alias) from here on. Not Mr. and Mrs. Smith."""
+    by_surname: dict[str, list[str]] = defaultdict(list)
+    for key in spellings:
+        title, space, surname = key.partition(" ")
+        if space and title in _TITLES and surname.isalpha():
+            by_surname[surname].append(key)
+    pairs = []
+    for surname, keys in sorted(by_surname.items()):
+        if len(keys) == 1:
+            if surname not in spellings:  # known as a spelling, counted by no mention
+                spellings[surname][_most_spelled(spellings[keys[0]]).split(None, 1)[-1]] += 0
+            pairs.append((keys[0], surname))
+    return pairs
 
 
 def _attach_full_names(resolution: Resolution) -> None:

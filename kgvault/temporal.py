@@ -180,15 +180,8 @@ def apply_time(
                     if stoppers - {node_id}:
                         superseded_by[node_id].update(stoppers - {node_id})
                         valid_to[node_id] = min(valid_to.get(node_id, end), end)
-    for key, run in loose_runs.items():
-        for closed in run.ended:
-            stop = closed.end
-            stoppers = ending.get((key, stop), set()) if stop is not None else set()
-            for when in closed.dates if stop is not None else ():
-                for node_id in asserting.get((key, when), ()):
-                    if stoppers - {node_id}:
-                        superseded_by[node_id].update(stoppers - {node_id})
-                        valid_to[node_id] = min(valid_to.get(node_id, stop), stop)  # type: ignore[type-var,assignment]
+    if loose_runs:
+        _stop_loose(loose_runs, loose, asserting, ending, by_lines, superseded_by, valid_to)
     # A node consolidated from episodes holds while one of them does: once each is superseded, so is
     # it, by what superseded them (three days of "The Voron runs Marlin." stop at the switch).
     for node in nodes:
@@ -485,6 +478,47 @@ def _stopped_runs(
             last.value, last.start, last.end, (), last.dates, [*ended, *([last] if last.end else [])]
         )
     return runs
+
+
+def _stop_loose(
+    runs: Mapping[RelationKey, _Stopped],
+    loose: Sequence[Assertion],
+    asserting: Mapping[tuple[RelationKey, date], set[str]],
+    ending: Mapping[tuple[RelationKey, date], set[str]],
+    by_lines: Mapping[Evidence, list[Node]],
+    superseded_by: dict[str, set[str]],
+    valid_to: dict[str, date],
+) -> None:
+    """The nodes that said values of no slot held, superseded where a note said they stopped: by
+    the nodes that said so, and only once every such value they said stopped ("I use Notion,
+    Todoist and Obsidian." holds on after "I stopped using Todoist.")."""
+    stopped: dict[str, list[tuple[RelationKey, date, set[str]]]] = defaultdict(list)
+    for key, run in runs.items():
+        for closed in run.ended:
+            stop = closed.end
+            assert stop is not None
+            stoppers = ending.get((key, stop), set())
+            for when in closed.dates:
+                for node_id in asserting.get((key, when), ()):
+                    if stoppers - {node_id}:
+                        stopped[node_id].append((key, stop, stoppers - {node_id}))
+    if not stopped:
+        return
+    said: dict[Evidence, set[RelationKey]] = defaultdict(set)
+    for assertion in loose:
+        said[assertion.evidence].add(assertion.key)
+    for lines, keys in said.items():
+        for node in by_lines.get(lines, ()):
+            ends = stopped.get(node.id)
+            if ends is None:
+                continue
+            own = {k for k in keys if k[0] in node.entities and k[2] in node.entities}
+            if not own <= {key for key, _, _ in ends}:
+                del stopped[node.id]  # it said another value too, which goes on
+    for node_id, ends in stopped.items():
+        superseded_by[node_id].update(*(stoppers for _, _, stoppers in ends))
+        last = max(stop for _, stop, _ in ends)
+        valid_to[node_id] = min(valid_to.get(node_id, last), last)
 
 
 def _timed(relation: Relation, run: _Run | None, stated_ends: list[date], make: RetimeRelation) -> Relation:

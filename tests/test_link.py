@@ -197,6 +197,12 @@ def test_a_one_word_name_inside_a_longer_unknown_name_is_no_mention() -> None:
         "Yesterday Alex called.": ("alex",),
         "Saw Tom Tuesday, then Georgia.": ("georgia", "tom"),
         "Jordan showed me the Mercedes UI.": ("jordan", "mercedes"),
+        # Beside another known name, a kin word or a title, or a weekday's or a reply's short form.
+        "Showed Alex Mercedes brochures.": ("alex", "mercedes"),
+        "Had lunch with Uncle Tom at the pub.": ("tom",),
+        "Saw Dr Jordan about my knee.": ("jordan",),
+        "Called Alex Mon about Georgia Re: the trip.": ("alex", "georgia"),
+        "1:1 Alex - Tom went fine.": ("alex", "tom"),
         "Told Alex I would come. Tom Hanks, Mercedes and Jordan too.": ("alex", "jordan", "mercedes"),
     }
     graph = link(

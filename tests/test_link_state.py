@@ -758,8 +758,8 @@ def test_a_notes_type_changed_alone_retypes_its_entity_as_a_relink_does() -> Non
 def test_a_first_name_joins_a_full_name_and_parts_when_a_second_one_appears() -> None:
     ana, lopez, silva = ("Ana", "person"), ("Ana Lopez", "person"), ("Ana Silva", "person")
     state = LinkState.build(
-        [source(p) for p in ("a.md", "b.md", "c.md")],
-        [_naming("a.md", ana, GRAFANA), _naming("b.md", lopez), _naming("c.md", GRAFANA)],
+        [source(p) for p in ("a.md", "people/Ana Lopez.md", "c.md")],
+        [_naming("a.md", ana, GRAFANA), _naming("people/Ana Lopez.md", lopez), _naming("c.md", GRAFANA)],
     )
     assert sorted(e.title for e in state.graph.entities) == ["Ana Lopez", "Grafana"]
     graph = state.update([source("c.md")], [_naming("c.md", silva, GRAFANA)])
@@ -768,7 +768,29 @@ def test_a_first_name_joins_a_full_name_and_parts_when_a_second_one_appears() ->
     graph = state.update([source("c.md")], [_naming("c.md", GRAFANA)])
     assert sorted(e.title for e in graph.entities) == ["Ana Lopez", "Grafana"]
     assert graph == relinked(state)
-    # Named again where she was named (a patched resolution): still one person.
+    # Named again elsewhere: still one person.
     graph = state.update([source("c.md")], [_naming("c.md", GRAFANA, ana)])
     assert sorted(e.title for e in graph.entities) == ["Ana Lopez", "Grafana"]
+    assert graph == relinked(state)
+
+
+def test_a_first_name_meeting_a_full_name_in_a_chunk_is_resolved_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "Met [[Kim]] today. Kim Nguyen works at UCL.": meeting in a chunk joins them, parting parts them."""
+    kim, nguyen = ("Kim", "person"), ("Kim Nguyen", "person")
+    state = LinkState.build(
+        [source(p) for p in ("a.md", "b.md", "c.md")],
+        [_naming("a.md", kim, GRAFANA), _naming("b.md", nguyen), _naming("c.md", GRAFANA, kim)],
+    )
+    assert sorted(e.title for e in state.graph.entities) == ["Grafana", "Kim", "Kim Nguyen"]
+    made_again = record_calls(monkeypatch, kgvault.resolve, "_resolve", lambda *_: "resolved")
+    graph = state.update([source("c.md")], [_naming("c.md", GRAFANA, kim, nguyen)])
+    assert made_again == ["resolved"]
+    assert sorted(e.title for e in graph.entities) == ["Grafana", "Kim Nguyen"]
+    assert graph == relinked(state)
+    made_again.clear()
+    graph = state.update([source("c.md")], [_naming("c.md", GRAFANA, kim)])
+    assert made_again == ["resolved"]
+    assert sorted(e.title for e in graph.entities) == ["Grafana", "Kim", "Kim Nguyen"]
     assert graph == relinked(state)

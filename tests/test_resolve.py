@@ -10,7 +10,7 @@ from typing import Any
 from kgvault.corrections import Correction, Corrections
 from kgvault.link import link
 from kgvault.records import Graph
-from tests.test_link import extraction, fact, source
+from tests.test_link import episode, extraction, fact, source
 
 
 def entity(name: str, entity_type: str = "concept", **extra: Any) -> dict[str, Any]:
@@ -427,59 +427,33 @@ def test_a_kind_suffix_joins_only_a_thing_of_that_kind() -> None:
 FIRST_NAME = "the first name of the only person the notes name so"
 
 
+LOPEZ = "people/Ana Lopez.md"
+
+
+def noted(*drafts: tuple[str, list[dict[str, Any]]]) -> Graph:
+    """`build`, where a path under people/ is a note about the person it is titled after."""
+    return build(*drafts, sources=[source(p) for p in sorted({path for path, _ in drafts})])
+
+
 def test_a_first_name_is_the_only_person_the_notes_name_so() -> None:
-    # "Had lunch with Ana." in one note, "Ana Lopez works at Figma." in another.
-    graph = build(("a.md", [entity("Ana", "person")]), ("b.md", [entity("Ana Lopez", "person")]))
+    # "Had lunch with Ana." in one note; a note of her own, people/Ana Lopez.md.
+    graph = noted(("a.md", [entity("Ana", "person")]), (LOPEZ, [entity("Ana Lopez", "person")]))
     assert titles(graph) == {"ana-lopez": ("Ana Lopez", "person")}
     (ana,) = graph.entities
     assert ana.aliases == ("Ana",)
-    assert [e.path for e in ana.evidence] == ["a.md", "b.md"]
+    assert [e.path for e in ana.evidence] == ["a.md", LOPEZ]
     assert graph.merges == (("ana-lopez", "Ana Lopez + Ana", FIRST_NAME),)
-    # Mentioned more often alone, she is still shown, and her page named, by her full name.
-    graph = build(
-        *[(f"{n}.md", [entity("Ana", "person")]) for n in "abc"], ("d.md", [entity("Ana Lopez", "person")])
-    )
+    # Untyped on its own note (the folder says a person), and mentioned more often alone: still
+    # shown, and her page named, by her full name.
+    graph = noted(*[(f"{n}.md", [entity("Ana", "person")]) for n in "abc"], (LOPEZ, [entity("Ana Lopez")]))
     assert titles(graph) == {"ana-lopez": ("Ana Lopez", "person")}
 
 
-def test_a_person_note_makes_a_full_name_a_person() -> None:
-    sources = [source("people/Ana Lopez.md", meta={"type": "person"}), source("a.md")]
-    graph = build(
-        ("a.md", [entity("Ana", "person")]), ("people/Ana Lopez.md", [entity("Ana Lopez")]), sources=sources
-    )
-    assert titles(graph) == {"ana-lopez": ("Ana Lopez", "person")}
-    # Without the note saying so, an untyped "Ana Lopez" might be anything named after her.
-    graph = build(("a.md", [entity("Ana", "person")]), ("b.md", [entity("Ana Lopez")]))
-    assert set(titles(graph)) == {"ana", "ana-lopez"}
-
-
-def test_a_first_name_two_people_share_joins_neither() -> None:
-    graph = build(
-        ("a.md", [entity("Ana", "person")]),
-        ("b.md", [entity("Ana Lopez", "person")]),
-        ("c.md", [entity("Ana Silva", "person")]),
-    )
-    assert set(titles(graph)) == {"ana", "ana-lopez", "ana-silva"}
-    # An untyped name of the same first word may be another Ana as well.
-    graph = build(
-        ("a.md", [entity("Ana", "person")]),
-        ("b.md", [entity("Ana Lopez", "person")]),
-        ("c.md", [entity("Ana Silva")]),
-    )
-    assert set(titles(graph)) == {"ana", "ana-lopez", "ana-silva"}
-
-
-def test_a_first_name_joins_no_untyped_name_or_thing_of_another_kind() -> None:
-    graph = build(("a.md", [entity("Paris")]), ("b.md", [entity("Paris Hilton", "person")]))
-    assert set(titles(graph)) == {"paris", "paris-hilton"}
-    graph = build(("a.md", [entity("Jordan", "person")]), ("b.md", [entity("Jordan River", "place")]))
-    assert set(titles(graph)) == {"jordan", "jordan-river"}
-    graph = build(("a.md", [entity("Jordan", "place")]), ("b.md", [entity("Jordan Peele", "person")]))
-    assert set(titles(graph)) == {"jordan", "jordan-peele"}
-
-
-def test_a_first_name_met_beside_the_full_name_is_still_her() -> None:
-    # "Met [[Kim]] today. Kim Nguyen works at UCL." introduces her.
+def test_a_full_name_only_a_sentence_names_is_no_friend_of_that_first_name() -> None:
+    # "Called my brother Tom." and, in a note about films, "Tom Hanks lives in Los Angeles.".
+    graph = build(("a.md", [entity("Tom", "person")]), ("movies.md", [entity("Tom Hanks", "person")]))
+    assert set(titles(graph)) == {"tom", "tom-hanks"}
+    # Named beside it in one chunk, it introduces her: "Met [[Kim]] today. Kim Nguyen works at UCL."
     graph = build(
         ("a.md", [entity("Kim", "person"), entity("Kim Nguyen", "person")]),
         ("b.md", [entity("Kim", "person")]),
@@ -487,33 +461,121 @@ def test_a_first_name_met_beside_the_full_name_is_still_her() -> None:
     assert titles(graph) == {"kim-nguyen": ("Kim Nguyen", "person")}
 
 
+def test_a_first_name_two_people_share_joins_neither() -> None:
+    graph = noted(
+        ("a.md", [entity("Ana", "person")]),
+        (LOPEZ, [entity("Ana Lopez", "person")]),
+        ("c.md", [entity("Ana Silva", "person")]),
+    )
+    assert set(titles(graph)) == {"ana", "ana-lopez", "ana-silva"}
+    # An untyped name of the same first word may be another Ana as well.
+    graph = noted(
+        ("a.md", [entity("Ana", "person")]),
+        (LOPEZ, [entity("Ana Lopez", "person")]),
+        ("c.md", [entity("Ana Silva")]),
+    )
+    assert set(titles(graph)) == {"ana", "ana-lopez", "ana-silva"}
+
+
+def test_a_first_name_joins_no_untyped_name_or_thing_of_another_kind() -> None:
+    graph = noted(("a.md", [entity("Paris")]), ("people/Paris Hilton.md", [entity("Paris Hilton", "person")]))
+    assert set(titles(graph)) == {"paris", "paris-hilton"}
+    graph = noted(
+        ("a.md", [entity("Jordan", "person")]), ("places/Jordan River.md", [entity("Jordan River", "place")])
+    )
+    assert set(titles(graph)) == {"jordan", "jordan-river"}
+    graph = noted(
+        ("a.md", [entity("Jordan", "place")]), ("people/Jordan Peele.md", [entity("Jordan Peele", "person")])
+    )
+    assert set(titles(graph)) == {"jordan", "jordan-peele"}
+
+
 def test_a_hyphenated_first_name_is_another_first_name() -> None:
-    graph = build(("a.md", [entity("Marie", "person")]), ("b.md", [entity("Marie-Claire Dubois", "person")]))
+    graph = noted(
+        ("a.md", [entity("Marie", "person")]),
+        ("people/Marie-Claire Dubois.md", [entity("Marie-Claire Dubois", "person")]),
+    )
     assert set(titles(graph)) == {"marie", "marie-claire-dubois"}
-    graph = build(("a.md", [entity("Marie", "person")]), ("b.md", [entity("Marie Dubois", "person")]))
+    graph = noted(
+        ("a.md", [entity("Marie", "person")]), ("people/Marie Dubois.md", [entity("Marie Dubois", "person")])
+    )
     assert set(titles(graph)) == {"marie-dubois"}
 
 
 def test_the_writer_of_a_note_is_not_another_person_of_that_first_name() -> None:
-    sources = [replace(source("a.md"), writer="Sam"), source("b.md")]
+    sources = [replace(source("a.md"), writer="Sam"), source("people/Sam Lee.md")]
     graph = build(
-        ("a.md", [entity("Sam", "person")]), ("b.md", [entity("Sam Lee", "person")]), sources=sources
+        ("a.md", [entity("Sam", "person")]),
+        ("people/Sam Lee.md", [entity("Sam Lee", "person")]),
+        sources=sources,
     )
     assert set(titles(graph)) == {"sam", "sam-lee"}
 
 
 def test_a_first_name_with_a_note_of_its_own_or_kept_apart_stays_apart() -> None:
-    sources = [source("people/Ana.md"), source("people/Ana Lopez.md")]
-    graph = build(
-        ("people/Ana.md", [entity("Ana", "person")]),
-        ("people/Ana Lopez.md", [entity("Ana Lopez", "person")]),
-        sources=sources,
+    # people/Tom.md ("My uncle.") is someone the writer keeps apart from Tom Fraser.
+    graph = noted(
+        ("people/Tom.md", [entity("Tom", "person")]),
+        ("people/Tom Fraser.md", [entity("Tom Fraser", "person")]),
     )
-    assert set(titles(graph)) == {"ana", "ana-lopez"}
+    assert set(titles(graph)) == {"tom", "tom-fraser"}
+    graph = noted(
+        ("people/Tom.md", []),
+        ("a.md", [entity("Tom", "person")]),
+        ("people/Tom Fraser.md", [entity("Tom Fraser", "person")]),
+    )
+    assert set(titles(graph)) == {"tom", "tom-fraser"}
     extractions = [
         extraction("a.md", 0, (1, 2), entities=[entity("Ana", "person")]),
-        extraction("b.md", 0, (1, 2), entities=[entity("Ana Lopez", "person")]),
+        extraction(LOPEZ, 0, (1, 2), entities=[entity("Ana Lopez", "person")]),
     ]
     apart = Corrections((Correction("keep_apart", ("Ana", "Ana Lopez")),))
-    graph = link([source("a.md"), source("b.md")], extractions, corrections=apart)
+    graph = link([source("a.md"), source(LOPEZ)], extractions, corrections=apart)
     assert set(titles(graph)) == {"ana", "ana-lopez"}
+
+
+def test_a_surname_alone_is_the_one_person_titled_so() -> None:
+    # "Dr. Reid works at Leeds General Infirmary. Reid said the scan looks fine."
+    graph = link(
+        [source("a.md")],
+        [
+            extraction("a.md", 0, (1, 1), entities=[entity("Dr. Reid", "person")]),
+            extraction("a.md", 1, (2, 2), nodes=[episode("Reid said the scan looks fine.")]),
+        ],
+    )
+    assert titles(graph) == {"dr-reid": ("Dr. Reid", "person")}
+    assert [n.entities for n in graph.nodes] == [("dr-reid",)]
+    # Mr. and Mrs. Smith: "Smith" alone is neither.
+    graph = build(
+        ("a.md", [entity("Mr. Smith", "person"), entity("Mrs. Smith", "person")]),
+        ("b.md", [entity("Smith", "person")]),
+    )
+    assert len(graph.entities) == 3
+
+
+def test_a_name_with_and_without_its_accents_is_one_entity() -> None:
+    graph = build(
+        ("a.md", [entity("Ana López", "person"), entity("Café Nero")]),
+        ("b.md", [entity("Ana Lopez", "person"), entity("Cafe Nero", "organization")]),
+    )
+    assert titles(graph) == {"ana-lopez": ("Ana Lopez", "person"), "cafe-nero": ("Cafe Nero", "organization")}
+    assert ("ana-lopez", "Ana Lopez + Ana López", "the same name without its accents") in graph.merges
+    # Two accented spellings meet on the bare one even when nobody writes it.
+    graph = build(("a.md", [entity("Zoë", "person")]), ("b.md", [entity("Zoé", "person")]))
+    assert len(graph.entities) == 1
+    # Types that disagree stay apart.
+    graph = build(("a.md", [entity("Mérida", "place")]), ("b.md", [entity("Merida", "person")]))
+    assert len(graph.entities) == 2
+
+
+def test_legal_forms_one_or_two_are_the_company() -> None:
+    names = ["Globex Limited", "Hooli PLC", "Acme Co.", "Initech Pty Ltd", "Umbrella AG"]
+    graph = build(
+        ("a.md", [entity(n) for n in names]),
+        ("b.md", [entity(n.split()[0], "organization") for n in names]),
+    )
+    assert sorted(titles(graph)) == ["acme", "globex", "hooli", "initech", "umbrella"]
+    assert ("initech", "Initech + Initech Pty Ltd", "the same name with “pty ltd”") in graph.merges
+    # A legal form says a company: a person of that name is not one.
+    graph = build(("a.md", [entity("Jordan", "person")]), ("b.md", [entity("Jordan Ltd")]))
+    assert len(graph.entities) == 2

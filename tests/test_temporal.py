@@ -444,7 +444,17 @@ def test_words_that_say_when_are_events_however_often_they_repeat() -> None:
     assert fact_node.title == since and len(fact_node.derived_from) == 3
 
 
-@pytest.mark.parametrize("said", ["Ana is on vacation.", "Tom is out sick.", "Sam's working from home."])
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Ana is on vacation.",
+        "Tom is out sick.",
+        "Sam's working from home.",
+        "Heron is blocked on legal.",
+        "Project Heron is on hold.",
+        "The migration is behind schedule.",
+    ],
+)
 def test_a_passing_state_however_often_said_is_nothing_true_in_general(said: str) -> None:
     paths = ["a.md", "b.md", "c.md"]
     items = [
@@ -658,3 +668,31 @@ def test_a_tool_stopped_and_taken_up_again_holds_from_then() -> None:
     ((valid_at, invalid_at),) = [(r.valid_at, r.invalid_at) for r in graph.relations]
     assert (valid_at, invalid_at) == (date(2024, 3, 1), None)
     assert all(n.superseded_by == () for n in graph.nodes)
+
+
+def test_a_note_of_several_tools_holds_on_while_one_of_them_is_still_used() -> None:
+    # "I use Vim and Helix." then "I stopped using Helix.": Vim goes on, so does the note;
+    # "I stopped using Vim." later ends it.
+    both = _using(
+        "a.md",
+        "I use Vim and Helix.",
+        "2024-01-08",
+        rel("Sam", "uses", "Vim", "2024-01-08"),
+        rel("Sam", "uses", "Helix", "2024-01-08"),
+    )
+    helix_stops = _using(
+        "b.md",
+        "I stopped using Helix.",
+        "2024-03-01",
+        rel("Sam", "uses", "Helix", None, invalid_at="2024-03-01"),
+    )
+    vim_stops = _using("c.md", "I stopped using Vim.", "2024-05-01",
+                       rel("Sam", "uses", "Vim", None, invalid_at="2024-05-01"))  # fmt: skip
+    graph = link([source("a.md"), source("b.md")], [both, helix_stops])
+    note = next(n for n in graph.nodes if n.title == "I use Vim and Helix.")
+    assert (note.valid_to, note.superseded_by) == (None, ())
+    graph = link([source("a.md"), source("b.md"), source("c.md")], [both, helix_stops, vim_stops])
+    node = {n.title: n for n in graph.nodes}
+    note = node["I use Vim and Helix."]
+    stops = tuple(sorted((node["I stopped using Helix."].id, node["I stopped using Vim."].id)))
+    assert (note.valid_to, note.superseded_by) == (date(2024, 5, 1), stops)

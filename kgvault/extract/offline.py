@@ -588,6 +588,9 @@ _MOVED_TO_BEFORE = re.compile(
     r"(?i)\b(?:postpone[ds]?|push(?:ed|es)?|move[ds]?|reschedule[ds]?|delay(?:ed|s)?|put\s+off|shift(?:ed|s)?"
     r"|slip(?:ped|s)?|slid(?:es)?|bump(?:ed|s)?|extend(?:ed|s)?|change[ds]?|report[ée]e?)\b[^.;,]{0,40}?"
     r"\b(?:to|until|till|from|à|au)\s+(?:the\s+|le\s+)?"
+    # A hedge ("to about April 2", "to approx. April 3"), then a month's or a weekday's name.
+    r"(?:(?:about|around|approx|approximately|roughly|likely|probably|hopefully|maybe|perhaps|possibly"
+    r"|sometime|tentatively|provisionally|early|mid|late)\.?\s+)?"
     r"(?:(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tues?(?:day)?|wed(?:nesday)?|thu(?:rs)?(?:day)?"
     r"|fri(?:day)?|sat(?:urday)?|sun(?:day)?|next|this)\.?,?\s+)?$"
@@ -1053,9 +1056,11 @@ _SENTENCE_END = re.compile(r"(?=[.!?…\n])(?:(?<![.!?…])(?P<end>[.!?…]+[\"'
 _ABBREVIATIONS = _word_set(
     "e.g i.e etc vs dr mr mrs ms mx prof st no nr approx cf fig p pp ca resp incl esp jr sr mt ft min max"
 )
-_ALSO_ACRONYMS = _word_set("mt ft ca")
-"""Abbreviations that in capitals are acronyms ending a sentence ("machine translation, MT."; "CA."),
-unlike "VS.", "NO.", "MR."."""
+_ALSO_ACRONYMS = _word_set("mt ft ca mx")
+"""Abbreviations that in capitals are acronyms ending a sentence ("machine translation, MT."; "CA.";
+"Cherry MX."), unlike "VS.", "NO.", "MR."."""
+_TITLES_ONLY = _word_set("prof mx")
+"""Abbreviations only as a title, capitalized: "Prof. Okafor", but "Talked to my prof. He said …"."""
 _SENTENCE_START = re.compile(r"[\"'“‘(\[*_\ue000]*[A-ZÀ-ÖØ-Þ0-9\ue000]")
 _WORD_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
 _WHOLE_WORD = re.compile(r"(?<!\w)[^\W\d_]+(?!\w)")
@@ -1768,7 +1773,11 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
             last_word = written.lower()
             # Not after a line break, nor an acronym: "Works on multilingual MT.\nWorks at …" is two.
             if (
-                (last_word in _ABBREVIATIONS and not (written.isupper() and last_word in _ALSO_ACRONYMS))
+                (
+                    last_word in _ABBREVIATIONS
+                    and not (written.isupper() and last_word in _ALSO_ACRONYMS)
+                    and not (last_word in _TITLES_ONLY and not written[:1].isupper())
+                )
                 or (len(last_word) == 1 and last_word.isalpha())
             ) and "\n" not in text[cut : boundary.end()]:
                 continue

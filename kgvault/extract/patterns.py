@@ -415,13 +415,17 @@ _NOT_A_MODIFIER = (
 )
 """After an owned or led name, no noun it names: "owns the Postgres runbooks", "manages the Atlas
 migration" own and lead no Postgres, no Atlas."""
+_CLAUSE_ENDS = r"(?=[\x20\t]*(?:[.,;!?)]|$|(?:now|these[\x20\t]+days|again)\b))"
+"""The clause ends after the name: "I use Chrome instead of Firefox." (not "… instead of Firefox for
+testing": one use changed, not all)."""
 _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
 """After a whole name, no "with" a name: "Anna replaced Notion with Obsidian" is a switch of tools."""
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
-_LAID_OFF = r"(?:(?:laid off|let go|made redundant) (?:from|by)|(?:fired|sacked) from)"
-"""How a job is lost, up to its employer: "laid off from Shopify", "let go by Acme", "fired from Initech"."""
+_LAID_OFF = r"(?:laid off|let go|made redundant|fired|sacked) from"
+"""How a job is lost, up to its employer: "laid off from Shopify", "fired from Initech" (not "let go by
+Dave": who lets one go may be a person)."""
 _NOT_TURNED_DOWN = r"(?![^.;!?]*\b(?:turned\s+(?:it|them)\s+down|declined|said\s+no)\b)"
 """A job got that was not taken: "landed a role at Figma but turned it down"."""
 _WHEN_JOINED = r"(?: (?:today|yesterday|this week|last week|this month|last month|this year|last year))?"
@@ -875,7 +879,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"{{I}}(?: have|['’]ve) {_ADVERB}lived in {{O}}", "lives_in", "lives in", True, "person",
              "place", keywords="lived"),
     # Before the plain one: "I now use Neovim instead of Vim" ends the use of Vim.
-    _pattern(rf"{{W}} {_ADVERB}use {{O}} instead of {{A}}", "uses", "uses", False, "person",
+    _pattern(rf"{{W}} {_ADVERB}use {{O}} instead of {{A}}{_CLAUSE_ENDS}", "uses", "uses", False, "person",
              keywords="instead"),
     _pattern(rf"{{I}} {_ADVERB}use {{O}}", "uses", "uses", False, "person", keywords="use"),
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:started|began) using {O}", "uses", "uses", False,
@@ -890,9 +894,6 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Not "we moved to Phase 2", "we moved to Airtable": what a team moves to is seldom a home (a
     # flat in it is: "We moved into our new flat in Pankow", above).
     _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) (?:back )?to {{O}}{_NOT_FROM}",
-             "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
-    # "I moved from Toronto to Montreal": the new home from that day, the old one left on it.
-    _pattern(r"{I}(?: have|['’]ve)? (?:just |finally )?(?:moved|relocated) (?:back )?from {A} to {O}",
              "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
     # A switch of the writer's tools: the new one used from that day, the old one no more.
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) (?:back )?from {A} "
@@ -926,12 +927,14 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Not "I quit Instagram", "I quit Duolingo": an app is no employer.
     _pattern(r"{I} (?:just )?quit {O}", "works_for", "works for", True, "person", "organization",
              keywords="quit", ends=True, object_test=_no_tool),
-    # A job lost: "I got laid off from Shopify", "Ana was let go by Acme", "Tom got fired from Initech"
-    # (not "fired by Tom": a person fires, and is no employer here; nor "Got fired from …" with no subject,
-    # which may go on about whoever the line before named).
-    _pattern(rf"{{S}} (?:was|got|has been|had been|just got) {_LAID_OFF} {{O}}", "works_for", "works for",
-             True, "person", "organization", keywords="laid let redundant fired sacked", ends=True),
-    _pattern(rf"{{I}}(?: have| had|['’]ve|['’]d)? (?:was |got |been |just got ){_LAID_OFF} {{O}}",
+    # A job lost: "I got laid off from Shopify", "Tom got fired from Initech" (not "let go from the Acme
+    # project", "fired from the Initech softball team": a part of it; nor "Got fired from …" with no
+    # subject, which may go on about whoever the line before named).
+    _pattern(rf"{{S}} (?:was|got|has been|had been|just got) {_LAID_OFF} {{O}}{_NOT_A_MODIFIER}",
+             "works_for", "works for", True, "person", "organization",
+             keywords="laid let redundant fired sacked", ends=True),
+    _pattern(rf"{{I}}(?: have| had|['’]ve|['’]d)? (?:was |got |been |just got ){_LAID_OFF} "
+             rf"{{O}}{_NOT_A_MODIFIER}",
              "works_for", "works for", True, "person", "organization",
              keywords="laid let redundant fired sacked", ends=True),
     # A job left by resigning or retiring: "Tom resigned from Initech" (not "resigned from the board").
