@@ -4434,3 +4434,40 @@ def test_a_hedged_day_something_was_pushed_to_is_no_day_it_happened() -> None:
     for text in ("Pushed the launch to about April 2.", "Postponed the dentist to approx. April 3."):
         node = only_node(extract(text, title="2025-03-12"))
         assert node.timestamp == REF, text
+
+
+def test_each_clause_dates_its_own_relation() -> None:
+    text = "I've lived in Verdun since 20 May 2024, and I've worked at Datadog since 22 April 2024."
+    found = {r[:3]: r[3] for r in map(relation_fields, extract(text, meta={"author": "Sam"}).draft.relations)}
+    assert found == {
+        ("Sam", "lives_in", "Verdun"): date(2024, 5, 20),
+        ("Sam", "works_for", "Datadog"): date(2024, 4, 22),
+    }
+    # A clause that names no time of its own takes the sentence's.
+    text = "Since 3 March 2025 Tom works at Acme, and Ana lives in Leeds."
+    found = {r[:3]: r[3] for r in map(relation_fields, extract(text).draft.relations)}
+    assert found == {
+        ("Tom", "works_for", "Acme"): date(2025, 3, 3),
+        ("Ana", "lives_in", "Leeds"): date(2025, 3, 3),
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("I joined St. Luke's as a charge nurse.", {("Sam", "works_for", "St. Luke's"): (REF, None)}),
+        ("I moved to St. Louis.", {("Sam", "lives_in", "St. Louis"): (REF, None)}),
+        ("I'm a pharmacist at Boots.", {("Sam", "works_for", "Boots"): (REF, None)}),
+        ("Ana is a barista at Pret.", {("Ana", "works_for", "Pret"): (REF, None)}),
+        ("My divorce from Olga was finalised today.", {("Sam", "married_to", "Olga"): (None, REF)}),
+        ("I got divorced from Olga.", {("Sam", "married_to", "Olga"): (None, REF)}),
+        # Someone else's divorce, and a person's title before a workplace, say nothing of the writer.
+        ("Ana's divorce from Tom came through.", {}),
+        ("I work at Dr. Shah's on Saturdays.", {}),
+    ],
+)
+def test_saints_jobs_and_divorces_as_people_write_them(
+    text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
+) -> None:
+    relations = extract(text, meta={"author": "Sam"}).draft.relations
+    assert {r[:3]: r[3:] for r in map(relation_fields, relations)} == found

@@ -304,6 +304,8 @@ _LEFT_LATER = re.compile(
     r"(?=\s+(?:in|on|after|at\s+the\s+end\s+of|two|three|a)\b|\s*(?:[,.;!?]|$))"  # not "quit smoking"
 )
 """A later clause of the sentence leaving the job or home its relation names: "… but left in 2022"."""
+_FROM_WORD = re.compile(r"(?i)\b(?:since|from|in|on)\s+(?:the\s+)?$")
+"""Before a time a relation holds from, in its own clause ("… and worked at Datadog since 22 April")."""
 _BARE_YEAR = re.compile(r"(?i)(?:\b(?:left|until|till|since|in)\s+|^\s*)((?:19|20)\d\d)\b")
 """A year said bare, after what leaves or bounds (or first): "(left 2024)", "… but left in 2022"."""
 _JOB_AT = re.compile(
@@ -3193,6 +3195,10 @@ class _ChunkReader:
             valid_at, invalid_at = node_date, None
             if node_date is not None:  # "Ravi lives in Amsterdam but is moving to Utrecht in May"
                 valid_at = self._own_clauses_day(inline.placeholder, hit, node_date, wording) or node_date
+                if len(wording.hits) > 1:
+                    # "I've lived in Verdun since 20 May 2024, and worked at Datadog since 22 April
+                    # 2024": each relation from the day its own clause says.
+                    valid_at = self._clause_since(inline.placeholder, hit.end, clause_end) or valid_at
             if (
                 pattern.functional
                 and not pattern.ends
@@ -3361,6 +3367,19 @@ class _ChunkReader:
         if days:
             return days[0][2]
         return self._past_periods(head, wording)[0] or today
+
+    def _clause_since(self, text: str, start: int, end: int) -> date | None:
+        """The first day of the one time a clause says its relation holds from ("since 22 April 2024",
+        "from May", "in 2021", "on 3 March"), if it says one."""
+        clause = text[start:end]
+        today = self._chunk_date()
+        found = [
+            when.first
+            for when in find_times(clause, today, self.language)
+            if _FROM_WORD.search(clause, max(0, when.start - 8), when.start)
+            and (today is not None or _FOUR_DIGITS.search(clause, when.start, when.end))
+        ]
+        return found[0] if len(found) == 1 else None
 
     def _left_later(self, rest: str, since: date | None) -> date | None:
         """The day a sentence's later clause says its job or home was left ("… but left in 2022"), if

@@ -92,8 +92,9 @@ _NOT_AFTER_A_PLACE_WORD = (
 Meta now works at Google", "The recruiter from Meta reports to Jane" say nothing of Toronto or Meta."""
 
 
-_HONORIFIC = rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.[ ](?=[{_UPPER}]))"
-"""A title with its dot before a name: "Dr. Reid" is no "Reid", nor "Mr. Thomas" a Thomas."""
+_HONORIFIC = rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Mt|Ft)\.[ ](?=[{_UPPER}]))"
+"""A title with its dot before a name: "Dr. Reid" is no "Reid", nor "Mr. Thomas" a Thomas, nor
+"St. Luke's" a Luke."""
 
 
 def _name(word: str, joiners: str = "of") -> str:
@@ -114,8 +115,9 @@ _DETERMINERS: tuple[str, ...] = (
     *("le", "la", "les", "un", "une", "du", "de la"),
 )
 _DETERMINER = rf"(?:(?i:{'|'.join(_DETERMINERS)})[ ]|(?i:l)['’])?"
-_NOT_ABBREVIATED = r"(?!(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Prof)\.[ \t])"
-"""Not the first word of "St. Mary's Hospital": a name read up to its dot would be "St"."""
+_NOT_ABBREVIATED = r"(?!(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.[ \t])"
+"""No person's title before an organization or a place ("works at Dr. Shah's" is no employer); a
+saint's is part of its name ("St. Mary's Hospital", "St. Louis")."""
 _OWNED = r"(?i:the|my|our|his|her|their)[ ]"
 _RUNNING_THINGS = (
     "printer printers laptop laptops desktop pc computer server servers nas router routers phone phones "
@@ -305,7 +307,9 @@ _HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
 _JOB_NOUNS = (
     "engineer developer programmer designer manager architect analyst scientist researcher consultant "
     "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician lead "
-    "director"
+    "director pharmacist barista paralegal buyer chef waiter waitress bartender cashier electrician plumber "
+    "carpenter mechanic pilot paramedic midwife dentist therapist physiotherapist psychologist surgeon "
+    "veterinarian librarian journalist photographer receptionist clerk producer tutor"
 )
 _CHIEFS = "CEO CTO CFO COO CIO CPO CMO CISO president"
 _CHIEF = rf"(?:{_any_of(_CHIEFS)}|managing director)"
@@ -335,7 +339,8 @@ _ROLE = (
     r"|backend|full-stack|marketing|sales|engineering|research|security|QA|graphic|web) ){0,2}"
     # What the job is in: "a Spanish teacher", "a Python developer", "an iOS developer", "a sound engineer".
     r"(?:(?:[A-Z]|i(?=[A-Z]))[\w+#.]*(?:-[A-Za-z]+)? |(?:sound|creative|art|account|medical|legal|financial"
-    r"|customer|support|mechanical|civil|electrical|audio|video|game|mobile|cloud|devops|platform|field) )?"
+    r"|customer|support|mechanical|civil|electrical|audio|video|game|mobile|cloud|devops|platform|field"
+    r"|charge|registered|practice|district|community|dental|veterinary|trainee|head) )?"
     rf"(?:{_any_of(_JOB_NOUNS)}|{_CHIEF}|(?:head|director|VP) of [a-z]+)(?![\w'’-])"
 )
 """A job, named as one: "a senior designer", "the new CTO", "head of design", "a Spanish teacher" (not
@@ -775,6 +780,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="married"),
     _pattern(r"{S} (?:divorced|got divorced from|is divorced from) {O}", "married_to", "married to", True,
              "person", "person", keywords="divorced", ends=True),
+    _pattern(r"{I}(?: am|['’]m| have|['’]ve)? (?:just |finally |officially )?(?:divorced|got divorced from"
+             r"|been divorced from|divorced from) {O}", "married_to", "married to", True, "person", "person",
+             keywords="divorced", ends=True),
+    # "My divorce from Olga was finalised today" (not "Ana's divorce from Tom": hers).
+    _pattern(r"(?i:my) divorce (?:from|with) {O}", "married_to", "married to", True, "person", "person",
+             keywords="divorce", ends=True, writer=True),
     # Whose manager someone is: "Omar is Ana's manager" says Ana reports to Omar.
     _pattern(r"{O} is {S}['’]s (?:new )?(?:manager|boss|line manager)(?![\w'’-])", "reports_to", "reports to",
              True, "person", "person", keywords="manager boss"),
