@@ -757,8 +757,16 @@ def test_linked_participants_make_no_entity_of_the_talk_and_st_ends_no_sentence(
         "['[[Gina Lopez|Gina]]', Jon]",
         "Gina: I'm a nurse at St. Mary's Hospital. I love it.\nJon: I work at Acme Robotics.\n",
     )
-    assert sorted(p.stem for p in (vault / "entities").glob("*.md")) == ["acme-robotics", "gina-lopez", "jon"]
-    assert triples(vault) == [("jon", "works_for", "acme-robotics")]
+    assert sorted(p.stem for p in (vault / "entities").glob("*.md")) == [
+        "acme-robotics",
+        "gina-lopez",
+        "jon",
+        "st-mary-s-hospital",  # a saint's dotted name, whole
+    ]
+    assert triples(vault) == [
+        ("gina-lopez", "works_for", "st-mary-s-hospital"),
+        ("jon", "works_for", "acme-robotics"),
+    ]
     titles = sorted(str(n["title"]) for n in _nodes(vault))
     assert "Gina Lopez: I'm a nurse at St. Mary's Hospital." in titles
 

@@ -471,7 +471,6 @@ def test_a_job_named_says_where_someone_works_from_the_notes_day(
         "Tom is the former CTO of Acme.",  # over
         "Paris is the capital of France.",
         "Tom is a friend of Ana.",
-        "Gina works at St. Mary's Hospital.",  # not at "St"
         "Bruno works at the Berlin office.",  # a city's office: whose is not said
         "Eve is a designer at the Paris office.",
         "Tom got a job at the bakery.",  # no name
@@ -4457,6 +4456,7 @@ def test_each_clause_dates_its_own_relation() -> None:
     [
         ("I joined St. Luke's as a charge nurse.", {("Sam", "works_for", "St. Luke's"): (REF, None)}),
         ("I moved to St. Louis.", {("Sam", "lives_in", "St. Louis"): (REF, None)}),
+        ("Gina works at St. Mary's Hospital.", {("Gina", "works_for", "St. Mary's Hospital"): (REF, None)}),
         ("I'm a pharmacist at Boots.", {("Sam", "works_for", "Boots"): (REF, None)}),
         ("Ana is a barista at Pret.", {("Ana", "works_for", "Pret"): (REF, None)}),
         ("My divorce from Olga was finalised today.", {("Sam", "married_to", "Olga"): (None, REF)}),
@@ -4471,3 +4471,21 @@ def test_saints_jobs_and_divorces_as_people_write_them(
 ) -> None:
     relations = extract(text, meta={"author": "Sam"}).draft.relations
     assert {r[:3]: r[3:] for r in map(relation_fields, relations)} == found
+
+
+def test_a_persons_note_saying_my_mum_makes_mum_her_name_in_the_diary() -> None:
+    found = extract(
+        "My mum. Lives in Leeds.",
+        path="people/Linda Wilson.md",
+        title="Linda Wilson",
+        heading=(),
+        reference=None,
+        meta={"author": "Sam"},
+    )
+    (linda,) = [e for e in found.draft.entities if e.name == "Linda Wilson"]
+    assert (linda.entity_type, linda.aliases) == ("person", ["Mum"])
+    assert ("Sam", "child_of", "Linda Wilson") in relations(found)
+    # Another's mum, or a word beside "mum" that is more than a full stop, names no alias.
+    for text in ("My wife's mum.", "My mum's friend from church."):
+        found = extract(text, path="people/Rita Cole.md", title="Rita Cole", heading=(), reference=None)
+        assert all(not e.aliases for e in found.draft.entities), text

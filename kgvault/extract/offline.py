@@ -306,6 +306,11 @@ _LEFT_LATER = re.compile(
 """A later clause of the sentence leaving the job or home its relation names: "… but left in 2022"."""
 _FROM_WORD = re.compile(r"(?i)\b(?:since|from|in|on)\s+(?:the\s+)?$")
 """Before a time a relation holds from, in its own clause ("… and worked at Datadog since 22 April")."""
+_MY_KIN = re.compile(
+    r"(?:[Mm]y|[Oo]ur)\s+(?P<kin>mum|mom|mam|mother|dad|father|grandma|grandpa|granny|gran|nana|nan"
+    r"|grandmother|grandfather)(?=\s*(?:[.!,;(]|$))"
+)
+"""A person's note saying who they are to the writer, by the word the diary calls them: "My mum."."""
 _BARE_YEAR = re.compile(r"(?i)(?:\b(?:left|until|till|since|in)\s+|^\s*)((?:19|20)\d\d)\b")
 """A year said bare, after what leaves or bounds (or first): "(left 2024)", "… but left in 2022"."""
 _JOB_AT = re.compile(
@@ -2921,6 +2926,10 @@ class _ChunkReader:
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
         if self.person_note:
             read = self._about_the_person(inline)
+            kin = _MY_KIN.match(inline.placeholder)
+            if kin is not None:
+                # "My mum." in her note: "Called Mum" in a diary is her.
+                self.entities.add(self.source.title, "person", candidate.quote, (kin["kin"].capitalize(),))
         elif (
             self.chunk.heading_path
             and _PERSON_FIELD.match(inline.placeholder)
@@ -3374,12 +3383,18 @@ class _ChunkReader:
         clause = text[start:end]
         today = self._chunk_date()
         found = [
-            when.first
+            when
             for when in find_times(clause, today, self.language)
             if _FROM_WORD.search(clause, max(0, when.start - 8), when.start)
             and (today is not None or _FOUR_DIGITS.search(clause, when.start, when.end))
         ]
-        return found[0] if len(found) == 1 else None
+        if len(found) != 1:
+            return None
+        when = found[0]
+        # A month or a year not over yet ("in March", written in March) is the note's day's (None).
+        if today is not None and when.granularity != "day" and when.last >= today:
+            return None
+        return when.first
 
     def _left_later(self, rest: str, since: date | None) -> date | None:
         """The day a sentence's later clause says its job or home was left ("… but left in 2022"), if
@@ -3423,13 +3438,16 @@ class _ChunkReader:
         match = None if fields_only else _LEFT_OUT_SUBJECT.match(text)
         job = None if fields_only else _JOB_AT.match(text) if match is None else None
         field = _PERSON_FIELD.match(text) if match is None and job is None else None
-        if match is None and job is None and field is None:
+        kin = None if match or job or field or fields_only else _MY_KIN.match(text)
+        if match is None and job is None and field is None and kin is None:
             return inline
         person = PLACEHOLDER.format(index=len(inline.refs))
         if field is not None:  # "Company: Google" as "<David Kim> works at Google"
             rest = f" {_PERSON_FIELDS[' '.join(field['key'].lower().split())]} " + text[field.end() :]
         elif job is not None:  # "Senior engineer at [[Cloudflare]]." as "<Priya> works at [[Cloudflare]]."
             rest = " works at " + text[job.end() :]
+        elif kin is not None:  # "My mum." as "<Linda Wilson> is my mum."
+            rest = " is " + text[0].lower() + text[1:]
         elif match is not None and match["pronoun"]:
             rest = text[match.end("pronoun") :]
         else:
