@@ -1116,7 +1116,8 @@ _TITLES = frozenset(["dr", "mr", "mrs", "ms", "mx", "prof"])
 
 def _title_surnames(spellings: dict[str, Counter[str]]) -> list[tuple[str, str]]:
     """ "Reid said the scan looks fine" is Dr. Reid when nobody else is titled Reid: each titled name
-    and its surname, known as a name of its own (an alias) from here on. Not Mr. and Mrs. Smith."""
+    and its surname, known as a name of its own (an alias) from here on. Not Mr. and Mrs. Smith, nor a
+    surname the notes name on its own (a friend Grant is no Dr. Grant)."""
     by_surname: dict[str, list[str]] = defaultdict(list)
     for key in spellings:
         title, space, surname = key.partition(" ")
@@ -1124,9 +1125,9 @@ def _title_surnames(spellings: dict[str, Counter[str]]) -> list[tuple[str, str]]
             by_surname[surname].append(key)
     pairs = []
     for surname, keys in sorted(by_surname.items()):
-        if len(keys) == 1:
-            if surname not in spellings:  # known as a spelling, counted by no mention
-                spellings[surname][_most_spelled(spellings[keys[0]]).split(None, 1)[-1]] += 0
+        # A name the notes use already may be someone else's ("Grant works at Arup": a friend Grant).
+        if len(keys) == 1 and surname not in spellings:
+            spellings[surname][_most_spelled(spellings[keys[0]]).split(None, 1)[-1]] += 0  # an alias
             pairs.append((keys[0], surname))
     return pairs
 

@@ -4443,6 +4443,10 @@ def test_each_clause_dates_its_own_relation() -> None:
         ("Sam", "works_for", "Datadog"): date(2024, 4, 22),
     }
     # A clause that names no time of its own takes the sentence's.
+    # A month not over yet, written in it: from the note's day, not the other clause's time.
+    text = "Ana has lived in Leeds since 2019, and Tom has worked at Acme since March."
+    found = {r[:3]: r[3] for r in map(relation_fields, extract(text).draft.relations)}
+    assert found == {("Ana", "lives_in", "Leeds"): date(2019, 1, 1), ("Tom", "works_for", "Acme"): REF}
     text = "Since 3 March 2025 Tom works at Acme, and Ana lives in Leeds."
     found = {r[:3]: r[3] for r in map(relation_fields, extract(text).draft.relations)}
     assert found == {
@@ -4461,9 +4465,17 @@ def test_each_clause_dates_its_own_relation() -> None:
         ("Ana is a barista at Pret.", {("Ana", "works_for", "Pret"): (REF, None)}),
         ("My divorce from Olga was finalised today.", {("Sam", "married_to", "Olga"): (None, REF)}),
         ("I got divorced from Olga.", {("Sam", "married_to", "Olga"): (None, REF)}),
-        # Someone else's divorce, and a person's title before a workplace, say nothing of the writer.
+        # Someone else's divorce, one not final, an app's, and a person's title before a workplace,
+        # say nothing of the writer.
         ("Ana's divorce from Tom came through.", {}),
+        ("My divorce from Olga could take two years, the lawyer says.", {}),
+        ("I've divorced Twitter for good.", {}),
         ("I work at Dr. Shah's on Saturdays.", {}),
+        # A street's "St." ends its sentence: no "St. Ana".
+        ("Tom lives on Oak St. Ana lives in Leeds.", {("Ana", "lives_in", "Leeds"): (REF, None)}),
+        # A job's word before a noun it qualifies is no job; one in a clause of its own is no job cue.
+        ("Kestrel is a clerk bot at Acme.", {}),
+        ("I left Boots and joined Superdrug, the pharmacist there is nicer.", {}),
     ],
 )
 def test_saints_jobs_and_divorces_as_people_write_them(
@@ -4485,7 +4497,18 @@ def test_a_persons_note_saying_my_mum_makes_mum_her_name_in_the_diary() -> None:
     (linda,) = [e for e in found.draft.entities if e.name == "Linda Wilson"]
     assert (linda.entity_type, linda.aliases) == ("person", ["Mum"])
     assert ("Sam", "child_of", "Linda Wilson") in relations(found)
-    # Another's mum, or a word beside "mum" that is more than a full stop, names no alias.
-    for text in ("My wife's mum.", "My mum's friend from church."):
+    # Another's mum, or more than who she is ("My mum, Linda, in Whitby." on a family page), names no
+    # alias; nor does a character's note, nor the writer's own.
+    for text in (
+        "My wife's mum.",
+        "My mum's friend from church.",
+        "My mum, Linda Wilson, in Whitby.",
+        "Our mum.",
+    ):
         found = extract(text, path="people/Rita Cole.md", title="Rita Cole", heading=(), reference=None)
         assert all(not e.aliases for e in found.draft.entities), text
+    for path, meta in (("dnd/Borin.md", {"type": "npc"}), ("people/Sam.md", {"author": "Sam"})):
+        found = extract(
+            "My dad.", path=path, title=path[:-3].split("/")[1], heading=(), reference=None, meta=meta
+        )
+        assert all(not e.aliases for e in found.draft.entities) and not relations(found), path

@@ -579,3 +579,9 @@ def test_legal_forms_one_or_two_are_the_company() -> None:
     # A legal form says a company: a person of that name is not one.
     graph = build(("a.md", [entity("Jordan", "person")]), ("b.md", [entity("Jordan Ltd")]))
     assert len(graph.entities) == 2
+
+
+def test_a_surname_the_notes_name_on_its_own_is_not_the_titled_person() -> None:
+    # "Dr. Grant is a surgeon at Leeds General Infirmary." and "Grant works at Arup." (a friend).
+    graph = build(("a.md", [entity("Dr. Grant", "person")]), ("b.md", [entity("Grant", "person")]))
+    assert set(titles(graph)) == {"dr-grant", "grant"}

@@ -37,6 +37,7 @@ from kgvault.extract.patterns import (
     JOB_TITLE,
     JOB_TITLE_WORDS,
     NAME,
+    NO_NOUN_AFTER,
     PLACEHOLDER,
     PLACEHOLDER_RE,
     SIDE_BY_SIDE,
@@ -307,10 +308,13 @@ _LEFT_LATER = re.compile(
 _FROM_WORD = re.compile(r"(?i)\b(?:since|from|in|on)\s+(?:the\s+)?$")
 """Before a time a relation holds from, in its own clause ("… and worked at Datadog since 22 April")."""
 _MY_KIN = re.compile(
-    r"(?:[Mm]y|[Oo]ur)\s+(?P<kin>mum|mom|mam|mother|dad|father|grandma|grandpa|granny|gran|nana|nan"
-    r"|grandmother|grandfather)(?=\s*(?:[.!,;(]|$))"
+    r"My\s+(?P<kin>mum|mom|mam|mother|dad|father|grandma|grandpa|granny|gran|nana|nan|grandmother"
+    r"|grandfather)\s*[.!]?\s*$"
 )
-"""A person's note saying who they are to the writer, by the word the diary calls them: "My mum."."""
+"""A person's note saying, and only saying, who they are to the writer, by the word the diary calls
+them: "My mum." (not "My mum, Linda, in Whitby." in a family page, nor "Our mum, …")."""
+_CHARACTER_TYPES = frozenset({"npc", "character", "pc"})
+"""A person's note about a character: its "my" is the character's."""
 _BARE_YEAR = re.compile(r"(?i)(?:\b(?:left|until|till|since|in)\s+|^\s*)((?:19|20)\d\d)\b")
 """A year said bare, after what leaves or bounds (or first): "(left 2024)", "… but left in 2022"."""
 _JOB_AT = re.compile(
@@ -1010,7 +1014,7 @@ _A_PERSON = re.compile(
     r"|classmate|flatmate|roommate|coworker|co-worker|mentor|coach|tutor|cousin|nanny|babysitter"
     r"|freelancer|volunteer|photographer|journalist"
     rf"|{'|'.join(w for w in JOB_TITLE_WORDS.split() if w not in ('manager', 'editor', 'lead', 'director'))})"
-    r"s?\b(?!['’])"
+    rf"s?\b(?!['’]){NO_NOUN_AFTER}"
 )
 """What makes "X is a …" say who someone is: "a TA", "a friend from uni", "a senior nurse"."""
 _POSSESSIVE_ARTICLES = frozenset({"our", "my", "notre", "mon", "ma"})
@@ -1066,6 +1070,8 @@ _ABBREVIATIONS = _word_set(
 _ALSO_ACRONYMS = _word_set("mt ft ca mx")
 """Abbreviations that in capitals are acronyms ending a sentence ("machine translation, MT."; "CA.";
 "Cherry MX."), unlike "VS.", "NO.", "MR."."""
+_A_STREET = re.compile(r"\b[A-Z][\w'’-]*\s+St$")
+"""A street's "St." ends a sentence ("Tom lives on Oak St. Ana lives in Leeds."); a saint's starts a name."""
 _TITLES_ONLY = _word_set("prof mx")
 """Abbreviations only as a title, capitalized: "Prof. Okafor", but "Talked to my prof. He said …"."""
 _SENTENCE_START = re.compile(r"[\"'“‘(\[*_\ue000]*[A-ZÀ-ÖØ-Þ0-9\ue000]")
@@ -1784,6 +1790,7 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
                     last_word in _ABBREVIATIONS
                     and not (written.isupper() and last_word in _ALSO_ACRONYMS)
                     and not (last_word in _TITLES_ONLY and not written[:1].isupper())
+                    and not (last_word == "st" and _A_STREET.search(before))
                 )
                 or (len(last_word) == 1 and last_word.isalpha())
             ) and "\n" not in text[cut : boundary.end()]:
@@ -2256,6 +2263,14 @@ class _ChunkReader:
 
     def _source_tags(self) -> list[str]:
         return note_tags(self.meta)
+
+    def _kin_of_the_writer(self) -> bool:
+        """Whether this person's note may say who they are to the writer ("My mum."): not a character's
+        note, nor the writer's own."""
+        writer = self.i_am
+        return self._note_entity_type() not in _CHARACTER_TYPES and not (
+            writer is not None and writer.casefold() == self.source.title.casefold()
+        )
 
     def _note_entity_type(self) -> str | None:
         return note_type(self.meta, self.source.title, self.source.path)
@@ -2926,7 +2941,7 @@ class _ChunkReader:
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
         if self.person_note:
             read = self._about_the_person(inline)
-            kin = _MY_KIN.match(inline.placeholder)
+            kin = _MY_KIN.match(inline.placeholder) if self._kin_of_the_writer() else None
             if kin is not None:
                 # "My mum." in her note: "Called Mum" in a diary is her.
                 self.entities.add(self.source.title, "person", candidate.quote, (kin["kin"].capitalize(),))
@@ -3391,9 +3406,9 @@ class _ChunkReader:
         if len(found) != 1:
             return None
         when = found[0]
-        # A month or a year not over yet ("in March", written in March) is the note's day's (None).
+        # A month or a year not over yet ("since March", written in March) holds from the note's day.
         if today is not None and when.granularity != "day" and when.last >= today:
-            return None
+            return today
         return when.first
 
     def _left_later(self, rest: str, since: date | None) -> date | None:
@@ -3438,7 +3453,11 @@ class _ChunkReader:
         match = None if fields_only else _LEFT_OUT_SUBJECT.match(text)
         job = None if fields_only else _JOB_AT.match(text) if match is None else None
         field = _PERSON_FIELD.match(text) if match is None and job is None else None
-        kin = None if match or job or field or fields_only else _MY_KIN.match(text)
+        kin = (
+            None
+            if match or job or field or fields_only or not self._kin_of_the_writer()
+            else _MY_KIN.match(text)
+        )
         if match is None and job is None and field is None and kin is None:
             return inline
         person = PLACEHOLDER.format(index=len(inline.refs))

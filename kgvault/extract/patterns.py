@@ -307,10 +307,21 @@ _HOW_WORKED = r"(?:(?:remotely|part-time|full-time|freelance) )?"
 _JOB_NOUNS = (
     "engineer developer programmer designer manager architect analyst scientist researcher consultant "
     "intern recruiter accountant lawyer nurse doctor teacher professor lecturer editor technician lead "
-    "director pharmacist barista paralegal buyer chef waiter waitress bartender cashier electrician plumber "
-    "carpenter mechanic pilot paramedic midwife dentist therapist physiotherapist psychologist surgeon "
-    "veterinarian librarian journalist photographer receptionist clerk producer tutor"
+    "director"
 )
+NO_NOUN_AFTER = (
+    r"(?![\t\x20]+(?!(?:and|or|but|in|on|at|for|with|to|from|now|since|until|till|as|too|today|yesterday|again"
+    r"|already|also|still|so|because|while|when|after|before|by|of|is|was|are|were|which|who|that|there|here"
+    r"|this|last|next|every)\b)[a-z]{3,})"
+)
+"""After a job's word, no noun it qualifies: "a clerk bot", "a producer marketplace" are no jobs."""
+_MORE_JOB_NOUNS = (
+    "pharmacist barista paralegal chef waiter waitress bartender cashier electrician plumber carpenter "
+    "mechanic paramedic midwife dentist therapist physiotherapist psychologist surgeon veterinarian "
+    "librarian journalist photographer receptionist clerk producer tutor"
+)
+"""Jobs that name a job when named as one ("a pharmacist at Boots"), but are no cue of one in a clause
+of their own ("I left Boots and joined Superdrug, the pharmacist there is nicer")."""
 _CHIEFS = "CEO CTO CFO COO CIO CPO CMO CISO president"
 _CHIEF = rf"(?:{_any_of(_CHIEFS)}|managing director)"
 _A_DIRECTOR = (
@@ -341,15 +352,16 @@ _ROLE = (
     r"(?:(?:[A-Z]|i(?=[A-Z]))[\w+#.]*(?:-[A-Za-z]+)? |(?:sound|creative|art|account|medical|legal|financial"
     r"|customer|support|mechanical|civil|electrical|audio|video|game|mobile|cloud|devops|platform|field"
     r"|charge|registered|practice|district|community|dental|veterinary|trainee|head) )?"
-    rf"(?:{_any_of(_JOB_NOUNS)}|{_CHIEF}|(?:head|director|VP) of [a-z]+)(?![\w'’-])"
+    rf"(?:{_any_of(_JOB_NOUNS + ' ' + _MORE_JOB_NOUNS)}|{_CHIEF}|(?:head|director|VP) of [a-z]+)(?![\w'’-])"
+    + NO_NOUN_AFTER
 )
 """A job, named as one: "a senior designer", "the new CTO", "head of design", "a Spanish teacher" (not
 "former": over)."""
-JOB_TITLE_WORDS = _JOB_NOUNS
+JOB_TITLE_WORDS = f"{_JOB_NOUNS} {_MORE_JOB_NOUNS}"
 """The nouns that name a job ("engineer", "nurse", "teacher")."""
 JOB_TITLE = _ROLE.replace(" ", r"\s+")
 """A job named as one, as a regex of its own ("Senior engineer", "Head of operations")."""
-_ROLE_WORDS = f"{_JOB_NOUNS} {_CHIEFS.lower()} director head vp"
+_ROLE_WORDS = f"{_JOB_NOUNS} {_MORE_JOB_NOUNS} {_CHIEFS.lower()} director head vp"
 """The words one of which a sentence naming a job holds (the patterns' screen)."""
 _A_ROLE = rf"(?:the|a|an|our|their) {_ROLE}"
 _A_ROLE_OR_ROLE = rf"(?:(?:the|a|an|our|their) )?{_ROLE}"
@@ -780,12 +792,15 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="married"),
     _pattern(r"{S} (?:divorced|got divorced from|is divorced from) {O}", "married_to", "married to", True,
              "person", "person", keywords="divorced", ends=True),
+    # Not "I divorced Spotify", "I've divorced Twitter for good": an app is no spouse.
     _pattern(r"{I}(?: am|['’]m| have|['’]ve)? (?:just |finally |officially )?(?:divorced|got divorced from"
              r"|been divorced from|divorced from) {O}", "married_to", "married to", True, "person", "person",
-             keywords="divorced", ends=True),
-    # "My divorce from Olga was finalised today" (not "Ana's divorce from Tom": hers).
-    _pattern(r"(?i:my) divorce (?:from|with) {O}", "married_to", "married to", True, "person", "person",
-             keywords="divorce", ends=True, writer=True),
+             keywords="divorced", ends=True, object_test=_no_tool),
+    # "My divorce from Olga was finalised today", once it is (not "… could take two years", nor "Ana's
+    # divorce from Tom": hers).
+    _pattern(r"(?i:my) divorce (?:from|with) {O} (?:was |is |has been |got |finally )?(?:finali[sz]ed|final"
+             r"|through|official|granted|came through)", "married_to", "married to", True, "person", "person",
+             keywords="divorce", ends=True, writer=True, object_test=_no_tool),
     # Whose manager someone is: "Omar is Ana's manager" says Ana reports to Omar.
     _pattern(r"{O} is {S}['’]s (?:new )?(?:manager|boss|line manager)(?![\w'’-])", "reports_to", "reports to",
              True, "person", "person", keywords="manager boss"),
