@@ -4512,3 +4512,31 @@ def test_a_persons_note_saying_my_mum_makes_mum_her_name_in_the_diary() -> None:
             "My dad.", path=path, title=path[:-3].split("/")[1], heading=(), reference=None, meta=meta
         )
         assert all(not e.aliases for e in found.draft.entities) and not relations(found), path
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("I started taking sertraline 50mg today.", {("Sam", "takes", "Sertraline"): (REF, None)}),
+        ("I'm on lisinopril now.", {("Sam", "takes", "Lisinopril"): (REF, None)}),
+        ("I take metformin 500mg twice a day.", {("Sam", "takes", "Metformin"): (REF, None)}),
+        ("I started on magnesium 400mg.", {("Sam", "takes", "Magnesium"): (REF, None)}),
+        ("I stopped taking sertraline.", {("Sam", "takes", "Sertraline"): (None, REF)}),
+        ("I'm off citalopram now.", {("Sam", "takes", "Citalopram"): (None, REF)}),
+        # What one takes or is on that is no medicine.
+        ("I started taking notes in Obsidian.", {}),
+        ("I'm on call this week.", {}),
+        ("I'm on holiday.", {}),
+        ("I take the bus to work.", {}),
+        ("I take vitamins.", {}),
+        ("I'm off work today.", {}),
+    ],
+)
+def test_the_writers_medicines_start_and_stop(
+    text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
+) -> None:
+    relations = extract(text, meta={"author": "Sam"}).draft.relations
+    assert {r[:3]: r[3:] for r in map(relation_fields, relations)} == found
+    if found:
+        (medicine,) = [e for e in extract(text, meta={"author": "Sam"}).draft.entities if e.name != "Sam"]
+        assert medicine.entity_type == "medication"

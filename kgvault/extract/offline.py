@@ -3184,6 +3184,8 @@ class _ChunkReader:
                 continue
             if pattern.object_test is not None and not pattern.object_test(object_name):
                 continue  # "I moved to Obsidian" is no new home
+            if pattern.predicate == "takes":  # "sertraline 50mg": the medicine, named as a name
+                object_name = object_name.split()[0].capitalize()
             if pattern.predicate == "runs":
                 last = object_name.casefold().split()[-1]
                 if last in _RACE_WORDS:

@@ -270,6 +270,27 @@ def _start_lookahead(template: str) -> str:
 
 
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
+_DOSE = r"\d+(?:[.,]\d+)?[\x20\t]?(?:mg|mcg|µg|g|ml|iu|IU|units?)\b"
+_DRUG = (
+    r"(?P<object>(?!(?:the|a|an|my|it|them|that|this|some|call|holiday|leave|duty|time|board|track|notes?)\b)"
+    rf"[a-z][a-z-]{{3,}}(?:[\x20\t]+{_DOSE})?)"
+)
+"""A medicine as a diary names it, in lower case, with its dose if said: "sertraline 50mg"."""
+_DRUG_ENDINGS = (
+    "aline oxetine faxine pram azepam azolam pril sartan statin olol prazole cillin cycline floxacin mycin "
+    "profen proxen amol formin thyroxine olone isone adone tonin ulin apine azapine trigine pentin gabalin "
+    "propion farin xaban lukast izine atadine tidine semide dipine adol deine phine ipine etine idone"
+)
+_DRUG_END = re.compile(rf"(?:{'|'.join(_DRUG_ENDINGS.split())})$")
+
+
+def is_medicine(name: str) -> bool:
+    """Whether a lower-case word taken is a medicine: said with its dose ("magnesium 400mg"), or named as
+    medicines are ("sertraline", "lisinopril", "atorvastatin"); not "taking notes", "on call"."""
+    drug, _, dose = name.partition(" ")
+    return bool(dose) or _DRUG_END.search(drug.casefold()) is not None
+
+
 _USE_ENDS = (
     r"(?=[\x20\t]*(?:[,.;:!?)]|$|(?:any\s?more|altogether|at\s+all|last\s+\w+|this\s+(?:week|month|year)|today"
     r"|yesterday|(?:a|an|one|two|three|four|five|six|a\s+few|\d+)\s+(?:days?|weeks?|months?|years?)\s+ago"
@@ -921,6 +942,20 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # flat in it is: "We moved into our new flat in Pankow", above).
     _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) (?:back )?to {{O}}{_NOT_FROM}",
              "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
+    # The writer's medicines: "I started taking sertraline 50mg", "I'm on lisinopril", "I take
+    # metformin 500mg twice a day"; "I stopped taking sertraline", "I'm off citalopram now" end them.
+    _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:started|began|restarted) (?:taking |on ){_DRUG}",
+             "takes", "takes", False, "person", "medication", keywords="started began restarted",
+             object_test=is_medicine),
+    _pattern(rf"{{I}}(?: am|['’]m) (?:now |still |currently |back )?on {_DRUG}", "takes", "takes", False,
+             "person", "medication", keywords="on", object_test=is_medicine),
+    _pattern(rf"{{I}} (?:still |now |currently )?(?:take|am taking|['’]m taking) {_DRUG}", "takes", "takes",
+             False, "person", "medication", keywords="take taking", object_test=is_medicine),
+    _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:stopped|quit) taking {_DRUG}", "takes", "takes",
+             False, "person", "medication", keywords="stopped quit", ends=True, object_test=is_medicine),
+    _pattern(rf"{{I}}(?: am|['’]m| have|['’]ve)? (?:now |finally )?(?:off|come off|came off) {_DRUG}",
+             "takes", "takes", False, "person", "medication", keywords="off", ends=True,
+             object_test=is_medicine),
     # A switch of the writer's tools: the new one used from that day, the old one no more.
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) (?:back )?from {A} "
              r"(?:back )?to {O}",
