@@ -2335,6 +2335,7 @@ VERB_CASES = [
     ("Le projet Atlas utilise Postgres.", "Atlas", "uses", "Postgres"),
     ("Marie travaille chez Michelin.", "Marie", "works_for", "Michelin"),
     ("Marie habite à Lyon.", "Marie", "lives_in", "Lyon"),
+    ("Dana Kim takes metformin 500mg twice a day.", "Dana Kim", "takes", "Metformin"),
 ]
 
 
@@ -4475,6 +4476,7 @@ def test_each_clause_dates_its_own_relation() -> None:
         ("Tom lives on Oak St. Ana lives in Leeds.", {("Ana", "lives_in", "Leeds"): (REF, None)}),
         # A job's word before a noun it qualifies is no job; one in a clause of its own is no job cue.
         ("Kestrel is a clerk bot at Acme.", {}),
+        ("Ana joined Figma as a developer advocate.", {("Ana", "works_for", "Figma"): (REF, None)}),
         ("I left Boots and joined Superdrug, the pharmacist there is nicer.", {}),
     ],
 )
@@ -4530,13 +4532,26 @@ def test_a_persons_note_saying_my_mum_makes_mum_her_name_in_the_diary() -> None:
         ("I take the bus to work.", {}),
         ("I take vitamins.", {}),
         ("I'm off work today.", {}),
+        # Someone's, as a carer's notes say them.
+        ("Dad is on warfarin 5mg now.", {("Dad", "takes", "Warfarin"): (REF, None)}),
+        ("Mum stopped taking simvastatin.", {("Mum", "takes", "Simvastatin"): (None, REF)}),
+        ("The printer is on firmware 2.1.", {}),
     ],
 )
-def test_the_writers_medicines_start_and_stop(
+def test_medicines_start_and_stop(
     text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
 ) -> None:
     relations = extract(text, meta={"author": "Sam"}).draft.relations
     assert {r[:3]: r[3:] for r in map(relation_fields, relations)} == found
-    if found:
-        (medicine,) = [e for e in extract(text, meta={"author": "Sam"}).draft.entities if e.name != "Sam"]
+    for _, _, name in found:
+        (medicine,) = [e for e in extract(text, meta={"author": "Sam"}).draft.entities if e.name == name]
         assert medicine.entity_type == "medication"
+
+
+def test_a_job_word_before_a_noun_it_qualifies_makes_no_person() -> None:
+    for text in (
+        "Kestrel is a clerk bot that files our invoices.",
+        "Splice is a producer marketplace for samples.",
+    ):
+        types = {e.name: e.entity_type for e in extract(text, title="Tools").draft.entities}
+        assert types.get(text.split()[0]) != "person", text

@@ -519,12 +519,9 @@ def test_a_first_name_with_a_note_of_its_own_or_kept_apart_stays_apart() -> None
         ("people/Tom Fraser.md", [entity("Tom Fraser", "person")]),
     )
     assert set(titles(graph)) == {"tom", "tom-fraser"}
-    graph = noted(
-        ("people/Tom.md", []),
-        ("a.md", [entity("Tom", "person")]),
-        ("people/Tom Fraser.md", [entity("Tom Fraser", "person")]),
-    )
-    assert set(titles(graph)) == {"tom", "tom-fraser"}
+    # Even named beside a full name that has none: "Tom and Tom Hanks" is no introduction of him.
+    graph = noted(("people/Tom.md", []), ("a.md", [entity("Tom", "person"), entity("Tom Hanks", "person")]))
+    assert set(titles(graph)) == {"tom", "tom-hanks"}
     extractions = [
         extraction("a.md", 0, (1, 2), entities=[entity("Ana", "person")]),
         extraction(LOPEZ, 0, (1, 2), entities=[entity("Ana Lopez", "person")]),

@@ -374,7 +374,6 @@ _ROLE = (
     r"|customer|support|mechanical|civil|electrical|audio|video|game|mobile|cloud|devops|platform|field"
     r"|charge|registered|practice|district|community|dental|veterinary|trainee|head) )?"
     rf"(?:{_any_of(_JOB_NOUNS + ' ' + _MORE_JOB_NOUNS)}|{_CHIEF}|(?:head|director|VP) of [a-z]+)(?![\w'’-])"
-    + NO_NOUN_AFTER
 )
 """A job, named as one: "a senior designer", "the new CTO", "head of design", "a Spanish teacher" (not
 "former": over)."""
@@ -942,6 +941,15 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # flat in it is: "We moved into our new flat in Pankow", above).
     _pattern(rf"{{I}}(?: have|['’]ve)? {_ADVERB}(?:just )?(?:moved|relocated) (?:back )?to {{O}}{_NOT_FROM}",
              "lives_in", "lives in", True, "person", "place", keywords="moved relocated"),
+    # Someone's medicines, as a carer's notes say them: "Dad is on warfarin 5mg", "Mum takes metformin".
+    _pattern(rf"{{S}} (?:is|['’]s) (?:now |still |currently |back )?on {_DRUG}", "takes", "takes", False,
+             "person", "medication", keywords="on", object_test=is_medicine),
+    _pattern(rf"{{S}} (?:still |now |currently )?(?:takes|is taking) {_DRUG}", "takes", "takes", False,
+             "person", "medication", keywords="takes taking", object_test=is_medicine),
+    _pattern(rf"{{S}} (?:just |finally )?(?:started|began) (?:taking |on ){_DRUG}", "takes", "takes", False,
+             "person", "medication", keywords="started began", object_test=is_medicine),
+    _pattern(rf"{{S}} (?:just |finally )?(?:stopped|quit) taking {_DRUG}", "takes", "takes", False, "person",
+             "medication", keywords="stopped quit", ends=True, object_test=is_medicine),
     # The writer's medicines: "I started taking sertraline 50mg", "I'm on lisinopril", "I take
     # metformin 500mg twice a day"; "I stopped taking sertraline", "I'm off citalopram now" end them.
     _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:started|began|restarted) (?:taking |on ){_DRUG}",
