@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache, partial
-from itertools import compress, count
+from itertools import compress, count, islice
 from operator import attrgetter
 from typing import Any
 
@@ -707,7 +707,7 @@ def _in_a_longer_name(
     )
     if not (next_to or after_one):
         return False
-    spans = [match.span() for match in _TOKEN.finditer(text, 0)][: at + 2]
+    spans = [match.span() for match in islice(_TOKEN.finditer(text), at + 2)]
     # Joined by spaces, or a hyphen with none ("Mercedes-Benz", not "1:1 Ana - Tom").
     if next_to and text[spans[at][1] : spans[at + 1][0]] in ("-", *_SPACES):
         return True
