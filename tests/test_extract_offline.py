@@ -120,6 +120,12 @@ def relation_fields(relation: DraftRelation) -> tuple[object, ...]:
     return (relation.subject, relation.predicate, relation.object, relation.valid_at, relation.invalid_at)
 
 
+def sams_relations(text: str) -> dict[tuple[object, ...], tuple[object, ...]]:
+    """Each relation a sentence Sam wrote gives, (subject, predicate, object) -> (valid_at, invalid_at)."""
+    relations = extract(text, meta={"author": "Sam"}).draft.relations
+    return {r[:3]: r[3:] for r in map(relation_fields, relations)}
+
+
 def only_relation(text: str, meta: dict[str, str] | None = None) -> tuple[object, ...]:
     """The one relation a sentence gives: subject, predicate, object, valid_at, invalid_at."""
     (relation,) = extract(text, meta=meta).draft.relations
@@ -730,8 +736,7 @@ YESTERDAY = date(2025, 3, 11)
 def test_moves_and_lost_jobs_the_writer_says_in_a_diary(
     text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
 ) -> None:
-    relations = extract(text, meta={"author": "Sam"}).draft.relations
-    assert {r[:3]: r[3:] for r in map(relation_fields, relations)} == found
+    assert sams_relations(text) == found
 
 
 @pytest.mark.parametrize(
@@ -4483,8 +4488,7 @@ def test_each_clause_dates_its_own_relation() -> None:
 def test_saints_jobs_and_divorces_as_people_write_them(
     text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
 ) -> None:
-    relations = extract(text, meta={"author": "Sam"}).draft.relations
-    assert {r[:3]: r[3:] for r in map(relation_fields, relations)} == found
+    assert sams_relations(text) == found
 
 
 def test_a_persons_note_saying_my_mum_makes_mum_her_name_in_the_diary() -> None:
@@ -4541,8 +4545,7 @@ def test_a_persons_note_saying_my_mum_makes_mum_her_name_in_the_diary() -> None:
 def test_medicines_start_and_stop(
     text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
 ) -> None:
-    relations = extract(text, meta={"author": "Sam"}).draft.relations
-    assert {r[:3]: r[3:] for r in map(relation_fields, relations)} == found
+    assert sams_relations(text) == found
     for _, _, name in found:
         (medicine,) = [e for e in extract(text, meta={"author": "Sam"}).draft.entities if e.name == name]
         assert medicine.entity_type == "medication"
