@@ -866,6 +866,7 @@ def _suffix_edges(
     That kind must be one the head is known as, if it has a type: "Manhattan Project" is no place.
     """
     edges = []
+    unnamed: dict[str, list[str]] = defaultdict(list)  # a company's name without its legal forms
     for key in spellings:
         head, _, last = key.rpartition(" ")
         # Legal forms may come two at a time: "Initech Pty Ltd" is Initech.
@@ -885,6 +886,16 @@ def _suffix_edges(
             and _kind_fits(last, classes.get(names.find(head), set()))
         ):
             edges.append((3, head, key, f"the same name with “{key[len(head) + 1 :]}”"))
+        elif last in _LEGAL_FORMS and head and head not in spellings and len(head) > 1:
+            unnamed[head].append(key)
+    # "Acme Ltd" and "Acme Limited" with no bare "Acme": one company all the same.
+    for keys in unnamed.values():
+        first, *others = sorted(keys)
+        edges.extend(
+            (3, first, other, "the same name with another legal form")
+            for other in others
+            if _compatible(names, classes, first, other)
+        )
     return edges
 
 

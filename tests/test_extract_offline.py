@@ -700,6 +700,15 @@ YESTERDAY = date(2025, 3, 11)
         ("I was let go from Acme.", {("Sam", "works_for", "Acme"): (None, REF)}),
         ("I've been made redundant from Acme.", {("Sam", "works_for", "Acme"): (None, REF)}),
         ("Tom got fired from Initech.", {("Tom", "works_for", "Initech"): (None, REF)}),
+        ("I got made redundant at Arla.", {("Sam", "works_for", "Arla"): (None, REF)}),
+        ("Omar quit Loomly.", {("Omar", "works_for", "Loomly"): (None, REF)}),
+        ("Tom quit Instagram.", {}),
+        (
+            "Atlas moved from MySQL to Postgres.",
+            {("Atlas", "uses", "Postgres"): (REF, None), ("Atlas", "uses", "MySQL"): (None, REF)},
+        ),
+        ("Tom moved from Leeds to York.", {}),
+        ("Łukasz Nowak works at Monzo.", {("Łukasz Nowak", "works_for", "Monzo"): (REF, None)}),
         ("I switched back to Vim.", {("Sam", "uses", "Vim"): (REF, None)}),
         (
             "I switched from Helix back to Vim.",
@@ -4529,6 +4538,16 @@ def test_a_persons_note_saying_my_mum_makes_mum_her_name_in_the_diary() -> None:
         ("I started on magnesium 400mg.", {("Sam", "takes", "Magnesium"): (REF, None)}),
         ("I stopped taking sertraline.", {("Sam", "takes", "Sertraline"): (None, REF)}),
         ("I'm off citalopram now.", {("Sam", "takes", "Citalopram"): (None, REF)}),
+        ("I'm taking mirtazapine 15mg at night.", {("Sam", "takes", "Mirtazapine"): (REF, None)}),
+        (
+            "I've been on citalopram 20mg since 3 March.",
+            {("Sam", "takes", "Citalopram"): (date(2025, 3, 3), None)},
+        ),
+        ("I'm no longer on sertraline.", {("Sam", "takes", "Sertraline"): (None, REF)}),
+        ("I stopped taking methotrexate.", {("Sam", "takes", "Methotrexate"): (None, REF)}),
+        ("Dad is no longer on donepezil.", {("Dad", "takes", "Donepezil"): (None, REF)}),
+        ("I've been on holiday since Monday.", {}),
+        ("I'm no longer on the committee.", {}),
         # What one takes or is on that is no medicine.
         ("I started taking notes in Obsidian.", {}),
         ("I'm on call this week.", {}),
@@ -4558,3 +4577,11 @@ def test_a_job_word_before_a_noun_it_qualifies_makes_no_person() -> None:
     ):
         types = {e.name: e.entity_type for e in extract(text, title="Tools").draft.entities}
         assert types.get(text.split()[0]) != "person", text
+
+
+def test_a_stack_label_that_says_a_kind_of_part_is_no_name() -> None:
+    text = "- CRM: HubSpot\n- Feature flags: LaunchDarkly\n- Error tracking: Sentry\n- BI: Tableau\n"
+    found = extract(text, path="projects/Atlas.md", title="Atlas", heading=("Stack",), reference=None)
+    assert relations(found) == {
+        ("Atlas", "uses", name) for name in ("HubSpot", "LaunchDarkly", "Sentry", "Tableau")
+    }

@@ -582,3 +582,13 @@ def test_a_surname_the_notes_name_on_its_own_is_not_the_titled_person() -> None:
     # "Dr. Grant is a surgeon at Leeds General Infirmary." and "Grant works at Arup." (a friend).
     graph = build(("a.md", [entity("Dr. Grant", "person")]), ("b.md", [entity("Grant", "person")]))
     assert set(titles(graph)) == {"dr-grant", "grant"}
+
+
+def test_two_legal_forms_of_one_company_are_one_without_its_bare_name() -> None:
+    graph = build(
+        ("a.md", [entity("Acme Ltd", "organization")]), ("b.md", [entity("Acme Limited", "organization")])
+    )
+    assert titles(graph) == {"acme-limited": ("Acme Limited", "organization")}
+    assert graph.merges == (
+        ("acme-limited", "Acme Limited + Acme Ltd", "the same name with another legal form"),
+    )

@@ -34,6 +34,7 @@ from kgvault.dates import find_dates
 from kgvault.extract import Extraction
 from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normalize_for_match, validate_items
 from kgvault.extract.patterns import (
+    CAPITALS,
     JOB_TITLE,
     JOB_TITLE_WORDS,
     NAME,
@@ -932,6 +933,17 @@ _LISTED_CATEGORIES = _word_set(
     )
 )
 """Labels an item's dash may follow in a Stack or Team list ("Hosting — Fly.io", "Lead — [[Ana]]")."""
+
+
+def _a_kind_of_part(label: str) -> bool:
+    """Whether a Stack label says a kind of part, not a name: "CRM", "BI" (an acronym), "Feature flags",
+    "Error tracking" (a name's later words would be capitalized: "Ravi Kumar: Backend lead")."""
+    words = label.split()
+    return (len(words) == 1 and label.isupper() and label.isalpha() and len(label) <= 5) or (
+        len(words) > 1 and all(word.islower() for word in words[1:])
+    )
+
+
 _LISTED_PAST = frozenset(("former", "alumni", "past", "previous", "ex", "ex-members", "ex-member"))
 """A Team list's label's first word for who is in it no more: "Former: [[Tom Berg]]", "Former lead:"."""
 _LISTED_ANY_LABEL = re.compile(
@@ -1074,7 +1086,7 @@ _A_STREET = re.compile(r"\b[A-Z][\w'’-]*\s+St$")
 """A street's "St." ends a sentence ("Tom lives on Oak St. Ana lives in Leeds."); a saint's starts a name."""
 _TITLES_ONLY = _word_set("prof mx")
 """Abbreviations only as a title, capitalized: "Prof. Okafor", but "Talked to my prof. He said …"."""
-_SENTENCE_START = re.compile(r"[\"'“‘(\[*_\ue000]*[A-ZÀ-ÖØ-Þ0-9\ue000]")
+_SENTENCE_START = re.compile(rf"[\"'“‘(\[*_\ue000]*[{CAPITALS}0-9\ue000]")
 _WORD_TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
 _WHOLE_WORD = re.compile(r"(?<!\w)[^\W\d_]+(?!\w)")
 """A word of letters only: the "d" of dice notation ("1d8") is no French "d'"."""
@@ -3319,6 +3331,7 @@ class _ChunkReader:
                         labelled["label"][0].islower()
                         or "\ue000" in labelled["value"][:3]
                         or is_known_tool(_listed_parts(labelled["value"])[0].strip(" *"))
+                        or _a_kind_of_part(labelled["label"])
                     )
                 )
             )

@@ -66,7 +66,10 @@ PLACEHOLDER = "\ue000{index}\ue001"
 """How the extractor replaces a wikilink or code span before matching patterns."""
 PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 
-_UPPER = "A-ZÀ-ÖØ-Þ"
+_UPPER = "A-ZÀ-ÖØ-Þ" + "".join(c for c in map(chr, range(0x100, 0x250)) if c.isupper()) + "Α-ΩЀ-Я"
+"""Capital letters a name may start with: Latin ones with their accents ("Łukasz", "Šimon", "İlker"),
+Greek and Cyrillic."""
+CAPITALS = _UPPER
 _WORD = rf"[{_UPPER}][\w+&-]*#?(?:['’][{_UPPER}][\w-]*)?(?:\.\w+)*"
 """A Capitalized word: "Klipper", "O'Connor", "Node.js", "C#" (but not the possessive of "Bob's")."""
 _OWNERS_WORD = _WORD.replace(r"(?:\.\w+)*", rf"(?:['’]s(?=[ ][{_UPPER}]))?(?:\.\w+)*")
@@ -279,7 +282,8 @@ _DRUG = (
 _DRUG_ENDINGS = (
     "aline oxetine faxine pram azepam azolam pril sartan statin olol prazole cillin cycline floxacin mycin "
     "profen proxen amol formin thyroxine olone isone adone tonin ulin apine azapine trigine pentin gabalin "
-    "propion farin xaban lukast izine atadine tidine semide dipine adol deine phine ipine etine idone"
+    "propion farin xaban lukast izine atadine tidine semide dipine adol deine phine ipine etine idone "
+    "trexate tyline lithium odone iclone salazine oquine pezil mantine umab imab ximab oxacin conazole"
 )
 _DRUG_END = re.compile(rf"(?:{'|'.join(_DRUG_ENDINGS.split())})$")
 
@@ -460,7 +464,7 @@ _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
 """After a whole name, no "with" a name: "Anna replaced Notion with Obsidian" is a switch of tools."""
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
-_LAID_OFF = r"(?:laid off|let go|made redundant|fired|sacked) from"
+_LAID_OFF = r"(?:(?:laid off|let go|made redundant|fired|sacked) from|made redundant at)"
 """How a job is lost, up to its employer: "laid off from Shopify", "fired from Initech" (not "let go by
 Dave": who lets one go may be a person)."""
 _NOT_TURNED_DOWN = r"(?![^.;!?]*\b(?:turned\s+(?:it|them)\s+down|declined|said\s+no)\b)"
@@ -950,6 +954,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "person", "medication", keywords="started began", object_test=is_medicine),
     _pattern(rf"{{S}} (?:just |finally )?(?:stopped|quit) taking {_DRUG}", "takes", "takes", False, "person",
              "medication", keywords="stopped quit", ends=True, object_test=is_medicine),
+    _pattern(rf"{{S}} (?:is|['’]s) (?:no longer on|no longer taking|now off|off) {_DRUG}", "takes", "takes",
+             False, "person", "medication", keywords="longer off", ends=True, object_test=is_medicine),
     # The writer's medicines: "I started taking sertraline 50mg", "I'm on lisinopril", "I take
     # metformin 500mg twice a day"; "I stopped taking sertraline", "I'm off citalopram now" end them.
     _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:started|began|restarted) (?:taking |on ){_DRUG}",
@@ -957,8 +963,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              object_test=is_medicine),
     _pattern(rf"{{I}}(?: am|['’]m) (?:now |still |currently |back )?on {_DRUG}", "takes", "takes", False,
              "person", "medication", keywords="on", object_test=is_medicine),
-    _pattern(rf"{{I}} (?:still |now |currently )?(?:take|am taking|['’]m taking) {_DRUG}", "takes", "takes",
-             False, "person", "medication", keywords="take taking", object_test=is_medicine),
+    _pattern(rf"{{I}}(?: (?:still |now |currently )?take| am (?:still |now |currently )?taking"
+             rf"|['’]m (?:still |now |currently )?taking|(?: have|['’]ve) been (?:on|taking)) {_DRUG}",
+             "takes", "takes", False, "person", "medication", keywords="take taking been",
+             object_test=is_medicine),
+    _pattern(rf"{{I}}(?: am|['’]m) no longer (?:on|taking) {_DRUG}", "takes", "takes", False, "person",
+             "medication", keywords="longer", ends=True, object_test=is_medicine),
     _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:stopped|quit) taking {_DRUG}", "takes", "takes",
              False, "person", "medication", keywords="stopped quit", ends=True, object_test=is_medicine),
     _pattern(rf"{{I}}(?: am|['’]m| have|['’]ve)? (?:now |finally )?(?:off|come off|came off) {_DRUG}",
@@ -968,6 +978,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:switched|migrated) (?:back )?from {A} "
              r"(?:back )?to {O}",
              "uses", "uses", False, "person", keywords="switched migrated"),
+    # A project moved from one well-known tool to another: "Atlas moved from MySQL to Postgres" (not
+    # "Tom moved from Leeds to York": a home).
+    _pattern(r"{S} (?:moved|migrated) (?:over )?from {A} to {O}", "uses", "uses", False, None, "software",
+             keywords="moved", object_test=lambda name: is_known_tool(name) and not is_system(name)),
     # Someone's or something's, to anything but a system: "Atlas switched from MySQL to Postgres".
     _pattern(r"{S} (?:switched|migrated) from {A} (?:back )?to {O}", "uses", "uses", False, None, "software",
              keywords="from", object_test=lambda name: not is_system(name) and not is_service(name)),
@@ -996,6 +1010,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # Not "I quit Instagram", "I quit Duolingo": an app is no employer.
     _pattern(r"{I} (?:just )?quit {O}", "works_for", "works for", True, "person", "organization",
              keywords="quit", ends=True, object_test=_no_tool),
+    # Someone's too: "Omar quit Loomly" (not "Tom quit Instagram", "Ana quit Duolingo").
+    _pattern(r"{S} (?:just |finally )?quit {O}" + _NOT_A_MODIFIER, "works_for", "works for", True, "person",
+             "organization", keywords="quit", ends=True, object_test=_no_tool),
     # A job lost: "I got laid off from Shopify", "Tom got fired from Initech" (not "let go from the Acme
     # project", "fired from the Initech softball team": a part of it; nor "Got fired from …" with no
     # subject, which may go on about whoever the line before named).
