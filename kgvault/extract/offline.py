@@ -3250,8 +3250,8 @@ class _ChunkReader:
                 if node_date is None:
                     continue  # "I quit my job at Acme" on no date: when it ended is unknown
                 valid_at, invalid_at = None, node_date
-            elif pattern.predicate in TIMELESS_PREDICATES:
-                valid_at = None  # "Tom is Ana's brother" did not begin on the note's day
+            elif pattern.predicate in TIMELESS_PREDICATES or pattern.undated:
+                valid_at = None  # "Tom is Ana's brother", "my husband Tom": not begun on the note's day
             elif hit.past_state and not dated_here:
                 # It held before the note; when it began, and whether it still holds ("worked at
                 # Google all week"), the words do not say, unless "until" gives its end (and "from

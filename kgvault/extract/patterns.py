@@ -179,6 +179,8 @@ class VerbPattern:
     a job is spoken of: not "left Lloyds and joined Monzo")."""
     subject_test: Callable[[str], bool] | None = None
     """What the subject's name must pass ("Dad" runs no software: "Dr. Shah switched Dad to Eliquis")."""
+    undated: bool = False
+    """It says what holds, not that it began that day: "my husband Tom", "Karen's husband Mike"."""
 
 
 def _pattern(
@@ -194,6 +196,7 @@ def _pattern(
     writer: bool = False,
     object_test: Callable[[str], bool] | None = None,
     needs: str | None = None,
+    undated: bool = False,
 ) -> VerbPattern:
     # A shop or a pub named for its owner ends with his "'s": "works at McDonald's", "a job at Sainsbury's".
     shop = _SHOP_S if object_type == "organization" else ""
@@ -251,6 +254,7 @@ def _pattern(
         LazyRegex(needs) if needs else None,
         # A machine or a project runs things; a person, a weekday or a team is run by none.
         _no_kin if predicate == "runs" else None,
+        undated,
     )
 
 
@@ -850,10 +854,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # the way ("My brother [[Luis]] drove us"); then the writer's spouse and manager ("Laila is my
     # wife", "Marcus is my manager", "My new manager is Hannah").
     *_family_patterns(),
+    # Who someone's spouse is says a marriage holds, not that it began that day.
     _pattern(rf"{{O}} is my {_SPOUSE}", "married_to", "married to", True, "person", "person",
-             keywords=_SPOUSE_WORDS, writer=True),
+             keywords=_SPOUSE_WORDS, writer=True, undated=True),
     _pattern(rf"{{S}} is {{O}}['’]s {_SPOUSE}(?![\w'’-])", "married_to", "married to", True, "person",
-             "person", keywords=_SPOUSE_WORDS),
+             "person", keywords=_SPOUSE_WORDS, undated=True),
     # "I got married to Lena today!", "Lena and I got married".
     _pattern(r"{I} (?:just |finally )?got married to {O}", "married_to", "married to", True, "person",
              "person", keywords="married"),
@@ -861,12 +866,13 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              True, "person", "person", keywords="married", writer=True),
     # The writer's: "My wife is Olga", "my husband Tom".
     _pattern(r"(?i:my) (?:wife|husband|spouse) (?:is )?{O}", "married_to", "married to", True, "person",
-             "person", keywords="wife husband spouse", writer=True, object_test=_could_be_a_spouse),
+             "person", keywords="wife husband spouse", writer=True, object_test=_could_be_a_spouse,
+             undated=True),
     # Someone's: "Anna and Erik got married last summer", "Ben's wife is Grace", "Anna's husband Erik".
     _pattern(r"{S} and {O} (?:just |finally )?got married(?![\w'’-])(?! to\b)", "married_to", "married to",
              True, "person", "person", keywords="married"),
     _pattern(r"{S}['’]s (?:wife|husband|spouse) (?:is )?{O}", "married_to", "married to", True, "person",
-             "person", keywords="wife husband spouse", object_test=_could_be_a_spouse),
+             "person", keywords="wife husband spouse", object_test=_could_be_a_spouse, undated=True),
     _pattern(rf"{{O}} is (?:now )?my {_MANAGER}", "reports_to", "reports to", True, "person", "person",
              keywords=_MANAGER_WORDS, writer=True),
     _pattern(rf"(?i:my) {_MANAGER} is (?:now )?{{O}}", "reports_to", "reports to", True, "person", "person",
