@@ -4592,3 +4592,9 @@ def test_a_stack_label_that_says_a_kind_of_part_is_no_name() -> None:
     assert relations(found) == {
         ("Atlas", "uses", name) for name in ("HubSpot", "LaunchDarkly", "Sentry", "Tableau")
     }
+
+
+def test_a_medicine_one_is_on_or_off_is_a_state_of_the_day() -> None:
+    for text in ("I'm on lisinopril now.", "I'm off sertraline now."):
+        node = only_node(extract(text, meta={"author": "Sam"}))
+        assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "state", REF), text

@@ -3619,7 +3619,10 @@ class _ChunkReader:
             or (first_person and _HABIT.search(text, words))
         ):
             return _Outcome("episodic", "state", valid_from=since) if dated else _Outcome("semantic", "fact")
-        functional_now = not past and any(functional for *_rest, functional in relations)
+        # A functional relation in the present, or a medicine one is on or off ("I'm on lisinopril now").
+        functional_now = not past and any(
+            functional or predicate == "takes" for _subject, predicate, _object, functional in relations
+        )
         if (
             since is not None
             or functional_now
