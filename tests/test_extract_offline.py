@@ -4544,6 +4544,11 @@ def test_a_persons_note_saying_my_mum_makes_mum_her_name_in_the_diary() -> None:
             {("Sam", "takes", "Citalopram"): (date(2025, 3, 3), None)},
         ),
         ("I'm no longer on sertraline.", {("Sam", "takes", "Sertraline"): (None, REF)}),
+        (
+            "I take ramipril, amlodipine and atorvastatin.",
+            {("Sam", "takes", name): (REF, None) for name in ("Ramipril", "Amlodipine", "Atorvastatin")},
+        ),
+        ("I take metformin and walk every day.", {("Sam", "takes", "Metformin"): (REF, None)}),
         ("I stopped taking methotrexate.", {("Sam", "takes", "Methotrexate"): (None, REF)}),
         ("Dad is no longer on donepezil.", {("Dad", "takes", "Donepezil"): (None, REF)}),
         # Who a spouse is says a marriage holds, not that it began that day.

@@ -1225,10 +1225,18 @@ _MORE_OBJECT = LazyRegex(
 ends where its clause does ("Atlas uses Redis and Kafka handles events" lists no Kafka)."""
 
 
+_MORE_MEDICINE = LazyRegex(
+    rf"(?:[ \t]*,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+){_DRUG}"
+    r"(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:and|for|in|on|at|to|since|now|too|daily|twice|once|every|each)\b)"
+)
+"""Another medicine of the same verb, listed: "I take ramipril, amlodipine and atorvastatin"."""
+
+
 def _more_objects(text: str, pattern: VerbPattern, subject: str, start: int, end: int) -> list[PatternHit]:
     """The hits of the objects listed after a hit's own, for a relation that may hold many."""
     found = []
-    while (more := _MORE_OBJECT.match(text, end)) is not None:
+    listing = _MORE_MEDICINE if pattern.predicate == "takes" else _MORE_OBJECT
+    while (more := listing.match(text, end)) is not None:
         end = more.end()
         found.append(PatternHit(pattern, subject, more.group("object"), None, start, end, False, True))
     return found
