@@ -2953,8 +2953,8 @@ class _ChunkReader:
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
         if self.person_note:
             read = self._about_the_person(inline)
-            kin = _MY_KIN.match(inline.placeholder) if self._kin_of_the_writer() else None
-            if kin is not None:
+            kin = _MY_KIN.match(inline.placeholder)
+            if kin is not None and self._kin_of_the_writer():
                 # "My mum." in her note: "Called Mum" in a diary is her.
                 self.entities.add(self.source.title, "person", candidate.quote, (kin["kin"].capitalize(),))
         elif (
@@ -3468,11 +3468,9 @@ class _ChunkReader:
         match = None if fields_only else _LEFT_OUT_SUBJECT.match(text)
         job = None if fields_only else _JOB_AT.match(text) if match is None else None
         field = _PERSON_FIELD.match(text) if match is None and job is None else None
-        kin = (
-            None
-            if match or job or field or fields_only or not self._kin_of_the_writer()
-            else _MY_KIN.match(text)
-        )
+        kin = None if match or job or field or fields_only else _MY_KIN.match(text)
+        if kin is not None and not self._kin_of_the_writer():
+            kin = None
         if match is None and job is None and field is None and kin is None:
             return inline
         person = PLACEHOLDER.format(index=len(inline.refs))
