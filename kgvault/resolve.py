@@ -580,6 +580,7 @@ def _resolve(
             spellings[key][spelling] += 0  # known as a spelling (an alias), counted by no mention
     note_edges = _note_edges(sources, spellings)
     surnames = _title_surnames(spellings)
+    called = _people_first_names(spellings, notes, sources)
     resolution.spelling_of = {key: _most_spelled(counts) for key, counts in spellings.items()}
     resolution.spellings = spellings
     types: dict[str, Counter[str]] = defaultdict(Counter)
@@ -627,6 +628,8 @@ def _resolve(
                 for titled, surname in surnames
                 if _compatible(resolution.names, classes, titled, surname)
             ),
+            # An alias of every such note, as its file name is: no news to list among the merges.
+            *((5, full, first, "") for full, first in called),
             *_well_known_edges(spellings, resolution.names, classes),
             *_accent_edges(spellings, resolution.names, classes),
             *_fuzzy_edges(spellings, resolution.names, classes, cooccur),
@@ -1120,6 +1123,148 @@ def _first_name_edges(
             edges.append((5, name, first, "the first name of the only person the notes name so"))
     resolution.first_names = frozenset(weighed)
     return edges
+
+
+_NOT_CALLED_SO = frozenset(
+    [
+        "will",
+        "mark",
+        "may",
+        "june",
+        "april",
+        "august",
+        "grace",
+        "rose",
+        "max",
+        "bill",
+        "sue",
+        "pat",
+        "art",
+        "faith",
+        "hope",
+        "joy",
+        "amber",
+        "summer",
+        "autumn",
+        "jack",
+        "frank",
+        "bob",
+        "rob",
+        "dawn",
+        "eve",
+        "iris",
+        "ivy",
+        "lily",
+        "ruby",
+        "pearl",
+        "holly",
+        "heather",
+        "jasmine",
+        "olive",
+        "violet",
+        "hazel",
+        "daisy",
+        "penny",
+        "sandy",
+        "rusty",
+        "drew",
+        "chase",
+        "grant",
+        "hunter",
+        "wade",
+        "miles",
+        "sky",
+        "river",
+        "rain",
+        "storm",
+        "dean",
+        "don",
+        "ray",
+        "gene",
+        "guy",
+        "bud",
+        "chip",
+        "georgia",
+        "paris",
+        "chelsea",
+        "florence",
+        "sydney",
+        "austin",
+        "dallas",
+        "jordan",
+        "victoria",
+        "adelaide",
+        "savannah",
+        "phoenix",
+        "madison",
+        "brooklyn",
+        "lincoln",
+        "orlando",
+        "carolina",
+        "virginia",
+        "charlotte",
+        "houston",
+        "denver",
+        "aspen",
+        "berkeley",
+        "regina",
+        "mercedes",
+        "tesla",
+        "ford",
+        "dell",
+        "harley",
+        "jaguar",
+        "chanel",
+        "julia",
+        "kim",
+        "lee",
+        "long",
+        "young",
+        "king",
+        "page",
+        "price",
+        "cash",
+        "rich",
+        "sunny",
+    ]
+)
+"""First names that are words, places or brands as often: no alias of a person's note."""
+
+
+def _people_first_names(
+    spellings: dict[str, Counter[str]], notes: Sequence[NoteNames], sources: Sequence[Source]
+) -> list[tuple[str, str]]:
+    """ "Had lunch with Ana." is Ana Lopez when `people/Ana Lopez.md` is the one person's note whose
+    name, or any name the notes know, starts with "Ana", and "Ana" names nothing else: each such note's
+    name and its first name, known as a name of its own (an alias) from here on. Not a first name that
+    is as often a word, a place or a brand ("Will", "Georgia", "Mercedes"), nor the writer's."""
+    starting: dict[str, list[str]] = defaultdict(list)
+    for key in spellings:
+        first, space, _ = key.partition(" ")
+        if space:
+            starting[first].append(key)
+    writers = {normalize_name(source.writer) for source in sources if source.writer}
+    pairs = []
+    for _, kind, title, _, about in notes:
+        key = normalize_name(title)
+        first, space, rest = key.partition(" ")
+        if (
+            kind in NOTE_KINDS
+            and space
+            and rest.count(" ") < 3
+            and type_class(about or _UNTYPED) == "person"
+            and first.isalpha()
+            and len(first) > 2
+            and first not in spellings
+            and first not in writers
+            and first not in _NOT_CALLED_SO
+            and starting.get(first) == [key]
+            and normalize_name(title.split()[0]) == first  # not "Marie-Claire Dubois"
+        ):
+            pairs.append((key, first))
+    for key, first in pairs:  # known as a spelling, counted by no mention
+        spellings[first][_most_spelled(spellings[key]).split()[0]] += 0
+    return sorted(pairs)
 
 
 _TITLES = frozenset(["dr", "mr", "mrs", "ms", "mx", "prof"])

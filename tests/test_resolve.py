@@ -592,3 +592,25 @@ def test_two_legal_forms_of_one_company_are_one_without_its_bare_name() -> None:
     assert graph.merges == (
         ("acme-limited", "Acme Limited + Acme Ltd", "the same name with another legal form"),
     )
+
+
+def _lunch_with(first: str, *notes: str, writer: str | None = None) -> tuple[str, ...]:
+    """The entities "Had lunch with <first>." in a daily note names, beside these people's notes."""
+    sources = [source(n, meta={"type": "person"}) for n in notes]
+    daily = source("daily/2025-01-15.md")
+    sources.append(replace(daily, writer=writer) if writer else daily)
+    extractions = [extraction(n, 0, (1, 1), entities=[entity(n[7:-3], "person")]) for n in notes] + [
+        extraction("daily/2025-01-15.md", 0, (1, 1), nodes=[episode(f"Had lunch with {first}.")])
+    ]
+    graph = link(sources, extractions)
+    (node,) = graph.nodes
+    assert graph.merges == ()  # an alias of the note, as its file name is: no merge to list
+    return node.entities
+
+
+def test_a_persons_note_makes_its_first_name_hers_in_the_diary() -> None:
+    assert _lunch_with("Ana", "people/Ana Lopez.md") == ("ana-lopez",)
+    # Two people of that first name, a first name that is as often a word, or the writer's: nobody.
+    assert _lunch_with("Ana", "people/Ana Lopez.md", "people/Ana Silva.md") == ()
+    assert _lunch_with("Will", "people/Will Turner.md") == ()
+    assert _lunch_with("Sam", "people/Sam Lee.md", writer="Sam") == ()
