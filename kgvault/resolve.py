@@ -893,13 +893,17 @@ def _suffix_edges(
             unnamed[head].append(key)
     # "Acme Ltd" and "Acme Limited" with no bare "Acme": one company all the same.
     for keys in unnamed.values():
-        first, *others = sorted(keys)
-        edges.extend(
-            (3, first, other, "the same name with another legal form")
-            for other in others
-            if _compatible(names, classes, first, other)
-        )
+        edges.extend(_to_the_first(keys, names, classes, "the same name with another legal form"))
     return edges
+
+
+def _to_the_first(
+    keys: Iterable[str], names: _UnionFind, classes: Mapping[str, set[str]], reason: str
+) -> list[Edge]:
+    """Joins of names one rule reads as one (the first in code-point order with each other), where
+    their types agree."""
+    first, *others = sorted(keys)
+    return [(3, first, other, reason) for other in others if _compatible(names, classes, first, other)]
 
 
 def _accent_edges(
@@ -916,12 +920,8 @@ def _accent_edges(
                 by_bare[bare].append(key)
     edges: list[Edge] = []
     for bare, keys in sorted(by_bare.items()):
-        first, *others = sorted([bare, *keys] if bare in spellings else keys)
-        edges.extend(
-            (3, first, other, "the same name without its accents")
-            for other in others
-            if _compatible(names, classes, first, other)
-        )
+        named = [bare, *keys] if bare in spellings else keys
+        edges.extend(_to_the_first(named, names, classes, "the same name without its accents"))
     return edges
 
 

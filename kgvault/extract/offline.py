@@ -2952,9 +2952,11 @@ class _ChunkReader:
 
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
         if self.person_note:
-            read = self._about_the_person(inline)
             kin = _MY_KIN.match(inline.placeholder)
-            if kin is not None and self._kin_of_the_writer():
+            if kin is not None and not self._kin_of_the_writer():
+                kin = None
+            read = self._about_the_person(inline, kin=kin)
+            if kin is not None:
                 # "My mum." in her note: "Called Mum" in a diary is her.
                 self.entities.add(self.source.title, "person", candidate.quote, (kin["kin"].capitalize(),))
         elif (
@@ -3458,18 +3460,23 @@ class _ChunkReader:
         return [date(int(year.group(1)), 1, 1)] if year else []
 
     def _about_the_person(
-        self, inline: _Inline, who: str | None = None, *, fields_only: bool = False
+        self,
+        inline: _Inline,
+        who: str | None = None,
+        *,
+        fields_only: bool = False,
+        kin: re.Match[str] | None = None,
     ) -> _Inline:
         """A line of a person's note with its subject left out or said as "she", "he" or "they", read
         with the person named instead: "Works at the BBC." as "<Jamie Chen> works at the BBC."; `who`
-        is the person when not the note's (only their label lines then, `fields_only`)."""
+        is the person when not the note's (only their label lines then, `fields_only`); `kin`, the
+        line saying who they are to the writer ("My mum."), as "<Linda Wilson> is my mum."."""
         text = inline.placeholder
         who = who or self.source.title
         match = None if fields_only else _LEFT_OUT_SUBJECT.match(text)
         job = None if fields_only else _JOB_AT.match(text) if match is None else None
         field = _PERSON_FIELD.match(text) if match is None and job is None else None
-        kin = None if match or job or field or fields_only else _MY_KIN.match(text)
-        if kin is not None and not self._kin_of_the_writer():
+        if match or job or field:
             kin = None
         if match is None and job is None and field is None and kin is None:
             return inline
