@@ -709,6 +709,10 @@ YESTERDAY = date(2025, 3, 11)
         ),
         ("Tom moved from Leeds to York.", {}),
         ("Łukasz Nowak works at Monzo.", {("Łukasz Nowak", "works_for", "Monzo"): (REF, None)}),
+        (
+            "Łukasz lives in Gdańsk and works at Allegro.",
+            {("Łukasz", "lives_in", "Gdańsk"): (REF, None), ("Łukasz", "works_for", "Allegro"): (REF, None)},
+        ),
         ("I switched back to Vim.", {("Sam", "uses", "Vim"): (REF, None)}),
         (
             "I switched from Helix back to Vim.",

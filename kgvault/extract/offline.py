@@ -1016,7 +1016,7 @@ _QUOTE_OPENERS = frozenset("\"“‘'«")
 _COLON_DEFINITION = re.compile(r"^(?P<term>[^\s:][^:\n]{0,60}?):[ \t]+(?P<definition>\S.*)$", re.S)
 _IS_A_DEFINITION = re.compile(
     r"^(?:(?:The|An?|Le|La|Un|Une)\s+)?"
-    r"(?P<term>\ue000\d+\ue001|[A-ZÀ-ÖØ-Þ][\w.+-]*(?: [A-ZÀ-ÖØ-Þ0-9][\w.+-]*){0,3})"
+    rf"(?P<term>\ue000\d+\ue001|[{CAPITALS}][\w.+-]*(?: [{CAPITALS}0-9][\w.+-]*){{0,3}})"
     r"\s+(?:is|are|est|sont)\s+(?P<article>a|an|the|un|une|le|la|our|my|notre|mon|ma)\s+(?P<definition>.+)$",
     re.S,
 )
@@ -1965,8 +1965,8 @@ _PEOPLE_PAGE = re.compile(
 """A note listing people under their names (a team wiki): its headings name them."""
 _RELATION_VERBS = r"(?:lives|works|leads|manages|heads|uses|runs|reports|owns)"
 _SHARED_SUBJECT = re.compile(
-    rf"^(?P<subject>\ue000\d+\ue001|(?!(?:I|We|The|A|An|This|That|It|He|She|They)\b)[A-ZÀ-ÖØ-Þ][\w'’-]*"
-    rf"(?:\x20[A-ZÀ-ÖØ-Þ][\w'’-]*){{0,2}})\x20+(?:(?:now|also|still|currently)\x20+)?{_RELATION_VERBS}\b"
+    rf"^(?P<subject>\ue000\d+\ue001|(?!(?:I|We|The|A|An|This|That|It|He|She|They)\b)[{CAPITALS}][\w'’-]*"
+    rf"(?:\x20[{CAPITALS}][\w'’-]*){{0,2}})\x20+(?:(?:now|also|still|currently)\x20+)?{_RELATION_VERBS}\b"
     rf"[^.;!?,]*?\x20and\x20+(?=(?:(?:now|also|still|currently)\x20+)?{_RELATION_VERBS}\b)"
 )
 """A sentence whose subject does two things: "Mia lives in Lisbon and works at Google"."""
@@ -4069,7 +4069,7 @@ _WROTE_THAT = re.compile(
     r"|(?:I|we)\s+(?:read|heard)\s+(?:somewhere|online|on\s+\w+|in\s+the\s+\w+)?\s*)\bthat\s+$"
 )
 """What was written or read, not the writer's word now: "I wrote on 3/1 that |Tom works at Meta"."""
-_INSIDE_A_PLACE = re.compile(r"\b(?:in|at|from|for|with|near)\s+(?:the\s+)?(?:[A-ZÀ-ÖØ-Þ][\w'’.&-]*\s+)+$")
+_INSIDE_A_PLACE = re.compile(rf"\b(?:in|at|from|for|with|near)\s+(?:the\s+)?(?:[{CAPITALS}][\w'’.&-]*\s+)+$")
 """What comes before a match that starts inside a name after a place word ("in New |York works …")."""
 _UNTIL_WORD = re.compile(r"(?i)\b(?:until|till|til)\b")
 _UNTIL_MONTH = re.compile(
