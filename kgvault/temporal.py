@@ -461,7 +461,8 @@ def _stopped_runs(
     for key, days in starts.items():
         ended: list[_Run] = []
         current: _Run | None = None
-        # Ends before starts on one day: a run is never ended the day it starts.
+        # Ends before starts on one day: a run is never ended the day it starts, so an end always
+        # comes after the start of the run it closes.
         for when, is_start in sorted(
             [*((d, False) for d in set(stated_ends[key])), *((d, True) for d in days)]
         ):
@@ -469,7 +470,7 @@ def _stopped_runs(
                 if current is None:
                     current = _Run(key[2], when)
                 current.dates.append(when)
-            elif current is not None and when > current.start:
+            elif current is not None:
                 current.end = when
                 ended.append(current)
                 current = None

@@ -204,6 +204,7 @@ def test_a_one_word_name_inside_a_longer_unknown_name_is_no_mention() -> None:
         "Called Alex Mon about Georgia Re: the trip.": ("alex", "georgia"),
         "1:1 Alex - Tom went fine.": ("alex", "tom"),
         "Told Alex I would come. Tom Hanks, Mercedes and Jordan too.": ("alex", "jordan", "mercedes"),
+        "I was late. Then Alex called.": ("alex",),  # "Then" opens its sentence
     }
     graph = link(
         [source("a.md")],

@@ -543,11 +543,17 @@ def test_a_surname_alone_is_the_one_person_titled_so() -> None:
     assert titles(graph) == {"dr-reid": ("Dr. Reid", "person")}
     assert [n.entities for n in graph.nodes] == [("dr-reid",)]
     # Mr. and Mrs. Smith: "Smith" alone is neither.
-    graph = build(
-        ("a.md", [entity("Mr. Smith", "person"), entity("Mrs. Smith", "person")]),
-        ("b.md", [entity("Smith", "person")]),
+    graph = link(
+        [source("a.md")],
+        [
+            extraction(
+                "a.md", 0, (1, 1), entities=[entity("Mr. Smith", "person"), entity("Mrs. Smith", "person")]
+            ),
+            extraction("a.md", 1, (2, 2), nodes=[episode("Smith said the scan looks fine.")]),
+        ],
     )
-    assert len(graph.entities) == 3
+    assert sorted(titles(graph)) == ["mr-smith", "mrs-smith"]
+    assert [n.entities for n in graph.nodes] == [()]
 
 
 def test_a_name_with_and_without_its_accents_is_one_entity() -> None:
@@ -563,6 +569,7 @@ def test_a_name_with_and_without_its_accents_is_one_entity() -> None:
     # Types that disagree stay apart.
     graph = build(("a.md", [entity("Mérida", "place")]), ("b.md", [entity("Merida", "person")]))
     assert len(graph.entities) == 2
+    assert not [m for m in graph.merges if m[2] == "the same name without its accents"]
 
 
 def test_legal_forms_one_or_two_are_the_company() -> None:
