@@ -3455,6 +3455,10 @@ def test_a_tool_stopped_in_a_month_or_year_said_ends_then(text: str, ended: date
         ("Texted Mom: I moved to Berlin today!", True),
         ("Posted the announcement: I joined Stripe as a staff engineer.", True),
         ("Update: I work at Stripe now.", True),  # a diary's label
+        ("Reorg: I now report to Marcus Chen.", True),  # a topic's label, not a speaker's name
+        ("Gym: I use Strava now.", True),
+        ("Relocation: I live in Berlin now.", True),
+        ("Cooking: I use Paprika now.", True),
     ],
 )
 def test_an_i_after_a_colon_is_the_speakers_the_label_names(text: str, writers: bool) -> None:

@@ -667,6 +667,23 @@ _NOT_SPEAKERS = _word_set(
     monday tuesday wednesday thursday friday saturday sunday january february march april may june july
     august september october november december"""
 )
+_TOPIC_LABELS = _word_set(
+    """reorg gym mood sleep weather kids money finance finances admin career job team project projects
+    fitness diet food meals car house garden travel trip holiday holidays vacation school study books
+    music film films movies tv gratitude grateful highlight highlights lowlight lowlights win wins blocker
+    blockers goal goals focus energy weight wellbeing therapy social friends thoughts feelings journal
+    chores errands baby pregnancy insight worry concern risk recap retro feedback milestone deadline
+    launch release deploy incident outage bug hotfix security infra ops budget sales revenue product
+    design support legal hr okr okrs kpi kpis ux ui qa eng health relocation moving"""
+)
+"""Topics that label a diary's or a work log's line ("Reorg: I now report to Marcus", "Gym: …"), which
+a speaker's name is not."""
+_TOPIC_ENDINGS = ("tion", "sion", "ment", "ness", "ship", "ism", "ology", "ing")
+
+
+def _a_topic(label: str) -> bool:
+    """Whether one word before a colon names a topic rather than who speaks ("Cooking:", "Promotion:")."""
+    return label in _TOPIC_LABELS or (len(label) >= 6 and label.endswith(_TOPIC_ENDINGS))
 
 
 def _someone_elses_words(before: str) -> bool:
@@ -677,7 +694,7 @@ def _someone_elses_words(before: str) -> bool:
     if speaker is None:
         return False
     first = (speaker["speaker"] or "").lower()
-    return not (first in _DIARY_LABELS or first in _NOT_SPEAKERS or _is_past_word(first))
+    return not (first in _DIARY_LABELS or first in _NOT_SPEAKERS or _a_topic(first) or _is_past_word(first))
 
 
 def _speaker_opens(text: str, transcript: bool) -> Literal["speaker", "reported", "transcript"] | None:
