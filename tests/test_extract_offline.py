@@ -4611,3 +4611,81 @@ def test_a_medicine_one_is_on_or_off_is_a_state_of_the_day() -> None:
     for text in ("I'm on lisinopril now.", "I'm off sertraline now."):
         node = only_node(extract(text, meta={"author": "Sam"}))
         assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "state", REF), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I moved to Hong Kong for a month.",  # not the home "Hong": the stay is of the whole name
+        "I moved to Cape Town for two weeks.",
+        "I moved to Kyoto for the conference.",
+        "We are living in Tenerife over the winter.",
+        "I moved to Octopus for the energy.",  # a supplier, not a home
+        "I moved to EE on a SIM-only deal.",
+        "I've moved to Monzo, Barclays app is awful.",
+    ],
+)
+def test_a_stay_or_a_new_supplier_is_no_home(text: str) -> None:
+    assert extract(text, meta={"author": "Sam"}).draft.relations == []
+
+
+def test_a_move_for_a_job_or_in_a_month_is_a_home() -> None:
+    assert relations(extract("I moved to Berlin for the job.", meta={"author": "Sam"})) == {
+        ("Sam", "lives_in", "Berlin")
+    }
+    assert relations(extract("I moved to Hong Kong in March.", meta={"author": "Sam"})) == {
+        ("Sam", "lives_in", "Hong Kong")
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm working at Costa today, the wifi at home is down.",
+        "I worked at the British Library all day on my thesis.",
+        "Dave has been working for Mum on her new kitchen.",
+        "Dave is working at Grandma's today, fixing the leak.",
+        "Dave worked at Number 14 all week doing their bathroom.",
+    ],
+)
+def test_a_day_or_a_job_of_work_somewhere_is_no_employer(text: str) -> None:
+    assert extract(text, meta={"author": "Sam"}).draft.relations == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Switched Spotify to Family so Lena can use it.",
+        "Moved the ISA from Hargreaves Lansdown to Vanguard, fees were silly.",
+        "Switched the Golf from Admiral to Aviva at renewal.",
+        "Switched Priya from Little Acorns to Busy Bees.",
+        "Moved Grandma to the Willows care home.",
+        "Moved Lena from Vodafone to EE.",
+        "Upgraded BT to Full Fibre 900.",
+        "Ian runs the Esso garage on Otley Road.",  # a garage is run, no Esso
+        "Sarah is running the Great North Run in September.",  # a race
+    ],
+)
+def test_a_household_switch_runs_no_software(text: str) -> None:
+    assert extract(text).draft.relations == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Switched CI from GitHub Actions to Buildkite.",
+            {("CI", "runs", "Buildkite"), ("CI", "runs", "GitHub Actions")},
+        ),
+        (
+            "Moved Plex from the NUC to the Synology.",
+            {("Plex", "runs_on", "Synology"), ("Plex", "runs_on", "NUC")},
+        ),
+        ("Karen runs Little Acorns Nursery with her sister.", {("Karen", "leads", "Little Acorns Nursery")}),
+        ("Gary runs Kirkstall Harriers.", {("Gary", "leads", "Kirkstall Harriers")}),
+    ],
+)
+def test_a_switch_of_software_still_runs_it_and_a_business_is_led(
+    text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert relations(extract(text)) == expected

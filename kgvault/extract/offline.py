@@ -50,6 +50,8 @@ from kgvault.extract.patterns import (
     hit_sentence,
     is_asserted,
     is_known_tool,
+    is_running_thing,
+    is_software,
     match_verb_patterns,
     opens_its_clause,
 )
@@ -242,10 +244,19 @@ _BODY_WORDS = _word_set(
 _BUSINESS_WORDS = _word_set(
     "club mates interiors shop bakery cafe café bar restaurant league consulting robotics collective choir"
     " band striders runners fc school academy gym clinic salon store records partners associates ventures"
+    " nursery plumbing grooming garage kennels cattery dental surgery harriers pub co-op practice farm"
+    " builders electrical motors hotel b&b florist florists barbers hairdressers pharmacy deli"
 )
 """Last words of a name that make it a business, club or school someone runs (`Meeple Mates`)."""
-_RACE_WORDS = _word_set("marathon half-marathon 10k 5k race parkrun ultra triathlon relay")
+_RACE_WORDS = _word_set("marathon half-marathon 10k 5k race parkrun ultra triathlon relay run peaks")
 """Last words of a name that make it a race one runs (`the Boston Marathon`)."""
+
+
+def _a_software_switch(subject: str, old: str | None, new: str) -> bool:
+    """Whether a switch or a move is of software: one of its names is known software, or what was
+    switched is a machine ("Switched the printer from Marlin to Klipper", "Moved Plex to the NUC"; not
+    "Switched Priya from Little Acorns to Busy Bees")."""
+    return is_running_thing(subject) or any(is_software(name) for name in (old, new) if name)
 
 
 def _full_name(title: str) -> tuple[str, ...]:
@@ -3215,6 +3226,11 @@ class _ChunkReader:
                 continue
             if pattern.object_test is not None and not pattern.object_test(object_name):
                 continue  # "I moved to Obsidian" is no new home
+            if pattern.software and not (
+                _a_software_switch(subject, hit.old, object_name)
+                or (pattern.subject_type == "software" and is_software(subject))  # "Moved Plex to the NUC"
+            ):
+                continue  # "Switched the Golf from Admiral to Aviva", "Moved Grandma to the Willows"
             if pattern.predicate == "takes":  # "sertraline 50mg": the medicine, named as a name
                 object_name = object_name.split()[0].capitalize()
             if pattern.predicate == "runs":

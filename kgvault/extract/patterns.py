@@ -131,6 +131,7 @@ _RUNNING_THINGS = (
     "logging auth dns email mail hosting storage backup backups cache queue search dotfiles proxy firewall "
     "vpn balancer gateway scheduler runner registry ingress"
 )
+_RUNNING_THING_WORDS = frozenset(_RUNNING_THINGS.split())
 _A_RUNNING_THING = rf"(?=(?:[a-z][a-z0-9-]*[ ]){{0,2}}{_any_of(_RUNNING_THINGS)}[ \t]+from(?![\w'’-]))"
 """What a switch of firmware or software is made to, unnamed: a machine or a system ("the printer", "my
 laptop", "the blog"); not "our banking", "the grinder", "the issue tracker" (things bought or kept)."""
@@ -181,6 +182,8 @@ class VerbPattern:
     """What the subject's name must pass ("Dad" runs no software: "Dr. Shah switched Dad to Eliquis")."""
     undated: bool = False
     """It says what holds, not that it began that day: "my husband Tom", "Karen's husband Mike"."""
+    software: bool = False
+    """A switch or a move that is of software only where a name it holds is (`offline`)."""
 
 
 def _pattern(
@@ -195,6 +198,7 @@ def _pattern(
     ends: bool = False,
     writer: bool = False,
     object_test: Callable[[str], bool] | None = None,
+    software: bool = False,
     needs: str | None = None,
     undated: bool = False,
 ) -> VerbPattern:
@@ -240,6 +244,8 @@ def _pattern(
         object_test = could_be_home  # "I basically live in Emacs", "I moved to Obsidian last year"
     if object_test is None and predicate == "runs":
         object_test = _no_day_or_team  # "Omar runs Saturdays now"
+    if predicate == "works_for":  # "Dave has been working for Mum on her kitchen", "at Number 14"
+        object_test = _an_employer if object_test is None else _both(object_test, _an_employer)
     return VerbPattern(
         compiled,
         predicate,
@@ -255,6 +261,7 @@ def _pattern(
         # A machine or a project runs things; a person, a weekday or a team is run by none.
         _no_kin if predicate == "runs" else None,
         undated,
+        software,
     )
 
 
@@ -446,13 +453,23 @@ _BOUGHT_FOR = (
 bought for (not "Tom bought Acme a year ago")."""
 
 _NOT_A_STAY = (
-    r"(?![\w'’-])(?![\t\x20]+(?:(?:last|this|next)[\t\x20]+\w+[\t\x20]+|yesterday[\t\x20]+|today[\t\x20]+)?"
+    # The rest of a longer name first: else "Hong Kong for a month" backtracks to a home "Hong".
+    r"(?![\w'’-])(?!(?:[\t\x20]+[A-Z][\w'’-]*)*[\t\x20]+"
+    r"(?:(?:last|this|next)[\t\x20]+\w+[\t\x20]+|yesterday[\t\x20]+|today[\t\x20]+)?"
     r"(?:for[\t\x20]+(?:a|an|one|two|three|four|five|six|the|a[\t\x20]+few|a[\t\x20]+couple(?:[\t\x20]+of)?|\d+"
     r"|\w+[\t\x20]+or[\t\x20]+\w+)[\t\x20]+(?:\w+[\t\x20]+)?(?:nights?|days?|weeks?|weekend|months?|summer"
-    r"|winter|spring|autumn|fall|semester|season|holidays?)\b))"
+    r"|winter|spring|autumn|fall|semester|season|holidays?)\b"
+    r"|for[\t\x20]+(?:the|a|an|my|our|his|her|their)[\t\x20]+(?:[\w'’-]+[\t\x20]+)?(?:conference|marathon"
+    r"|wedding|festival|trip|holiday|holidays|vacation|sabbatical|tour|race|retreat|workshop|summit|gig"
+    r"|concert|match|tournament|event|stag|hen)\b"
+    r"|over[\t\x20]+(?:the[\t\x20]+)?(?:winter|summer|holidays|christmas|easter|weekend|break)\b"
+    r"|(?:for|on)[\t\x20]+(?:the[\t\x20]+|a[\t\x20]+|my[\t\x20]+|our[\t\x20]+)?(?:[\w'’-]+[\t\x20]+)?"
+    r"(?:energy|gas|electric|electricity|broadband|internet|insurance|mortgage|banking|bank|phone|mobile"
+    r"|contract|deal|tariff|fees|rates?|plan|savings|account|current[\t\x20]+account)\b))"
 )
-"""After a home, no stay: "I moved to Ljubljana for two nights", "living in Vienna for a few days",
-"living in Lisbon for the summer", "moved to Porto for a month"."""
+"""After a home, no stay and no supplier: "I moved to Ljubljana for two nights", "living in Vienna for
+a few days", "living in Lisbon for the summer", "moved to Kyoto for the conference", "moved to Tenerife
+over the winter", "I moved to Octopus for the energy", "moved to EE on a SIM-only deal"."""
 _NOT_A_MODIFIER = (
     r"(?![\w'’-])(?![\t\x20]+(?!(?:and|or|but|nor|in|on|at|for|with|to|from|now|since|until|till|as|too|today"
     r"|yesterday|again|already|also|still|together|alone|so|because|while|when|after|before|by|of|is|was|are"
@@ -463,6 +480,23 @@ migration" own and lead no Postgres, no Atlas."""
 _CLAUSE_ENDS = r"(?=[\x20\t]*(?:[.,;!?)]|$|(?:now|these[\x20\t]+days|again)\b))"
 """The clause ends after the name: "I use Chrome instead of Firefox." (not "… instead of Firefox for
 testing": one use changed, not all)."""
+_NOT_A_SESSION = (
+    r"(?![\w'’-])(?!(?:[\t\x20]+[A-Z][\w'’-]*)*,?[\t\x20]+(?:today|tonight"
+    r"|this[\t\x20]+(?:morning|afternoon|evening)|all[\t\x20]+(?:day|morning|afternoon|evening|night)"
+    r"|for[\t\x20]+the[\t\x20]+(?:day|morning|afternoon|evening)"
+    r"|on[\t\x20]+(?:my|his|her|their|our|the)[\t\x20]+(?:new[\t\x20]+)?(?:thesis|essay|dissertation|assignment"
+    r"|homework|revision|coursework|novel|kitchen|bathroom|roof|garden|extension|loft|boiler|driveway)"
+    r")\b)"
+)
+"""After where someone works, no session of work: "I'm working at Costa today", "worked at the British
+Library all day on my thesis", "has been working for Tom on his new kitchen" (a day's or a job's place,
+not an employer)."""
+_NOT_A_BUSINESS_AHEAD = (
+    r"(?![\w'’-])(?![\t\x20]+(?:garage|shop|store|station|pub|cafe|café|restaurant|bakery|salon|nursery"
+    r"|school|club|gym|branch|franchise|clinic|surgery|practice|stall|kiosk|hotel|hostel|farm|dealership)s?\b)"
+)
+"""After what someone runs, no place of business it names: "Ian runs the Esso garage" (a garage is led;
+no Esso runs)."""
 _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 _NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
@@ -588,17 +622,55 @@ def is_service(name: str) -> bool:
     return folded in _SERVICES or folded.replace("-", " ") in _SERVICES
 
 
+def is_software(name: str) -> bool:
+    """Whether the name is of known software, a system or a service, versions aside (`Postgres 14`)."""
+    words = name.split()
+    while len(words) > 1 and any(c.isdigit() for c in words[-1]):
+        words.pop()
+    bare = " ".join(words)
+    return is_known_tool(bare) or is_system(bare) or is_service(bare)
+
+
+def is_running_thing(name: str) -> bool:
+    """Whether the name is of a machine or a system named by what it is ("printer", "the old laptop")."""
+    words = name.casefold().split()
+    return bool(words) and words[-1] in _RUNNING_THING_WORDS
+
+
 def is_known_tool(name: str) -> bool:
     """Whether the name is of software people move their work to (`Obsidian`, `VS Code`; not `Base Camp`)."""
     return " ".join(name.casefold().split()) in _KNOWN_TOOLS
 
 
+_PROVIDERS = _word_set(
+    "monzo starling revolut barclays hsbc natwest lloyds santander nationwide halifax tsb metro chase n26"
+    " wise paypal klarna ing rabobank bunq octopus edf ovo eon e.on bulb ee o2 vodafone giffgaff plusnet"
+    " talktalk sky bt verizon t-mobile at&t comcast xfinity geico allstate aviva admiral"
+) | frozenset(
+    [
+        "first direct",
+        "british gas",
+        "scottish power",
+        "so energy",
+        "virgin media",
+        "bank of america",
+        "wells fargo",
+        "direct line",
+        "legal & general",
+        "three mobile",
+        "e on",
+    ]
+)
+"""Banks, energy suppliers, networks and insurers: "I moved to Octopus" changes a supplier, not a home."""
+
+
 def could_be_home(name: str) -> bool:
-    """Whether someone could live in the named thing: no app, weekday, month or department, nor a
-    numbered thing ("Room 204", "Phase 2", "Sprint 14")."""
+    """Whether someone could live in the named thing: no app, supplier, weekday, month or department,
+    nor a numbered thing ("Room 204", "Phase 2", "Sprint 14")."""
     first = name.split(None, 1)[0].casefold() if name.strip() else ""
     return (
         not is_known_tool(name)
+        and " ".join(name.casefold().split()) not in _PROVIDERS
         and _no_day_or_team(name)
         and not any(c.isdigit() for c in name)
         and first not in _GROUP_WORDS
@@ -616,6 +688,21 @@ def _no_kin(name: str) -> bool:
     """Whether the name is no family word or title ("Dad", "Grandma Ruth", "Dr. Shah")."""
     words = name.casefold().replace(".", " ").split()
     return not words or words[0] not in _KIN_OR_TITLE
+
+
+def _an_employer(name: str) -> bool:
+    """Whether someone could be employed by the named: no family member, titled person or house
+    number ("works for Mum", "working at Grandma's", "worked at Number 14")."""
+    bare = re.sub(r"['’]s$", "", name.strip())
+    return _no_kin(bare) and not _HOUSE_NUMBER.match(bare)
+
+
+_HOUSE_NUMBER = re.compile(r"(?i:number|no\.?)[\x20\t]+\d")
+
+
+def _both(first: Callable[[str], bool], second: Callable[[str], bool]) -> Callable[[str], bool]:
+    """A test that both tests pass."""
+    return lambda name: first(name) and second(name)
 
 
 _NOT_A_SPOUSE = _word_set(
@@ -689,7 +776,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="runs"),
     # Past tense too: "ran X from 12 March" says what it ran from that date on.
     _pattern(rf"{{S}} {_ADVERB}(?:runs|ran|is running|was running|has been running|is now running"
-             r"|is still running)(?! on) {O}",
+             r"|is still running)(?! on) {O}" + _NOT_A_BUSINESS_AHEAD,
              "runs", "runs", True, None, "software", keywords="runs ran running"),
     _pattern(r"{S} (?:runs|is running) on {O}", "runs_on", "runs on", False, "software", None,
              keywords="runs running"),
@@ -709,11 +796,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} (?:was|has been|got) migrated (?:over )?to {O}", "runs", "runs", True, None, "software",
              keywords="migrated"),
     _pattern(r"(?i:switched|migrated|moved|changed|converted) {T} (?:back |over )?from {A} to "
-             + _NO_ARTICLE + "{O}", "runs", "runs", True, None, "software", keywords="from"),
+             + _NO_ARTICLE + "{O}", "runs", "runs", True, None, "software", keywords="from", software=True),
     # Moved to a machine, named with its article: "Moved Plex from the NUC to the Synology" runs it
     # there (not "Plex runs Synology"); not to "a VM", which names no machine of its own.
     _pattern(r"(?i:migrated|moved) {S} (?:over |back )?(?:from " + _ARTICLE + "{A} )?to " + _ARTICLE
-             + _NOT_A_BOX + "{O}", "runs_on", "runs on", False, "software", None, keywords="migrated moved"),
+             + _NOT_A_BOX + "{O}", "runs_on", "runs on", False, "software", None, keywords="migrated moved",
+             software=True),
     # A switch leaves one current value: it asserts the functional `runs`, so pass 2 supersedes.
     # Not "Anna moved from Berlin to Hamburg": a person moves house, a project migrates.
     # To a firmware or system, what a machine runs; to anything else, what a person or a project uses
@@ -729,11 +817,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="replaced"),
     _pattern(r"(?i:switched|migrated) {S} (?:over |back )?to " + _NO_ARTICLE + "{O}", "runs", "runs", True,
              None,
-             "software", keywords="switched migrated"),
+             "software", keywords="switched migrated", software=True),
     _pattern(r"(?i:installed|flashed) {O} on {S}", "runs", "runs", True, None, "software",
              keywords="installed flashed"),
     _pattern(r"(?i:updated|upgraded|flashed) {S} (?:to|with) {O}", "runs", "runs", True, None, "software",
-             keywords="updated upgraded flashed"),
+             keywords="updated upgraded flashed", software=True),
     # Before the plain "uses": "Atlas now uses Postgres instead of MySQL" ends its use of MySQL.
     _pattern(rf"{{S}} {_ADVERB}uses {{O}} instead of {{A}}", "uses", "uses", False, keywords="instead"),
     _pattern(rf"{{S}} {_ADVERB}uses {{O}}", "uses", "uses", False, keywords="uses"),
@@ -743,8 +831,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="started began"),
     _pattern(r"{S} (?:just |finally )?(?:stopped|quit) using {O}" + _USE_ENDS, "uses", "uses", False,
              keywords="stopped quit", ends=True),
-    _pattern(rf"{{S}} (?:works|worked|is working|has worked|has been working) {_HOW_WORKED}(?:at|for) {{O}}",
-             "works_for", "works for", True, "person", "organization", keywords="works worked working"),
+    _pattern(rf"{{S}} (?:works|worked|is working|has worked|has been working) {_HOW_WORKED}(?:at|for) {{O}}"
+             + _NOT_A_SESSION, "works_for", "works for", True, "person", "organization",
+             keywords="works worked working"),
     _pattern(rf"{{S}} (?:works|worked|is working|has worked|has been working) {_HOW_WORKED}(?:at|in|from) the"
              rf" {{N}} {_any_of(_SITES)} of {{O}}", "works_for", "works for", True, "person", "organization",
              keywords="works worked working"),
@@ -886,7 +975,7 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} supports {O}", "supports", "supports", False, keywords="supports"),
     # First person: the speaker's own state, in a conversation turn or a note with an `author`.
     _pattern(rf"{{I}}(?: have| am|['’]ve|['’]m)? {_ADVERB}(?:work|worked|working) {_HOW_WORKED}(?:at|for)"
-             r" {O}", "works_for", "works for", True, "person", "organization",
+             r" {O}" + _NOT_A_SESSION, "works_for", "works for", True, "person", "organization",
              keywords="work worked working"),
     _pattern(rf"{{I}} {_ADVERB}(?:just )?(?:started|got|took) (?:a |my |the )?(?:new )?job (?:at|with) {{O}}",
              "works_for", "works for", True, "person", "organization", keywords="job"),
