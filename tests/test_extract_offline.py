@@ -4662,6 +4662,7 @@ def test_a_day_or_a_job_of_work_somewhere_is_no_employer(text: str) -> None:
         "Moved Grandma to the Willows care home.",
         "Moved Lena from Vodafone to EE.",
         "Upgraded BT to Full Fibre 900.",
+        "Switched Miso to Royal Canin renal.",
         "Ian runs the Esso garage on Otley Road.",  # a garage is run, no Esso
         "Sarah is running the Great North Run in September.",  # a race
     ],
@@ -4683,6 +4684,10 @@ def test_a_household_switch_runs_no_software(text: str) -> None:
         ),
         ("Karen runs Little Acorns Nursery with her sister.", {("Karen", "leads", "Little Acorns Nursery")}),
         ("Gary runs Kirkstall Harriers.", {("Gary", "leads", "Kirkstall Harriers")}),
+        (
+            "Switched Project Basalt from StreamBoard to TallyKit.",  # names software may have
+            {("Project Basalt", "runs", "TallyKit"), ("Project Basalt", "runs", "StreamBoard")},
+        ),
     ],
 )
 def test_a_switch_of_software_still_runs_it_and_a_business_is_led(

@@ -50,9 +50,11 @@ from kgvault.extract.patterns import (
     hit_sentence,
     is_asserted,
     is_known_tool,
+    is_provider,
     is_running_thing,
     is_software,
     match_verb_patterns,
+    no_kin,
     opens_its_clause,
 )
 from kgvault.names import is_word_char, note_aliases, spell_symbols
@@ -252,11 +254,32 @@ _RACE_WORDS = _word_set("marathon half-marathon 10k 5k race parkrun ultra triath
 """Last words of a name that make it a race one runs (`the Boston Marathon`)."""
 
 
-def _a_software_switch(subject: str, old: str | None, new: str) -> bool:
-    """Whether a switch or a move is of software: one of its names is known software, or what was
-    switched is a machine ("Switched the printer from Marlin to Klipper", "Moved Plex to the NUC"; not
-    "Switched Priya from Little Acorns to Busy Bees")."""
-    return is_running_thing(subject) or any(is_software(name) for name in (old, new) if name)
+def _a_software_switch(subject: str, old: str | None, new: str, moved: bool) -> bool:
+    """Whether a switch or a move is of software: of a machine, or to or from a name software may have
+    (one known, one word, a version, a capital inside), and of nobody's family, bank or network
+    ("Switched the printer from Marlin to Klipper", "Switched Basalt from StreamBoard to TallyKit",
+    "Moved Plex to the NUC"; not "Switched Priya from Little Acorns to Busy Bees", "Moved Lena from
+    Vodafone to EE", "Switched Spotify to Family"). `moved`: what was moved is the software."""
+    names = [name for name in (old, new) if name]
+    if not no_kin(subject) or any(is_provider(name) for name in (subject, *names)):
+        return False
+    if moved:
+        return _software_like(subject)
+    return is_running_thing(subject) or any(_software_like(name) for name in names)
+
+
+def _software_like(name: str) -> bool:
+    """Whether the name could be software's: known, or one word, a version or a capital inside it, and
+    no plan's ("Family", "Premium")."""
+    if is_software(name):
+        return True
+    return name.casefold() not in _PLAN_WORDS and (
+        " " not in name.strip() or any(c.isdigit() for c in name) or _CAPITAL_INSIDE.search(name) is not None
+    )
+
+
+_PLAN_WORDS = _word_set("family premium student duo basic pro plus standard free individual unlimited")
+_CAPITAL_INSIDE = re.compile(r"[a-z][A-Z]")
 
 
 def _full_name(title: str) -> tuple[str, ...]:
@@ -3226,9 +3249,8 @@ class _ChunkReader:
                 continue
             if pattern.object_test is not None and not pattern.object_test(object_name):
                 continue  # "I moved to Obsidian" is no new home
-            if pattern.software and not (
-                _a_software_switch(subject, hit.old, object_name)
-                or (pattern.subject_type == "software" and is_software(subject))  # "Moved Plex to the NUC"
+            if pattern.software and not _a_software_switch(
+                subject, hit.old, object_name, moved=pattern.subject_type == "software"
             ):
                 continue  # "Switched the Golf from Admiral to Aviva", "Moved Grandma to the Willows"
             if pattern.predicate == "takes":  # "sertraline 50mg": the medicine, named as a name

@@ -259,7 +259,7 @@ def _pattern(
         object_test,
         LazyRegex(needs) if needs else None,
         # A machine or a project runs things; a person, a weekday or a team is run by none.
-        _no_kin if predicate == "runs" else None,
+        no_kin if predicate == "runs" else None,
         undated,
         software,
     )
@@ -645,23 +645,19 @@ def is_known_tool(name: str) -> bool:
 _PROVIDERS = _word_set(
     "monzo starling revolut barclays hsbc natwest lloyds santander nationwide halifax tsb metro chase n26"
     " wise paypal klarna ing rabobank bunq octopus edf ovo eon e.on bulb ee o2 vodafone giffgaff plusnet"
-    " talktalk sky bt verizon t-mobile at&t comcast xfinity geico allstate aviva admiral"
+    " talktalk sky bt verizon t-mobile at&t comcast xfinity geico allstate aviva admiral vanguard fidelity"
+    " freetrade nutmeg moneybox trading212"
 ) | frozenset(
-    [
-        "first direct",
-        "british gas",
-        "scottish power",
-        "so energy",
-        "virgin media",
-        "bank of america",
-        "wells fargo",
-        "direct line",
-        "legal & general",
-        "three mobile",
-        "e on",
-    ]
-)
+    ["first direct", "british gas", "scottish power", "so energy", "virgin media", "bank of america",
+     "wells fargo", "direct line", "legal & general", "three mobile", "e on", "hargreaves lansdown",
+     "aj bell", "trading 212"]
+)  # fmt: skip
 """Banks, energy suppliers, networks and insurers: "I moved to Octopus" changes a supplier, not a home."""
+
+
+def is_provider(name: str) -> bool:
+    """Whether the name is of a bank, an energy supplier, a network or an insurer (`Monzo`, `British Gas`)."""
+    return " ".join(name.casefold().split()) in _PROVIDERS
 
 
 def could_be_home(name: str) -> bool:
@@ -670,7 +666,7 @@ def could_be_home(name: str) -> bool:
     first = name.split(None, 1)[0].casefold() if name.strip() else ""
     return (
         not is_known_tool(name)
-        and " ".join(name.casefold().split()) not in _PROVIDERS
+        and not is_provider(name)
         and _no_day_or_team(name)
         and not any(c.isdigit() for c in name)
         and first not in _GROUP_WORDS
@@ -684,7 +680,7 @@ _KIN_OR_TITLE = _word_set(
 """First words of a name that make it a family member or a titled person, who runs no software."""
 
 
-def _no_kin(name: str) -> bool:
+def no_kin(name: str) -> bool:
     """Whether the name is no family word or title ("Dad", "Grandma Ruth", "Dr. Shah")."""
     words = name.casefold().replace(".", " ").split()
     return not words or words[0] not in _KIN_OR_TITLE
@@ -694,7 +690,7 @@ def _an_employer(name: str) -> bool:
     """Whether someone could be employed by the named: no family member, titled person or house
     number ("works for Mum", "working at Grandma's", "worked at Number 14")."""
     bare = re.sub(r"['’]s$", "", name.strip())
-    return _no_kin(bare) and not _HOUSE_NUMBER.match(bare)
+    return no_kin(bare) and not _HOUSE_NUMBER.match(bare)
 
 
 _HOUSE_NUMBER = re.compile(r"(?i:number|no\.?)[\x20\t]+\d")
