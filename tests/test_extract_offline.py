@@ -4694,3 +4694,32 @@ def test_a_switch_of_software_still_runs_it_and_a_business_is_led(
     text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert relations(extract(text)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mum bought Priya school shoes from Clarks.",  # who they were for, and what
+        "Lena bought IKEA wardrobes for Priya's room.",  # a brand before what was bought
+        "I quit PureGym, never went.",  # a gym one belongs to, no employer
+        "Lena quit Slimming World after three months.",
+        "Dave replaced the Baxi with a Worcester Bosch combi.",  # a thing swapped out
+        "Mark replaced the Hotpoint hob yesterday.",
+    ],
+)
+def test_things_bought_quit_or_swapped_out_are_no_owners_jobs_or_successors(text: str) -> None:
+    assert extract(text, meta={"author": "Sam"}).draft.relations == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Tom bought the Corolla last week.", ("Tom", "owns", "Corolla")),
+        ("Tom bought the Corolla 10 days ago.", ("Tom", "owns", "Corolla")),  # no "Corolla 10"
+        ("Lena works at Boots 3 days a week now.", ("Lena", "works_for", "Boots")),  # no "Boots 3"
+        ("I quit Google.", ("Sam", "works_for", "Google")),
+        ("Tom replaced Ana as team lead.", ("Tom", "replaces", "Ana")),
+    ],
+)
+def test_a_count_after_a_name_is_no_part_of_it(text: str, expected: tuple[str, str, str]) -> None:
+    assert relations(extract(text, meta={"author": "Sam"})) == {expected}

@@ -74,7 +74,13 @@ _WORD = rf"[{_UPPER}][\w+&-]*#?(?:['’][{_UPPER}][\w-]*)?(?:\.\w+)*"
 """A Capitalized word: "Klipper", "O'Connor", "Node.js", "C#" (but not the possessive of "Bob's")."""
 _OWNERS_WORD = _WORD.replace(r"(?:\.\w+)*", rf"(?:['’]s(?=[ ][{_UPPER}]))?(?:\.\w+)*")
 """A Capitalized word that may be an owner's before the next ("St James's Hospital")."""
-_NUMBER = r"(?!(?:19|20)\d\d\s*[-–—]\s*(?:19|20)\d\d)\d+(?:[.,]\d+)*[A-Za-z]*"
+_NUMBER = (
+    r"(?!(?:19|20)\d\d\s*[-–—]\s*(?:19|20)\d\d)\d+(?:[.,]\d+)*[A-Za-z]*"
+    # Not a count of something after the name: "works at Boots 3 days a week", "bought the Corolla 10
+    # days ago" (a version or a model stays: "Ender 3", "Postgres 16").
+    r"(?![\x20\t]+(?:days?|weeks?|months?|years?|times?|hours?|hrs?|minutes?|mins?|nights?|mornings?"
+    r"|evenings?|afternoons?|weekends?|quid|pounds?|dollars?|euros?|miles?|km|kg|people|kids|shifts?)\b)"
+)
 """A number after a name's word ("Ender 3", "Postgres 16"), not the first of years ("Datadog 2018–2020")."""
 
 
@@ -473,6 +479,8 @@ over the winter", "I moved to Octopus for the energy", "moved to EE on a SIM-onl
 _NOT_A_MODIFIER = (
     r"(?![\w'’-])(?![\t\x20]+(?!(?:and|or|but|nor|in|on|at|for|with|to|from|now|since|until|till|as|too|today"
     r"|yesterday|again|already|also|still|together|alone|so|because|while|when|after|before|by|of|is|was|are"
+    r"|last|this|next|back|online|off|recently|secondhand|second-hand|cheap|some|kit|two|three|four|five|six"
+    r"|several|few|many|ten|twelve|twenty"
     r"|were|which|who|that|outright|entirely|fully|jointly|personally|anymore|no|not)\b)[a-z]{3,})"
 )
 """After an owned or led name, no noun it names: "owns the Postgres runbooks", "manages the Atlas
@@ -499,7 +507,9 @@ _NOT_A_BUSINESS_AHEAD = (
 no Esso runs)."""
 _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
-_NOT_WITH_A_NAME = r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+[\ue000A-Z])"
+_NOT_WITH_A_NAME = (
+    r"(?![\w'’-])(?![\t\x20]+with[\t\x20]+(?:(?:a|an|the|my|our|his|her|their|new)[\t\x20]+)*[\ue000A-Z])"
+)
 """After a whole name, no "with" a name: "Anna replaced Notion with Obsidian" is a switch of tools."""
 _JOB = r"(?:(?:the|my|a|her|his|their) )?(?:new )?(?:job|role|position|work)"
 _LAID_OFF = r"(?:(?:laid off|let go|made redundant|fired|sacked) from|made redundant at)"
@@ -737,6 +747,20 @@ def _no_tool(name: str) -> bool:
     return not is_known_tool(name)
 
 
+def _an_employer_quit(name: str) -> bool:
+    """Whether a name quit is an employer's: no app, and no gym or club one belongs to ("I quit PureGym",
+    "Lena quit Slimming World")."""
+    folded = name.casefold()
+    return _no_tool(name) and "gym" not in folded and _MEMBERSHIPS.isdisjoint(folded.split())
+
+
+_MEMBERSHIPS = _word_set(
+    "club fitness yoga pilates crossfit leisure harriers runners society choir world watchers parkrun class"
+    " classes league bootcamp"
+)
+"""Words of the names of what one joins as a member: a gym, a club, a class, "Slimming World"."""
+
+
 def _no_day_or_team(name: str) -> bool:
     """Whether the name is no weekday, month or department ("We switched to Tuesdays" uses nothing)."""
     folded = name.casefold()
@@ -963,11 +987,14 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(rf"(?i:my) {_MANAGER} is (?:now )?{{O}}", "reports_to", "reports to", True, "person", "person",
              keywords=_MANAGER_WORDS, writer=True),
     # Not "Tom bought Anna flowers": a name followed by what was bought is who it was bought for.
-    _pattern(r"{S} (?:bought|has bought) {O}" + _BOUGHT_FOR, "owns", "owns", False, keywords="bought"),
+    # Nor "Lena bought IKEA wardrobes", "Mum bought Priya school shoes": a name before a thing bought.
+    _pattern(r"{S} (?:bought|has bought) {O}" + _BOUGHT_FOR + _NOT_A_MODIFIER, "owns", "owns", False,
+             keywords="bought"),
     # Not "Anna replaced Notion with Obsidian": that is her switch of tools, not Anna in Notion's place
-    # (but "Kim replaced Tom with ten minutes left" is Kim in Tom's).
-    _pattern(r"{S} (?:replaces|replaced|supersedes|superseded) {O}" + _NOT_WITH_A_NAME, "replaces",
-             "replaces", False, keywords="replaces replaced supersedes superseded"),
+    # (but "Kim replaced Tom with ten minutes left" is Kim in Tom's); nor "Dave replaced the Baxi with a
+    # Worcester Bosch", "Mark replaced the Hotpoint hob": a thing swapped out.
+    _pattern(r"{S} (?:replaces|replaced|supersedes|superseded) {O}" + _NOT_WITH_A_NAME + _NOT_A_MODIFIER,
+             "replaces", "replaces", False, keywords="replaces replaced supersedes superseded"),
     _pattern(r"{S} supports {O}", "supports", "supports", False, keywords="supports"),
     # First person: the speaker's own state, in a conversation turn or a note with an `author`.
     _pattern(rf"{{I}}(?: have| am|['’]ve|['’]m)? {_ADVERB}(?:work|worked|working) {_HOW_WORKED}(?:at|for)"
@@ -1100,10 +1127,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "works_for", "works for", True, "person", "organization", keywords="quit left lost", ends=True),
     # Not "I quit Instagram", "I quit Duolingo": an app is no employer.
     _pattern(r"{I} (?:just )?quit {O}", "works_for", "works for", True, "person", "organization",
-             keywords="quit", ends=True, object_test=_no_tool),
+             keywords="quit", ends=True, object_test=_an_employer_quit),
     # Someone's too: "Omar quit Loomly" (not "Tom quit Instagram", "Ana quit Duolingo").
     _pattern(r"{S} (?:just |finally )?quit {O}" + _NOT_A_MODIFIER, "works_for", "works for", True, "person",
-             "organization", keywords="quit", ends=True, object_test=_no_tool),
+             "organization", keywords="quit", ends=True, object_test=_an_employer_quit),
     # A job lost: "I got laid off from Shopify", "Tom got fired from Initech" (not "let go from the Acme
     # project", "fired from the Initech softball team": a part of it; nor "Got fired from …" with no
     # subject, which may go on about whoever the line before named).
