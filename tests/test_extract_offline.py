@@ -4723,3 +4723,57 @@ def test_things_bought_quit_or_swapped_out_are_no_owners_jobs_or_successors(text
 )
 def test_a_count_after_a_name_is_no_part_of_it(text: str, expected: tuple[str, str, str]) -> None:
     assert relations(extract(text, meta={"author": "Sam"})) == {expected}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2025-02-01 — The Depot, sent my first V4 with Priya",  # a log's labels, no terms
+        "Day 1 — The flight to Malaga, then bus to Granada",
+        "Saturday — A long hike in the Sierra Nevada",
+        "Blackbird — The Beatles (fingerpicking)",  # whose the song is
+    ],
+)
+def test_a_logs_label_before_a_dash_defines_nothing(text: str) -> None:
+    assert extract(f"- {text}\n").draft.entities == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gym uses Beta for bookings.",  # a common noun opening a terse line is no name
+        "Course runs on Moodle.",
+        "Class is based in Headingley.",
+        "The estate agent said: I live in Pudsey.",  # someone else's "I"
+        "Dave (plumber) said: I live in Otley now, mate.",
+    ],
+)
+def test_common_nouns_and_someone_elses_words_relate_nothing(text: str) -> None:
+    assert extract(text, meta={"author": "Sam"}).draft.relations == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Priya studied at the University of Bristol.",
+            ("Priya", "studied_at", "University of Bristol", None, None),
+        ),
+        (
+            "Tom is a student at Leeds Beckett University.",
+            ("Tom", "studied_at", "Leeds Beckett University", REF, None),
+        ),
+        (
+            "I graduated from the University of York in 2019.",
+            ("Sam", "studied_at", "University of York", None, date(2019, 1, 1)),
+        ),
+        ("I'm a member of the National Trust now.", ("Sam", "member_of", "National Trust", REF, None)),
+        ("Priya's brother Raj came climbing.", ("Priya", "sibling_of", "Raj", None, None)),
+        ("Ben's daughter Maya turned 5.", ("Ben", "parent_of", "Maya", None, None)),
+        ("Ana's mum Carol visited.", ("Ana", "child_of", "Carol", None, None)),
+        ("Our son Max started at Oakwood Primary.", ("Sam", "parent_of", "Max", None, None)),
+    ],
+)
+def test_studies_memberships_and_family_named_by_the_way(text: str, expected: tuple[object, ...]) -> None:
+    found = extract(text, meta={"author": "Sam"}).draft.relations
+    assert [(r.subject, r.predicate, r.object, r.valid_at, r.invalid_at) for r in found] == [expected]

@@ -683,7 +683,8 @@ _REPORTED_BEFORE_COLON = re.compile(
     r"(?i:^.*\b(?:overheard|quot(?:e|es|ed|ing)|prompt|words)\b[^:.!?]*:[\x20\t]*$)"
     # Someone else's: "Ana texted me:", "She said:", "My boss wrote:" (not "I texted Mom:", nor a
     # diary's "Texted Mom:", "Posted the announcement:": the writer reporting their own words).
-    r"|^[\W_]*(?:(?!I\b|We\b)(?:[A-Z][\w'’-]*|\ue000\d+\ue001)(?:\x20[A-Z][\w'’-]*)?|(?i:my|our)\x20[a-z]+)"
+    r"|^[\W_]*(?:(?!I\b|We\b)(?:[A-Z][\w'’-]*|\ue000\d+\ue001)(?:\x20[A-Z][\w'’-]*)?(?:\x20\([^()\n]{1,30}\))?"
+    r"|(?i:my|our|the|his|her|their)(?:\x20[a-z]+){1,3})"
     r"\x20(?:just\x20|then\x20|also\x20)?(?i:text(?:s|ed)|said|says|told\x20\w+|tells\x20\w+|wr(?:ote|ites)"
     r"|messaged|e-?mailed|repl(?:ied|ies)|asked|posted|tweeted|claim(?:s|ed)|joked|announced|yelled|shouted"
     r"|whispered|dm['’]?d|whatsapped)\b[^:.!?]*:[\x20\t]*$"
@@ -1110,6 +1111,8 @@ def _defines(dash: re.Match[str]) -> bool:
     term = dash.group("term").strip()
     if (
         term.casefold() in _DIARY_LABELS
+        or _NO_TERM.match(term)  # "2025-02-01 — The Depot, …", "Day 1 — The flight to Malaga"
+        or _A_NAME_AFTER_ARTICLE.match(dash.group("definition"))  # "Blackbird — The Beatles"
         or _CLAUSE_AFTER_ARTICLE.match(dash.group("definition"))
         or _WITH_SOMEONE.search(term)  # "Dinner with Lena — the new Thai place"
     ):
@@ -1117,6 +1120,14 @@ def _defines(dash: re.Match[str]) -> bool:
     return not _wording(term, False).past
 
 
+_NO_TERM = re.compile(
+    r"(?i)^(?:[\d*_]|(?:day|week|month|step|part|stage|phase|round|leg|session|lesson|chapter|night)\s+\d+$"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day$|(?:january|february|march|april|may|june|july|august"
+    r"|september|october|november|december)(?:\s+\d+)?$)"
+)
+"""What labels a log's line, which defines nothing: a date or a number, "Day 1", a weekday, a month."""
+_A_NAME_AFTER_ARTICLE = re.compile(rf"^(?:The|A|An)\s+[{CAPITALS}]")
+"""A name after the dash ("Blackbird — The Beatles"): whose the term is, not what it means."""
 _WITH_SOMEONE = re.compile(r"\s(?:with|w/|avec)\s")
 """A diary label's company ("Dinner with Lena", "Call w/ Tom"): what was done, not a term."""
 _ARTICLE_START = re.compile(r"(?i)^(?:a|an|the|un|une|le|la|les|l['’]|der|die|das|ein|eine|el|los)\b")

@@ -150,9 +150,15 @@ _NO_ADVERB = (
     r"(?!(?:Just|Finally|Officially|Also|Then|Now|Today|Yesterday|Recently|Still|Eventually|Never|Almost"
     r"|Nearly|Already|Later|Once|Soon|Team|Everyone|Everybody|Someone|Somebody|Nobody|People|Everything"
     r"|Something|Nothing)[ \t]+[a-z])"
+    # A common noun opening a terse line: "Gym uses Beta for bookings", "Course runs on Moodle" (but
+    # "Bank of America uses …" names one).
+    r"(?!(?:Gym|Club|Course|Class|Teacher|Tutor|Coach|Hostel|Hotel|Landlord|Landlady|Boss|Office|Company"
+    r"|Library|Nursery|School|Uni|College|Church|Council|Bank|Vet|Dentist|Surgery|Hospital|Restaurant"
+    r"|Cafe|Café|Pub|Shop|Band|Choir|Group|Kitchen|House|Flat|Garage|Airbnb|Apartment)[ \t]+(?!of\b)[a-z])"
 )
 """A capitalized adverb or word for anyone opening a line is no subject: "Just switched from Notion to
-Obsidian", "Team uses Jira", "Everyone uses Slack" (but "Just Eat switched …" names a company)."""
+Obsidian", "Team uses Jira", "Everyone uses Slack" (but "Just Eat switched …" names a company); nor is
+a common noun ("Gym uses Beta")."""
 _NAME_START = rf"(?=[\ue000{_UPPER}]|(?i:[{''.join(sorted({word[0] for word in (*_DETERMINERS, 'l')}))}]))"
 """A lookahead for the first character of a determiner or a name: where `{S}` can start."""
 
@@ -786,7 +792,9 @@ def _family_patterns() -> list[VerbPattern]:
     return [
         *(family(rf"{{S}} is {{O}}['’]s {kin}", theirs, words, False) for words, kin, _, theirs, _ in _KIN),
         *(family(rf"{{O}} is my {kin}", mine, words, True) for words, kin, _, _, mine in _KIN),
-        *(family(rf"(?i:my) {before} {{O}}", mine, words, True) for words, _, before, _, mine in _KIN),
+        *(family(rf"(?i:my|our) {before} {{O}}", mine, words, True) for words, _, before, _, mine in _KIN),
+        # Someone's, named by the way: "Priya's brother Raj came climbing", "Ben's daughter Maya".
+        *(family(rf"{{S}}['’]s {before} {{O}}", mine, words, False) for words, _, before, _, mine in _KIN),
     ]
 
 
@@ -959,6 +967,19 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "person", "organization", keywords="studies studying"),
     _pattern(r"{S} graduated from {O}", "studied_at", "studied at", False, "person", "organization",
              keywords="graduated", ends=True),
+    # Studied once: when, the words do not say ("Priya studied at Bristol" did not begin that day).
+    _pattern(rf"{{S}} studied {_STUDIED}at {{O}}", "studied_at", "studied at", False, "person",
+             "organization", keywords="studied", undated=True),
+    _pattern(rf"{{I}} studied {_STUDIED}at {{O}}", "studied_at", "studied at", False, "person",
+             "organization", keywords="studied", undated=True),
+    _pattern(r"{S} is (?:a|an) (?:[a-z]+ )?student at {O}", "studied_at", "studied at", False, "person",
+             "organization", keywords="student"),
+    _pattern(r"{I} graduated from {O}", "studied_at", "studied at", False, "person", "organization",
+             keywords="graduated", ends=True),
+    _pattern(rf"{{I}}(?: am|['’]m)? (?:study|studying) {_STUDIED}at {{O}}", "studied_at", "studied at",
+             False, "person", "organization", keywords="study studying"),
+    _pattern(r"{I}(?: am|['’]m) (?:now |also )?(?:a )?members? of {O}", "member_of", "member of", False,
+             "person", "organization", keywords="member members"),
     # Family, said of someone ("Tom is Ana's brother"), of the writer ("Ana is my sister") or named by
     # the way ("My brother [[Luis]] drove us"); then the writer's spouse and manager ("Laila is my
     # wife", "Marcus is my manager", "My new manager is Hannah").
