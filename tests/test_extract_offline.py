@@ -4777,3 +4777,26 @@ def test_common_nouns_and_someone_elses_words_relate_nothing(text: str) -> None:
 def test_studies_memberships_and_family_named_by_the_way(text: str, expected: tuple[object, ...]) -> None:
     found = extract(text, meta={"author": "Sam"}).draft.relations
     assert [(r.subject, r.predicate, r.object, r.valid_at, r.invalid_at) for r in found] == [expected]
+
+
+def test_a_persons_properties_say_the_relations_their_fields_would() -> None:
+    text = '---\ntags: [people]\ncompany: "[[Sony]]"\nspouse: "[[Yuki]]"\nlocation: "[[Osaka]]"\n---'
+    meta = {"tags": ["people"], "company": "[[Sony]]", "spouse": "[[Yuki]]", "location": "[[Osaka]]"}
+    source = make_source(text, title="Kenji", meta=meta, path="people/Kenji.md")
+    draft = extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft
+    assert {(r.subject, r.predicate, r.object) for r in draft.relations} == {
+        ("Kenji", "works_for", "Sony"),
+        ("Kenji", "married_to", "Yuki"),
+        ("Kenji", "lives_in", "Osaka"),
+    }
+    assert {e.name: e.entity_type for e in draft.entities}["Yuki"] == "person"
+    # Not a day's: where the writer was that day is no home.
+    day_text = '---\nlocation: "[[Lisbon]]"\n---'
+    day = replace(
+        make_source(
+            day_text, title="2025-03-10", meta={"location": "[[Lisbon]]"}, path="daily/2025-03-10.md"
+        ),
+        writer="Sam",
+    )
+    day_draft = extract_chunk(make_chunk(day_text, day, heading=(), kind="frontmatter"), day).draft
+    assert [r.predicate for r in day_draft.relations] == ["location"]

@@ -230,7 +230,8 @@ _KEY_TYPES: dict[str, str] = {}
 """Entity type of a property's or field's value, by key."""
 for _type, _keys in (
     ("person", "author authors people person attendees participants with director directors cast speaker"
-               " speakers owner owners creator creators guest guests artist artists lead leads manager"),
+               " speakers owner owners creator creators guest guests artist artists lead leads manager"
+               " spouse wife husband boss teacher coach mentor"),
     # Not `maker`: a board game's or a product's maker is often a person (its designer).
     ("organization", "org orgs organization organisation company companies employer publisher"
                      " publishers manufacturer manufacturers studio studios brand works_at workplace"),
@@ -372,6 +373,13 @@ _PERSON_FIELDS = {
     "spouse": "is married to", "wife": "is married to", "husband": "is married to",
     "manager": "reports to", "reports to": "reports to", "boss": "reports to",
 }  # fmt: skip
+_PERSON_KEY_PREDICATES = {
+    "company": "works_for", "employer": "works_for", "works_at": "works_for", "workplace": "works_for",
+    "location": "lives_in", "city": "lives_in", "lives_in": "lives_in", "based_in": "lives_in",
+    "spouse": "married_to", "wife": "married_to", "husband": "married_to",
+    "manager": "reports_to", "reports_to": "reports_to", "boss": "reports_to",
+}  # fmt: skip
+"""A person's note's properties that say the relations of its fields (`_PERSON_FIELDS`)."""
 _FIELD_KEYS = "|".join(key.replace(" ", r"[ \t]+") for key in _PERSON_FIELDS)
 _PERSON_FIELD = re.compile(
     rf"(?i)(?:\*\*|__)?(?P<key>{_FIELD_KEYS})(?:\*\*|__)?[ \t]*::?(?:\*\*|__)?[ \t]*(?=(?-i:[A-Z\ue000]))"
@@ -2424,10 +2432,14 @@ class _ChunkReader:
             return self._envelope("structural: no linked properties")
         subject = self._note_subject(title_quote)
         a_day = _DAY_TITLE.match(self.source.title) is not None
+        a_person = not a_day and self._note_entity_type() == "person"
         for key, name, quote in found:
             predicate = _snake(key)
             if a_day and key.lower() in _COMPANY_KEYS:
                 predicate = "met"  # a day's `attendees: [[Ana]]`: its writer met Ana that day
+            elif a_person and key.lower() in _PERSON_KEY_PREDICATES:
+                # A person's `company: "[[Sony]]"` is where they work, as their note's "Company: Sony".
+                predicate = _PERSON_KEY_PREDICATES[key.lower()]
             if self.i_am is not None and name.casefold() in _ME:  # `owner: "[[Me]]"`: the writer
                 name = self.i_am
             object_name = self.entities.add(name, _key_type(key, name), quote)
