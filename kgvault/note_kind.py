@@ -297,14 +297,24 @@ def note_type(meta: Mapping[str, Any], title: str, path: str) -> str | None:
         return "paper"
     if not _BOOK_KEYS.isdisjoint(key.lower() for key in meta if isinstance(key, str)):
         return "book"  # what the Book Search plugin and reading logs write: about a book
-    if "author" in meta and _READING_TAGS.intersection(_tag_words(meta)):
-        return "book"  # `author: James Clear`, `tags: [books]`: the book's author, not the note's
+    if "author" in meta and (
+        _READING_TAGS.intersection(_tag_words(meta))
+        or not _READING_KEYS.isdisjoint(key.lower() for key in meta if isinstance(key, str))
+        or not _READING_TAGS.isdisjoint(part.lower() for part in path.split("/")[:-1])
+    ):
+        # `author: James Clear` with `tags: [books]`, a `rating`, or kept in `Books/`: the book's
+        # author, not the note's.
+        return "book"
+    if "kindle-sync" in meta:
+        return "book"  # the Kindle plugin's highlights of a book
     return kept_kind(meta, title, path)
 
 
 _BOOK_KEYS = _word_set("isbn isbn10 isbn13 publisher localcover total_page totalpage goodreads")
 """Properties only a note about a book has (not `publish`, which Obsidian Publish sets too, nor `cover`)."""
 _READING_TAGS = _word_set("book books reading booknote booknotes book-notes reading-notes literature")
+_READING_KEYS = _word_set("rating pages date_read read finished started_reading year_read my_rating stars")
+"""Properties of a reading log's note: with an `author`, the note is about that author's book."""
 """Tags of a note about a book: with an `author`, that is the book's."""
 
 

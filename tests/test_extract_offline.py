@@ -4800,3 +4800,29 @@ def test_a_persons_properties_say_the_relations_their_fields_would() -> None:
     )
     day_draft = extract_chunk(make_chunk(day_text, day, heading=(), kind="frontmatter"), day).draft
     assert [r.predicate for r in day_draft.relations] == ["location"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- I live in Los Angeles now. — location: 340",
+        "- My son Brandon works with me. — location: [512](kindle://book?action=open&location=512) ^ref-4412",
+    ],
+)
+def test_a_kindle_highlight_is_the_books_words(line: str) -> None:
+    assert extract(line, meta={"author": "Sam"}).draft.relations == []
+
+
+@pytest.mark.parametrize(
+    ("meta", "path"),
+    [
+        ({"author": "[[Frank Herbert]]", "rating": 4}, "Dune.md"),  # a reading log's rating
+        ({"author": "[[Michelle Obama]]"}, "Books/Becoming.md"),  # kept with the books
+    ],
+)
+def test_a_books_author_is_no_i_of_its_reader(meta: dict[str, Any], path: str) -> None:
+    found = extract("I live in Leeds.", meta=meta, path=path, title=path.rsplit("/", 1)[-1][:-3])
+    assert relations(found) == set()  # no user name set: nobody's, not the author's
+    source = replace(make_source("I live in Leeds.", meta=meta, path=path), writer="Sam")
+    draft = extract_chunk(make_chunk("I live in Leeds.", source), source).draft
+    assert {(r.subject, r.predicate, r.object) for r in draft.relations} == {("Sam", "lives_in", "Leeds")}

@@ -184,6 +184,12 @@ _PASSAGE_LINK = re.compile(
 """A link back to where a marked passage stands in its source, ending it: `([Location 1234](https://
 readwise.io/…))`, `([View Highlight](https://read.readwise.io/…))`, `([Clear, 2018, p. 12](zotero://
 …))`: the book's or article's words, not the writer's."""
+_KINDLE_PASSAGE = re.compile(
+    r"[—–-][\x20\t]*(?i:location|loc\.|page):[\x20\t]*(?:\[\d[\d–-]*\]\(kindle://[^()\s]*\)|\d[\d–-]*)"
+    r"(?:[\x20\t]+\^[\w-]+)?[\x20\t]*$"
+)
+"""A highlight as the Kindle plugin writes it, its place after a dash: `— location: [340](kindle://…)
+^ref-4412`, `— location: 340`: the book's words, not the writer's."""
 _PASSAGE_REF = re.compile(r"\((?:location|loc\.|page|p\.|pp\.)\s*\d[\d–-]*\)\s*$", re.IGNORECASE)
 """`(p. 12)`, `(Location 300)` ending a line: a passage, in a note about a work (in a diary, "on the
 train today (p. 120)" is the writer's)."""
@@ -2596,6 +2602,8 @@ class _ChunkReader:
 
     def _passage(self, text: str) -> bool:
         """Whether a line is a passage marked in a book or article (see `_PASSAGE_LINK`)."""
+        if ":" in text and _KINDLE_PASSAGE.search(text) is not None:
+            return True
         if "(" not in text:
             return False
         return _PASSAGE_LINK.search(text) is not None or (
