@@ -4826,3 +4826,33 @@ def test_a_books_author_is_no_i_of_its_reader(meta: dict[str, Any], path: str) -
     source = replace(make_source("I live in Leeds.", meta=meta, path=path), writer="Sam")
     draft = extract_chunk(make_chunk("I live in Leeds.", source), source).draft
     assert {(r.subject, r.predicate, r.object) for r in draft.relations} == {("Sam", "lives_in", "Leeds")}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I cancelled Netflix, nothing on.", ("Sam", "uses", "Netflix")),  # a service known as one
+        ("Cancelled my Audible subscription.", ("Sam", "uses", "Audible")),
+        ("Lena cancelled her Audible subscription.", ("Lena", "uses", "Audible")),
+        ("Lena sold the Golf to her brother Marek.", ("Lena", "owns", "Golf")),
+        ("Sold my Corolla.", ("Sam", "owns", "Corolla")),
+    ],
+)
+def test_a_subscription_cancelled_or_a_thing_sold_ends_that_day(text: str, expected: tuple[str, ...]) -> None:
+    found = extract(text, meta={"author": "Sam"}).draft.relations
+    assert [(r.subject, r.predicate, r.object, r.valid_at, r.invalid_at) for r in found] == [
+        (*expected, None, REF)
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I cancelled Tom.",
+        "I cancelled the Amazon order.",
+        "Tom sold Tesla shares.",
+        "I cancelled Friday's call.",
+    ],
+)
+def test_what_is_cancelled_or_sold_must_be_a_service_or_the_thing_itself(text: str) -> None:
+    assert extract(text, meta={"author": "Sam"}).draft.relations == []

@@ -748,6 +748,14 @@ def _could_be_a_spouse(name: str) -> bool:
 _ROLE_PARTS = _word_set("head lead chief manager director engineer team product officer president vp")
 
 
+def _a_service(name: str) -> bool:
+    """Whether the name is of software or a service one subscribes to, known as such (`Netflix`, `EE`)."""
+    return is_known_tool(name) or is_provider(name)
+
+
+_SUBSCRIPTION = r"(?:subscription|account|plan|contract|membership)(?![\w'’-])"
+
+
 def _no_tool(name: str) -> bool:
     """Whether the name is of no well-known software: "I left Twitter and joined Mastodon" is no job."""
     return not is_known_tool(name)
@@ -1079,6 +1087,23 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              ends=True),
     _pattern(r"{W} (?:do not|don['’]t) use {O},? any\s?more(?![\w'’-])", "uses", "uses", False, "person",
              keywords="anymore more", ends=True),
+    # A subscription cancelled ends its use: "I cancelled Netflix" (a service known as one), "Cancelled
+    # my Audible subscription", "Lena cancelled her Audible subscription" (any name, said a subscription).
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:cancell?ed|unsubscribed from) {O}"
+             + _NOT_A_MODIFIER, "uses", "uses", False, "person", keywords="cancelled canceled unsubscribed",
+             ends=True, object_test=_a_service),
+    _pattern(rf"(?i:cancelled|canceled) (?:my|our) {{O}} {_SUBSCRIPTION}", "uses", "uses", False, "person",
+             keywords="cancelled canceled", ends=True, writer=True),
+    _pattern(rf"{{S}} (?:just |finally )?cancell?ed (?:her|his|their) {{O}} {_SUBSCRIPTION}", "uses", "uses",
+             False, "person", keywords="cancelled canceled", ends=True),
+    # A thing sold is no longer owned: "Lena sold the Golf to Marek", "Sold my Corolla." (not "sold
+    # Tesla shares": what is named before the noun is not what was sold).
+    _pattern(r"{S} (?:just |finally )?sold {O}" + _NOT_A_MODIFIER, "owns", "owns", False, keywords="sold",
+             ends=True, object_test=no_kin),
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?sold (?:my|our|the) {O}" + _NOT_A_MODIFIER, "owns",
+             "owns", False, "person", keywords="sold", ends=True),
+    _pattern(r"(?i:sold) (?:my|our) {O}" + _NOT_A_MODIFIER, "owns", "owns", False, "person", keywords="sold",
+             ends=True, writer=True),
     # Not "I moved to Obsidian from Notion": a move "from" somewhere may be a switch of tools.
     # Not "we moved to Phase 2", "we moved to Airtable": what a team moves to is seldom a home (a
     # flat in it is: "We moved into our new flat in Pankow", above).
