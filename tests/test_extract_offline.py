@@ -4856,3 +4856,18 @@ def test_a_subscription_cancelled_or_a_thing_sold_ends_that_day(text: str, expec
 )
 def test_what_is_cancelled_or_sold_must_be_a_service_or_the_thing_itself(text: str) -> None:
     assert extract(text, meta={"author": "Sam"}).draft.relations == []
+
+
+@pytest.mark.parametrize(
+    ("text", "month"),
+    [
+        ("Tom starts working at Monzo in September.", date(2025, 9, 1)),  # still to come
+        ("Ben starts his new job at Asda in October.", date(2025, 10, 1)),
+        ("Tom has worked at Monzo since September.", date(2024, 9, 1)),  # behind
+    ],
+)
+def test_a_month_without_its_year_after_a_verb_of_what_is_to_come_is_the_coming_one(
+    text: str, month: date
+) -> None:
+    (relation,) = extract(text, reference=date(2025, 1, 9)).draft.relations
+    assert relation.valid_at == month

@@ -681,6 +681,11 @@ _UNTIL_BEFORE = re.compile(
     r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?(?:(?:very\s+)?end\s+of\s+(?:the\s+)?)?$"
 )
 """Before the date a past state ended ("worked at SAP until 3 March 2023", "until the end of June")."""
+_AHEAD_VERB = re.compile(
+    r"(?i)\b(?:starts|starting|begins|beginning|will|going\s+to|is\s+moving|are\s+moving|moves|is\s+running"
+    r"|plans?\s+to|is\s+due|joins|is\s+joining)\b"
+)
+"""A verb of what is still to happen: the month after it without its year is the coming one."""
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _MAX_YEAR_SAID = 2999
 """A day after any year a note names, to read "in March 2025" in a note without a date against."""
@@ -2890,6 +2895,9 @@ class _ChunkReader:
         since the beginning of September")."""
         if _FOUR_DIGITS.search(text, start, end) or _BEHIND_BEFORE.search(text[max(0, start - 40) : start]):
             return first
+        if _AHEAD_VERB.search(text, 0, start):
+            # "Tom starts working at Monzo in September", written in January: the coming September.
+            return first.replace(year=first.year + 1)
         now = today.year * 12 + today.month
         behind = now - (first.year * 12 + first.month)
         return first.replace(year=first.year + 1) if 12 - behind < behind else first
