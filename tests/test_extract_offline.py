@@ -4871,3 +4871,31 @@ def test_a_month_without_its_year_after_a_verb_of_what_is_to_come_is_the_coming_
 ) -> None:
     (relation,) = extract(text, reference=date(2025, 1, 9)).draft.relations
     assert relation.valid_at == month
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Kim studies at the School of Oriental and African Studies.",
+            {("Kim", "studied_at", "School of Oriental and African Studies")},
+        ),
+        (
+            "Ana works at the Department of Health and Social Care.",
+            {("Ana", "works_for", "Department of Health and Social Care")},
+        ),
+        (  # two places of study, no one name
+            "Priya studied at the University of Leeds and Leeds Beckett.",
+            {("Priya", "studied_at", "University of Leeds"), ("Priya", "studied_at", "Leeds Beckett")},
+        ),
+        (
+            "Jan Kowalski works at Leeds Building Society.",
+            {("Jan Kowalski", "works_for", "Leeds Building Society")},
+        ),
+        ("Lena works at First Direct now.", {("Lena", "works_for", "First Direct")}),
+    ],
+)
+def test_names_that_hold_and_or_open_with_a_month_or_first_stay_whole(
+    text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert relations(extract(text)) == expected

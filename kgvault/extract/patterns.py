@@ -106,11 +106,21 @@ _HONORIFIC = rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Mt|Ft)\.[ ](?=[{_UPPER}]))"
 "St. Luke's" a Luke."""
 
 
+_FIELD_WORD = (
+    r"(?:Studies|Care|Sciences?|Arts|Technology|Design|Medicine|Music|Drama|Affairs|Development|Security"
+    r"|Industry|Trade|Justice|Culture|Sport|Media|Engineering|Economics|Commerce|Humanities|Politics"
+    r"|Welfare|Resources|Planning|Innovation|Skills|Education|Energy)"
+)
+
+
 def _name(word: str, joiners: str = "of") -> str:
     """A name made of such words: a placeholder, or up to five words after a title (later ones may be
     numbers, and "of" may join two: "Bank of America", "Isle of Man")."""
     # Only after "&" a verb says two clauses: "Stripe & Tom works at …" ("University of Leeds uses" is one).
-    joined = rf"(?:of[ ]{word}|&[ ]{word}(?![\w'’-]){_NO_VERB_AFTER})" if "&" in joiners else rf"of[ ]{word}"
+    # After "of", "and" joins two more words of the name when a field of study or of government ends
+    # it: "School of Oriental and African Studies", "Department of Health and Social Care".
+    of = rf"of[ ]{word}(?:[ ]and[ ]{word}(?=[ ]{_FIELD_WORD}(?![\w'’-])))?"
+    joined = rf"(?:{of}|&[ ]{word}(?![\w'’-]){_NO_VERB_AFTER})" if "&" in joiners else of
     return rf"(?:\ue000\d+\ue001|{_HONORIFIC}?{word}(?:[ ](?:{word}|{_NUMBER}|{joined})){{0,4}})"
 
 
@@ -1606,7 +1616,12 @@ _VERSION = re.compile(r"^(?:v\d+(?:\.\d+)*|\d+\.\d+\.\d+[\w.-]*)$", re.IGNORECAS
 
 
 def _begins_a_name(words: list[str]) -> bool:
-    """Whether the first word opens the name after it: "New Zealand", not "Last Tuesday Bob"."""
+    """Whether the first word opens the name after it: "New Zealand", "Jan Kowalski", "First Direct"
+    (a bank), not "Last Tuesday Bob"."""
+    if len(words) >= 2 and " ".join(words[:2]).casefold() in _PROVIDERS:
+        return True
+    if words[0] == "Jan" and len(words) == 2 and words[1][:1].isupper() and not words[1][1:2].isdigit():
+        return True  # a first name before a surname: a month's "Jan" is followed by its day
     if words[0].casefold() not in _NAME_OPENERS or len(words) < 2:
         return False
     following = words[1]
