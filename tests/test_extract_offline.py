@@ -4899,3 +4899,17 @@ def test_names_that_hold_and_or_open_with_a_month_or_first_stay_whole(
     text: str, expected: set[tuple[str, str, str]]
 ) -> None:
     assert relations(extract(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Plumber Dave lives in Otley.", {("Dave", "lives_in", "Otley")}),  # who Dave is, then Dave
+        ("Window Cleaner Gary uses Monzo.", {("Gary", "uses", "Monzo")}),
+        ("Biscuit belongs to Mum really, we just walk him.", set()),  # no part of Mum
+    ],
+)
+def test_a_trade_before_a_first_name_is_no_part_of_it_and_family_has_no_parts(
+    text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert relations(extract(text)) == expected

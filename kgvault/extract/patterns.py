@@ -908,7 +908,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} (?:is|are) (?:located|based|headquartered) in {O}", "located_in", "located in", True,
              None, "place", keywords="located based headquartered"),
     _pattern(r"{S} (?:is|are) (?:a |an )?part of {O}", "part_of", "part of", False, keywords="part"),
-    _pattern(r"{S} belongs to {O}", "part_of", "part of", False, keywords="belongs"),
+    # Not "Biscuit belongs to Mum really": a family member owns, and has no parts.
+    _pattern(r"{S} belongs to {O}", "part_of", "part of", False, keywords="belongs", object_test=no_kin),
     _pattern(r"{S} (?:is|are) (?:a )?members? of {O}", "member_of", "member of", False, None, "organization",
              keywords="member members"),
     # A seat on a board: "Tom is on the board of Globex", "Ana joined the board of Acme".
@@ -1605,6 +1606,11 @@ _LEADING_NOISE |= _word_set(
     thankfully interestingly eventually initially originally
     """
 )
+_TRADES = _word_set(
+    "plumber builder electrician gardener cleaner window neighbour neighbor roofer joiner carpenter"
+    " decorator painter mechanic landlord landlady postman postie childminder babysitter handyman"
+)
+"""What a diary calls someone before their first name ("Plumber Dave", "Neighbour Tom"): no part of it."""
 _QUANTIFIERS = _word_set(
     "most half part rest many few several much none plenty lots all some each both any one"
 )
@@ -1640,6 +1646,8 @@ def clean_name(raw: str, known: frozenset[str] = frozenset()) -> str | None:
         if _begins_a_name(words):
             break
         words.pop(0)
+    while len(words) > 1 and words[0].casefold() in _TRADES and words[1][:1].isupper():
+        words.pop(0)  # "Plumber Dave", "Window Cleaner Gary": who Dave is, then Dave
     if len(words) > 2 and words[1] == "of" and words[0].casefold() in _QUANTIFIERS:
         del words[:2]  # "Most of Acme" → "Acme"; "Half Moon Bay" stays whole
     if words and words[-1] == "of":
