@@ -4913,3 +4913,11 @@ def test_a_trade_before_a_first_name_is_no_part_of_it_and_family_has_no_parts(
     text: str, expected: set[tuple[str, str, str]]
 ) -> None:
     assert relations(extract(text)) == expected
+
+
+def test_a_supplier_phoned_is_no_person() -> None:
+    found = extract("Called [[British Gas]] about the boiler cover. Called [[Ana]] after.")
+    assert {e.name: e.entity_type for e in found.draft.entities} == {
+        "British Gas": "concept",
+        "Ana": "person",
+    }

@@ -3017,7 +3017,10 @@ class _ChunkReader:
             []
             if navigation
             else [
-                self._link_entity(r, candidate.quote, "person" if index in company else None)
+                # Not a bank or a network one phoned ("Called [[British Gas]] about the boiler").
+                self._link_entity(
+                    r, candidate.quote, "person" if index in company and not is_provider(r.name) else None
+                )
                 for index, r in enumerate(inline.refs)
                 if r.name and r.kind == "link"
             ]
