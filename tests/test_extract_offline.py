@@ -4921,3 +4921,12 @@ def test_a_supplier_phoned_is_no_person() -> None:
         "British Gas": "concept",
         "Ana": "person",
     }
+
+
+def test_someone_elses_unnamed_machine_is_not_the_writers() -> None:
+    # One bare "laptop" for both would let Lena's switch end the writer's system.
+    assert extract("Lena switched her laptop from Windows to Ubuntu.").draft.relations == []
+    assert relations(extract("Switched my laptop from Windows to Ubuntu.")) == {
+        ("laptop", "runs", "Ubuntu"),
+        ("laptop", "runs", "Windows"),
+    }

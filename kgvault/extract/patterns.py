@@ -137,7 +137,9 @@ _DETERMINER = rf"(?:(?i:{'|'.join(_DETERMINERS)})[ ]|(?i:l)['’])?"
 _NOT_ABBREVIATED = r"(?!(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.[ \t])"
 """No person's title before an organization or a place ("works at Dr. Shah's" is no employer); a
 saint's is part of its name ("St. Mary's Hospital", "St. Louis")."""
-_OWNED = r"(?i:the|my|our|his|her|their)[ ]"
+_OWNED = r"(?i:the|my|our)[ ]"
+"""Whose an unnamed machine is: the writer's, or the one the notes speak of ("my laptop", "the printer");
+not someone else's ("Lena switched her laptop …"), which one bare noun would mix up with the writer's."""
 _RUNNING_THINGS = (
     "printer printers laptop laptops desktop pc computer server servers nas router routers phone phones "
     "tablet pi mac macbook homelab cluster vm vms vps box machine machines blog site website app backend "
