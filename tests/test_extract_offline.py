@@ -4930,3 +4930,17 @@ def test_someone_elses_unnamed_machine_is_not_the_writers() -> None:
         ("laptop", "runs", "Ubuntu"),
         ("laptop", "runs", "Windows"),
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Linley & Simpson manages Chapel Court for the landlord.", set()),  # no "Simpson" alone
+        ("Marks & Spencer uses Ocado for delivery now.", set()),
+        ("Tom & Ana live in Leeds.", {("Tom", "lives_in", "Leeds"), ("Ana", "lives_in", "Leeds")}),
+    ],
+)
+def test_a_name_after_an_ampersand_is_no_subject_alone(
+    text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert relations(extract(text)) == expected

@@ -3275,6 +3275,8 @@ class _ChunkReader:
                 clause = inline.placeholder[clause_start:clause_end]
                 if _HEDGE.search(clause, frozenset(word.lower() for word in _TOKENS.findall(clause))):
                     continue  # "Perhaps Anna works at Meta": a guess, and it would end what is known
+            if _NAMES_AND_AN_AMPERSAND.search(inline.placeholder, 0, hit.start):
+                continue  # "Linley & Simpson manages …": a firm's name, or two people's, not Simpson's
             # "I work at SAP" is its speaker's, or the note's author's; nobody's in an unsigned note.
             pattern = hit.pattern
             subject = (
@@ -4363,6 +4365,10 @@ def _met_links(placeholder: str) -> frozenset[int]:
     return frozenset(found) if found else _NO_LINKS
 
 
+_NAMES_AND_AN_AMPERSAND = re.compile(
+    rf"(?:^|[.;:!?][\x20\t]+)[{CAPITALS}][\w'’.-]*(?:[\x20\t][{CAPITALS}][\w'’.-]*)*[\x20\t]&[\x20\t]$"
+)
+"""A sentence opening with names and an "&" before a match: the match's subject is the name after it."""
 _LINK_INDEX = re.compile("\ue000(\\d+)\ue001")
 
 

@@ -241,7 +241,9 @@ def _pattern(
         .replace("{S}", ("\x00" if template.startswith("{S}") else "") + "{S}", 1)
         .replace("{S}", rf"{_DETERMINER}{_NO_ADVERB}(?P<subject>(?!(?:I|We)\b){NAME})")
         .replace("\x00", _NOT_AFTER_A_PLACE_WORD)
-        .replace("{SS}", rf"{_NO_ADVERB}(?P<subjects>(?!I\b){NAME}(?:(?:,[ ]|,?[ ]and[ ])(?!I\b){NAME})+)")
+        .replace(
+            "{SS}", rf"{_NO_ADVERB}(?P<subjects>(?!I\b){NAME}(?:(?:,[ ]|,?[ ]and[ ]|[ ]&[ ])(?!I\b){NAME})+)"
+        )
         .replace(
             "{T}", rf"(?:{_DETERMINER}(?P<subject>{NAME})|{_OWNED}{_A_RUNNING_THING}(?P<thing>{_THING}))"
         )
@@ -1413,7 +1415,7 @@ def _more_objects(text: str, pattern: VerbPattern, subject: str, start: int, end
     return found
 
 
-_LISTED = re.compile(r",[ ]and[ ]|,[ ]|[ ]and[ ]")
+_LISTED = re.compile(r",[ ]and[ ]|,[ ]|[ ]and[ ]|[ ]&[ ]")
 """What separates the names of a list (`{SS}`)."""
 _OPENS_CLAUSE = re.compile(
     r"(?:^|[,;:(—–]|\b(?:and|but|so|because|then|when|while|since))\s*$", re.IGNORECASE
