@@ -797,7 +797,29 @@ def _note_edges(sources: Sequence[Source], spellings: dict[str, Counter[str]]) -
         stem_key = normalize_name(stem)
         if stem_key and stem_key != key:
             edges.append((1, key, stem_key, ""))  # a note's file name is no news: not listed
+        full = _full_name_heading(source)
+        if full is not None:
+            full_key = normalize_name(full)
+            edges.append((1, key, full_key, f"the heading of {source.path}"))
+            spellings[full_key][full] += 0
     return edges
+
+
+def _full_name_heading(source: Source) -> str | None:
+    """A person's note's first heading when it is their full name after the title's first one
+    (`people/Mark.md` opening `# Mark Ellis`), else None."""
+    if "# " not in source.text or note_type(source.meta, source.title, source.path) not in PERSON_TYPES:
+        return None
+    heading = _FIRST_HEADING.search(source.text)
+    if heading is None:
+        return None
+    words = heading["title"].split()
+    if 2 <= len(words) <= 4 and words[0] == source.title and all(w[:1].isupper() for w in words):
+        return " ".join(words)
+    return None
+
+
+_FIRST_HEADING = re.compile(r"^#[\x20\t]+(?P<title>[^\n#]+?)[\x20\t]*$", re.MULTILINE)
 
 
 class _Guard:

@@ -644,3 +644,22 @@ def test_a_note_that_says_what_it_is_is_no_person_because_a_line_phoned_it() -> 
         "jordan-organization": ("Jordan", "organization"),
         "jordan-person": ("Jordan", "person"),
     }
+
+
+def test_a_persons_note_headed_by_their_full_name_is_met_by_it() -> None:
+    """`people/Mark.md` opening `# Mark Ellis`: "Mark Ellis" elsewhere is that Mark."""
+    noted = replace(source("people/Mark.md"), text="# Mark Ellis\nMy guitar teacher.\n")
+    graph = build(
+        ("people/Mark.md", [entity("Mark", "person")]),
+        ("daily/2025-02-02.md", [entity("Mark Ellis", "person")]),
+        sources=[noted, source("daily/2025-02-02.md")],
+    )
+    assert titles(graph) == {"mark": ("Mark", "person")}
+    # Not a heading that is no full name of the title's.
+    other = replace(source("people/Mark.md"), text="# Guitar lessons\n")
+    apart = build(
+        ("people/Mark.md", [entity("Mark", "person")]),
+        ("daily/2025-02-02.md", [entity("Mark Ellis", "person")]),
+        sources=[other, source("daily/2025-02-02.md")],
+    )
+    assert set(titles(apart)) == {"mark", "mark-ellis"}
