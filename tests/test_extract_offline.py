@@ -4944,3 +4944,16 @@ def test_a_name_after_an_ampersand_is_no_subject_alone(
     text: str, expected: set[tuple[str, str, str]]
 ) -> None:
     assert relations(extract(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "founded"),
+    [
+        ("Phil Knight founded Nike.", None),  # history read that day, not begun then
+        ("Ana founded Kelp Robotics in 2019.", date(2019, 1, 1)),
+        ("Ana founded Kelp Robotics yesterday.", date(2025, 3, 11)),
+    ],
+)
+def test_a_founding_is_dated_only_by_its_own_words(text: str, founded: date | None) -> None:
+    (relation,) = extract(text).draft.relations
+    assert (relation.predicate, relation.valid_at) == ("founded", founded)

@@ -3353,6 +3353,13 @@ class _ChunkReader:
                 valid_at, invalid_at = None, node_date
             elif pattern.predicate in TIMELESS_PREDICATES or pattern.undated:
                 valid_at = None  # "Tom is Ana's brother", "my husband Tom": not begun on the note's day
+            elif (
+                pattern.predicate == "founded"
+                and not dated_here
+                and node_date == self._chunk_date()
+                and "founded" in inline.placeholder[hit.start : hit.end]
+            ):
+                valid_at = None  # "Phil Knight founded Nike": history read, not begun on the note's day
             elif hit.past_state and not dated_here:
                 # It held before the note; when it began, and whether it still holds ("worked at
                 # Google all week"), the words do not say, unless "until" gives its end (and "from
