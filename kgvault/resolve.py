@@ -10,8 +10,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from copy import copy
 from dataclasses import dataclass, field, replace
-from functools import partial
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from kgvault.corrections import Correction, Corrections
@@ -70,6 +68,8 @@ _TYPE_CLASSES = {
     ], "software"),
 }  # fmt: skip
 _UNTYPED = "concept"
+_ANIMALS = frozenset({"pet", "dog", "cat", "horse", "animal", "rabbit", "bird", "hamster", "fish"})
+"""Note types of animals, which the verbs of people's lives ("is on gabapentin", "lives with") fit too."""
 NoteNames = tuple[str, str, str, tuple[str, ...], str | None]
 """What a note says of its names: path, kind, title, frontmatter aliases, the type of what it is about."""
 HOMONYM_SEPARATOR = "\x1f"
@@ -117,16 +117,14 @@ class EntityGroup:
         return plain_text(min(self.spellings.items(), key=lambda item: (-item[1], item[0]))[0])
 
     def entity_type(self) -> str:
-        """The corrected type, else the most frequent stated type of its note's kind (`author` in
-        `People/`), else its note's, else the most frequent stated type, else `concept`."""
+        """The corrected type, else its note's when an animal's (`type: pet`), else the most frequent
+        stated type, else its note's, else `concept`."""
         if self.type_override:
             return self.type_override
+        if self.note_type in _ANIMALS:
+            # A pet's note says what a line's verb cannot: "[[Miso]] is on gabapentin" is no person.
+            return self.note_type
         typed = [(count, name) for name, count in self.types.items() if name != _UNTYPED]
-        if self.note_type:
-            # What the user says a thing is beats what a line's verb suggests ("[[Miso]] is on
-            # gabapentin" of a `type: pet`); a stated type of the same kind says more.
-            kind = type_class(self.note_type)
-            typed = [(count, name) for count, name in typed if type_class(name) == kind]
         if typed:
             return min(typed, key=lambda t: (-t[0], t[1]))[1]
         return self.note_type or _UNTYPED
@@ -1383,15 +1381,6 @@ def _gather(root: str, found: list[_Mention]) -> _Gathered:
     """
     kind_of = _kinds(found)
     kinds = Counter(kind for m in found if (kind := kind_of(m.entity_type)))
-    if (
-        "person" in kinds
-        and len(kinds) >= 2
-        and (noted := _own_notes_kind(found, kind_of)) not in (None, "person")
-    ):
-        # A note that says what it is (an insurer kept in `Orgs/`) is no person because a line phoned
-        # it ("Spoke to [[Aviva]] about the renewal"): its kind takes the person-typed mentions.
-        kind_of = partial(_as_own_kind, kind_of, noted)
-        kinds = Counter(kind for m in found if (kind := kind_of(m.entity_type)))
     if len(kinds) < 2:
         return _Gathered(root, found, {root: _made(found)}, None, {})
     default = min(kinds.items(), key=lambda item: (-item[1], item[0]))[0]
@@ -1411,23 +1400,6 @@ def _gather(root: str, found: list[_Mention]) -> _Gathered:
             root, root, f"kept apart from the {others} of the same name: the types differ"
         )
     return _Gathered(root, found, groups, (by_class, by_class[default]), joins)
-
-
-def _own_notes_kind(found: Sequence[_Mention], kind_of: Callable[[str], str | None]) -> str | None:
-    """The one kind the mentions in the name's own note (`orgs/Aviva.md` of "Aviva") give, if any."""
-    kinds = {
-        kind
-        for m in found
-        if (kind := kind_of(m.entity_type))
-        and PurePosixPath(m.evidence.path).stem.casefold() == m.spelling.casefold()
-    }
-    return kinds.pop() if len(kinds) == 1 else None
-
-
-def _as_own_kind(kind_of: Callable[[str], str | None], own: str, entity_type: str) -> str | None:
-    """A mention's kind, a person's taken as the own note's kind."""
-    kind = kind_of(entity_type)
-    return own if kind == "person" else kind
 
 
 _KNOWN_KINDS = frozenset(_TYPE_CLASSES.values())

@@ -623,27 +623,18 @@ def test_a_persons_note_makes_its_first_name_hers_in_the_diary() -> None:
     assert _lunch_with("Sam", "people/Sam Lee.md", writer="Sam") == ()
 
 
-def test_a_note_that_says_what_it_is_is_no_person_because_a_line_phoned_it() -> None:
-    """`orgs/Aviva.md` and "Spoke to [[Aviva]]": one insurer; `type: pet` and "[[Miso]] is on …": a pet."""
+def test_a_pets_note_says_what_a_line_about_its_medicine_cannot() -> None:
+    """`type: pet` and "[[Miso]] is on gabapentin": a pet; a person named like a city stays a person."""
     sources = [
-        source("orgs/Aviva.md"),
-        source("daily/2025-02-21.md"),
         source("pets/Miso.md", meta={"type": "pet"}),
         source("daily/2025-02-02.md"),
+        source("places/Florence.md", meta={"type": "city"}),
     ]
     graph = build(
-        ("orgs/Aviva.md", [entity("Aviva", "organization")]),
-        ("daily/2025-02-21.md", [entity("Aviva", "person")]),
-        ("daily/2025-02-02.md", [entity("Miso", "person")]),
+        ("daily/2025-02-02.md", [entity("Miso", "person"), entity("Florence", "person")]),
         sources=sources,
     )
-    assert titles(graph) == {"aviva": ("Aviva", "organization"), "miso": ("Miso", "pet")}
-    # Without a note of its own, a company and a person of one name stay two.
-    apart = build(("a.md", [entity("Jordan", "organization")]), ("b.md", [entity("Jordan", "person")]))
-    assert titles(apart) == {
-        "jordan-organization": ("Jordan", "organization"),
-        "jordan-person": ("Jordan", "person"),
-    }
+    assert titles(graph) == {"miso": ("Miso", "pet"), "florence": ("Florence", "person")}
 
 
 def test_a_persons_note_headed_by_their_full_name_is_met_by_it() -> None:

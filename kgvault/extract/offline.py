@@ -185,7 +185,7 @@ _PASSAGE_LINK = re.compile(
 readwise.io/…))`, `([View Highlight](https://read.readwise.io/…))`, `([Clear, 2018, p. 12](zotero://
 …))`: the book's or article's words, not the writer's."""
 _KINDLE_PASSAGE = re.compile(
-    r"[—–-][\x20\t]*(?i:location|loc\.|page):[\x20\t]*(?:\[\d[\d–-]*\]\(kindle://[^()\s]*\)|\d[\d–-]*)"
+    r"(?m)[—–-][\x20\t]*(?i:location|loc\.|page):[\x20\t]*(?:\[\d[\d–-]*\]\(kindle://[^()\s]*\)|\d[\d–-]*)"
     r"(?:[\x20\t]+\^[\w-]+)?[\x20\t]*$"
 )
 """A highlight as the Kindle plugin writes it, its place after a dash: `— location: [340](kindle://…)
@@ -237,7 +237,7 @@ _KEY_TYPES: dict[str, str] = {}
 for _type, _keys in (
     ("person", "author authors people person attendees participants with director directors cast speaker"
                " speakers owner owners creator creators guest guests artist artists lead leads manager"
-               " spouse wife husband boss teacher coach mentor"),
+               " spouse wife husband boss teacher mentor"),
     # Not `maker`: a board game's or a product's maker is often a person (its designer).
     ("organization", "org orgs organization organisation company companies employer publisher"
                      " publishers manufacturer manufacturers studio studios brand works_at workplace"),
@@ -257,36 +257,54 @@ _BUSINESS_WORDS = _word_set(
     " builders electrical motors hotel b&b florist florists barbers hairdressers pharmacy deli"
 )
 """Last words of a name that make it a business, club or school someone runs (`Meeple Mates`)."""
-_RACE_WORDS = _word_set("marathon half-marathon 10k 5k race parkrun ultra triathlon relay run peaks")
+_RACE_WORDS = _word_set("marathon half-marathon 10k 5k race parkrun ultra triathlon relay peaks")
 """Last words of a name that make it a race one runs (`the Boston Marathon`)."""
 
 
 def _a_software_switch(subject: str, old: str | None, new: str, moved: bool) -> bool:
     """Whether a switch or a move is of software: of a machine, or to or from a name software may have
-    (one known, one word, a version, a capital inside), and of nobody's family, bank or network
-    ("Switched the printer from Marlin to Klipper", "Switched Basalt from StreamBoard to TallyKit",
-    "Moved Plex to the NUC"; not "Switched Priya from Little Acorns to Busy Bees", "Moved Lena from
-    Vodafone to EE", "Switched Spotify to Family"). `moved`: what was moved is the software."""
+    (one known, one word, a version, a capital inside), and of nobody's family, bank or network unless
+    a name is surely software's ("Switched the printer from Marlin to Klipper", "Switched Basalt from
+    StreamBoard to TallyKit", "Moved Plex to the NUC", "Switched Atlas from Octopus to ArgoCD"; not
+    "Switched Priya from Little Acorns to Busy Bees", "Moved Lena from Vodafone to EE", "Switched
+    Spotify to Family"). `moved`: what was moved is the software."""
     names = [name for name in (old, new) if name]
-    if not no_kin(subject) or any(is_provider(name) for name in (subject, *names)):
+    if not no_kin(subject):
+        return False
+    if any(is_provider(name) for name in (subject, *names)) and not any(map(_surely_software, names)):
         return False
     if moved:
         return _software_like(subject)
     return is_running_thing(subject) or any(_software_like(name) for name in names)
 
 
+def _surely_software(name: str) -> bool:
+    """Whether the name is known software's, or has a capital inside it (`ArgoCD`)."""
+    return is_software(name) or _CAPITAL_INSIDE.search(name) is not None
+
+
 def _software_like(name: str) -> bool:
-    """Whether the name could be software's: known, or one word, a version or a capital inside it, and
-    no plan's ("Family", "Premium")."""
-    if is_software(name):
-        return True
+    """Whether the name could be software's: known (or its first word), or one word, a version, a
+    capital inside it, an acronym or a word of software's names, and no plan's ("Family", "Premium")."""
+    words = name.split()
+    if is_software(name) or (words and is_software(words[0])):
+        return True  # "Plex Media Server"
     return name.casefold() not in _PLAN_WORDS and (
-        " " not in name.strip() or any(c.isdigit() for c in name) or _CAPITAL_INSIDE.search(name) is not None
+        len(words) == 1
+        or any(c.isdigit() for c in name)
+        or _CAPITAL_INSIDE.search(name) is not None
+        or any(len(word) > 1 and word.isupper() for word in words)  # "Cloud SQL", "Frigate NVR"
+        or not _SOFTWARE_NAME_WORDS.isdisjoint(word.casefold() for word in words)
     )
 
 
 _PLAN_WORDS = _word_set("family premium student duo basic pro plus standard free individual unlimited")
 _CAPITAL_INSIDE = re.compile(r"[a-z][A-Z]")
+_SOFTWARE_NAME_WORDS = _word_set(
+    "google amazon aws azure microsoft cloud server controller deploy engine functions lambda studio"
+    " manager hub lab labs run registry proxy dashboard console"
+)
+"""Words of software's and cloud services' names: "Google Cloud Run", "Amazon Aurora", "Unifi Controller"."""
 
 
 def _full_name(title: str) -> tuple[str, ...]:
@@ -728,15 +746,18 @@ _TOPIC_LABELS = _word_set(
     blockers goal goals focus energy weight wellbeing therapy social friends thoughts feelings journal
     chores errands baby pregnancy insight worry concern risk recap retro feedback milestone deadline
     launch release deploy incident outage bug hotfix security infra ops budget sales revenue product
-    design support legal hr okr okrs kpi kpis ux ui qa eng health relocation moving"""
+    design support legal hr okr okrs kpi kpis ux ui qa eng health relocation moving reading cooking
+    running training shopping hiring marketing planning learning parenting gardening cleaning writing
+    climbing cycling swimming baking hiking housing funding pricing engineering"""
 )
 """Topics that label a diary's or a work log's line ("Reorg: I now report to Marcus", "Gym: …"), which
 a speaker's name is not."""
-_TOPIC_ENDINGS = ("tion", "sion", "ment", "ness", "ship", "ism", "ology", "ing")
+_TOPIC_ENDINGS = ("tion", "sion", "ness", "ship", "ism", "ology")
 
 
 def _a_topic(label: str) -> bool:
-    """Whether one word before a colon names a topic rather than who speaks ("Cooking:", "Promotion:")."""
+    """Whether one word before a colon names a topic rather than who speaks ("Cooking:", "Promotion:";
+    not "Clement:", "Sterling:", names as often as words)."""
     return label in _TOPIC_LABELS or (len(label) >= 6 and label.endswith(_TOPIC_ENDINGS))
 
 
@@ -1145,7 +1166,9 @@ _NO_TERM = re.compile(
     r"|september|october|november|december)(?:\s+\d+)?$)"
 )
 """What labels a log's line, which defines nothing: a date or a number, "Day 1", a weekday, a month."""
-_A_NAME_AFTER_ARTICLE = re.compile(rf"^(?:The|A|An)\s+[{CAPITALS}]")
+_A_NAME_AFTER_ARTICLE = re.compile(
+    rf"^(?:The|A|An)(?:\s+[{CAPITALS}][\w'’&.-]*){{1,4}}\s*(?:\([^()\n]*\))?[.!]?\s*$"
+)
 """A name after the dash ("Blackbird — The Beatles"): whose the term is, not what it means."""
 _WITH_SOMEONE = re.compile(r"\s(?:with|w/|avec)\s")
 """A diary label's company ("Dinner with Lena", "Call w/ Tom"): what was done, not a term."""

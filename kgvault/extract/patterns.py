@@ -166,7 +166,7 @@ _NO_ADVERB = (
     # "Bank of America uses …" names one).
     r"(?!(?:Gym|Club|Course|Class|Teacher|Tutor|Coach|Hostel|Hotel|Landlord|Landlady|Boss|Office|Company"
     r"|Library|Nursery|School|Uni|College|Church|Council|Bank|Vet|Dentist|Surgery|Hospital|Restaurant"
-    r"|Cafe|Café|Pub|Shop|Band|Choir|Group|Kitchen|House|Flat|Garage|Airbnb|Apartment)[ \t]+(?!of\b)[a-z])"
+    r"|Cafe|Café|Pub|Shop|Band|Choir|Group|Kitchen|House|Flat|Garage|Apartment)[ \t]+(?!of\b)[a-z])"
 )
 """A capitalized adverb or word for anyone opening a line is no subject: "Just switched from Notion to
 Obsidian", "Team uses Jira", "Everyone uses Slack" (but "Just Eat switched …" names a company); nor is
@@ -445,6 +445,8 @@ _SIBLING_FR = rf"{_any_of(_SIBLING_WORDS_FR)}(?![\w'’-])"
 _PARENT_FR = rf"{_any_of(_PARENT_WORDS_FR)}(?![\w'’-])"
 _CHILD_FR = rf"{_any_of(_CHILD_WORDS_FR)}(?![\w'’-])"
 _STUDIED = r"(?:(?!(?:the|a|an|my|our|his|her|their|this|that|it)\b)[a-z]+ ){0,2}"
+_STUDIED_SOMETHING = r"(?:(?!(?:the|a|an|my|our|his|her|their|this|that|it|at)\b)[a-z]+ ){1,2}"
+"""What someone studied, said: "physics", "computer science"."""
 """What someone studies, a word or two with no determiner: "physics", "computer science"."""
 _KIN_END = (
     r"(?![\t\x20]*[(—–-][\t\x20]*-?(?i:ex|former|in[-\x20]law|step)(?![a-z]))"  # "my wife (ex)", "(in-law)"
@@ -491,16 +493,21 @@ _NOT_A_STAY = (
     r"|over[\t\x20]+(?:the[\t\x20]+)?(?:winter|summer|holidays|christmas|easter|weekend|break)\b"
     r"|(?:for|on)[\t\x20]+(?:the[\t\x20]+|a[\t\x20]+|my[\t\x20]+|our[\t\x20]+)?(?:[\w'’-]+[\t\x20]+)?"
     r"(?:energy|gas|electric|electricity|broadband|internet|insurance|mortgage|banking|bank|phone|mobile"
-    r"|contract|deal|tariff|fees|rates?|plan|savings|account|current[\t\x20]+account)\b))"
+    r"|deal|tariff|fees|rates?|savings|account|current[\t\x20]+account)\b"
+    # Not "moved to Frankfurt for a banking job": a job is a move's reason.
+    r"(?![\t\x20]+(?:job|role|position|career|post|work|gig|offer)\b)))"
 )
 """After a home, no stay and no supplier: "I moved to Ljubljana for two nights", "living in Vienna for
 a few days", "living in Lisbon for the summer", "moved to Kyoto for the conference", "moved to Tenerife
 over the winter", "I moved to Octopus for the energy", "moved to EE on a SIM-only deal"."""
 _NOT_A_MODIFIER = (
-    r"(?![\w'’-])(?![\t\x20]+(?!(?:and|or|but|nor|in|on|at|for|with|to|from|now|since|until|till|as|too|today"
+    # The rest of a longer name first: else "a Nintendo Switch over the weekend" backtracks to "Nintendo".
+    r"(?![\w'’-])(?!(?:[\t\x20]+[A-Z][\w'’-]*)*[\t\x20]+"
+    r"(?!(?:and|or|but|nor|in|on|at|for|with|to|from|now|since|until|till|as|too|today"
     r"|yesterday|again|already|also|still|together|alone|so|because|while|when|after|before|by|of|is|was|are"
     r"|last|this|next|back|online|off|recently|secondhand|second-hand|cheap|some|kit|two|three|four|five|six"
-    r"|several|few|many|ten|twelve|twenty"
+    r"|several|few|many|ten|twelve|twenty|over|during|earlier|via|through|around|everywhere|completely"
+    r"|across|altogether|overnight|internally|wholesale"
     r"|were|which|who|that|outright|entirely|fully|jointly|personally|anymore|no|not)\b)[a-z]{3,})"
 )
 """After an owned or led name, no noun it names: "owns the Postgres runbooks", "manages the Atlas
@@ -509,7 +516,7 @@ _CLAUSE_ENDS = r"(?=[\x20\t]*(?:[.,;!?)]|$|(?:now|these[\x20\t]+days|again)\b))"
 """The clause ends after the name: "I use Chrome instead of Firefox." (not "… instead of Firefox for
 testing": one use changed, not all)."""
 _NOT_A_SESSION = (
-    r"(?![\w'’-])(?!(?:[\t\x20]+[A-Z][\w'’-]*)*,?[\t\x20]+(?:today|tonight"
+    r"(?![\w'’-])(?!(?:[\t\x20]+[A-Z][\w'’-]*)*,?[\t\x20]+(?:today(?![,!]?[\t\x20]+(?:my[\t\x20]+)?first\b)|tonight"
     r"|this[\t\x20]+(?:morning|afternoon|evening)|all[\t\x20]+(?:day|morning|afternoon|evening|night)"
     r"|for[\t\x20]+the[\t\x20]+(?:day|morning|afternoon|evening)"
     r"|on[\t\x20]+(?:my|his|her|their|our|the)[\t\x20]+(?:new[\t\x20]+)?(?:thesis|essay|dissertation|assignment"
@@ -673,7 +680,7 @@ def is_known_tool(name: str) -> bool:
 
 
 _PROVIDERS = _word_set(
-    "monzo starling revolut barclays hsbc natwest lloyds santander nationwide halifax tsb metro chase n26"
+    "monzo starling revolut barclays hsbc natwest lloyds nationwide tsb chase n26"
     " wise paypal klarna ing rabobank bunq octopus edf ovo eon e.on bulb ee o2 vodafone giffgaff plusnet"
     " talktalk sky bt verizon t-mobile at&t comcast xfinity geico allstate aviva admiral vanguard fidelity"
     " freetrade nutmeg moneybox trading212"
@@ -762,11 +769,40 @@ def _could_be_a_spouse(name: str) -> bool:
 _ROLE_PARTS = _word_set("head lead chief manager director engineer team product officer president vp")
 
 
+def _a_school(name: str) -> bool:
+    """Whether the name says a school's: a university, a college, … or an acronym (`MIT`, `UCL`)."""
+    words = name.split()
+    return bool(words) and (
+        not _SCHOOL_WORDS.isdisjoint(word.casefold() for word in words)
+        or (len(words) == 1 and len(name) > 1 and name.isupper())
+    )
+
+
+def _could_be_a_school(name: str) -> bool:
+    """Whether the name could be a school's: one, or a name of capitalized words with no number (`Leeds`;
+    not `Couch to 5K`)."""
+    return _a_school(name) or (
+        not any(c.isdigit() for c in name)
+        and all(word[:1].isupper() or word == "of" for word in name.split())
+    )
+
+
+_SCHOOL_WORDS = _word_set(
+    "university uni college school academy institute polytechnic conservatoire conservatory seminary"
+    " lycée gymnasium sixth-form"
+)
+
+
 def _a_service(name: str) -> bool:
     """Whether the name is of software or a service one subscribes to, known as such (`Netflix`, `EE`)."""
     return is_known_tool(name) or is_provider(name)
 
 
+_NOT_PITCHED = (
+    r"(?![\t\x20]+(?:on\b|to[\t\x20]+(?:the[\t\x20]+)?(?:board|team|leadership|management|execs?|exec[\t\x20]+team"
+    r"|investors|stakeholders|clients?|room|customers?)\b))"
+)
+"""After what was sold, no one won over to it: "sold Marcus on the rewrite", "sold Atlas to the board"."""
 _SUBSCRIPTION = r"(?:subscription|account|plan|contract|membership)(?![\w'’-])"
 
 
@@ -816,7 +852,11 @@ def _family_patterns() -> list[VerbPattern]:
         *(family(rf"{{O}} is my {kin}", mine, words, True) for words, kin, _, _, mine in _KIN),
         *(family(rf"(?i:my|our) {before} {{O}}", mine, words, True) for words, _, before, _, mine in _KIN),
         # Someone's, named by the way: "Priya's brother Raj came climbing", "Ben's daughter Maya".
-        *(family(rf"{{S}}['’]s {before} {{O}}", mine, words, False) for words, _, before, _, mine in _KIN),
+        # Not "Instagram's parent Meta": a company's.
+        *(
+            family(rf"{{S}}['’]s (?!parents?\b){before} {{O}}", mine, words, False)
+            for words, _, before, _, mine in _KIN
+        ),
     ]
 
 
@@ -991,16 +1031,26 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} graduated from {O}", "studied_at", "studied at", False, "person", "organization",
              keywords="graduated", ends=True),
     # Studied once: when, the words do not say ("Priya studied at Bristol" did not begin that day).
-    _pattern(rf"{{S}} studied {_STUDIED}at {{O}}", "studied_at", "studied at", False, "person",
-             "organization", keywords="studied", undated=True),
-    _pattern(rf"{{I}} studied {_STUDIED}at {{O}}", "studied_at", "studied at", False, "person",
-             "organization", keywords="studied", undated=True),
+    # What was studied names a school ("studied physics at MIT"); a place alone only when a school's
+    # name says so ("studied at the University of Bristol"; not "studied at Costa", "at the British
+    # Library all afternoon").
+    _pattern(rf"{{S}} studied {_STUDIED_SOMETHING}at {{O}}" + _NOT_A_SESSION, "studied_at", "studied at",
+             False, "person", "organization", keywords="studied", undated=True),
+    _pattern(r"{S} studied at {O}" + _NOT_A_SESSION, "studied_at", "studied at", False, "person",
+             "organization", keywords="studied", undated=True, object_test=_a_school),
+    _pattern(rf"{{I}} studied {_STUDIED_SOMETHING}at {{O}}" + _NOT_A_SESSION, "studied_at", "studied at",
+             False, "person", "organization", keywords="studied", undated=True),
+    _pattern(r"{I} studied at {O}" + _NOT_A_SESSION, "studied_at", "studied at", False, "person",
+             "organization", keywords="studied", undated=True, object_test=_a_school),
     _pattern(r"{S} is (?:a|an) (?:[a-z]+ )?student at {O}", "studied_at", "studied at", False, "person",
              "organization", keywords="student"),
-    _pattern(r"{I} graduated from {O}", "studied_at", "studied at", False, "person", "organization",
-             keywords="graduated", ends=True),
-    _pattern(rf"{{I}}(?: am|['’]m)? (?:study|studying) {_STUDIED}at {{O}}", "studied_at", "studied at",
-             False, "person", "organization", keywords="study studying"),
+    # Not "I graduated from Couch to 5K": a programme, not a school.
+    _pattern(r"{I} graduated from {O}(?![\w'’-])(?![\t\x20]+to\b)", "studied_at", "studied at", False,
+             "person", "organization", keywords="graduated", ends=True, object_test=_could_be_a_school),
+    _pattern(rf"{{I}}(?: am|['’]m)? (?:study|studying) {_STUDIED_SOMETHING}at {{O}}" + _NOT_A_SESSION,
+             "studied_at", "studied at", False, "person", "organization", keywords="study studying"),
+    _pattern(r"{I}(?: am|['’]m)? (?:study|studying) at {O}" + _NOT_A_SESSION, "studied_at", "studied at",
+             False, "person", "organization", keywords="study studying", object_test=_a_school),
     _pattern(r"{I}(?: am|['’]m) (?:now |also )?(?:a )?members? of {O}", "member_of", "member of", False,
              "person", "organization", keywords="member members"),
     # Family, said of someone ("Tom is Ana's brother"), of the writer ("Ana is my sister") or named by
@@ -1104,17 +1154,19 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="anymore more", ends=True),
     # A subscription cancelled ends its use: "I cancelled Netflix" (a service known as one), "Cancelled
     # my Audible subscription", "Lena cancelled her Audible subscription" (any name, said a subscription).
+    # Not "I cancelled Zoom with Priya", "… and called instead": a call cancelled.
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?(?:cancell?ed|unsubscribed from) {O}"
-             + _NOT_A_MODIFIER, "uses", "uses", False, "person", keywords="cancelled canceled unsubscribed",
-             ends=True, object_test=_a_service),
+             + _NOT_A_MODIFIER + r"(?![\t\x20]+(?:with|and|for|on)\b)", "uses", "uses", False, "person",
+             keywords="cancelled canceled unsubscribed", ends=True, object_test=_a_service),
     _pattern(rf"(?i:cancelled|canceled) (?:my|our) {{O}} {_SUBSCRIPTION}", "uses", "uses", False, "person",
              keywords="cancelled canceled", ends=True, writer=True),
     _pattern(rf"{{S}} (?:just |finally )?cancell?ed (?:her|his|their) {{O}} {_SUBSCRIPTION}", "uses", "uses",
              False, "person", keywords="cancelled canceled", ends=True),
     # A thing sold is no longer owned: "Lena sold the Golf to Marek", "Sold my Corolla." (not "sold
     # Tesla shares": what is named before the noun is not what was sold).
-    _pattern(r"{S} (?:just |finally )?sold {O}" + _NOT_A_MODIFIER, "owns", "owns", False, keywords="sold",
-             ends=True, object_test=no_kin),
+    # Not "Priya sold Marcus on the rewrite", "Tom sold Atlas to the board": won over, pitched.
+    _pattern(r"{S} (?:just |finally )?sold {O}" + _NOT_A_MODIFIER + _NOT_PITCHED, "owns", "owns",
+             False, keywords="sold", ends=True, object_test=no_kin),
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?sold (?:my|our|the) {O}" + _NOT_A_MODIFIER, "owns",
              "owns", False, "person", keywords="sold", ends=True),
     _pattern(r"(?i:sold) (?:my|our) {O}" + _NOT_A_MODIFIER, "owns", "owns", False, "person", keywords="sold",
@@ -1626,12 +1678,10 @@ _VERSION = re.compile(r"^(?:v\d+(?:\.\d+)*|\d+\.\d+\.\d+[\w.-]*)$", re.IGNORECAS
 
 
 def _begins_a_name(words: list[str]) -> bool:
-    """Whether the first word opens the name after it: "New Zealand", "Jan Kowalski", "First Direct"
-    (a bank), not "Last Tuesday Bob"."""
+    """Whether the first word opens the name after it: "New Zealand", "First Direct" (a bank), not
+    "Last Tuesday Bob"."""
     if len(words) >= 2 and " ".join(words[:2]).casefold() in _PROVIDERS:
         return True
-    if words[0] == "Jan" and len(words) == 2 and words[1][:1].isupper() and not words[1][1:2].isdigit():
-        return True  # a first name before a surname: a month's "Jan" is followed by its day
     if words[0].casefold() not in _NAME_OPENERS or len(words) < 2:
         return False
     following = words[1]
@@ -1646,6 +1696,8 @@ def clean_name(raw: str, known: frozenset[str] = frozenset()) -> str | None:
     linked "Voron 2.4" stays whole.
     """
     words = raw.split()
+    if len(words) == 2 and words[0] == "Jan" and words[1][:1].isupper():
+        return raw  # a first name before a surname, opening the name ("Since Jan Tom …" is a month's)
     while words and (words[0].casefold() in _LEADING_NOISE or words[0][0].isdigit()):
         if _begins_a_name(words):
             break
