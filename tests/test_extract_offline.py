@@ -5006,6 +5006,8 @@ def test_what_the_household_and_travel_guards_leave_alone(
         "Lena studied at Costa.",
         "I graduated from Couch to 5K.",
         "I cancelled Zoom with Priya, rescheduled to Friday.",  # a call
+        "Ana is working at Costa today.",  # a day's place of work
+        "Lena bought a Nintendo Switch controller.",  # a controller, no Nintendo
     ],
 )
 def test_the_new_patterns_skip_their_look_alikes(text: str) -> None:
