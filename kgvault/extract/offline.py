@@ -397,13 +397,16 @@ _PERSON_FIELDS = {
     "spouse": "is married to", "wife": "is married to", "husband": "is married to",
     "manager": "reports to", "reports to": "reports to", "boss": "reports to",
 }  # fmt: skip
+_FIELD_PREDICATES = {
+    "works at": "works_for",
+    "lives in": "lives_in",
+    "is married to": "married_to",
+    "reports to": "reports_to",
+}
 _PERSON_KEY_PREDICATES = {
-    "company": "works_for", "employer": "works_for", "works_at": "works_for", "workplace": "works_for",
-    "location": "lives_in", "city": "lives_in", "lives_in": "lives_in", "based_in": "lives_in",
-    "spouse": "married_to", "wife": "married_to", "husband": "married_to",
-    "manager": "reports_to", "reports_to": "reports_to", "boss": "reports_to",
-}  # fmt: skip
-"""A person's note's properties that say the relations of its fields (`_PERSON_FIELDS`)."""
+    key.replace(" ", "_"): _FIELD_PREDICATES[says] for key, says in _PERSON_FIELDS.items()
+}
+"""A person's note's properties that say the relations of its fields: `company: "[[Sony]]"`."""
 _FIELD_KEYS = "|".join(key.replace(" ", r"[ \t]+") for key in _PERSON_FIELDS)
 _PERSON_FIELD = re.compile(
     rf"(?i)(?:\*\*|__)?(?P<key>{_FIELD_KEYS})(?:\*\*|__)?[ \t]*::?(?:\*\*|__)?[ \t]*(?=(?-i:[A-Z\ue000]))"
