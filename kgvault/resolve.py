@@ -584,7 +584,7 @@ def _resolve(
     for _, _, spelled in drafts:
         for key, spelling, _name, _type in spelled:
             spellings[key][spelling] += 0  # known as a spelling (an alias), counted by no mention
-    note_edges = _note_edges(sources, spellings)
+    note_edges = _note_edges(sources, notes, spellings)
     surnames = _title_surnames(spellings)
     called = _people_first_names(spellings, notes, sources)
     resolution.spelling_of = {key: _most_spelled(counts) for key, counts in spellings.items()}
@@ -776,10 +776,13 @@ def _draft_mentions(extraction: Extraction, number: int = 0) -> DraftMentions:
     return mentions, edges, spelled
 
 
-def _note_edges(sources: Sequence[Source], spellings: dict[str, Counter[str]]) -> list[Edge]:
-    """A note's title, file name and frontmatter aliases all mean the note: a wikilink to any is the note."""
+def _note_edges(
+    sources: Sequence[Source], notes: Sequence[NoteNames], spellings: dict[str, Counter[str]]
+) -> list[Edge]:
+    """A note's title, file name and frontmatter aliases all mean the note: a wikilink to any is the note;
+    so does a person's full name heading their note. `notes` are what `_notes` read of `sources`."""
     edges = []
-    for source in sources:
+    for source, (*_, kind_of_thing) in zip(sources, notes, strict=True):
         if source.kind not in NOTE_KINDS:
             continue
         key = normalize_name(source.title)
@@ -795,7 +798,7 @@ def _note_edges(sources: Sequence[Source], spellings: dict[str, Counter[str]]) -
         stem_key = normalize_name(stem)
         if stem_key and stem_key != key:
             edges.append((1, key, stem_key, ""))  # a note's file name is no news: not listed
-        full = _full_name_heading(source)
+        full = _full_name_heading(source) if kind_of_thing in PERSON_TYPES else None
         if full is not None:
             full_key = normalize_name(full)
             edges.append((1, key, full_key, f"the heading of {source.path}"))
@@ -806,7 +809,7 @@ def _note_edges(sources: Sequence[Source], spellings: dict[str, Counter[str]]) -
 def _full_name_heading(source: Source) -> str | None:
     """A person's note's first heading when it is their full name after the title's first one
     (`people/Mark.md` opening `# Mark Ellis`), else None."""
-    if "# " not in source.text or note_type(source.meta, source.title, source.path) not in PERSON_TYPES:
+    if "# " not in source.text:
         return None
     heading = _FIRST_HEADING.search(source.text)
     if heading is None:
