@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from calendar import monthrange
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Literal
@@ -553,8 +553,46 @@ _HANDLERS_FR: dict[str, Callable[[re.Match[str], date | None], _Span | None]] = 
 }
 
 
-_LEADING_PREPOSITION = re.compile(r"(?i)\b(?:in|on|during|since|of|early|late|by|until|from|at)\s+$")
+_LEADING_PREPOSITION = re.compile(r"(?i)\b(?:in|on|during|since|of|early|late|by|until|from|at|for)\s+$")
 _PHRASE_PREPOSITION = re.compile(r"^(?:in|on) ")
+
+
+_FOR_BEFORE = re.compile(r"(?i)\bfor\s+(?:the\s+)?$")
+_MONTH_WORD = re.compile(rf"(?i)\b{_ANY}\b")
+
+
+def is_booked_for(text: str, time: When) -> bool:
+    """Whether a time is the day something is for ("booked the party for 12 April"), not when it happened."""
+    return time.granularity in ("day", "days") and _FOR_BEFORE.search(text, 0, time.start) is not None
+
+
+def booked_ahead(text: str, times: list[When], today: date) -> list[When]:
+    """The times, each day something is booked for that is written without its year and already
+    gone read as the coming one: "We booked the party for 12 April", said on 3 March 2025, is for
+    12 April 2025, not 2024."""
+    read = []
+    for time in times:
+        if (
+            time.first < today
+            and is_booked_for(text, time)
+            and _MONTH_WORD.search(time.text)
+            and not _FOUR_DIGITS.search(time.text)
+        ):
+            time = moved_to(time, _next_year(time.first))
+        read.append(time)
+    return read
+
+
+def moved_to(time: When, day: date) -> When:
+    """A time that starts on another day, as long as it was."""
+    return replace(time, first=day, last=day + (time.last - time.first))
+
+
+def _next_year(day: date) -> date:
+    try:
+        return day.replace(year=day.year + 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year + 1, day=28)
 
 
 def dated_title(title: str, times: list[When]) -> str:

@@ -91,6 +91,31 @@ def transcript_vault(tmp_path: Path) -> tuple[Path, Path]:
     return notes, vault
 
 
+def test_a_turn_names_the_year_of_a_day_ahead_it_means(tmp_path: Path) -> None:
+    """A day booked for, or a clause's own day to come, is this year's in the title: not last year's."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "plans.md").write_text(
+        "---\ndate: 2023-05-08\nparticipants: [Caroline, Melanie]\n---\n"
+        "Melanie: We booked the party at Holly Farm for 12 June.\n"
+        "Caroline: Got the keys, we move in on 1 June.\n"
+        "Melanie: We went to Holly Farm on 12 April with the kids.\n"
+        "Melanie: Everything is finally sorted for 12 June, so excited.\n",
+        "utf-8",
+    )
+    vault = tmp_path / "vault"
+    run_build(notes, vault)
+    by_title = {str(n["title"]): n for n in _nodes(vault)}
+    assert by_title["Melanie: We booked the party at Holly Farm for 12 June 2023"]["timestamp"] == date(
+        2023, 5, 8
+    )
+    assert by_title["Caroline: Got the keys, we move in on 1 June 2023"]["timestamp"] == date(2023, 6, 1)
+    went = by_title["Melanie: We went to Holly Farm on 12 April 2023 with the kids."]
+    assert went["timestamp"] == date(2023, 4, 12)
+    sorted_for = by_title["Melanie: Everything is finally sorted for 12 June 2023, so excited."]
+    assert sorted_for["timestamp"] == date(2023, 5, 8)
+
+
 def test_a_transcript_gives_episodes_attributed_to_their_speaker(transcript_vault: tuple[Path, Path]) -> None:
     notes, vault = transcript_vault
     assert check_vault(vault, notes=notes) == []

@@ -1226,6 +1226,11 @@ def test_a_day_ahead_the_sentence_names_dates_what_is_to_happen(text: str, day: 
         ("Aisha accepted the offer, she starts on Monday.", date(2025, 3, 17)),
         ("Got the invite, the wedding is on 14 June.", date(2025, 6, 14)),  # a clause's own subject
         ("Called Mum, we're visiting on Sunday.", date(2025, 3, 16)),
+        # A bare noun's clause, or "and" before what is to come: not the last such day gone.
+        ("Reviewed the Q2 roadmap, launch is June 3.", date(2025, 6, 3)),
+        ("Olivia accepted our offer and joins Acme on May 5.", date(2025, 5, 5)),
+        ("Olivia accepted our offer and starts on May 5.", date(2025, 5, 5)),
+        ("Met Tom and went to Paris on 12 June.", date(2024, 6, 12)),  # both past: the last one
         # A day something starts from, in a sentence not past.
         ("Dana is leaving. My new manager will be Ines Duarte from April 1.", date(2025, 4, 1)),
     ],

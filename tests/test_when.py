@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from kgvault.when import When, dated_title, find_times
+from kgvault.when import When, booked_ahead, dated_title, find_times, is_booked_for
 
 FRI = date(2023, 6, 9)  # Friday; its Monday-start week is 5–11 June 2023.
 SAT = date(2023, 6, 10)
@@ -391,3 +391,22 @@ def test_a_possessive_time_reads_as_a_date_in_the_title() -> None:
     text = "Can't wait for tomorrow's grand opening!"
     times = find_times(text, date(2024, 3, 4))
     assert dated_title(text, times) == "Can't wait for 5 March 2024's grand opening!"
+
+
+def test_a_day_booked_for_is_the_coming_one_when_the_last_is_gone() -> None:
+    """ "Booked the party for 12 April", said on 3 March 2025, is for 12 April 2025, not 2024."""
+    said = date(2025, 3, 3)
+    text = "We booked the party for 12 April and went to the zoo on 12 February."
+    times = find_times(text, said)
+    read = booked_ahead(text, times, said)
+    assert [(t.text, t.first) for t in read] == [
+        ("12 April", date(2025, 4, 12)),
+        ("12 February", date(2025, 2, 12)),
+    ]
+    assert [is_booked_for(text, t) for t in read] == [True, False]
+    assert dated_title(text, read) == (
+        "We booked the party for 12 April 2025 and went to the zoo on 12 February 2025."
+    )
+    # A day with its year, or one still ahead, is as written.
+    for kept in ("Booked the party for 12 April 2024.", "Booked the party for 20 March."):
+        assert booked_ahead(kept, find_times(kept, said), said) == find_times(kept, said)

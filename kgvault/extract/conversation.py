@@ -13,7 +13,7 @@ from kgvault.extract.draft import validate_items
 from kgvault.extract.offline import EXTRACTOR, read_turn, split_sentences
 from kgvault.records import Chunk, Source, Turn
 from kgvault.secrets import mask_secrets
-from kgvault.when import dated_title, find_times
+from kgvault.when import booked_ahead, dated_title, find_times, is_booked_for
 
 # A shared image or file, kept in the body as said, is no part of a title.
 _ATTACHMENT = re.compile(r"\s*\[(?:image|file)(?::[^\]]*)?\]|\s*\[(?:image|file)\b[^\]]*$")
@@ -152,8 +152,11 @@ def _told(raw: dict[str, Any], turn: Turn, chunk: Chunk, covered: list[str]) -> 
             continue  # the rules made a node of it
         if _about_the_listener(sentence) or is_request(sentence):
             continue  # a compliment or a request first: the speaker's own statement may follow
-        times = find_times(sentence, said_at)
-        day = times[0].first if times else (said_at.date() if isinstance(said_at, datetime) else said_at)
+        today = said_at.date() if isinstance(said_at, datetime) else said_at
+        # "We booked the party for 12 April": this April's, and booked when it was said.
+        times = booked_ahead(sentence, find_times(sentence, said_at), today)
+        happened = [time for time in times if not is_booked_for(sentence, time)]
+        day = happened[0].first if happened else today
         # Raw words of a turn: masked as every other node's are (DESIGN §5), a quote holding a
         # secret is none at all, and the node is confidential.
         title, secret = mask_secrets(dated_title(" ".join(words), times))

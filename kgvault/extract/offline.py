@@ -63,7 +63,7 @@ from kgvault.note_kind import PERSON_TYPES, kept_kind, note_tags, note_type
 from kgvault.note_kind import WIKILINK as _WIKILINK
 from kgvault.records import Chunk, Source
 from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
-from kgvault.when import When, can_count_from, dated_title, find_times, last_weekend
+from kgvault.when import When, booked_ahead, can_count_from, dated_title, find_times, last_weekend, moved_to
 
 EXTRACTOR = "offline@1"
 
@@ -714,11 +714,13 @@ _REPORTED = re.compile(
     r"(?i)\b(?:said|says|told|tells|mentioned|heard|announced|confirmed|confirmation|learned|learnt"
     r"|found\s+out|wrote|emailed|explained|noted|reminded|promised|agreed)\b|\s[—–]\s|;"
     r"|,\s+(?=(?:and\s+|so\s+|but\s+)?(?:(?:I|we|she|he|they|it)(?:['’](?:re|s|m|ll|d))?|the|his|her|my|our|their|its"
-    r"|starts?|begins?|ends|opens|closes|due|arrives?)\s)"
+    r"|starts?|begins?|ends|opens|closes|due|arrives?|[a-z][\w-]*\s+(?:is|are))\s)"
+    r"|\s+and\s+(?=(?:starts|begins|joins|moves|arrives|flies|lands)\s)"
 )
-"""A verb reporting what someone said, a dash or semicolon between two clauses, or a comma before a
+"""A verb reporting what someone said, a dash or semicolon between two clauses, a comma before a
 clause's own subject ("Aisha accepted the offer, she starts on March 17", "Got the invite, the wedding
-is on 14 June"): the tense of what follows is its own."""
+is on 14 June", "Reviewed the roadmap, launch is June 3"), or "and" before a verb of what is to come
+("Olivia accepted our offer and joins on May 5"): the tense of what follows is its own."""
 _REPORTED_BEFORE_COLON = re.compile(
     r"(?i:^.*\b(?:overheard|quot(?:e|es|ed|ing)|prompt|words)\b[^:.!?]*:[\x20\t]*$)"
     # Someone else's: "Ana texted me:", "She said:", "My boss wrote:" (not "I texted Mom:", nor a
@@ -3133,6 +3135,17 @@ class _ChunkReader:
         if ahead:
             dates = [ahead.get(d, d) for d in dates]
         today = self._chunk_date()
+        if self.said_at is not None and self.times and today is not None:
+            # A turn's title says its days with their years: the ones this sentence means.
+            coming = {(a, b): day for a, b, day in ahead.values()}
+            self.times = booked_ahead(
+                inline.title,
+                [
+                    moved_to(time, coming[time.start, time.end]) if (time.start, time.end) in coming else time
+                    for time in self.times
+                ],
+                today,
+            )
         # "Postponed the launch to April 15", "decided to ship on Friday": a date something is
         # moved to, due by or meant for is not when the sentence's event happened; the note's is.
         happened = [
