@@ -401,7 +401,7 @@ def test_a_day_booked_for_is_the_coming_one_when_the_last_is_gone() -> None:
     read = booked_ahead(text, times, said)
     assert [(t.text, t.first) for t in read] == [
         ("12 April", date(2025, 4, 12)),
-        ("12 February", date(2025, 2, 12)),
+        ("12 February.", date(2025, 2, 12)),
     ]
     assert [is_booked_for(text, t) for t in read] == [True, False]
     assert dated_title(text, read) == (
