@@ -613,6 +613,8 @@ def dated_title(title: str, times: list[When]) -> str:
             phrase = _PHRASE_PREPOSITION.sub("", phrase)
         elif not (pieces or before.strip()):
             phrase = phrase[0].upper() + phrase[1:]  # it opens the sentence
+        if time.text.endswith("."):
+            phrase += "."  # "… on 12 February." read with its full stop: the sentence keeps it
         pieces.extend((before, phrase))
         written = time.end
     pieces.append(title[written:])

@@ -106,10 +106,10 @@ def test_a_turn_names_the_year_of_a_day_ahead_it_means(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     run_build(notes, vault)
     by_title = {str(n["title"]): n for n in _nodes(vault)}
-    assert by_title["Melanie: We booked the party at Holly Farm for 12 June 2023"]["timestamp"] == date(
+    assert by_title["Melanie: We booked the party at Holly Farm for 12 June 2023."]["timestamp"] == date(
         2023, 5, 8
     )
-    assert by_title["Caroline: Got the keys, we move in on 1 June 2023"]["timestamp"] == date(2023, 6, 1)
+    assert by_title["Caroline: Got the keys, we move in on 1 June 2023."]["timestamp"] == date(2023, 6, 1)
     went = by_title["Melanie: We went to Holly Farm on 12 April 2023 with the kids."]
     assert went["timestamp"] == date(2023, 4, 12)
     sorted_for = by_title["Melanie: Everything is finally sorted for 12 June 2023, so excited."]
