@@ -3659,6 +3659,38 @@ def test_a_days_attendees_are_whom_its_writer_met_that_day(key: str) -> None:
     assert {e.name: e.entity_type for e in draft.entities}["Tom"] == "person"
 
 
+@pytest.mark.parametrize(
+    ("properties", "expected"),
+    [
+        # An interview's properties are the candidate's: the writer met them, and works nowhere new.
+        (
+            'candidate: "[[Olivia Chen]]"\nemployer: "[[Wise]]"',
+            {("Sam", "met", "Olivia Chen", REF, None), ("Olivia Chen", "works_for", "Wise", REF, None)},
+        ),
+        (
+            'person: "[[Priya Nair]]"\nmanager: "[[Derek Hall]]"',
+            {("Sam", "met", "Priya Nair", REF, None), ("Priya Nair", "reports_to", "Derek Hall", REF, None)},
+        ),
+        # Two people it is about: whose the employer is, nothing says.
+        (
+            'candidate: ["[[Olivia Chen]]", "[[Tom Berg]]"]\nemployer: "[[Wise]]"',
+            {("Sam", "met", "Olivia Chen", REF, None), ("Sam", "met", "Tom Berg", REF, None)},
+        ),
+        ('employer: "[[Wise]]"', {("Sam", "employer", "Wise", REF, None)}),  # the writer's own day
+    ],
+)
+def test_a_days_properties_are_of_whom_the_note_is_about(
+    properties: str, expected: set[tuple[str, str, str, date | None, date | None]]
+) -> None:
+    text = f"---\n{properties}\n---"
+    source = make_source(text, path="Interviews/2025-03-12.md", title="2025-03-12", meta={"author": "Sam"})
+    draft = extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft
+    assert {relation_fields(r) for r in draft.relations} == expected
+    assert all(
+        e.entity_type == "person" for e in draft.entities if e.name != "Wise" and e.name != "Derek Hall"
+    )
+
+
 def test_a_first_name_is_the_one_attendee_the_notes_properties_link_by_it() -> None:
     meta = {"attendees": ["[[Ana Souza]]", "[[Tom Berg]]", "[[Tom Hale]]"], "date": "2025-03-12"}
     found = extract("Ana reports to Tom now.", meta=meta, title="Atlas sync", path="Atlas sync.md")

@@ -228,6 +228,11 @@ _NOT_PREDICATES = _word_set(
 _YAML_KEY = re.compile(r"^(?P<key>[^\s#'\"-][^:]*?|\"[^\"]+\"|'[^']+'):(?:[ \t]+(?P<rest>.*))?$")
 _COMPANY_KEYS = frozenset(["attendees", "attendee", "participants", "with", "met", "present", "guests"])
 """A day note's properties naming whom its writer was with that day (`attendees: [[Ana]]`)."""
+_ABOUT_KEYS = frozenset(
+    ["candidate", "interviewee", "person", "report", "employee", "patient", "client", "customer", "mentee"]
+)
+"""A day note's properties naming whom the note is about (`candidate: [[Olivia Chen]]` on an interview,
+`person: [[Priya]]` on a 1:1): its writer met them, and its other properties are theirs."""
 _SKIPPED_KEYS = frozenset({"tags", "tag", "aliases", "alias", "cssclasses", "cssclass"})
 _DATE_KEYS = _word_set(
     "date created updated modified due start end scheduled completion last published time day"
@@ -2469,33 +2474,42 @@ class _ChunkReader:
             or self._kept_kind() is not None
         ):
             return self._envelope("structural: no linked properties")
-        subject = self._note_subject(title_quote)
+        subject = writer = self._note_subject(title_quote)
         a_day = _DAY_TITLE.match(self.source.title) is not None
         a_person = not a_day and self._note_entity_type() == "person"
+        about = {name for key, name, _ in found if key.lower() in _ABOUT_KEYS} if a_day else set()
+        if about:
+            # An interview's `employer: [[Wise]]` is the candidate's, not the writer's (nobody's
+            # when the note names two people it is about).
+            subject = next(iter(about)) if len(about) == 1 else None
+            a_person = True
         for key, name, quote in found:
             predicate = _snake(key)
-            if a_day and key.lower() in _COMPANY_KEYS:
-                predicate = "met"  # a day's `attendees: [[Ana]]`: its writer met Ana that day
+            who = subject
+            if a_day and key.lower() in _COMPANY_KEYS | _ABOUT_KEYS:
+                # A day's `attendees: [[Ana]]`: its writer met Ana that day.
+                predicate, who = "met", writer
             elif a_person and key.lower() in _PERSON_KEY_PREDICATES:
                 # A person's `company: "[[Sony]]"` is where they work, as their note's "Company: Sony".
                 predicate = _PERSON_KEY_PREDICATES[key.lower()]
             if self.i_am is not None and name.casefold() in _ME:  # `owner: "[[Me]]"`: the writer
                 name = self.i_am
-            object_name = self.entities.add(name, _key_type(key, name), quote)
+            kind = "person" if name in about else _key_type(key, name)
+            object_name = self.entities.add(name, kind, quote)
             if (
-                subject is None
+                who is None
                 or predicate is None
                 or key.lower() in _DATE_KEYS
-                or object_name.casefold() == subject.casefold()
+                or object_name.casefold() == who.casefold()
             ):
                 continue
             label = predicate.replace("_", " ")
             self._relation(
-                subject,
+                who,
                 predicate,
                 label,
                 object_name,
-                f"{subject} {label} {object_name}",
+                f"{who} {label} {object_name}",
                 FIELD_CONFIDENCE,
                 quote,
                 # A day's properties are of that day (`location: "[[Lisbon]]"`, `attendees`).
