@@ -4545,6 +4545,92 @@ def test_saints_jobs_and_divorces_as_people_write_them(
     assert sams_relations(text) == found
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # A club, a team or a council left is no job left.
+        ("Mia quit Brownies.", {}),
+        ("Leo quit Tumble Tots.", {}),
+        ("Mia resigned from the School Council.", {}),
+        ("Jess retired from Bristol Netball League.", {}),
+        ("Jess quit Tesco.", {("Jess", "works_for", "Tesco"): (None, REF)}),
+        ("Tom retired from Royal Mail.", {("Tom", "works_for", "Royal Mail"): (None, REF)}),
+        # A week's cover somewhere is no new employer.
+        ("Jess is working at Southmead this week, covering for a colleague.", {}),
+        ("Mum is working at the Exeter Oxfam shop this month.", {}),
+        ("Dave worked at Number 14 this week doing their bathroom.", {}),
+        (
+            "Jess works at St Mary's Hospital as a nurse.",
+            {("Jess", "works_for", "St Mary's Hospital"): (REF, None)},
+        ),
+        # What someone wears is no home; their own flat is.
+        ("Leo lives in his Spiderman costume.", {}),
+        ("Mia is living in her Adidas trainers.", {}),
+        ("Tom lives in his Lisbon flat.", {("Tom", "lives_in", "Lisbon"): (REF, None)}),
+        # A team joined is within the employer.
+        (
+            "Tom joined the Payments team as a backend engineer.",
+            {("Tom", "member_of", "Payments team"): (REF, None)},
+        ),
+        ("Tom is on the Payments team.", {("Tom", "member_of", "Payments team"): (REF, None)}),
+        ("Ana is on Slack.", {}),
+        # What one owns of software is no software.
+        ("Ana is the owner of the Kafka cluster.", {}),
+        ("Ana is the owner of the Atlas project.", {("Ana", "owns", "Atlas"): (REF, None)}),
+        # A meeting opening a terse line is no name.
+        ("Standup runs on Zoom.", {}),
+    ],
+)
+def test_clubs_covers_clothes_teams_and_meetings_are_no_jobs_homes_or_names(
+    text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
+) -> None:
+    assert sams_relations(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "relation"),
+    [
+        ("My wife.", ("Sam", "married_to", "Jess Cole")),
+        ("My daughter.", ("Sam", "parent_of", "Jess Cole")),
+        ("My sister.", ("Sam", "sibling_of", "Jess Cole")),
+        ("My manager.", ("Sam", "reports_to", "Jess Cole")),
+    ],
+)
+def test_a_persons_note_saying_who_they_are_to_the_writer_relates_them(
+    text: str, relation: tuple[str, str, str]
+) -> None:
+    found = extract(
+        text,
+        path="people/Jess Cole.md",
+        title="Jess Cole",
+        heading=(),
+        reference=None,
+        meta={"author": "Sam"},
+    )
+    assert relations(found) == {relation}
+    (jess,) = [e for e in found.draft.entities if e.name == "Jess Cole"]
+    assert (jess.entity_type, jess.aliases) == ("person", [])  # "Wife" is no name of hers
+
+
+def test_a_persons_family_and_school_properties_are_relations() -> None:
+    text = '---\nparent: "[[Sam]]"\nschool: "[[Hillcrest Primary]]"\nsister: "[[Leo]]"\n---'
+    source = make_source(text, path="People/Mia.md", title="Mia", meta={"type": "person"})
+    draft = extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft
+    assert {(r.subject, r.predicate, r.object) for r in draft.relations} == {
+        ("Mia", "child_of", "Sam"),
+        ("Mia", "studied_at", "Hillcrest Primary"),
+        ("Mia", "sibling_of", "Leo"),
+    }
+    types = {e.name: e.entity_type for e in draft.entities}
+    assert (types["Sam"], types["Hillcrest Primary"], types["Leo"]) == ("person", "organization", "person")
+
+
+def test_a_name_led_by_a_persons_title_is_a_person() -> None:
+    found = extract("Leo saw [[Dr. Lindqvist]] and [[Mrs Okafor]]. New boots from [[Dr. Martens]].")
+    types = {e.name: e.entity_type for e in found.draft.entities}
+    assert types == {"Dr. Lindqvist": "person", "Mrs Okafor": "person", "Dr. Martens": "concept"}
+
+
 def test_a_persons_note_saying_my_mum_makes_mum_her_name_in_the_diary() -> None:
     found = extract(
         "My mum. Lives in Leeds.",

@@ -242,10 +242,13 @@ _KEY_TYPES: dict[str, str] = {}
 for _type, _keys in (
     ("person", "author authors people person attendees participants with director directors cast speaker"
                " speakers owner owners creator creators guest guests artist artists lead leads manager"
-               " spouse wife husband boss teacher mentor"),
+               " spouse wife husband boss teacher mentor parent parents mother father mum mom dad child"
+               " children son sons daughter daughters sibling siblings brother brothers sister sisters"
+               " candidate interviewee"),
     # Not `maker`: a board game's or a product's maker is often a person (its designer).
     ("organization", "org orgs organization organisation company companies employer publisher"
-                     " publishers manufacturer manufacturers studio studios brand works_at workplace"),
+                     " publishers manufacturer manufacturers studio studios brand works_at workplace school"
+                     " university college"),
     ("place", "loc location locations place places city country where venue lives_in based_in"),
     ("project", "project projects"),
 ):  # fmt: skip
@@ -373,11 +376,12 @@ _LEFT_LATER = re.compile(
 _FROM_WORD = re.compile(r"(?i)\b(?:since|from|in|on)\s+(?:the\s+)?$")
 """Before a time a relation holds from, in its own clause ("… and worked at Datadog since 22 April")."""
 _MY_KIN = re.compile(
-    r"My\s+(?P<kin>mum|mom|mam|mother|dad|father|grandma|grandpa|granny|gran|nana|nan|grandmother"
-    r"|grandfather)\s*[.!]?\s*$"
+    r"My\s+(?:(?P<kin>mum|mom|mam|mother|dad|father|grandma|grandpa|granny|gran|nana|nan|grandmother"
+    r"|grandfather)|wife|husband|daughter|son|sister|brother|manager|boss)\s*[.!]?\s*$"
 )
-"""A person's note saying, and only saying, who they are to the writer, by the word the diary calls
-them: "My mum." (not "My mum, Linda, in Whitby." in a family page, nor "Our mum, …")."""
+"""A person's note saying, and only saying, who they are to the writer: "My mum." (by the word the
+diary calls her), "My wife.", "My manager." (not "My mum, Linda, in Whitby." in a family page, nor
+"Our mum, …")."""
 _CHARACTER_TYPES = frozenset({"npc", "character", "pc"})
 """A person's note about a character: its "my" is the character's."""
 _BARE_YEAR = re.compile(r"(?i)(?:\b(?:left|until|till|since|in)\s+|^\s*)((?:19|20)\d\d)\b")
@@ -409,9 +413,14 @@ _FIELD_PREDICATES = {
     "reports to": "reports_to",
 }
 _PERSON_KEY_PREDICATES = {
-    key.replace(" ", "_"): _FIELD_PREDICATES[says] for key, says in _PERSON_FIELDS.items()
+    **{key.replace(" ", "_"): _FIELD_PREDICATES[says] for key, says in _PERSON_FIELDS.items()},
+    **dict.fromkeys("parent parents mother father mum mom dad".split(), "child_of"),
+    **dict.fromkeys("child children son sons daughter daughters".split(), "parent_of"),
+    **dict.fromkeys("sibling siblings brother brothers sister sisters".split(), "sibling_of"),
+    **dict.fromkeys("school university college".split(), "studied_at"),
 }
-"""A person's note's properties that say the relations of its fields: `company: "[[Sony]]"`."""
+"""A person's note's properties that say the relations of its fields (`company: "[[Sony]]"`) or its
+family and schools (`parent: "[[Sam]]"` on Mia's note: Mia is Sam's child)."""
 _FIELD_KEYS = "|".join(key.replace(" ", r"[ \t]+") for key in _PERSON_FIELDS)
 _PERSON_FIELD = re.compile(
     rf"(?i)(?:\*\*|__)?(?P<key>{_FIELD_KEYS})(?:\*\*|__)?[ \t]*::?(?:\*\*|__)?[ \t]*(?=(?-i:[A-Z\ue000]))"
@@ -2144,6 +2153,10 @@ class _Candidate:
     """Someone else's words: a blockquote, or a clipped web page."""
 
 
+_TITLED = re.compile(r"(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss)\.?[ ](?!(?:Martens|Pepper|Oetker)\b)[A-Z][\w'’-]")
+"""A name led by a person's title: "[[Dr. Lindqvist]]", "[[Mrs. Okafor]]" are people (not "Dr. Martens")."""
+
+
 @dataclass(slots=True)
 class _EntityTable:
     """The chunk's entities by casefolded name, in order of first mention."""
@@ -2178,7 +2191,7 @@ class _EntityTable:
         if entry is None:
             entry = {
                 "name": name,
-                "entity_type": entity_type or "concept",
+                "entity_type": entity_type or ("person" if _TITLED.match(name) else "concept"),
                 "aliases": [],
                 "description": description,
                 "supporting_text": around(quote, name),
@@ -3092,8 +3105,9 @@ class _ChunkReader:
                 kin = None
             read = self._about_the_person(inline, kin=kin)
             if kin is not None:
-                # "My mum." in her note: "Called Mum" in a diary is her.
-                self.entities.add(self.source.title, "person", candidate.quote, (kin["kin"].capitalize(),))
+                # "My mum." in her note: "Called Mum" in a diary is her ("My wife." names no one else).
+                called = (kin["kin"].capitalize(),) if kin["kin"] else ()
+                self.entities.add(self.source.title, "person", candidate.quote, called)
         elif (
             self.chunk.heading_path
             and _PERSON_FIELD.match(inline.placeholder)

@@ -137,6 +137,16 @@ _DETERMINER = rf"(?:(?i:{'|'.join(_DETERMINERS)})[ ]|(?i:l)['’])?"
 _NOT_ABBREVIATED = r"(?!(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.[ \t])"
 """No person's title before an organization or a place ("works at Dr. Shah's" is no employer); a
 saint's is part of its name ("St. Mary's Hospital", "St. Louis")."""
+_POSSESSIVES = ("my", "his", "her", "our", "your", "their")
+_NOT_OWNED_BEHIND = (
+    "(?:(?:"
+    + "|".join(rf"(?<=\b(?i:{word})[ ])" for word in _POSSESSIVES)
+    + rf")(?=(?:[A-Z][\w'’-]*[ ]){{1,3}}(?:flat|house|home|apartment|place|cottage|villa|bungalow)\b)|"
+    + "".join(rf"(?<!\b(?i:{word})[ ])" for word in _POSSESSIVES)
+    + ")"
+)
+"""No one's own thing before a home's name but a home: "Leo lives in his Spiderman costume", "Mia is
+living in her Adidas trainers" (not "I moved to my Lisbon flat")."""
 _OWNED = r"(?i:the|my|our)[ ]"
 """Whose an unnamed machine is: the writer's, or the one the notes speak of ("my laptop", "the printer");
 not someone else's ("Lena switched her laptop …"), which one bare noun would mix up with the writer's."""
@@ -166,11 +176,12 @@ _NO_ADVERB = (
     # "Bank of America uses …" names one).
     r"(?!(?:Gym|Club|Course|Class|Teacher|Tutor|Coach|Hostel|Hotel|Landlord|Landlady|Boss|Office|Company"
     r"|Library|Nursery|School|Uni|College|Church|Council|Bank|Vet|Dentist|Surgery|Hospital|Restaurant"
-    r"|Cafe|Café|Pub|Shop|Band|Choir|Group|Kitchen|House|Flat|Garage|Apartment)[ \t]+(?!of\b)[a-z])"
+    r"|Cafe|Café|Pub|Shop|Band|Choir|Group|Kitchen|House|Flat|Garage|Apartment|Standup|Stand-up|Retro"
+    r"|Sprint|Planning|Onboarding|Meeting|Call|Demo|Interview|Hiring|Support|Ticketing)[ \t]+(?!of\b)[a-z])"
 )
 """A capitalized adverb or word for anyone opening a line is no subject: "Just switched from Notion to
 Obsidian", "Team uses Jira", "Everyone uses Slack" (but "Just Eat switched …" names a company); nor is
-a common noun ("Gym uses Beta")."""
+a common noun ("Gym uses Beta", "Standup runs on Zoom")."""
 _NAME_START = rf"(?=[\ue000{_UPPER}]|(?i:[{''.join(sorted({word[0] for word in (*_DETERMINERS, 'l')}))}]))"
 """A lookahead for the first character of a determiner or a name: where `{S}` can start."""
 
@@ -258,6 +269,8 @@ def _pattern(
         regex += (
             _NOT_A_STAY  # "I moved to Ljubljana for two nights" (not "I've lived in Leeds for two weeks")
         )
+    if predicate == "lives_in":
+        regex = regex.replace("(?P<object>", f"{_NOT_OWNED_BEHIND}(?P<object>", 1)
     if object_type in ("organization", "place"):  # "works at the Berlin office", not "at Ana's company"
         regex = regex.replace("(?P<object>", f"(?P<object>{_NOT_A_SITE_AHEAD}{_NOT_SOMEONES_THING}", 1)
     elif (object_type == "person" or predicate in ("uses", "leads", "owns")) and "{O}['’]s" not in template:
@@ -516,16 +529,19 @@ _CLAUSE_ENDS = r"(?=[\x20\t]*(?:[.,;!?)]|$|(?:now|these[\x20\t]+days|again)\b))"
 """The clause ends after the name: "I use Chrome instead of Firefox." (not "… instead of Firefox for
 testing": one use changed, not all)."""
 _NOT_A_SESSION = (
-    r"(?![\w'’-])(?!(?:[\t\x20]+[A-Z][\w'’-]*)*,?[\t\x20]+(?:today(?![,!]?[\t\x20]+(?:my[\t\x20]+)?first\b)|tonight"
-    r"|this[\t\x20]+(?:morning|afternoon|evening)|all[\t\x20]+(?:day|morning|afternoon|evening|night)"
-    r"|for[\t\x20]+the[\t\x20]+(?:day|morning|afternoon|evening)"
+    r"(?![\w'’-])(?!(?:[\t\x20]+(?:[A-Z][\w'’-]*|\d[\w.]*))*(?:[\t\x20]+(?:shop|store|branch|site|office|ward))?"
+    r",?[\t\x20]+"
+    r"(?:today(?![,!]?[\t\x20]+(?:my[\t\x20]+)?first\b)|tonight"
+    r"|this[\t\x20]+(?:morning|afternoon|evening|week|weekend|month|fortnight)"
+    r"|all[\t\x20]+(?:day|morning|afternoon|evening|night)"
+    r"|for[\t\x20]+(?:the|a|this)[\t\x20]+(?:day|morning|afternoon|evening|week|weekend|month|fortnight)"
     r"|on[\t\x20]+(?:my|his|her|their|our|the)[\t\x20]+(?:new[\t\x20]+)?(?:thesis|essay|dissertation|assignment"
     r"|homework|revision|coursework|novel|kitchen|bathroom|roof|garden|extension|loft|boiler|driveway)"
     r")\b)"
 )
 """After where someone works, no session of work: "I'm working at Costa today", "worked at the British
-Library all day on my thesis", "has been working for Tom on his new kitchen" (a day's or a job's place,
-not an employer)."""
+Library all day on my thesis", "has been working for Tom on his new kitchen", "Jess is working at
+Southmead this week" (a day's, a week's cover or a job's place, not an employer)."""
 _NOT_A_BUSINESS_AHEAD = (
     r"(?![\w'’-])(?![\t\x20]+(?:garage|shop|store|station|pub|cafe|café|restaurant|bakery|salon|nursery"
     r"|school|club|gym|branch|franchise|clinic|surgery|practice|stall|kiosk|hotel|hostel|farm|dealership)s?\b)"
@@ -727,7 +743,15 @@ def _an_employer(name: str) -> bool:
     """Whether someone could be employed by the named: no family member, titled person or house
     number ("works for Mum", "working at Grandma's", "worked at Number 14")."""
     bare = re.sub(r"['’]s$", "", name.strip())
-    return no_kin(bare) and not _HOUSE_NUMBER.match(bare)
+    return no_kin(bare) and not _HOUSE_NUMBER.match(bare) and not _a_team(bare)
+
+
+def _a_team(name: str) -> bool:
+    """Whether a name is a team's, which one joins inside an employer ("joined the Payments team")."""
+    return name.rsplit(None, 1)[-1].casefold() in _TEAM_WORDS
+
+
+_TEAM_WORDS = frozenset({"team", "squad", "guild", "chapter", "tribe", "crew", "pod"})
 
 
 _HOUSE_NUMBER = re.compile(r"(?i:number|no\.?)[\x20\t]+\d")
@@ -813,16 +837,25 @@ def _no_tool(name: str) -> bool:
 
 def _an_employer_quit(name: str) -> bool:
     """Whether a name quit is an employer's: no app, and no gym or club one belongs to ("I quit PureGym",
-    "Lena quit Slimming World")."""
+    "Lena quit Slimming World", "Mia quit Brownies")."""
+    return _no_tool(name) and _no_membership(name)
+
+
+def _no_membership(name: str) -> bool:
+    """Whether a name left is no gym, club, team or council one belongs to ("Mia resigned from the School
+    Council", "Jess retired from Bristol Netball League")."""
     folded = name.casefold()
-    return _no_tool(name) and "gym" not in folded and _MEMBERSHIPS.isdisjoint(folded.split())
+    return "gym" not in folded and _MEMBERSHIPS.isdisjoint(folded.split())
 
 
 _MEMBERSHIPS = _word_set(
     "club fitness yoga pilates crossfit leisure harriers runners society choir world watchers parkrun class"
-    " classes league bootcamp"
+    " classes league bootcamp council committee team squad band orchestra brownies guides scouts cubs"
+    " beavers rainbows tots netball football rugby cricket hockey swim swimming ballet dance karate judo"
+    " gymnastics"
 )
-"""Words of the names of what one joins as a member: a gym, a club, a class, "Slimming World"."""
+"""Words of the names of what one joins as a member: a gym, a club, a class, a team, "Slimming World",
+"Brownies", "Tumble Tots"."""
 
 
 def _no_day_or_team(name: str) -> bool:
@@ -956,6 +989,12 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} belongs to {O}", "part_of", "part of", False, keywords="belongs", object_test=no_kin),
     _pattern(r"{S} (?:is|are) (?:a )?members? of {O}", "member_of", "member of", False, None, "organization",
              keywords="member members"),
+    # A team within an employer: "Tom is on the Payments team", "Ana joined the Platform squad" (no
+    # new employer: "works_for" stays where it was).
+    _pattern(r"{S} (?:is|['’]s|are|['’]re) (?:now |also |still )?on {O}", "member_of", "member of", False,
+             "person", "organization", keywords="on", object_test=_a_team),
+    _pattern(r"{S} (?:has |have |just |has just |have just )?joined {O}", "member_of", "member of", False,
+             "person", "organization", keywords="joined", object_test=_a_team),
     # A seat on a board: "Tom is on the board of Globex", "Ana joined the board of Acme".
     _pattern(r"{S} (?:is|sits|has been) on the board of {O}", "member_of", "member of", False, "person",
              "organization", keywords="board"),
@@ -1014,7 +1053,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              True, "person", "person", keywords="manager boss"),
     # Not "Grace owns the Postgres runbooks": a name before a thing is no thing owned.
     _pattern(r"{S} owns {O}" + _NOT_A_MODIFIER, "owns", "owns", False, keywords="owns"),
-    _pattern(r"{S} is (?:now )?the owner of {O}", "owns", "owns", False, keywords="owner"),
+    # Not "Ana is the owner of the Kafka cluster": an owned Kafka cluster, no Kafka ("the Atlas project"
+    # is Atlas).
+    _pattern(r"{S} is (?:now )?the owner of {O}"
+             + _NOT_A_MODIFIER.replace("(?!(?:and|or|", "(?!(?:project|app|company|business|shop|brand|and|or|", 1),
+             "owns", "owns", False, keywords="owner"),
     # A company taking over another: "Acme acquired Initech in 2023", "Initech was acquired by Acme".
     _pattern(r"{S} (?:acquired|has acquired|acquires) {O}", "owns", "owns", False, None, "organization",
              keywords="acquired acquires"),
@@ -1256,9 +1299,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="laid let redundant fired sacked", ends=True),
     # A job left by resigning or retiring: "Tom resigned from Initech" (not "resigned from the board").
     _pattern(r"{S} (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True, "person",
-             "organization", keywords="resigned retired", ends=True),
+             "organization", keywords="resigned retired", ends=True, object_test=_no_membership),
     _pattern(r"{I}(?: have|['’]ve)? (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True,
-             "person", "organization", keywords="resigned retired", ends=True),
+             "person", "organization", keywords="resigned retired", ends=True, object_test=_no_membership),
     # Someone's job that ended, named as a job: "Ana left her job at Acme" (not "Ana left Lisbon").
     _pattern(rf"{{S}} (?:just |finally |also )?(?:quit|left|lost) {_JOB} (?:at|with) {{O}}", "works_for",
              "works for", True, "person", "organization", keywords="quit left lost", ends=True),
