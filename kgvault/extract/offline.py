@@ -414,10 +414,10 @@ _FIELD_PREDICATES = {
 }
 _PERSON_KEY_PREDICATES = {
     **{key.replace(" ", "_"): _FIELD_PREDICATES[says] for key, says in _PERSON_FIELDS.items()},
-    **dict.fromkeys("parent parents mother father mum mom dad".split(), "child_of"),
-    **dict.fromkeys("child children son sons daughter daughters".split(), "parent_of"),
-    **dict.fromkeys("sibling siblings brother brothers sister sisters".split(), "sibling_of"),
-    **dict.fromkeys("school university college".split(), "studied_at"),
+    **dict.fromkeys(["parent", "parents", "mother", "father", "mum", "mom", "dad"], "child_of"),
+    **dict.fromkeys(["child", "children", "son", "sons", "daughter", "daughters"], "parent_of"),
+    **dict.fromkeys(["sibling", "siblings", "brother", "brothers", "sister", "sisters"], "sibling_of"),
+    **dict.fromkeys(["school", "university", "college"], "studied_at"),
 }
 """A person's note's properties that say the relations of its fields (`company: "[[Sony]]"`) or its
 family and schools (`parent: "[[Sam]]"` on Mia's note: Mia is Sam's child)."""

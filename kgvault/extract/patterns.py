@@ -141,7 +141,7 @@ _POSSESSIVES = ("my", "his", "her", "our", "your", "their")
 _NOT_OWNED_BEHIND = (
     "(?:(?:"
     + "|".join(rf"(?<=\b(?i:{word})[ ])" for word in _POSSESSIVES)
-    + rf")(?=(?:[A-Z][\w'’-]*[ ]){{1,3}}(?:flat|house|home|apartment|place|cottage|villa|bungalow)\b)|"
+    + r")(?=(?:[A-Z][\w'’-]*[ ]){1,3}(?:flat|house|home|apartment|place|cottage|villa|bungalow)\b)|"
     + "".join(rf"(?<!\b(?i:{word})[ ])" for word in _POSSESSIVES)
     + ")"
 )
@@ -525,6 +525,10 @@ _NOT_A_MODIFIER = (
 )
 """After an owned or led name, no noun it names: "owns the Postgres runbooks", "manages the Atlas
 migration" own and lead no Postgres, no Atlas."""
+_NOT_A_MODIFIER_BUT_A_BUSINESS = _NOT_A_MODIFIER.replace(
+    "(?!(?:and|or|", "(?!(?:project|app|company|business|shop|brand|and|or|", 1
+)
+"""The same, where the noun may be what the name is: "the owner of the Atlas project" owns Atlas."""
 _CLAUSE_ENDS = r"(?=[\x20\t]*(?:[.,;!?)]|$|(?:now|these[\x20\t]+days|again)\b))"
 """The clause ends after the name: "I use Chrome instead of Firefox." (not "… instead of Firefox for
 testing": one use changed, not all)."""
@@ -1055,9 +1059,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} owns {O}" + _NOT_A_MODIFIER, "owns", "owns", False, keywords="owns"),
     # Not "Ana is the owner of the Kafka cluster": an owned Kafka cluster, no Kafka ("the Atlas project"
     # is Atlas).
-    _pattern(r"{S} is (?:now )?the owner of {O}"
-             + _NOT_A_MODIFIER.replace("(?!(?:and|or|", "(?!(?:project|app|company|business|shop|brand|and|or|", 1),
-             "owns", "owns", False, keywords="owner"),
+    _pattern(r"{S} is (?:now )?the owner of {O}" + _NOT_A_MODIFIER_BUT_A_BUSINESS, "owns", "owns", False,
+             keywords="owner"),
     # A company taking over another: "Acme acquired Initech in 2023", "Initech was acquired by Acme".
     _pattern(r"{S} (?:acquired|has acquired|acquires) {O}", "owns", "owns", False, None, "organization",
              keywords="acquired acquires"),
