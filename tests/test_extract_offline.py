@@ -736,7 +736,11 @@ YESTERDAY = date(2025, 3, 11)
         ("Moved the meeting to Friday.", {}),
         ("Moved to Phase 2.", {}),
         ("Moved to Linear for issue tracking.", {}),
-        ("I moved from Notion to Obsidian.", {}),
+        # A tool's move is a switch of tools, no home.
+        (
+            "I moved from Notion to Obsidian.",
+            {("Sam", "uses", "Obsidian"): (REF, None), ("Sam", "uses", "Notion"): (None, REF)},
+        ),
         ("Ana was fired by Tom.", {}),
         ("Got fired from the band.", {}),
         ("I was let go by Dave this morning.", {}),  # who lets one go may be a person
@@ -4540,6 +4544,53 @@ def test_each_clause_dates_its_own_relation() -> None:
     ],
 )
 def test_saints_jobs_and_divorces_as_people_write_them(
+    text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
+) -> None:
+    assert sams_relations(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # Jobs as work notes write them, in title case.
+        ("Kwame joined Acme as a Senior Backend Engineer.", {("Kwame", "works_for", "Acme"): (REF, None)}),
+        ("Priya is a Staff Engineer at Acme.", {("Priya", "works_for", "Acme"): (REF, None)}),
+        ("Derek is the new VP of Engineering at Acme.", {("Derek", "works_for", "Acme"): (REF, None)}),
+        ("Jess got promoted to ward manager at Airedale.", {("Jess", "works_for", "Airedale"): (REF, None)}),
+        (
+            "Hannah is a teaching assistant at Leeds Grammar School.",
+            {("Hannah", "works_for", "Leeds Grammar School"): (REF, None)},
+        ),
+        # A diary's start of a tool, and a team's move from one to another.
+        ("Started using Linear for the Payments team today.", {("Sam", "uses", "Linear"): (REF, None)}),
+        (
+            "We moved from Jira to Linear.",
+            {("Sam", "uses", "Linear"): (REF, None), ("Sam", "uses", "Jira"): (None, REF)},
+        ),
+        ("We moved from Leeds to York.", {}),
+        ("Started using the new gym.", {}),
+        # Switches of a child's nursery or club, or of medicines, are no software used.
+        ("Leo switched from Little Acorns to Busy Bees.", {}),
+        ("Mia switched from Brownies to Guides.", {}),
+        (
+            "Dad switched from Warfarin to Apixaban.",
+            {("Dad", "takes", "Apixaban"): (REF, None), ("Dad", "takes", "Warfarin"): (None, REF)},
+        ),
+        (
+            "Dad stopped taking warfarin, switched to apixaban.",
+            {("Dad", "takes", "Apixaban"): (REF, None), ("Dad", "takes", "Warfarin"): (None, REF)},
+        ),
+        (
+            "I switched from sertraline to citalopram.",
+            {("Sam", "takes", "Citalopram"): (REF, None), ("Sam", "takes", "Sertraline"): (None, REF)},
+        ),
+        (
+            "Ana switched from VS Code to Neovim.",
+            {("Ana", "uses", "Neovim"): (REF, None), ("Ana", "uses", "VS Code"): (None, REF)},
+        ),
+    ],
+)
+def test_work_titles_tool_starts_and_switches_of_medicines_as_people_write_them(
     text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
 ) -> None:
     assert sams_relations(text) == found

@@ -50,11 +50,13 @@ from kgvault.extract.patterns import (
     hit_sentence,
     is_asserted,
     is_known_tool,
+    is_medicine,
     is_provider,
     is_running_thing,
     is_software,
     match_verb_patterns,
     no_kin,
+    no_membership,
     opens_its_clause,
 )
 from kgvault.names import is_word_char, note_aliases, spell_symbols
@@ -279,6 +281,8 @@ def _a_software_switch(subject: str, old: str | None, new: str, moved: bool) -> 
     names = [name for name in (old, new) if name]
     if not no_kin(subject):
         return False
+    if any((" " not in name and is_medicine(name.casefold())) or not no_membership(name) for name in names):
+        return False  # "Dad switched from Warfarin to Apixaban", "Mia switched from Brownies to Guides"
     if any(is_provider(name) for name in (subject, *names)) and not any(map(_surely_software, names)):
         return False
     if moved:
@@ -3463,6 +3467,8 @@ class _ChunkReader:
             found.append((subject, pattern.predicate, object_name, pattern.functional))
             # "switched X from A to B": A stopped on that date; without a date nothing true can be said.
             old = self._resolve(hit.old, inline) if hit.old and node_date else None
+            if pattern.predicate == "takes" and hit.old and node_date:  # "from warfarin to apixaban"
+                old = hit.old.split()[0].capitalize() if is_medicine(hit.old) else None
             if old is not None and old.casefold() not in (subject.casefold(), object_name.casefold()):
                 old = self.entities.add(old, pattern.object_type or _type_from_name(old), candidate.quote)
                 self._relation(

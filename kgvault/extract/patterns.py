@@ -325,10 +325,12 @@ def _start_lookahead(template: str) -> str:
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
 _DOSE = r"\d+(?:[.,]\d+)?[\x20\t]?(?:mg|mcg|µg|g|ml|iu|IU|units?)\b"
 _DRUG = (
-    r"(?P<object>(?!(?:the|a|an|my|it|them|that|this|some|call|holiday|leave|duty|time|board|track|notes?)\b)"
-    rf"[a-z][a-z-]{{3,}}(?:[\x20\t]+{_DOSE})?)"
+    r"(?P<object>(?!(?i:the|a|an|my|it|them|that|this|some|call|holiday|leave|duty|time|board|track|notes?)\b)"
+    rf"[A-Za-z][a-z-]{{3,}}(?:[\x20\t]+{_DOSE})?)"
 )
-"""A medicine as a diary names it, in lower case, with its dose if said: "sertraline 50mg"."""
+"""A medicine as a diary names it, with its dose if said: "sertraline 50mg", "Piriton 2mg", "Warfarin"."""
+_OLD_DRUG = _DRUG.replace("(?P<object>", "(?P<old>", 1)
+"""The medicine a switch leaves."""
 _DRUG_ENDINGS = (
     "aline oxetine faxine pram azepam azolam pril sartan statin olol prazole cillin cycline floxacin mycin "
     "profen proxen amol formin thyroxine olone isone adone tonin ulin apine azapine trigine pentin gabalin "
@@ -393,7 +395,7 @@ NO_NOUN_AFTER = (
 _MORE_JOB_NOUNS = (
     "pharmacist barista paralegal chef waiter waitress bartender cashier electrician plumber carpenter "
     "mechanic paramedic midwife dentist therapist physiotherapist psychologist surgeon veterinarian "
-    "librarian journalist photographer receptionist clerk producer tutor"
+    "librarian journalist photographer receptionist clerk producer tutor assistant"
 )
 """Jobs that name a job when named as one ("a pharmacist at Boots"), but are no cue of one in a clause
 of their own ("I left Boots and joined Superdrug, the pharmacist there is nicer")."""
@@ -421,15 +423,17 @@ def _no_role(name: str) -> bool:
 
 
 _ROLE = (
-    r"(?:(?:new|current) )?(?:(?:senior|junior|lead|principal|staff|software|data|product|UX|UI|frontend"
+    r"(?:(?:new|current) )?(?:(?i:senior|junior|lead|principal|staff|software|data|product|UX|UI|frontend"
     r"|backend|full-stack|marketing|sales|engineering|research|security|QA|graphic|web) ){0,2}"
     # What the job is in: "a Spanish teacher", "a Python developer", "an iOS developer", "a sound engineer".
-    r"(?:(?:[A-Z]|i(?=[A-Z]))[\w+#.]*(?:-[A-Za-z]+)? |(?:sound|creative|art|account|medical|legal|financial"
+    r"(?:(?:[A-Z]|i(?=[A-Z]))[\w+#.]*(?:-[A-Za-z]+)? |(?i:sound|creative|art|account|medical|legal|financial"
     r"|customer|support|mechanical|civil|electrical|audio|video|game|mobile|cloud|devops|platform|field"
-    r"|charge|registered|practice|district|community|dental|veterinary|trainee|head) )?"
-    rf"(?:{_any_of(_JOB_NOUNS + ' ' + _MORE_JOB_NOUNS)}|{_CHIEF}|(?:head|director|VP) of [a-z]+)(?![\w'’-])"
+    r"|charge|registered|practice|district|community|dental|veterinary|trainee|head|ward|teaching) )?"
+    rf"(?:(?i:{'|'.join((_JOB_NOUNS + ' ' + _MORE_JOB_NOUNS).split())})|{_CHIEF}"
+    r"|(?i:head|director|VP) of [A-Za-z]+)(?![\w'’-])"
 )
-"""A job, named as one: "a senior designer", "the new CTO", "head of design", "a Spanish teacher" (not
+"""A job, named as one: "a senior designer", "the new CTO", "head of design", "a Spanish teacher", as
+work notes write them too: "a Staff Engineer", "a Senior Backend Engineer", "VP of Engineering" (not
 "former": over)."""
 JOB_TITLE_WORDS = f"{_JOB_NOUNS} {_MORE_JOB_NOUNS}"
 """The nouns that name a job ("engineer", "nurse", "teacher")."""
@@ -842,10 +846,10 @@ def _no_tool(name: str) -> bool:
 def _an_employer_quit(name: str) -> bool:
     """Whether a name quit is an employer's: no app, and no gym or club one belongs to ("I quit PureGym",
     "Lena quit Slimming World", "Mia quit Brownies")."""
-    return _no_tool(name) and _no_membership(name)
+    return _no_tool(name) and no_membership(name)
 
 
-def _no_membership(name: str) -> bool:
+def no_membership(name: str) -> bool:
     """Whether a name left is no gym, club, team or council one belongs to ("Mia resigned from the School
     Council", "Jess retired from Bristol Netball League")."""
     folded = name.casefold()
@@ -1233,6 +1237,17 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "medication", keywords="stopped quit", ends=True, object_test=is_medicine),
     _pattern(rf"{{S}} (?:is|['’]s) (?:no longer on|no longer taking|now off|off) {_DRUG}", "takes", "takes",
              False, "person", "medication", keywords="longer off", ends=True, object_test=is_medicine),
+    # A medicine switched for another: "Mum switched from warfarin to apixaban", "Dad stopped taking
+    # warfarin, switched to apixaban" (the old one ends that day).
+    _pattern(rf"{{S}} (?:just |has |has just )?(?:switched|changed|moved) from {_OLD_DRUG} to {_DRUG}",
+             "takes", "takes", False, "person", "medication", keywords="switched changed moved",
+             object_test=is_medicine),
+    _pattern(rf"{{S}} (?:just |has |has just )?(?:stopped|quit) taking {_OLD_DRUG},? (?:and )?"
+             rf"(?:switched|changed|moved) to {_DRUG}", "takes", "takes", False, "person", "medication",
+             keywords="switched changed moved", object_test=is_medicine),
+    _pattern(rf"{{I}}(?: have|['’]ve)? (?:just )?(?:switched|changed|moved) from {_OLD_DRUG} to {_DRUG}",
+             "takes", "takes", False, "person", "medication", keywords="switched changed moved",
+             object_test=is_medicine),
     # The writer's medicines: "I started taking sertraline 50mg", "I'm on lisinopril", "I take
     # metformin 500mg twice a day"; "I stopped taking sertraline", "I'm off citalopram now" end them.
     _pattern(rf"{{I}}(?: have|['’]ve)? (?:just |finally )?(?:started|began|restarted) (?:taking |on ){_DRUG}",
@@ -1260,8 +1275,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{S} (?:moved|migrated) (?:over )?from {A} to {O}", "uses", "uses", False, None, "software",
              keywords="moved", object_test=lambda name: is_known_tool(name) and not is_system(name)),
     # Someone's or something's, to anything but a system: "Atlas switched from MySQL to Postgres".
+    # Not a family's or a child's switch of nursery, club or medicine ("Leo switched from Little Acorns to
+    # Busy Bees", "Dad switched from Warfarin to Apixaban"): only where a name may be software's.
     _pattern(r"{S} (?:switched|migrated) from {A} (?:back )?to {O}", "uses", "uses", False, None, "software",
-             keywords="from", object_test=lambda name: not is_system(name) and not is_service(name)),
+             keywords="from", object_test=lambda name: not is_system(name) and not is_service(name),
+             software=True),
     # A diary's switch with no subject, the writer's: "Switched from Scrivener to Obsidian for drafting"
     # (only opening its sentence: not "Ana switched from …"; to well-known software only).
     _pattern(r"(?i:switched|migrated)(?<![\w\ue001,][\x20\t][A-Za-z]{8})(?: over| back)? from {A} "
@@ -1276,6 +1294,14 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "uses", False, "person", keywords="switched", object_test=is_known_tool),
     _pattern(r"{W}(?: have|['’]ve)? (?:just |finally |now )?(?:moved|migrated)(?: over)? to {O}"
              r"(?: from {A})?", "uses", "uses", False, "person", keywords="moved migrated",
+             object_test=is_known_tool),
+    # "We moved from Jira to Linear" (not "We moved from Leeds to York": a home).
+    _pattern(r"{W}(?: have|['’]ve)? (?:just |finally )?moved(?: over| back)? from {A} to {O}", "uses", "uses",
+             False, "person", keywords="moved", object_test=is_known_tool),
+    # A diary's start with no subject, the writer's: "Started using Linear today" (only opening its
+    # sentence, as the switch above; well-known software only).
+    _pattern(r"(?i:started|began)(?<![\w\ue001,][\x20\t](?i:started))(?<![\w\ue001,][\x20\t](?i:began))"
+             r" using {O}", "uses", "uses", False, "person", keywords="started began", writer=True,
              object_test=is_known_tool),
     _pattern(r"{I}(?: am|['’]m) (?:now )?married to {O}", "married_to", "married to", True, "person",
              "person", keywords="married"),
@@ -1302,9 +1328,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="laid let redundant fired sacked", ends=True),
     # A job left by resigning or retiring: "Tom resigned from Initech" (not "resigned from the board").
     _pattern(r"{S} (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True, "person",
-             "organization", keywords="resigned retired", ends=True, object_test=_no_membership),
+             "organization", keywords="resigned retired", ends=True, object_test=no_membership),
     _pattern(r"{I}(?: have|['’]ve)? (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True,
-             "person", "organization", keywords="resigned retired", ends=True, object_test=_no_membership),
+             "person", "organization", keywords="resigned retired", ends=True, object_test=no_membership),
     # Someone's job that ended, named as a job: "Ana left her job at Acme" (not "Ana left Lisbon").
     _pattern(rf"{{S}} (?:just |finally |also )?(?:quit|left|lost) {_JOB} (?:at|with) {{O}}", "works_for",
              "works for", True, "person", "organization", keywords="quit left lost", ends=True),
