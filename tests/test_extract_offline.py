@@ -3703,6 +3703,28 @@ def test_a_first_name_is_the_one_attendee_the_notes_properties_link_by_it() -> N
 
 
 @pytest.mark.parametrize(
+    ("heading", "theirs"),
+    [
+        ("Priya's updates", True),
+        ("Her topics", True),
+        ("[[Priya Nair]]'s notes", True),
+        ("Sam's updates", False),  # the writer's own
+        ("My notes", False),
+        ("Mum's birthday", False),  # what the writer did for it
+    ],
+)
+def test_lines_under_someone_elses_report_heading_are_theirs(heading: str, theirs: bool) -> None:
+    found = extract(
+        "- Switched from Jira to Linear\n- I moved to Leeds", meta={"author": "Sam"}, heading=(heading,)
+    )
+    assert relations(found) == (
+        set()
+        if theirs
+        else {("Sam", "uses", "Linear"), ("Sam", "uses", "Jira"), ("Sam", "lives_in", "Leeds")}
+    )
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Priya: I work at Shopify as a staff engineer and I live in Toronto.",
@@ -4580,6 +4602,12 @@ def test_saints_jobs_and_divorces_as_people_write_them(
             "Dad stopped taking warfarin, switched to apixaban.",
             {("Dad", "takes", "Apixaban"): (REF, None), ("Dad", "takes", "Warfarin"): (None, REF)},
         ),
+        (
+            "Mum has been on levothyroxine since 2015.",
+            {("Mum", "takes", "Levothyroxine"): (date(2015, 1, 1), None)},
+        ),
+        ("Dad has started taking apixaban 5mg.", {("Dad", "takes", "Apixaban"): (REF, None)}),
+        ("Tom has been on call all week.", {}),
         (
             "I switched from sertraline to citalopram.",
             {("Sam", "takes", "Citalopram"): (REF, None), ("Sam", "takes", "Sertraline"): (None, REF)},

@@ -811,6 +811,12 @@ def _speaker_opens(text: str, transcript: bool) -> Literal["speaker", "reported"
 
 
 _LINK_IN_LABEL = re.compile(r"\[\[[^\[\]\n]*\]\]")
+_THEIR_REPORT_HEADING = re.compile(
+    r"\s*(?:(?P<owner>\[\[[^\[\]\n]+\]\]|(?!My\b)[A-Z][\w'’-]*(?:[ ][A-Z][\w'’-]*)?)['’]s?|Her|His|Their)[ ]+"
+    r"(?:(?:weekly|monthly|latest|recent|own)[ ]+)?"
+    r"(?:updates?|topics?|notes|news|points|agenda|items|wins|concerns|feedback|status|progress|side|week)\s*$"
+)
+"""A heading over someone else's report in a 1:1 or a meeting: "Priya's updates", "Her topics"."""
 
 
 def _names_a_speaker(text: str, opens: str) -> bool:
@@ -2569,6 +2575,8 @@ class _ChunkReader:
         spoken_at: tuple[int, bool] | None = None  # an item naming a speaker above their words: its
         # indent, and whether it reports what they said ("- Ana told me:")
         transcript = len(_TRANSCRIPT_SPEAKER.findall(self.chunk.text)) >= 2
+        # Under "## Priya's updates" (or "## Her topics"), a line with no subject is hers.
+        theirs = bool(self.chunk.heading_path) and self._someone_elses_heading(self.chunk.heading_path[-1])
         for position, block in enumerate(blocks):
             quote = self._raw_quote(lines, block)
             # Someone else's words: the rest of the line after a label of theirs ("Priya: I work at
@@ -2585,8 +2593,8 @@ class _ChunkReader:
                 and not self._mine(block.text)
                 else None
             )
-            self.spoken = spoken_at is not None or opens is not None
-            self.spoken_lines = -1 if spoken_at is not None or opens == "transcript" else 1
+            self.spoken = theirs or spoken_at is not None or opens is not None
+            self.spoken_lines = -1 if theirs or spoken_at is not None or opens == "transcript" else 1
             # What someone told the writer is their claim, of anyone ("Ana told me: Tom works at Google").
             self.reported = (spoken_at is not None and spoken_at[1]) or opens == "reported"
             if (
@@ -2657,6 +2665,15 @@ class _ChunkReader:
                 self.reported = self.reported and self.spoken
                 self._candidate(_Candidate(sentence, sentence_quote, "sentence", heading_entity, quoted))
         return self._envelope(self._skip_reason(blocks))
+
+    def _someone_elses_heading(self, heading: str) -> bool:
+        """Whether a heading says the lines under it are someone else's report ("Priya's updates", "Her
+        topics", "[[Tom Becker]]'s notes"; not the writer's own, nor "Mum's birthday": what the writer did)."""
+        found = _THEIR_REPORT_HEADING.match(heading)
+        if found is None:
+            return False
+        owner = found["owner"] or ""
+        return self.i_am is None or owner.strip("[]").split("|")[0].casefold() != self.i_am.casefold()
 
     def _mine(self, text: str) -> bool:
         """Whether a line's speaker or label is the writer's own name ("Sam: I moved to Leeds" by Sam)."""
