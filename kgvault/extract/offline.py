@@ -2668,7 +2668,8 @@ class _ChunkReader:
 
     def _someone_elses_heading(self, heading: str) -> bool:
         """Whether a heading says the lines under it are someone else's report ("Priya's updates", "Her
-        topics", "[[Tom Becker]]'s notes"; not the writer's own, nor "Mum's birthday": what the writer did)."""
+        topics", "[[Tom Becker]]'s notes"; not the writer's own, nor "Mum's birthday", what the writer
+        did)."""
         found = _THEIR_REPORT_HEADING.match(heading)
         if found is None:
             return False
