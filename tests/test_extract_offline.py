@@ -4704,6 +4704,20 @@ def test_a_persons_family_and_school_properties_are_relations() -> None:
     assert (types["Sam"], types["Hillcrest Primary"], types["Leo"]) == ("person", "organization", "person")
 
 
+def test_a_persons_properties_named_without_a_link_are_relations_too() -> None:
+    text = '---\nlocation: "Bangalore, India"\ncompany: Acme\nemployer: Remote\nspouse: 3\nboss: the CEO\n---'
+    source = make_source(text, path="People/Priya.md", title="Priya", meta={"type": "person"})
+    draft = extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft
+    assert {(r.subject, r.predicate, r.object) for r in draft.relations} == {
+        ("Priya", "lives_in", "Bangalore"),
+        ("Priya", "works_for", "Acme"),
+    }
+    # A project's plain `location` names nothing: only a person's properties say their relations.
+    text = "---\nlocation: Berlin\n---"
+    source = make_source(text, path="Projects/Atlas.md", title="Atlas", meta={"type": "project"})
+    assert not extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft.relations
+
+
 def test_a_name_led_by_a_persons_title_is_a_person() -> None:
     found = extract("Leo saw [[Dr. Lindqvist]] and [[Mrs Okafor]]. New boots from [[Dr. Martens]].")
     types = {e.name: e.entity_type for e in found.draft.entities}

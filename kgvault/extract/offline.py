@@ -230,6 +230,21 @@ _NOT_PREDICATES = _word_set(
 _YAML_KEY = re.compile(r"^(?P<key>[^\s#'\"-][^:]*?|\"[^\"]+\"|'[^']+'):(?:[ \t]+(?P<rest>.*))?$")
 _COMPANY_KEYS = frozenset(["attendees", "attendee", "participants", "with", "met", "present", "guests"])
 """A day note's properties naming whom its writer was with that day (`attendees: [[Ana]]`)."""
+_PLAIN_NAME = re.compile(r"[A-Z][\w'’&.-]*(?:[ ](?:[A-Z&][\w'’&.-]*|of|and|the|de|du|van|von)){0,4}")
+_NOT_PLAIN_NAMES = frozenset(
+    {"remote", "unknown", "none", "n/a", "tbd", "tba", "home", "null", "yes", "no", "true"}
+)
+
+
+def _plain_name(value: str) -> str | None:
+    """A property's plain value when it is a name (`Acme`, `Berlin`, `London, UK`: London); not a
+    link, a list, a number, a sentence or a word for none (`Remote`, `N/A`)."""
+    value = value.strip().strip("'\"").split(",", 1)[0].strip()
+    if not _PLAIN_NAME.fullmatch(value) or value.casefold() in _NOT_PLAIN_NAMES:
+        return None
+    return value
+
+
 _ABOUT_KEYS = frozenset(
     ["candidate", "interviewee", "person", "report", "employee", "patient", "client", "customer", "mentee"]
 )
@@ -2451,6 +2466,7 @@ class _ChunkReader:
         # A value written over several lines (`description: >` and its text, or a plain value that
         # goes on, indented): its lines are no keys, and a block of text relates nothing.
         scalar: tuple[int, bool] | None = None  # (indent of its key, whether it is a block of text)
+        plain: list[tuple[str, str, str]] = []  # a person's properties named without a link
         for line in self.chunk.text.split("\n"):
             if line.strip() in ("---", "..."):
                 continue  # delimiters
@@ -2472,6 +2488,10 @@ class _ChunkReader:
                         if key is not None and key.lower() == "title" and not nested:
                             title_quote = line.strip()
                         value = (keyed.group("rest") or "").strip()
+                        if key is not None and not nested and key.lower() in _PERSON_KEY_PREDICATES:
+                            named = _plain_name(value)
+                            if named is not None:  # `company: Acme` on a person's note (kept below)
+                                plain.append((key, named, line.strip()))
                         if value and not value.startswith(("#", "&", "*", "!")):
                             scalar = (indent, value[0] in "|>")
                     elif not nested:
@@ -2500,6 +2520,9 @@ class _ChunkReader:
         subject = writer = self._note_subject(title_quote)
         a_day = _DAY_TITLE.match(self.source.title) is not None
         a_person = not a_day and self._note_entity_type() == "person"
+        if a_person:
+            # `company: Acme`, `location: Berlin` say what `company: "[[Acme]]"` says.
+            found.extend(item for item in plain if item[0] not in {key for key, _, _ in found})
         about = {name for key, name, _ in found if key.lower() in _ABOUT_KEYS} if a_day else set()
         if about:
             # An interview's `employer: [[Wise]]` is the candidate's, not the writer's (nobody's
