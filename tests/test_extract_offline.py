@@ -4704,6 +4704,22 @@ def test_a_persons_family_and_school_properties_are_relations() -> None:
     assert (types["Sam"], types["Hillcrest Primary"], types["Leo"]) == ("person", "organization", "person")
 
 
+def test_a_persons_note_saying_they_retired_ends_their_job() -> None:
+    found = extract(
+        "- Worked at Royal Mail for 35 years.\n- Retired from Royal Mail in 2021.\n- She resigned from Acme in 2019.",
+        path="People/Jo Bell.md",
+        title="Jo Bell",
+        heading=(),
+        reference=None,
+        meta={"tags": ["person"]},
+    )
+    assert {relation_fields(r) for r in found.draft.relations} == {
+        ("Jo Bell", "works_for", "Royal Mail", None, None),
+        ("Jo Bell", "works_for", "Royal Mail", None, date(2021, 1, 1)),
+        ("Jo Bell", "works_for", "Acme", None, date(2019, 1, 1)),
+    }
+
+
 def test_a_persons_properties_named_without_a_link_are_relations_too() -> None:
     text = '---\nlocation: "Bangalore, India"\ncompany: Acme\nemployer: Remote\nspouse: 3\nboss: the CEO\n---'
     source = make_source(text, path="People/Priya.md", title="Priya", meta={"type": "person"})

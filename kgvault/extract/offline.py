@@ -413,9 +413,10 @@ _JOB_AT = re.compile(
 [[Cloudflare]]." (not "Former CTO at Acme.", "Intern at NASA in 2012.", "Manager at Tesco until 2021")."""
 _LEFT_OUT_SUBJECT = re.compile(
     r"(?:(?P<pronoun>She|He|They)(?=[ \t]+(?:is|was|are|were|has|had|works|worked|lives|lived|reports|joined"
-    r"|moved|studied|studies|graduated|married|manages|leads|founded|owns|uses|left|quit|started)\b)"
+    r"|moved|studied|studies|graduated|married|manages|leads|founded|owns|uses|left|quit|started|retired"
+    r"|resigned)\b)"
     r"|(?:Works|Worked|Lives|Lived|Reports|Joined|Moved|Studied|Studies|Graduated|Manages|Leads|Founded"
-    r"|Owns|Uses|Left|Quit|Started|Married)[ \t])"
+    r"|Owns|Uses|Left|Quit|Started|Married|Retired|Resigned)[ \t])"
 )
 """A line of a person's note whose subject is its person: left out ("Works at the BBC as a producer.")
 or said as a pronoun ("She is married to [[Hugo Gomes]].")."""
