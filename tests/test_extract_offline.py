@@ -4706,7 +4706,8 @@ def test_a_persons_family_and_school_properties_are_relations() -> None:
 
 def test_a_persons_note_saying_they_retired_ends_their_job() -> None:
     found = extract(
-        "- Worked at Royal Mail for 35 years.\n- Retired from Royal Mail in 2021.\n- She resigned from Acme in 2019.",
+        "- Worked at Royal Mail for 35 years.\n- Retired from Royal Mail in 2021.\n"
+        "- She resigned from Acme in 2019.",
         path="People/Jo Bell.md",
         title="Jo Bell",
         heading=(),
