@@ -3420,6 +3420,8 @@ def test_a_dash_after_what_was_done_with_someone_defines_nothing() -> None:
         ("Had lunch with [[Kenji]] and [[Aisha]].", {"Kenji", "Aisha"}),
         ("Talked to my sister [[Hannah]] about the trip.", {"Hannah"}),
         ("Called [[Mum]] in the evening.", {"Mum"}),
+        ("1:1 w/ [[Tom Becker]]", {"Tom Becker"}),
+        ("One-on-one with [[Ana Souza]] about the reorg.", {"Ana Souza"}),
         ("Had a call with [[Acme]] about the renewal.", set()),  # a company may be on a call
         ("I have an evergreen note called [[Creativity]] that is built on top.", set()),  # named, not phoned
     ],

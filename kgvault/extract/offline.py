@@ -4468,6 +4468,7 @@ _MET = re.compile(
     r"(?i)\b(?:met(?:\s+up)?(?:\s+with)?|(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink)\s+with"
     r"|(?:chatted|talked|spoke|hung\s+out|caught\s+up)\s+(?:to|with)|texted|phoned|hugged"
     r"|(?:a|went\s+for\s+a)\s+(?:run|hike|swim|jog)\s+with"
+    r"|(?<![\w:])(?:1:1|1-1|one-on-one|1on1)\s+(?:with|w/)"
     # "reviewed by [[Priya]]", "Recommended by [[Anna]]": people do that.
     r"|(?:reviewed|recommended|mentored|coached|interviewed)\s+by"
     # "Called [[Mum]]", "I called [[Mum]]"; not "a note called [[Creativity is …]]".
@@ -4475,7 +4476,7 @@ _MET = re.compile(
     r"\s+(?:my\s+[a-z]+\s+)?(?P<links>\ue000\d+\ue001(?:(?:,\s*|\s+and\s+|\s*&\s*)\ue000\d+\ue001)*)"
 )
 """Whom one meets, eats with, talks to or texts: people ("Met [[Rui]] for coffee", "Had lunch with
-[[Kenji]] and [[Aisha]]"); not whom one has a meeting or a call with (a company may be)."""
+[[Kenji]] and [[Aisha]]", "1:1 w/ [[Tom]]"); not whom one has a meeting or a call with (a company may be)."""
 _NO_LINKS: frozenset[int] = frozenset()
 
 
