@@ -3697,6 +3697,20 @@ def test_a_days_properties_are_of_whom_the_note_is_about(
     )
 
 
+@pytest.mark.parametrize(
+    ("title", "subject"),
+    [
+        ("2025-03-05 debrief Olivia Chen", "Olivia Chen"),
+        ("Interview - Olivia Chen", "Olivia Chen"),
+        ("2025-03-05 Olivia Stanley sync", "Olivia"),  # a meeting with a company, maybe
+        ("2025-03-05 debrief Olivia Chen and Olivia Ng", "Olivia"),  # which one, nothing says
+    ],
+)
+def test_a_first_name_is_the_one_full_name_the_notes_title_writes_out(title: str, subject: str) -> None:
+    found = extract("Olivia works at Wise.", title=title, path=f"meetings/{title}.md")
+    assert relations(found) == {(subject, "works_for", "Wise")}
+
+
 def test_a_first_name_is_the_one_attendee_the_notes_properties_link_by_it() -> None:
     meta = {"attendees": ["[[Ana Souza]]", "[[Tom Berg]]", "[[Tom Hale]]"], "date": "2025-03-12"}
     found = extract("Ana reports to Tom now.", meta=meta, title="Atlas sync", path="Atlas sync.md")

@@ -343,6 +343,19 @@ def _full_name(title: str) -> tuple[str, ...]:
     return () if any(w.casefold() in _NOT_IN_NAMES for w in words[1:]) else (title,)
 
 
+def _full_names_written(text: str) -> tuple[str, ...]:
+    """The full names a note's title writes out beside other words: two or three capitalized words
+    no title or place has ("2025-03-05 debrief Olivia Chen"; not "Victoria Station")."""
+    found: set[str] = set()
+    for match in _WRITTEN_NAME.finditer(text):
+        after = text[match.end() :].split(None, 1)
+        # "Morgan Stanley sync" is a meeting with a company, more likely than with a Morgan.
+        if not after or after[0].casefold() not in _NOT_IN_NAMES:
+            found.update(_full_name(match[0]))
+    return tuple(sorted(found))
+
+
+_WRITTEN_NAME = re.compile(r"(?<![\w'’.-])[A-Z][a-z]+(?:[\x20][A-Z][a-z]+(?:-[A-Z][a-z]+)?){1,2}(?![\w'’-])")
 _NOT_IN_NAMES = _word_set(
     """
     sync meeting meetings plan plans onboarding party birthday station review notes note project trip
@@ -2321,7 +2334,7 @@ class _ChunkReader:
         """The times found in the candidate being read, for its title."""
         self.known: frozenset[str] = frozenset()
         self.linked_names: tuple[str, ...] = ()
-        self.note_people: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        self.note_people: tuple[tuple[str, ...], ...] | None = None
         """The people the note's properties name, and its own full-name title, once asked for."""
         self.someone_described = False
         """The candidate being read says who someone is ("Fatima is a TA …"), no term it defines."""
@@ -3735,7 +3748,13 @@ class _ChunkReader:
             # "…is [[Jorge Ramos]]. I report to Jorge from today.": the one full name linked here, or
             # else among the people the note's properties name (a meeting's `attendees`).
             if self.note_people is None:  # once per chunk: only a first name in a person slot asks
-                self.note_people = (_people_of(self.source.meta), _full_name(self.source.title))
+                self.note_people = (
+                    _people_of(self.source.meta),
+                    _full_name(self.source.title),
+                    # A title "2025-03-05 debrief Olivia Chen": its "Olivia" is hers (not a name the
+                    # lines write out: "Ana works at Morgan Stanley. Morgan is my manager.").
+                    _full_names_written(self.source.title),
+                )
             for names in (self.linked_names, *self.note_people):
                 fuller = [n for n in names if n.split(" ", 1)[0].casefold() == name.casefold() and " " in n]
                 if len(fuller) == 1:
