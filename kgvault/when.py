@@ -557,23 +557,29 @@ _LEADING_PREPOSITION = re.compile(r"(?i)\b(?:in|on|during|since|of|early|late|by
 _PHRASE_PREPOSITION = re.compile(r"^(?:in|on) ")
 
 
-_FOR_BEFORE = re.compile(r"(?i)\bfor\s+(?:the\s+)?$")
+_BOOKED_FOR = re.compile(
+    r"(?i)\b(?:booked|reserved|scheduled|arranged|organi[sz]ed|planned|sorted)\b[^.;!?]{0,60}?"
+    r"\bfor\s+(?:the\s+)?$"
+)
 _MONTH_WORD = re.compile(rf"(?i)\b{_ANY}\b")
+_LONG_GONE = 31
+"""Days back beyond which a day booked for, without its year, is the coming one."""
 
 
 def is_booked_for(text: str, time: When) -> bool:
-    """Whether a time is the day something is for ("booked the party for 12 April"), not when it happened."""
-    return time.granularity in ("day", "days") and _FOR_BEFORE.search(text, 0, time.start) is not None
+    """Whether a time is the day something is booked for ("booked the party for 12 April"), not when
+    it happened (not "finished the timesheet for 7 March")."""
+    return time.granularity in ("day", "days") and _BOOKED_FOR.search(text, 0, time.start) is not None
 
 
 def booked_ahead(text: str, times: list[When], today: date) -> list[When]:
-    """The times, each day something is booked for that is written without its year and already
-    gone read as the coming one: "We booked the party for 12 April", said on 3 March 2025, is for
+    """The times, each day something is booked for that is written without its year and long gone
+    read as the coming one: "We booked the party for 12 April", said on 3 March 2025, is for
     12 April 2025, not 2024."""
     read = []
     for time in times:
         if (
-            time.first < today
+            (today - time.first).days > _LONG_GONE
             and is_booked_for(text, time)
             and _MONTH_WORD.search(time.text)
             and not _FOUR_DIGITS.search(time.text)
@@ -613,7 +619,7 @@ def dated_title(title: str, times: list[When]) -> str:
             phrase = _PHRASE_PREPOSITION.sub("", phrase)
         elif not (pieces or before.strip()):
             phrase = phrase[0].upper() + phrase[1:]  # it opens the sentence
-        if time.text.endswith("."):
+        if time.text.endswith(".") and not title[time.end :].strip():
             phrase += "."  # "… on 12 February." read with its full stop: the sentence keeps it
         pieces.extend((before, phrase))
         written = time.end

@@ -407,6 +407,24 @@ def test_a_day_booked_for_is_the_coming_one_when_the_last_is_gone() -> None:
     assert dated_title(text, read) == (
         "We booked the party for 12 April 2025 and went to the zoo on 12 February 2025."
     )
-    # A day with its year, or one still ahead, is as written.
-    for kept in ("Booked the party for 12 April 2024.", "Booked the party for 20 March."):
-        assert booked_ahead(kept, find_times(kept, said), said) == find_times(kept, said)
+    # A day with its year, one still ahead or just gone, or one nothing was booked for, is as written.
+    for kept in (
+        "Booked the party for 12 April 2024.",
+        "Booked the party for 20 March.",
+        "Booked the party for 1 March.",
+        "I finished the timesheet for 7 January.",
+        "Got tickets for 5 January but missed the gig.",
+    ):
+        assert booked_ahead(kept, find_times(kept, said), said) == find_times(kept, said), kept
+
+
+def test_a_dated_title_keeps_a_full_stop_only_where_the_sentence_ends() -> None:
+    said = date(2025, 3, 3)
+    for text, title in (
+        ("I moved to Leeds on 12 Feb.", "I moved to Leeds on 12 February 2025."),
+        (
+            "I moved to Leeds on 12 Feb. and started at Acme.",
+            "I moved to Leeds on 12 February 2025 and started at Acme.",
+        ),
+    ):
+        assert dated_title(text, find_times(text, said)) == title

@@ -55,8 +55,8 @@ from kgvault.extract.patterns import (
     is_running_thing,
     is_software,
     match_verb_patterns,
+    no_childs_club,
     no_kin,
-    no_membership,
     opens_its_clause,
 )
 from kgvault.names import is_word_char, note_aliases, spell_symbols
@@ -231,9 +231,11 @@ _YAML_KEY = re.compile(r"^(?P<key>[^\s#'\"-][^:]*?|\"[^\"]+\"|'[^']+'):(?:[ \t]+
 _COMPANY_KEYS = frozenset(["attendees", "attendee", "participants", "with", "met", "present", "guests"])
 """A day note's properties naming whom its writer was with that day (`attendees: [[Ana]]`)."""
 _PLAIN_NAME = re.compile(r"[A-Z][\w'’&.-]*(?:[ ](?:[A-Z&][\w'’&.-]*|of|and|the|de|du|van|von)){0,4}")
-_NOT_PLAIN_NAMES = frozenset(
-    {"remote", "unknown", "none", "n/a", "tbd", "tba", "home", "null", "yes", "no", "true"}
-)
+_NOT_PLAIN_NAMES = _word_set(
+    "remote unknown none n/a tbd tba home null yes no true false other various multiple same here abroad"
+    " online office zoom nobody self divorced single married widowed engaged partner separated self-employed"
+    " freelance freelancer retired unemployed student contractor home-schooled homeschooled"
+) | frozenset({"self employed", "not married", "not sure", "n a"})
 
 
 def _plain_name(value: str) -> str | None:
@@ -245,11 +247,10 @@ def _plain_name(value: str) -> str | None:
     return value
 
 
-_ABOUT_KEYS = frozenset(
-    ["candidate", "interviewee", "person", "report", "employee", "patient", "client", "customer", "mentee"]
-)
+_ABOUT_KEYS = frozenset(["candidate", "interviewee", "person", "employee", "patient", "mentee"])
 """A day note's properties naming whom the note is about (`candidate: [[Olivia Chen]]` on an interview,
-`person: [[Priya]]` on a 1:1): its writer met them, and its other properties are theirs."""
+`person: [[Priya]]` on a 1:1): its writer met them, and its properties of a person's life are not the
+writer's (an interview's `employer`; nor the candidate's surely: the hiring company's, maybe)."""
 _SKIPPED_KEYS = frozenset({"tags", "tag", "aliases", "alias", "cssclasses", "cssclass"})
 _DATE_KEYS = _word_set(
     "date created updated modified due start end scheduled completion last published time day"
@@ -259,9 +260,8 @@ _KEY_TYPES: dict[str, str] = {}
 for _type, _keys in (
     ("person", "author authors people person attendees participants with director directors cast speaker"
                " speakers owner owners creator creators guest guests artist artists lead leads manager"
-               " spouse wife husband boss teacher mentor parent parents mother father mum mom dad child"
-               " children son sons daughter daughters sibling siblings brother brothers sister sisters"
-               " candidate interviewee"),
+               " spouse wife husband boss teacher mentor mother father mum mom dad son sons daughter"
+               " daughters brother brothers sister sisters candidate interviewee"),
     # Not `maker`: a board game's or a product's maker is often a person (its designer).
     ("organization", "org orgs organization organisation company companies employer publisher"
                      " publishers manufacturer manufacturers studio studios brand works_at workplace school"
@@ -296,7 +296,7 @@ def _a_software_switch(subject: str, old: str | None, new: str, moved: bool) -> 
     names = [name for name in (old, new) if name]
     if not no_kin(subject):
         return False
-    if any((" " not in name and is_medicine(name.casefold())) or not no_membership(name) for name in names):
+    if any((" " not in name and is_medicine(name.casefold())) or not no_childs_club(name) for name in names):
         return False  # "Dad switched from Warfarin to Apixaban", "Mia switched from Brownies to Guides"
     if any(is_provider(name) for name in (subject, *names)) and not any(map(_surely_software, names)):
         return False
@@ -447,13 +447,14 @@ _FIELD_PREDICATES = {
 }
 _PERSON_KEY_PREDICATES = {
     **{key.replace(" ", "_"): _FIELD_PREDICATES[says] for key, says in _PERSON_FIELDS.items()},
-    **dict.fromkeys(["parent", "parents", "mother", "father", "mum", "mom", "dad"], "child_of"),
-    **dict.fromkeys(["child", "children", "son", "sons", "daughter", "daughters"], "parent_of"),
-    **dict.fromkeys(["sibling", "siblings", "brother", "brothers", "sister", "sisters"], "sibling_of"),
+    # Not `parent`, `children`, `sibling`: a hierarchy's links as often (Breadcrumbs' `parent: [[Cooking]]`).
+    **dict.fromkeys(["mother", "father", "mum", "mom", "dad"], "child_of"),
+    **dict.fromkeys(["son", "sons", "daughter", "daughters"], "parent_of"),
+    **dict.fromkeys(["brother", "brothers", "sister", "sisters"], "sibling_of"),
     **dict.fromkeys(["school", "university", "college"], "studied_at"),
 }
 """A person's note's properties that say the relations of its fields (`company: "[[Sony]]"`) or its
-family and schools (`parent: "[[Sam]]"` on Mia's note: Mia is Sam's child)."""
+family and schools (`mother: "[[Ana]]"` on Mia's note: Mia is Ana's child)."""
 _FIELD_KEYS = "|".join(key.replace(" ", r"[ \t]+") for key in _PERSON_FIELDS)
 _PERSON_FIELD = re.compile(
     rf"(?i)(?:\*\*|__)?(?P<key>{_FIELD_KEYS})(?:\*\*|__)?[ \t]*::?(?:\*\*|__)?[ \t]*(?=(?-i:[A-Z\ue000]))"
@@ -761,7 +762,11 @@ _REPORTED = re.compile(
     r"(?i)\b(?:said|says|told|tells|mentioned|heard|announced|confirmed|confirmation|learned|learnt"
     r"|found\s+out|wrote|emailed|explained|noted|reminded|promised|agreed)\b|\s[—–]\s|;"
     r"|,\s+(?=(?:and\s+|so\s+|but\s+)?(?:(?:I|we|she|he|they|it)(?:['’](?:re|s|m|ll|d))?|the|his|her|my|our|their|its"
-    r"|starts?|begins?|ends|opens|closes|due|arrives?|[a-z][\w-]*\s+(?:is|are))\s)"
+    r"|starts?|begins?|ends|opens|closes|due|arrives?)\s)"
+    # A bare noun's clause that is about a day: "launch is June 3", "deadline is on 3 May" (not
+    # "damage is from the storm on 6 April": a day gone that the clause names by the way).
+    # (the text is read up to the day: the clause ends there).
+    r"|,\s+(?=[a-z][\w-]*\s+(?:is|are)\s+(?:(?:on|due|set\s+for|scheduled\s+for)\s+)?(?:the\s+)?$)"
     r"|\s+and\s+(?=(?:starts|begins|joins|moves|arrives|flies|lands)\s)"
 )
 """A verb reporting what someone said, a dash or semicolon between two clauses, a comma before a
@@ -846,6 +851,12 @@ _THEIR_REPORT_HEADING = re.compile(
     r"(?:updates?|topics?|notes|news|points|agenda|items|wins|concerns|feedback|status|progress|side|week)\s*$"
 )
 """A heading over someone else's report in a 1:1 or a meeting: "Priya's updates", "Her topics"."""
+_NOT_AN_OWNER = _word_set(
+    "today tonight yesterday tomorrow monday tuesday wednesday thursday friday saturday sunday morning"
+    " afternoon evening night week weekend month year quarter day project team company client customer"
+    " everyone everybody group family household last this next daily weekly monthly work"
+)
+"""First words of what owns a heading's notes that are no one: "Today's notes", "Team's week"."""
 
 
 def _names_a_speaker(text: str, opens: str) -> bool:
@@ -2192,8 +2203,14 @@ class _Candidate:
     """Someone else's words: a blockquote, or a clipped web page."""
 
 
-_TITLED = re.compile(r"(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss)\.?[ ](?!(?:Martens|Pepper|Oetker)\b)[A-Z][\w'’-]")
-"""A name led by a person's title: "[[Dr. Lindqvist]]", "[[Mrs. Okafor]]" are people (not "Dr. Martens")."""
+_TITLED = re.compile(
+    r"(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss)\.?[ ]"
+    r"(?!(?:Martens|Pepper|Oetker|Who|Robot|Bean|Muscle|Tumble|Brightside|Doubtfire|Saigon|Marvel|Chow|Coffee"
+    r"|Kipling|Layton|Jekyll|Hyde|Men|Potato|Freeze|Strange|Sheen|Blobby|Motivator|Benn|Squiggle)\b)"
+    r"[A-Z][\w’-]*(?:[ ][A-Z][\w’-]*)?$"
+)
+"""A name led by a person's title: "[[Dr. Lindqvist]]", "[[Mrs. Okafor]]" are people (not "Dr. Martens",
+"Mr Robot", "Miss Saigon", "Mrs Brown's Boys", "Dr Jekyll and Mr Hyde": brands and works)."""
 
 
 @dataclass(slots=True)
@@ -2538,14 +2555,13 @@ class _ChunkReader:
             # `company: Acme`, `location: Berlin` say what `company: "[[Acme]]"` says.
             found.extend(item for item in plain if item[0] not in {key for key, _, _ in found})
         about = {name for key, name, _ in found if key.lower() in _ABOUT_KEYS} if a_day else set()
-        if about:
-            # An interview's `employer: [[Wise]]` is the candidate's, not the writer's (nobody's
-            # when the note names two people it is about).
-            subject = next(iter(about)) if len(about) == 1 else None
-            a_person = True
         for key, name, quote in found:
             predicate = _snake(key)
             who = subject
+            if about and key.lower() in _PERSON_KEY_PREDICATES:
+                # An interview's `employer: [[Wise]]` or `location:` is not its writer's, and whose it
+                # is (the candidate's, the hiring company's, the meeting's) the note does not say.
+                who = None
             if a_day and key.lower() in _COMPANY_KEYS | _ABOUT_KEYS:
                 # A day's `attendees: [[Ana]]`: its writer met Ana that day.
                 predicate, who = "met", writer
@@ -2705,13 +2721,18 @@ class _ChunkReader:
 
     def _someone_elses_heading(self, heading: str) -> bool:
         """Whether a heading says the lines under it are someone else's report ("Priya's updates", "Her
-        topics", "[[Tom Becker]]'s notes"; not the writer's own, nor "Mum's birthday", what the writer
-        did)."""
+        topics", "[[Tom Becker]]'s notes"; not the writer's own, "Today's notes", "Project's status",
+        nor "Mum's birthday", what the writer did)."""
         found = _THEIR_REPORT_HEADING.match(heading)
         if found is None:
             return False
-        owner = found["owner"] or ""
-        return self.i_am is None or owner.strip("[]").split("|")[0].casefold() != self.i_am.casefold()
+        if found["owner"] is None:
+            return True  # "Her topics"
+        owner = found["owner"].strip("[]").split("|")[0]
+        first = owner.casefold().split()[0]
+        if first in _NOT_AN_OWNER or any(c.isdigit() for c in owner):
+            return False  # "Today's notes", "Q2's progress", "Team's week"
+        return self.i_am is None or first != self.i_am.casefold().split()[0]
 
     def _mine(self, text: str) -> bool:
         """Whether a line's speaker or label is the writer's own name ("Sam: I moved to Leeds" by Sam)."""
@@ -3222,17 +3243,6 @@ class _ChunkReader:
         if ahead:
             dates = [ahead.get(d, d) for d in dates]
         today = self._chunk_date()
-        if self.said_at is not None and self.times and today is not None:
-            # A turn's title says its days with their years: the ones this sentence means.
-            coming = {(a, b): day for a, b, day in ahead.values()}
-            self.times = booked_ahead(
-                inline.title,
-                [
-                    moved_to(time, coming[time.start, time.end]) if (time.start, time.end) in coming else time
-                    for time in self.times
-                ],
-                today,
-            )
         # "Postponed the launch to April 15", "decided to ship on Friday": a date something is
         # moved to, due by or meant for is not when the sentence's event happened; the note's is.
         happened = [
@@ -3297,6 +3307,18 @@ class _ChunkReader:
                 and _wording(inline.title[: main.start()], self.french).past
             ):
                 happened = []
+        if self.said_at is not None and self.times and today is not None:
+            # A turn's title says its days with their years: a day ahead the sentence is dated by, and
+            # a day booked for, are the coming ones.
+            coming = {(a, b): day for a, b, day in ahead.values() if (a, b, day) in happened}
+            self.times = booked_ahead(
+                inline.title,
+                [
+                    moved_to(time, coming[time.start, time.end]) if (time.start, time.end) in coming else time
+                    for time in self.times
+                ],
+                today,
+            )
         ends = [d for d in happened if _UNTIL_BEFORE.search(inline.title[max(0, d[0] - 12) : d[0]])]
         node_date = next((d[2] for d in happened if d not in lasting), today)
         secret = self.heading_secret or (

@@ -325,10 +325,11 @@ def _start_lookahead(template: str) -> str:
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
 _DOSE = r"\d+(?:[.,]\d+)?[\x20\t]?(?:mg|mcg|µg|g|ml|iu|IU|units?)\b"
 _DRUG = (
-    r"(?P<object>(?!(?i:the|a|an|my|it|them|that|this|some|call|holiday|leave|duty|time|board|track|notes?)\b)"
-    rf"[A-Za-z][a-z-]{{3,}}(?:[\x20\t]+{_DOSE})?)"
+    r"(?P<object>(?!(?:the|a|an|my|it|them|that|this|some|call|holiday|leave|duty|time|board|track|notes?)\b)"
+    rf"(?:[a-z][a-z-]{{3,}}(?:[\x20\t]+{_DOSE})?|[A-Z][a-z-]{{3,}}[\x20\t]+{_DOSE}))"
 )
-"""A medicine as a diary names it, with its dose if said: "sertraline 50mg", "Piriton 2mg", "Warfarin"."""
+"""A medicine as a diary names it, in lower case with its dose if said ("sertraline 50mg"), or a brand
+with its dose ("Piriton 2mg"; not "takes Delphine to ballet": a name)."""
 _OLD_DRUG = _DRUG.replace("(?P<object>", "(?P<old>", 1)
 """The medicine a switch leaves."""
 _DRUG_ENDINGS = (
@@ -530,9 +531,13 @@ _NOT_A_MODIFIER = (
 """After an owned or led name, no noun it names: "owns the Postgres runbooks", "manages the Atlas
 migration" own and lead no Postgres, no Atlas."""
 _NOT_A_MODIFIER_BUT_A_BUSINESS = _NOT_A_MODIFIER.replace(
-    "(?!(?:and|or|", "(?!(?:project|app|company|business|shop|brand|and|or|", 1
+    "(?!(?:and|or|",
+    "(?!(?:project|app|company|business|shop|brand|pub|bar|cafe|café|restaurant|bakery|nursery|salon|gym"
+    "|garage|farm|hotel|store|studio|gallery|bookshop|deli|agency|firm|practice|clinic|school|and|or|",
+    1,
 )
-"""The same, where the noun may be what the name is: "the owner of the Atlas project" owns Atlas."""
+"""The same, where the noun may be what the name is: "the owner of the Atlas project" owns Atlas, "of
+the Red Lion pub" the Red Lion."""
 _CLAUSE_ENDS = r"(?=[\x20\t]*(?:[.,;!?)]|$|(?:now|these[\x20\t]+days|again)\b))"
 """The clause ends after the name: "I use Chrome instead of Firefox." (not "… instead of Firefox for
 testing": one use changed, not all)."""
@@ -542,7 +547,7 @@ _NOT_A_SESSION = (
     r"(?:today(?![,!]?[\t\x20]+(?:my[\t\x20]+)?first\b)|tonight"
     r"|this[\t\x20]+(?:morning|afternoon|evening|week|weekend|month|fortnight)"
     r"|all[\t\x20]+(?:day|morning|afternoon|evening|night)"
-    r"|for[\t\x20]+(?:the|a|this)[\t\x20]+(?:day|morning|afternoon|evening|week|weekend|month|fortnight)"
+    r"|for[\t\x20]+(?:the|this)[\t\x20]+(?:day|morning|afternoon|evening|week|weekend)"
     r"|on[\t\x20]+(?:my|his|her|their|our|the)[\t\x20]+(?:new[\t\x20]+)?(?:thesis|essay|dissertation|assignment"
     r"|homework|revision|coursework|novel|kitchen|bathroom|roof|garden|extension|loft|boiler|driveway)"
     r")\b)"
@@ -751,15 +756,23 @@ def _an_employer(name: str) -> bool:
     """Whether someone could be employed by the named: no family member, titled person or house
     number ("works for Mum", "working at Grandma's", "worked at Number 14")."""
     bare = re.sub(r"['’]s$", "", name.strip())
-    return no_kin(bare) and not _HOUSE_NUMBER.match(bare) and not _a_team(bare)
+    return no_kin(bare) and not _HOUSE_NUMBER.match(bare) and not _a_team_said(bare)
 
 
 def _a_team(name: str) -> bool:
-    """Whether a name is a team's, which one joins inside an employer ("joined the Payments team")."""
-    return name.rsplit(None, 1)[-1].casefold() in _TEAM_WORDS
+    """Whether a name is a team's, which one joins inside an employer ("joined the Payments team", "the
+    Red Team"; not "Geek Squad", "the Writers Guild": employers)."""
+    return name.rsplit(None, 1)[-1].casefold() in _TEAM_WORDS or name.endswith(" squad")
 
 
-_TEAM_WORDS = frozenset({"team", "squad", "guild", "chapter", "tribe", "crew", "pod"})
+def _a_team_said(name: str) -> bool:
+    """Whether a name ends in a team's word, written as a word ("the Payments team", "the Platform
+    squad"), not as its name's ("Geek Squad", "Writers Guild", "Chapter")."""
+    return name.rsplit(None, 1)[-1] in _LOWER_TEAM_WORDS
+
+
+_TEAM_WORDS = frozenset({"team"})
+_LOWER_TEAM_WORDS = frozenset({"team", "squad", "guild", "chapter", "tribe", "crew", "pod"})
 
 
 _HOUSE_NUMBER = re.compile(r"(?i:number|no\.?)[\x20\t]+\d")
@@ -850,17 +863,30 @@ def _an_employer_quit(name: str) -> bool:
 
 
 def no_membership(name: str) -> bool:
-    """Whether a name left is no gym, club, team or council one belongs to ("Mia resigned from the School
-    Council", "Jess retired from Bristol Netball League")."""
+    """Whether a name quit is no gym, club, class or team one belongs to ("I quit PureGym", "Lena quit
+    Slimming World", "Mia quit Brownies")."""
     folded = name.casefold()
     return "gym" not in folded and _MEMBERSHIPS.isdisjoint(folded.split())
 
 
+def no_childs_club(name: str) -> bool:
+    """Whether a name left is no child's club or school body, nor a league one plays in ("Mia resigned
+    from the School Council", "Jess retired from Bristol Netball League"; not "Mum retired from Leeds City
+    Council", "Tess resigned from the BBC Symphony Orchestra": employers)."""
+    words = name.casefold().split()
+    return (
+        _CHILDRENS_CLUBS.isdisjoint(words)
+        and words[-1:] != ["league"]
+        and not any(f"{a} {b}" in _SCHOOL_BODIES for a, b in itertools.pairwise(words))
+    )
+
+
+_CHILDRENS_CLUBS = _word_set("brownies guides scouts cubs beavers rainbows tots")
+_SCHOOL_BODIES = frozenset({"school council", "student council", "student union", "school committee"})
 _MEMBERSHIPS = _word_set(
     "club fitness yoga pilates crossfit leisure harriers runners society choir world watchers parkrun class"
-    " classes league bootcamp council committee team squad band orchestra brownies guides scouts cubs"
-    " beavers rainbows tots netball football rugby cricket hockey swim swimming ballet dance karate judo"
-    " gymnastics"
+    " classes league bootcamp committee team band brownies guides scouts cubs beavers rainbows tots netball"
+    " football rugby hockey swimming karate judo gymnastics"
 )
 """Words of the names of what one joins as a member: a gym, a club, a class, a team, "Slimming World",
 "Brownies", "Tumble Tots"."""
@@ -999,10 +1025,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="member members"),
     # A team within an employer: "Tom is on the Payments team", "Ana joined the Platform squad" (no
     # new employer: "works_for" stays where it was).
-    _pattern(r"{S} (?:is|['’]s|are|['’]re) (?:now |also |still )?on {O}", "member_of", "member of", False,
-             "person", "organization", keywords="on", object_test=_a_team),
-    _pattern(r"{S} (?:has |have |just |has just |have just )?joined {O}", "member_of", "member of", False,
-             "person", "organization", keywords="joined", object_test=_a_team),
+    _pattern(r"{S} (?:is|['’]s|are|['’]re) (?:now |also |still )?on {O}" + NO_NOUN_AFTER, "member_of",
+             "member of", False, None, "organization", keywords="on", object_test=_a_team),
+    _pattern(r"{S} (?:has |have |just |has just |have just )?joined {O}" + NO_NOUN_AFTER, "member_of",
+             "member of", False, None, "organization", keywords="joined", object_test=_a_team),
     # A seat on a board: "Tom is on the board of Globex", "Ana joined the board of Acme".
     _pattern(r"{S} (?:is|sits|has been) on the board of {O}", "member_of", "member of", False, "person",
              "organization", keywords="board"),
@@ -1328,9 +1354,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="laid let redundant fired sacked", ends=True),
     # A job left by resigning or retiring: "Tom resigned from Initech" (not "resigned from the board").
     _pattern(r"{S} (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True, "person",
-             "organization", keywords="resigned retired", ends=True, object_test=no_membership),
+             "organization", keywords="resigned retired", ends=True, object_test=no_childs_club),
     _pattern(r"{I}(?: have|['’]ve)? (?:just )?(?:resigned|retired) from {O}", "works_for", "works for", True,
-             "person", "organization", keywords="resigned retired", ends=True, object_test=no_membership),
+             "person", "organization", keywords="resigned retired", ends=True, object_test=no_childs_club),
     # Someone's job that ended, named as a job: "Ana left her job at Acme" (not "Ana left Lisbon").
     _pattern(rf"{{S}} (?:just |finally |also )?(?:quit|left|lost) {_JOB} (?:at|with) {{O}}", "works_for",
              "works for", True, "person", "organization", keywords="quit left lost", ends=True),
