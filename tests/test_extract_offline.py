@@ -4764,6 +4764,38 @@ def test_a_persons_note_saying_they_retired_ends_their_job() -> None:
     }
 
 
+def test_a_list_of_medicines_says_who_takes_them_and_since_when() -> None:
+    current = "- Sertraline 50mg, mornings (since Oct 2024)\n- Omeprazole 20mg\n- Vitamin D 1000 IU daily"
+    stopped = "- Propranolol 10mg (2022–2023)\n- Citalopram 20mg, stopped March 2024\n- Ibuprofen 400mg"
+    meta = {"author": "Sam"}
+    found = {
+        relation_fields(r)
+        for text, heading in ((current, "Current"), (stopped, "Stopped"))
+        for r in extract(text, meta=meta, heading=(heading,), reference=None, title="Medications",
+                         path="Health/Medications.md").draft.relations
+    }  # fmt: skip
+    assert found == {
+        ("Sam", "takes", "Sertraline", date(2024, 10, 1), None),
+        ("Sam", "takes", "Omeprazole", None, None),
+        ("Sam", "takes", "Propranolol", date(2022, 1, 1), date(2023, 1, 1)),
+        ("Sam", "takes", "Citalopram", None, date(2024, 3, 1)),  # no more since; Ibuprofen: since when?
+    }
+    person = {"tags": ["person"]}
+    dad = extract(
+        "- warfarin 5mg\n- Ramipril 10mg since 2019",
+        heading=("Medications",), reference=None, title="Dad", path="People/Dad.md", meta=person,
+    )  # fmt: skip
+    assert {relation_fields(r) for r in dad.draft.relations} == {
+        ("Dad", "takes", "Warfarin", None, None),
+        ("Dad", "takes", "Ramipril", date(2019, 1, 1), None),
+    }
+    # A day's list is what happened that day; another heading's list in such a note is none of them.
+    assert not extract("- Omeprazole 20mg", meta=meta, heading=("Medications",), title="2025-03-03",
+                       path="daily/2025-03-03.md").draft.relations  # fmt: skip
+    assert not extract("- Omeprazole 20mg", meta=meta, heading=("Shopping",), title="Medications",
+                       path="Health/Medications.md").draft.relations  # fmt: skip
+
+
 def test_a_persons_properties_named_without_a_link_are_relations_too() -> None:
     text = (
         '---\nlocation: "Bangalore, India"\ncompany: Acme\nemployer: Remote\nspouse: Divorced\n'

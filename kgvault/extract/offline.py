@@ -1067,6 +1067,35 @@ _LISTING_CONTEXT = re.compile(
     r"|dependencies|tooling)|team|team\s+members|members|maintainers|contributors)$"
 )
 """A heading whose items name what a project uses ("## Stack", "Built with") or who is in it ("## Team")."""
+_MEDICINE_WORDS = r"(?:medications?|medicines?|meds|prescriptions?)"
+_MEDICINE_NOTE = re.compile(rf"(?i)\b{_MEDICINE_WORDS}\b")
+_MEDICINE_HEADING = re.compile(rf"(?i)^(?:(?:my|current|daily|regular)\s+)?{_MEDICINE_WORDS}$")
+_CURRENT_HEADING = re.compile(rf"(?i)^(?:current|now|taking|active)(?:\s+{_MEDICINE_WORDS})?$")
+_STOPPED_HEADING = re.compile(
+    rf"(?i)^(?:stopped|past|previous|former|old|discontinued)(?:\s+{_MEDICINE_WORDS})?$"
+)
+_LISTED_MEDICINE = re.compile(
+    r"[\x20\t]*(?:\*\*)?(?P<drug>[A-Za-z][a-z-]{3,})(?:\*\*)?(?:[\x20\t]+\d+(?:[.,]\d+)?[\x20\t]?"
+    r"(?:mg|mcg|µg|g|ml|iu|IU|units?)\b)?"
+)
+"""A medicine opening an item of a list of them, with its dose if said: "Sertraline 50mg, mornings"."""
+
+
+def _medicine_list(heading: str, source: Source) -> str | None:
+    """Whether a chunk is a list of medicines taken ("current") or no more ("stopped"): under a
+    `## Medications` heading, or in a note about them (`Medications.md`) under no heading, `## Current`
+    or `## Stopped`; never in a daily note (its lists are what happened that day)."""
+    if _DAY_TITLE.match(source.title) is not None:
+        return None
+    if _MEDICINE_HEADING.match(heading):
+        return "current"
+    if not _MEDICINE_NOTE.search(source.title):
+        return None
+    if _STOPPED_HEADING.match(heading):
+        return "stopped"
+    return "current" if not heading or _CURRENT_HEADING.match(heading) else None
+
+
 _LISTED_NAME = re.compile(rf"(?:\*\*)?{NAME}")
 """The name an item of such a list starts with (a link, or Capitalized words)."""
 _LABEL_START = r"^(?:\*\*|__)?(?P<label>[^\W\d_][\w&/.\x20-]{0,24}?)[\x20\t]*"
@@ -2381,6 +2410,9 @@ class _ChunkReader:
             else None
         )
         """What a note's list says of its subject: a `## Stack` what it uses, a `## Team` who is in it."""
+        self.medicines = _medicine_list(chunk.heading_path[-1].strip() if chunk.heading_path else "", source)
+        """A list of medicines taken ("current") or no more ("stopped"): a `## Medications` list, or the
+        lists of a note about them (`Health/Medications.md`)."""
         self.decisions = bool(chunk.heading_path) and bool(
             _DECISIONS_CONTEXT.match(chunk.heading_path[-1].strip())
         )
@@ -3168,6 +3200,12 @@ class _ChunkReader:
             return
         if self.listing is not None and candidate.kind == "item" and self._listed(inline, candidate):
             return  # "## Team / - [[Sam Ortiz]] (lead)": what it says is the relation, not a fact of its own
+        if (
+            self.medicines is not None
+            and candidate.kind == "item"
+            and self._medicine_listed(inline, candidate)
+        ):
+            return  # "## Current / - Sertraline 50mg, mornings (since Oct 2024)": taken
         if navigation:
             self.reasons["navigation"] += 1
             return
@@ -3629,6 +3667,40 @@ class _ChunkReader:
         for named in named_all:
             found_relations.append(self._listed_one(listing, named, note, candidate, gone or (when, None)))
         return found_relations
+
+    def _medicine_listed(self, inline: _Inline, candidate: _Candidate) -> bool:
+        """An item of a list of medicines: whose the note is (a person's, else its writer's) takes the
+        medicine it opens with ("Sertraline 50mg, mornings (since Oct 2024)"), from the day it names, or
+        took it over the years it names ("Propranolol 10mg (2022–2023)"); a stopped one only when said."""
+        listed = _LISTED_MEDICINE.match(inline.placeholder)
+        if listed is None or not is_medicine(" ".join(listed[0].casefold().split())):
+            return False
+        subject = self._note_entity(candidate.quote) if self.person_note else self.i_am
+        if subject is None:
+            return False
+        span = _YEAR_SPAN.search(inline.title)
+        named = self._times_named(inline.title[listed.end() :])
+        if span is not None:
+            valid: tuple[date | None, date | None] = (
+                date(int(span["first"]), 1, 1),
+                date(int(span["last"]), 1, 1),
+            )
+        elif self.medicines == "stopped":
+            if not named:
+                return False  # no more taken, since when not said: nothing true to say
+            valid = (None, named[-1])
+        else:
+            valid = (named[0] if named else self._chunk_date(), None)
+        medicine = self.entities.add(listed["drug"].capitalize(), "medication", candidate.quote)
+        if self.person_note:
+            self.entities.add(subject, "person", candidate.quote)
+        else:
+            subject = self.entities.add(subject, "person", candidate.quote)
+        self._relation(
+            subject, "takes", "takes", medicine, f"{subject} takes {medicine}.", PATTERN_CONFIDENCE,
+            candidate.quote, *valid,
+        )  # fmt: skip
+        return True
 
     def _listed_one(
         self,
