@@ -38,6 +38,8 @@ _KIND_SUFFIXES = frozenset([
     "package", "tool", "service", "company", "inc", "ltd", "llc", "corp", "corporation", "gmbh", "project",
     "language", "limited", "plc", "co", "pty", "llp", "ag", "bv",
 ])  # fmt: skip
+_KIND_PREFIXES = frozenset(["project"])
+"""A first word that names the kind of thing: "Project Falcon" is Falcon."""
 WELL_KNOWN_NAMES: tuple[tuple[str, str], ...] = (
     ("postgres", "postgresql"),
     ("mongo", "mongodb"),
@@ -922,6 +924,17 @@ def _suffix_edges(
             edges.append((3, head, key, f"the same name with “{key[len(head) + 1 :]}”"))
         elif last in _LEGAL_FORMS and head and head not in spellings and len(head) > 1:
             unnamed[head].append(key)
+        first, _, rest = key.partition(" ")
+        if (
+            first in _KIND_PREFIXES
+            and rest in spellings
+            and not rest.isdigit()
+            and len(rest) > 1
+            and _compatible(names, classes, key, rest)
+            and _kind_fits(first, classes.get(names.find(rest), set()))
+        ):
+            # "Project Falcon" is Falcon, as "the Falcon project" is.
+            edges.append((3, rest, key, f"the same name with “{first}” before it"))
     # "Acme Ltd" and "Acme Limited" with no bare "Acme": one company all the same.
     for keys in unnamed.values():
         edges.extend(_to_the_first(keys, names, classes, "the same name with another legal form"))

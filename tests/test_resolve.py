@@ -180,6 +180,14 @@ def test_a_well_known_other_name_of_another_type_is_another_entity() -> None:
     assert ([e.id for e in graph.entities], graph.merges) == (["mongo", "mongodb"], ())
 
 
+def test_project_falcon_is_falcon_unless_falcon_is_something_else() -> None:
+    graph = build(("a.md", [entity("Project Falcon", "project")]), ("b.md", [entity("Falcon")]))
+    assert titles(graph) == {"falcon": ("Falcon", "project")}
+    assert graph.merges == (("falcon", "Falcon + Project Falcon", "the same name with “project” before it"),)
+    graph = build(("a.md", [entity("Project Falcon", "project")]), ("b.md", [entity("Falcon", "software")]))
+    assert len(graph.entities) == 2
+
+
 def test_a_kind_suffix_never_joins_conflicting_types() -> None:
     graph = build(("a.md", [entity("Mercury", "place")]), ("b.md", [entity("Mercury database", "software")]))
     assert len(graph.entities) == 2
