@@ -61,7 +61,9 @@ _LEGAL_FORMS = frozenset(
 _TYPE_CLASSES = {
     **dict.fromkeys(sorted(PERSON_TYPES), "person"),
     **dict.fromkeys(
-        ["organization", "organisation", "company", "business", "brand", "org", "employer"], "organization"
+        ["organization", "organisation", "company", "business", "brand", "org", "employer", "client",
+         "customer", "supplier", "vendor", "agency", "firm"],
+        "organization",
     ),
     **dict.fromkeys(["place", "location", "city", "country", "region", "venue", "address"], "place"),
     **dict.fromkeys([

@@ -2292,6 +2292,9 @@ def test_a_date_heading_gives_no_topic_tag_and_list_tags_are_read() -> None:
         extract("Printed a benchy.", heading=("2025-03-12",), meta={"tags": ["a b", "#c/d", 2025]})
     )
     assert node.tags == ["a_b", "c/d"]
+    for day in ("Mon 20 Jan", "Monday, 23rd September", "Sept 23"):  # a day without its year
+        assert only_node(extract("Printed a benchy.", heading=(day,))).tags == [], day
+    assert only_node(extract("Printed a benchy.", heading=("Tuesday plans",))).tags == ["tuesday_plans"]
 
 
 @pytest.mark.parametrize(
@@ -3160,6 +3163,16 @@ def test_a_note_s_own_name_in_its_lines_is_the_thing_its_frontmatter_says() -> N
         ("Team", "- Alumni: [[Tom Berg]]", set()),  # gone, and nothing says since when
         ("Team", "- TBD — frontend", set()),
         ("Team", "- Open position (frontend)", set()),
+        # A freelancer's lists: what each is for, and who, named in full.
+        ("Stack", "- Accounting: FreeAgent (was Xero until Jan 2025)", {("Heron", "uses", "FreeAgent")}),
+        ("Tools", "- Design: Figma", {("Heron", "uses", "Figma")}),
+        (
+            "Team",
+            "- Dev: Jo Patel, Liam O'Connor",
+            {("Jo Patel", "member_of", "Heron"), ("Liam O'Connor", "member_of", "Heron")},
+        ),
+        ("Team", "- Copy: Ana Silva", {("Ana Silva", "member_of", "Heron")}),
+        ("Team", "- Lead: Ana Souza, PhD", {("Ana Souza", "member_of", "Heron")}),
     ],
 )
 def test_a_stack_or_team_item_names_what_its_label_says_not_the_label(
@@ -4651,6 +4664,49 @@ def test_work_titles_tool_starts_and_switches_of_medicines_as_people_write_them(
     text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
 ) -> None:
     assert sams_relations(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # A freelancer's lines: a job done for a client is none held; senior titles without "the".
+        ("I was hired by Acme Ltd to redesign their website.", {}),
+        ("Carla was hired by Netflix Studios.", {("Carla", "works_for", "Netflix Studios"): (REF, None)}),
+        ("Dana Ruiz is Head of Marketing at Initech.", {("Dana Ruiz", "works_for", "Initech"): (REF, None)}),
+        ("Rachel Kim is VP Marketing at Hooli.", {("Rachel Kim", "works_for", "Hooli"): (REF, None)}),
+        ("Amy Lo is Creative Director at Pentagram.", {("Amy Lo", "works_for", "Pentagram"): (REF, None)}),
+        ("Marcus Webb runs Northwind Coffee.", {("Marcus Webb", "leads", "Northwind Coffee"): (REF, None)}),
+        ("Ellie runs Fernhill Studio.", {("Ellie", "leads", "Fernhill Studio"): (REF, None)}),
+        (
+            "Switched from Xero to FreeAgent today.",
+            {("Sam", "uses", "FreeAgent"): (REF, None), ("Sam", "uses", "Xero"): (None, REF)},
+        ),
+    ],
+)
+def test_a_freelancers_clients_titles_businesses_and_tools(
+    text: str, found: dict[tuple[str, ...], tuple[date | None, date | None]]
+) -> None:
+    assert sams_relations(text) == found
+
+
+def test_a_first_name_the_note_is_of_or_with_is_theirs_whatever_the_verb() -> None:
+    helen = extract(
+        "Helen uses FreeAgent too. Switched from Trello to Asana in 2023.",
+        title="Helen Marsh", path="People/Helen Marsh.md", heading=(), reference=None,
+        meta={"type": "person"},
+    )  # fmt: skip
+    assert relations(helen) == {
+        ("Helen Marsh", "uses", "FreeAgent"),
+        ("Helen Marsh", "uses", "Asana"),
+        ("Helen Marsh", "uses", "Trello"),  # until 2023
+    }
+    meeting = extract(
+        "Dana uses Monday.com. Atlas uses Redis.",
+        title="2025-02-03 Acme kickoff", path="Meetings/2025-02-03 Acme kickoff.md",
+        meta={"attendees": ["[[Dana Ruiz]]", "[[Atlas Kim]]"]},
+    )  # fmt: skip
+    # Dana is the one attendee of that name; "Atlas" may be anything, and only a person's slot asks.
+    assert relations(meeting) == {("Dana Ruiz", "uses", "Monday.com"), ("Atlas Kim", "uses", "Redis")}
 
 
 @pytest.mark.parametrize(

@@ -188,6 +188,13 @@ def test_project_falcon_is_falcon_unless_falcon_is_something_else() -> None:
     assert len(graph.entities) == 2
 
 
+def test_a_client_a_supplier_or_an_agency_is_an_organization() -> None:
+    graph = build(
+        ("Acme Ltd.md", [entity("Acme Ltd", "client")]), ("b.md", [entity("Acme Ltd", "organization")])
+    )
+    assert titles(graph) == {"acme-ltd": ("Acme Ltd", "client")}  # one, not two homonyms
+
+
 def test_a_kind_suffix_never_joins_conflicting_types() -> None:
     graph = build(("a.md", [entity("Mercury", "place")]), ("b.md", [entity("Mercury database", "software")]))
     assert len(graph.entities) == 2

@@ -146,6 +146,18 @@ _TAG_SEPARATORS = re.compile(r"[\s-]+")
 _UNDERSCORES = re.compile(r"_+")
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$|^\d{4}-W\d{2}$|^\d{4}-\d{2}$")
 _HAS_WORD = re.compile(r"[^\W_]")
+_A_DAY_ONLY = re.compile(
+    r"(?i)^\W*(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+)?"
+    r"(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?)\W*$"
+)
+
+
+def _only_a_day(heading: str) -> bool:
+    """Whether a heading only names a day, without its year ("Mon 20 Jan", "Sept 23"): no topic of it."""
+    return _A_DAY_ONLY.match(heading) is not None
+
+
 _ENTITY_SUBJECT = re.compile(
     r"^[^\w\ue000]*(?:(?i:the|a|an|le|la|les|un|une)\s+|(?i:l)['’])?\ue000\d+\ue001\s+\w"
 )
@@ -278,7 +290,9 @@ _BODY_WORDS = _word_set(
 _BUSINESS_WORDS = _word_set(
     "club mates interiors shop bakery cafe café bar restaurant league consulting robotics collective choir"
     " band striders runners fc school academy gym clinic salon store records partners associates ventures"
-    " nursery plumbing grooming garage kennels cattery dental surgery harriers pub co-op practice farm"
+    " nursery plumbing grooming garage kennels cattery dental surgery harriers pub co-op practice farm coffee"
+    " roasters roastery studio studios design digital media creative consultancy agency catering cleaning"
+    " landscaping photography events"
     " builders electrical motors hotel b&b florist florists barbers hairdressers pharmacy deli"
 )
 """Last words of a name that make it a business, club or school someone runs (`Meeple Mates`)."""
@@ -338,7 +352,9 @@ def _full_name(title: str) -> tuple[str, ...]:
     """A note's title when it may be someone's full name ("Anna Kowalski": her "Anna" is her; not "Sarah
     Weekly Sync", "Jake Birthday Party", "Victoria Station")."""
     words = title.split()
-    if not 2 <= len(words) <= 3 or not all(w[:1].isupper() and w.isalpha() for w in words):
+    if not 2 <= len(words) <= 3 or not all(
+        w[:1].isupper() and w.replace("'", "").replace("’", "").isalpha() for w in words
+    ):
         return ()
     return () if any(w.casefold() in _NOT_IN_NAMES for w in words[1:]) else (title,)
 
@@ -427,9 +443,10 @@ _JOB_AT = re.compile(
 _LEFT_OUT_SUBJECT = re.compile(
     r"(?:(?P<pronoun>She|He|They)(?=[ \t]+(?:is|was|are|were|has|had|works|worked|lives|lived|reports|joined"
     r"|moved|studied|studies|graduated|married|manages|leads|founded|owns|uses|left|quit|started|retired"
-    r"|resigned)\b)"
+    r"|resigned|switched|migrated|stopped|co-founded|cofounded)\b)"
     r"|(?:Works|Worked|Lives|Lived|Reports|Joined|Moved|Studied|Studies|Graduated|Manages|Leads|Founded"
-    r"|Owns|Uses|Left|Quit|Started|Married|Retired|Resigned)[ \t])"
+    r"|Owns|Uses|Left|Quit|Started|Married|Retired|Resigned|Switched|Migrated|Stopped|Co-founded"
+    r"|Cofounded)[ \t])"
 )
 """A line of a person's note whose subject is its person: left out ("Works at the BBC as a producer.")
 or said as a pronoun ("She is married to [[Hugo Gomes]].")."""
@@ -1063,10 +1080,11 @@ _DECISIONS_CONTEXT = re.compile(
 """A heading whose items are decisions taken: "## Decisions", "Decision log", "ADRs", an ADR's
 "## Decision Outcome"."""
 _LISTING_CONTEXT = re.compile(
-    r"(?i)^(?:(?:our|the)\s+)?(?:(?P<stack>(?:tech(?:nology)?\s+)?stack|technolog(?:y|ies)|built\s+with"
-    r"|dependencies|tooling)|team|team\s+members|members|maintainers|contributors)$"
+    r"(?i)^(?:(?:our|the|my)\s+)?(?:(?P<stack>(?:tech(?:nology)?\s+)?stack|technolog(?:y|ies)|built\s+with"
+    r"|dependencies|tooling|tools|software)|team|team\s+members|members|maintainers|contributors)$"
 )
-"""A heading whose items name what a project uses ("## Stack", "Built with") or who is in it ("## Team")."""
+"""A heading whose items name what a project uses ("## Stack", "Built with", "## Tools") or who is in it
+("## Team")."""
 _MEDICINE_WORDS = r"(?:medications?|medicines?|meds|prescriptions?)"
 _MEDICINE_NOTE = re.compile(rf"(?i)\b{_MEDICINE_WORDS}\b")
 _MEDICINE_HEADING = re.compile(rf"(?i)^(?:(?:my|current|daily|regular)\s+)?{_MEDICINE_WORDS}$")
@@ -1114,7 +1132,9 @@ _LISTED_CATEGORIES = _word_set(
     testing tests build bundler styling ui email payments analytics cdn dns containers orchestration os
     editor ide scheduler workflows secrets vcs linting formatting docs documentation warehouse lead leads pm
     product design designer qa manager em owner sponsor mentor former alumni past previous notifications
-    mobile web marketing sales ops devops sre support data ml ai sms push maps video chat"""
+    mobile web marketing sales ops devops sre support data ml ai sms push maps video chat accounting
+    invoicing banking bookkeeping payroll crm newsletter copy copywriting dev development content seo social
+    tax legal photography illustration writing strategy scheduling calendar notes tasks"""
 ) | frozenset(
     (
         *("tech lead", "team lead", "message bus", "message queue", "object storage", "data store"),
@@ -1164,10 +1184,15 @@ _LISTED_NOW = re.compile(
 
 def _listed_parts(value: str) -> list[str]:
     """The names a labelled item's value lists: "Ravi, Kai", "React + Vite"; after a comma only where
-    every part is one word or a link ("Fly.io, Frankfurt region" names Fly.io; "Ana Souza, PhD" Ana)."""
+    every part is one word or a link, or every part a full name ("Jo Patel, Liam Kerr"; "Fly.io,
+    Frankfurt region" names Fly.io; "Ana Souza, PhD" Ana)."""
     parts = [part for part in _LISTED_AND.split(value) if part]
     pieces = [piece.strip() for piece in parts[0].split(",")] if parts else []
-    if len(pieces) > 1 and not all(_ONE_NAME.fullmatch(piece.strip("* ")) for piece in pieces):
+    if (
+        len(pieces) > 1
+        and not all(_ONE_NAME.fullmatch(piece.strip("* ")) for piece in pieces)
+        and not all(_full_name(piece.strip("* ")) for piece in pieces)  # "Jo Patel, Liam O'Connor"
+    ):
         pieces = pieces[:1]
     return [*pieces, *parts[1:]]
 
@@ -3489,7 +3514,9 @@ class _ChunkReader:
                 last = object_name.casefold().split()[-1]
                 if last in _RACE_WORDS:
                     continue  # "Kelly ran the Boston Marathon": a race run, nothing running
-                if last in _BODY_WORDS or last in _BUSINESS_WORDS:
+                if (last in _BODY_WORDS or last in _BUSINESS_WORDS) and not (
+                    is_software(object_name) or is_software(object_name.split()[0])  # "Android Studio"
+                ):
                     # "Hannah runs Meeple Mates", "Ines runs Kelp Robotics": a body of people is led.
                     pattern = replace(
                         pattern,
@@ -3838,10 +3865,11 @@ class _ChunkReader:
         if PLACEHOLDER_RE.search(raw):
             return None
         name = clean_name(raw, self.known)
-        if person and name is not None and " " not in name:
+        if name is not None and " " not in name:
             # "…is [[Jorge Ramos]]. I report to Jorge from today.": the one full name linked here, or
-            # else among the people the note's properties name (a meeting's `attendees`).
-            if self.note_people is None:  # once per chunk: only a first name in a person slot asks
+            # else among the people the note's properties name (a meeting's `attendees`). Where the
+            # end may be anything ("Dana uses Monday.com"), only the people the note is of or with.
+            if self.note_people is None:  # once per chunk: only a first name asks
                 self.note_people = (
                     _people_of(self.source.meta),
                     _full_name(self.source.title),
@@ -3849,7 +3877,7 @@ class _ChunkReader:
                     # lines write out: "Ana works at Morgan Stanley. Morgan is my manager.").
                     _full_names_written(self.source.title),
                 )
-            for names in (self.linked_names, *self.note_people):
+            for names in (self.linked_names, *self.note_people) if person else self.note_people[:2]:
                 fuller = [n for n in names if n.split(" ", 1)[0].casefold() == name.casefold() and " " in n]
                 if len(fuller) == 1:
                     return fuller[0]
@@ -4193,6 +4221,7 @@ class _ChunkReader:
                 and len(topic.split()) <= 6
                 and topic.casefold() not in GENERIC_EPISODE_NAMES
                 and not find_dates(topic, None)
+                and not _only_a_day(topic)
                 and not self.heading_secret
             ):
                 raw.append(topic.replace("/", " "))  # "Setup / Config" is prose, not a tag's levels

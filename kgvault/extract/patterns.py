@@ -431,7 +431,7 @@ _ROLE = (
     r"|customer|support|mechanical|civil|electrical|audio|video|game|mobile|cloud|devops|platform|field"
     r"|charge|registered|practice|district|community|dental|veterinary|trainee|head|ward|teaching) )?"
     rf"(?:(?i:{'|'.join((_JOB_NOUNS + ' ' + _MORE_JOB_NOUNS).split())})|{_CHIEF}"
-    r"|(?i:head|director|VP) of [A-Za-z]+)(?![\w'’-])"
+    r"|(?i:head|director|VP) of [A-Za-z]+|VP [A-Z][a-z]+)(?![\w'’-])"
 )
 """A job, named as one: "a senior designer", "the new CTO", "head of design", "a Spanish teacher", as
 work notes write them too: "a Staff Engineer", "a Senior Backend Engineer", "VP of Engineering" (not
@@ -442,7 +442,8 @@ JOB_TITLE = _ROLE.replace(" ", r"\s+")
 """A job named as one, as a regex of its own ("Senior engineer", "Head of operations")."""
 _ROLE_WORDS = f"{_JOB_NOUNS} {_MORE_JOB_NOUNS} {_CHIEFS.lower()} director head vp"
 """The words one of which a sentence naming a job holds (the patterns' screen)."""
-_A_ROLE = rf"(?:the|a|an|our|their) {_ROLE}"
+_A_ROLE = rf"(?:(?:the|a|an|our|their) {_ROLE}|(?=[A-Z]){_ROLE})"
+"""A job said with its article, or in title case without one ("Dana is Head of Marketing at Initech")."""
 _A_ROLE_OR_ROLE = rf"(?:(?:the|a|an|our|their) )?{_ROLE}"
 """A job one joins as, with or without its article: "joined Acme as a designer", "as marketing lead"."""
 _JOB_NOUNS_FR = (
@@ -586,8 +587,9 @@ _NOT_A_COUPLE = r"(?![\w'’-])(?!\s*(?:,|and|&)\s*[\ue000A-Z])"
 """Not "Father Murphy married Ana and Tom": who marries a couple is married to neither."""
 _NO_OFFICIANT = r"^(?!.*\b(?i:father|reverend|rev|judge|pastor|priest|rabbi|imam|vicar|cleric|officiant)\b)"
 """A sentence without who conducts a wedding: "The Reverend Green married them" marries no one to him."""
-_NOT_HIRED_TO = r"(?![\w'’-])(?!\s+to\s)"
-"""Not hired to do something ("hired by Tom to paint the house"): a job done, not a job held."""
+_NOT_HIRED_TO = r"(?![\w'’-])(?!(?:[\t\x20]+[A-Z][\w'’-]*)*\s+to\s)"
+"""Not hired to do something ("hired by Tom to paint the house", "by Acme Ltd to redesign their site"): a
+job done, not a job held (the rest of a longer name first: else "Acme" alone is hired by)."""
 _JOB_CUE = (
     rf"(?i)\b(?:jobs?|roles?|positions?|offers?|careers?|compan(?:y|ies)|employers?|startups?|hired|salary"
     rf"|onboarding|interview(?:s|ed)?|colleagues?|promot(?:ed|ion)|head|director|vp|internship"
@@ -620,14 +622,17 @@ _KNOWN_TOOLS = _word_set(
     "confluence sharepoint dropbox circleci jenkins vaultwarden nextcloud owncloud syncthing icloud onedrive "
     "twitter x reddit facebook instagram tiktok threads linkedin strava tumblr snapchat youtube twitch "
     "duolingo headspace calm netflix hulu tinder bumble hinge pinterest clubhouse peloton myfitnesspal "
-    "wordle deliveroo ubereats doordash audible kindle goodreads letterboxd"
+    "wordle deliveroo ubereats doordash audible kindle goodreads letterboxd "
+    "xero freeagent quickbooks toggl squarespace webflow calendly mailchimp convertkit wix overleaf "
+    "powerpoint latex"
 ) | frozenset(
     [
         "vs code", "visual studio code", "github actions", "gitlab ci", "google docs", "google drive",
         "google workspace", "microsoft teams", "ms teams", "apple notes", "day one", "roam research",
         "sublime text", "garmin connect", "google meet", "foundry vtt", "roll20", "fantasy grounds",
         "owlbear rodeo", "airtable", "coda", "hetzner", "digitalocean", "linode", "ruby on rails", "deno",
-        "java", "php", "haskell", "scala", "c#", "c++",
+        "java", "php", "haskell", "scala", "c#", "c++", "adobe creative cloud", "cal.com", "google sheets",
+        "microsoft word", "microsoft excel", "ms word",
     ]
 )  # fmt: skip
 """Software people move to: "I moved to Obsidian", "we migrated to Linear" is no new home."""
