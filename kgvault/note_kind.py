@@ -307,9 +307,20 @@ def note_type(meta: Mapping[str, Any], title: str, path: str) -> str | None:
         return "book"
     if "kindle-sync" in meta:
         return "book"  # the Kindle plugin's highlights of a book
+    if ("author" in meta or "authors" in meta) and (
+        _PAPER_TAGS.intersection(_tag_words(meta))
+        or not _PAPER_KEYS.isdisjoint(key.lower() for key in meta if isinstance(key, str))
+        or not _PAPER_TAGS.isdisjoint(part.lower() for part in path.split("/")[:-1])
+    ):
+        # `author: Emanuele Rossi` with `tags: [paper]`, a `doi`, or kept in `Papers/`: the paper's
+        # author, not the note's.
+        return "paper"
     return kept_kind(meta, title, path)
 
 
+_PAPER_TAGS = _word_set("paper papers article articles preprint preprints research-paper research-papers")
+_PAPER_KEYS = _word_set("doi journal venue arxiv proceedings conference")
+"""Tags, folders and properties of a note about a paper: with an `author`, that is the paper's."""
 _BOOK_KEYS = _word_set("isbn isbn10 isbn13 publisher localcover total_page totalpage goodreads")
 """Properties only a note about a book has (not `publish`, which Obsidian Publish sets too, nor `cover`)."""
 _READING_TAGS = _word_set("book books reading booknote booknotes book-notes reading-notes literature")

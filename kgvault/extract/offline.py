@@ -359,6 +359,17 @@ def _full_name(title: str) -> tuple[str, ...]:
     return () if any(w.casefold() in _NOT_IN_NAMES for w in words[1:]) else (title,)
 
 
+def _given_name(full: str) -> str:
+    """The first name of a full name, after its title if any ("Dr Anna Kowalski": anna), casefolded."""
+    words = full.casefold().split()
+    if len(words) > 2 and words[0].rstrip(".") in _TITLES:
+        return words[1]
+    return words[0] if words else ""
+
+
+_TITLES = _word_set("dr prof mr mrs ms mx miss sir dame")
+
+
 def _full_names_written(text: str) -> tuple[str, ...]:
     """The full names a note's title writes out beside other words: two or three capitalized words
     no title or place has ("2025-03-05 debrief Olivia Chen"; not "Victoria Station")."""
@@ -425,7 +436,7 @@ _FROM_WORD = re.compile(r"(?i)\b(?:since|from|in|on)\s+(?:the\s+)?$")
 """Before a time a relation holds from, in its own clause ("… and worked at Datadog since 22 April")."""
 _MY_KIN = re.compile(
     r"My\s+(?:(?P<kin>mum|mom|mam|mother|dad|father|grandma|grandpa|granny|gran|nana|nan|grandmother"
-    r"|grandfather)|wife|husband|daughter|son|sister|brother|manager|boss)\s*[.!]?\s*$"
+    r"|grandfather)|wife|husband|daughter|son|sister|brother|manager|boss|supervisor)\s*[.!]?\s*$"
 )
 """A person's note saying, and only saying, who they are to the writer: "My mum." (by the word the
 diary calls her), "My wife.", "My manager." (not "My mum, Linda, in Whitby." in a family page, nor
@@ -436,10 +447,15 @@ _BARE_YEAR = re.compile(r"(?i)(?:\b(?:left|until|till|since|in)\s+|^\s*)((?:19|2
 """A year said bare, after what leaves or bounds (or first): "(left 2024)", "… but left in 2022"."""
 _JOB_AT = re.compile(
     rf"(?i)(?!(?:former|ex|previous|retired|wannabe|aspiring|future|favou?rite|old|past)\b)(?:(?:a|an|the)\s+)?"
-    rf"{JOB_TITLE}\s+(?:at|@)\s+(?=(?-i:{NAME})\s*[.!]?\s*$)"
+    rf"{JOB_TITLE}\s+(?:at|@)\s+(?=(?:the\s+)?(?-i:{NAME})\s*[.!]?\s*$)"
 )
 """A line of a person's note that is their job and where, and nothing else: "Senior engineer at
 [[Cloudflare]]." (not "Former CTO at Acme.", "Intern at NASA in 2012.", "Manager at Tesco until 2021")."""
+_THEIR_KIN = re.compile(
+    r"(?:Her|His|Their)(?=[ \t]+(?:husband|wife|partner|spouse|son|daughter|mum|mom|dad|mother|father|brother"
+    r"|sister|boss|manager)\b)"
+)
+"""A line of a person's note naming one of their family by "her" ("Her husband is [[Piotr]]."): theirs."""
 _LEFT_OUT_SUBJECT = re.compile(
     r"(?:(?P<pronoun>She|He|They)(?=[ \t]+(?:is|was|are|were|has|had|works|worked|lives|lived|reports|joined"
     r"|moved|studied|studies|graduated|married|manages|leads|founded|owns|uses|left|quit|started|retired"
@@ -2395,9 +2411,10 @@ class _ChunkReader:
         self.person_note = note_type in PERSON_TYPES and _DAY_TITLE.match(source.title) is None
         """A note about one person (`People/Jamie Chen.md`): its lines without a subject are theirs."""
         if self.about_a_work:
-            # A book's or a paper's `author` wrote the work, not the note. In a book's note the "I" is
-            # its reader's; in a podcast's, a recipe's or a paper's it may be the speaker's, paraphrased.
-            self.author, writer = None, source.writer if note_type == "book" else None
+            # A book's or a paper's `author` wrote the work, not the note. In a book's or a paper's note
+            # the "I" is its reader's ("I use their Cora split"; the paper's own voice is "we"); in a
+            # podcast's or a recipe's it may be the speaker's, paraphrased.
+            self.author, writer = None, source.writer if note_type in ("book", "paper") else None
         self.i_am = writer
         self.said_at: date | datetime | None = None
         """When a conversation turn was said: relative times are then read with the full resolver."""
@@ -3829,6 +3846,13 @@ class _ChunkReader:
         text = inline.placeholder
         who = who or self.source.title
         match = None if fields_only else _LEFT_OUT_SUBJECT.match(text)
+        theirs = None if fields_only or match is not None else _THEIR_KIN.match(text)
+        if theirs is not None:  # "Her husband is [[Piotr]]." as "<Anna>'s husband is [[Piotr]]."
+            return replace(
+                inline,
+                refs=(*inline.refs, _Ref("link", who, who)),
+                placeholder=PLACEHOLDER.format(index=len(inline.refs)) + "'s" + text[theirs.end() :],
+            )
         job = None if fields_only else _JOB_AT.match(text) if match is None else None
         field = _PERSON_FIELD.match(text) if match is None and job is None else None
         if match or job or field:
@@ -3878,7 +3902,7 @@ class _ChunkReader:
                     _full_names_written(self.source.title),
                 )
             for names in (self.linked_names, *self.note_people) if person else self.note_people[:2]:
-                fuller = [n for n in names if n.split(" ", 1)[0].casefold() == name.casefold() and " " in n]
+                fuller = [n for n in names if _given_name(n) == name.casefold() and " " in n]
                 if len(fuller) == 1:
                     return fuller[0]
         return name
@@ -4406,8 +4430,12 @@ class _ChunkReader:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-_ALSO = re.compile(r"(?i)\b(?:also|as\s+well|too|additionally|on\s+the\s+side)\b")
-"""A second value beside the first, of what holds one at a time: "also works at", "… on the side"."""
+_ALSO = re.compile(
+    r"(?i)\b(?:also|as\s+well|too|additionally|on\s+the\s+side|part[\s-]time|(?:on|at)\s+(?:the\s+)?weekends?"
+    r"|on\s+(?:saturdays|sundays))\b"
+)
+"""A second value beside the first, of what holds one at a time: "also works at", "… on the side", "I
+work at Blackbird Coffee on weekends" (a second job: the first goes on)."""
 _SUBORDINATE = re.compile(
     # "that" as a pronoun, before its verb ("the leak that started"; not "that lake sunrise").
     r"\s(?:that|which|who)\s+(?!(?:was|is)\s+(?:on|last|yesterday)\b)(?=(?:was|were|is|had|has|got|\w+ed)\b)"
@@ -4432,8 +4460,11 @@ _WROTE_THAT = re.compile(
     r"|(?:I|we)\s+(?:read|heard)\s+(?:somewhere|online|on\s+\w+|in\s+the\s+\w+)?\s*)\bthat\s+$"
 )
 """What was written or read, not the writer's word now: "I wrote on 3/1 that |Tom works at Meta"."""
-_INSIDE_A_PLACE = re.compile(rf"\b(?:in|at|from|for|with|near)\s+(?:the\s+)?(?:[{CAPITALS}][\w'’.&-]*\s+)+$")
-"""What comes before a match that starts inside a name after a place word ("in New |York works …")."""
+_INSIDE_A_PLACE = re.compile(
+    rf"\b(?:in|at|from|for|with|near)\s+(?:the\s+)?(?:[{CAPITALS}](?:[\w'’&-]*(?:\.[\w'’&-]+)*|[a-z]{{0,2}}\.)\s+)+$"
+)
+"""What comes before a match that starts inside a name after a place word ("in New |York works …", "in St.
+|Louis"; not "First day at Spotify. |My manager is …": a sentence ends there)."""
 _UNTIL_WORD = re.compile(r"(?i)\b(?:until|till|til)\b")
 _UNTIL_MONTH = re.compile(
     r"(?i)\b(?:until|till)\s+(?P<end>(?:the\s+)?end\s+of\s+)?(?P<month>january|february|march|april|may|june|july"

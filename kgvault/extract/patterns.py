@@ -177,11 +177,12 @@ _NO_ADVERB = (
     r"(?!(?:Gym|Club|Course|Class|Teacher|Tutor|Coach|Hostel|Hotel|Landlord|Landlady|Boss|Office|Company"
     r"|Library|Nursery|School|Uni|College|Church|Council|Bank|Vet|Dentist|Surgery|Hospital|Restaurant"
     r"|Cafe|Café|Pub|Shop|Band|Choir|Group|Kitchen|House|Flat|Garage|Apartment|Standup|Stand-up|Retro"
-    r"|Sprint|Planning|Onboarding|Meeting|Call|Demo|Interview|Hiring|Support|Ticketing)[ \t]+(?!of\b)[a-z])"
+    r"|Sprint|Planning|Onboarding|Meeting|Call|Demo|Interview|Hiring|Support|Ticketing|Code|Model|Paper"
+    r"|Baseline|Dataset|Experiment|Thesis|Script|Pipeline|Notebook|Repo|Lab|Seminar)[ \t]+(?!of\b)[a-z])"
 )
 """A capitalized adverb or word for anyone opening a line is no subject: "Just switched from Notion to
 Obsidian", "Team uses Jira", "Everyone uses Slack" (but "Just Eat switched …" names a company); nor is
-a common noun ("Gym uses Beta", "Standup runs on Zoom")."""
+a common noun ("Gym uses Beta", "Standup runs on Zoom", "Model uses PyTorch Geometric")."""
 _NAME_START = rf"(?=[\ue000{_UPPER}]|(?i:[{''.join(sorted({word[0] for word in (*_DETERMINERS, 'l')}))}]))"
 """A lookahead for the first character of a determiner or a name: where `{S}` can start."""
 
@@ -396,7 +397,7 @@ NO_NOUN_AFTER = (
 _MORE_JOB_NOUNS = (
     "pharmacist barista paralegal chef waiter waitress bartender cashier electrician plumber carpenter "
     "mechanic paramedic midwife dentist therapist physiotherapist psychologist surgeon veterinarian "
-    "librarian journalist photographer receptionist clerk producer tutor assistant"
+    "librarian journalist photographer receptionist clerk producer tutor assistant postdoc"
 )
 """Jobs that name a job when named as one ("a pharmacist at Boots"), but are no cue of one in a clause
 of their own ("I left Boots and joined Superdrug, the pharmacist there is nicer")."""
@@ -410,17 +411,30 @@ _A_DIRECTOR = (
 director of Inception", a film's)."""
 _ROLE_BEFORE_NAME = (
     rf"(?:(?:the|our|my|his|her|their) (?:new )?(?:{_any_of(_CHIEFS)}|founder|director|manager|boss|lead"
-    r"|head of [a-z]+|VP(?: of [a-z]+)?),? )?"
+    r"|(?i:head|director) of [A-Za-z]+|VP(?: of [a-z]+)?|(?i:dean|provost|principal|chair)),? )?"
 )
 """A role said before the person it is: "reports to the CEO, [[Anneke Smit]]", "to our CTO, Priya"."""
 _ROLES_ALONE = frozenset(
-    word.casefold() for word in (*_CHIEFS.split(), "VP", "Founder", "Director", "Manager", "Boss")
+    word.casefold()
+    for word in (
+        *_CHIEFS.split(),
+        "VP",
+        "Founder",
+        "Director",
+        "Manager",
+        "Boss",
+        "Dean",
+        "Provost",
+        "Principal",
+    )
 )
 
 
 def _no_role(name: str) -> bool:
-    """Whether the name is a person's, not a role ("reports to the CEO." names nobody)."""
-    return name.casefold() not in _ROLES_ALONE
+    """Whether the name is a person's, not a role ("reports to the CEO.", "to the Dean", "to the Head of
+    School" name nobody)."""
+    folded = name.casefold()
+    return folded not in _ROLES_ALONE and not folded.startswith(("head of ", "director of ", "vp of "))
 
 
 _ROLE = (
@@ -557,11 +571,13 @@ _NOT_A_SESSION = (
 Library all day on my thesis", "has been working for Tom on his new kitchen", "Jess is working at
 Southmead this week" (a day's, a week's cover or a job's place, not an employer)."""
 _NOT_A_BUSINESS_AHEAD = (
-    r"(?![\w'’-])(?![\t\x20]+(?:garage|shop|store|station|pub|cafe|café|restaurant|bakery|salon|nursery"
-    r"|school|club|gym|branch|franchise|clinic|surgery|practice|stall|kiosk|hotel|hostel|farm|dealership)s?\b)"
+    r"(?![\w'’-])(?!(?:[\t\x20]+(?:[A-Z][\w'’-]*|\d[\w.]*))*[\t\x20]+(?:garage|shop|store|station|pub|cafe"
+    r"|café|restaurant|bakery|salon|nursery|school|club|gym|branch|franchise|clinic|surgery|practice|stall"
+    r"|kiosk|hotel|hostel|farm|dealership|seminar|lab|group|reading|class|course|workshop|meetup|session"
+    r"|tutorial|module|lecture|programme|program|society|podcast|newsletter|team|journal)(?:e?s)?\b)"
 )
-"""After what someone runs, no place of business it names: "Ian runs the Esso garage" (a garage is led;
-no Esso runs)."""
+"""After what someone runs, no place of business or gathering it names: "Ian runs the Esso garage", "Mark
+runs the ML seminar", "Anna runs the GNN reading group" (led, not run: no Esso, ML or GNN runs)."""
 _NOT_FROM = r"(?![\w'’-])(?!\s+from\b)"
 """After a whole name, no "from": "moved to Obsidian from Notion" is a switch of tools, not a home."""
 _NOT_WITH_A_NAME = (
@@ -1123,8 +1139,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              False, "person", "organization", keywords="studied", undated=True),
     _pattern(r"{I} studied at {O}" + _NOT_A_SESSION, "studied_at", "studied at", False, "person",
              "organization", keywords="studied", undated=True, object_test=_a_school),
-    _pattern(r"{S} is (?:a|an) (?:[a-z]+ )?student at {O}", "studied_at", "studied at", False, "person",
-             "organization", keywords="student"),
+    # "I'm a student at …", "Wei is a PhD student at …", "a second-year MSc student at …".
+    _pattern(r"{I}(?: am|['’]m) (?:now |still )?(?:a|an) (?:[A-Za-z][\w-]* ){0,2}student at {O}",
+             "studied_at", "studied at", False, "person", "organization", keywords="student"),
+    _pattern(r"{S} is (?:now |still )?(?:a|an) (?:[A-Za-z][\w-]* ){0,2}student at {O}", "studied_at",
+             "studied at", False, "person", "organization", keywords="student"),
     # Not "I graduated from Couch to 5K": a programme, not a school.
     _pattern(r"{I} graduated from {O}(?![\w'’-])(?![\t\x20]+to\b)", "studied_at", "studied at", False,
              "person", "organization", keywords="graduated", ends=True, object_test=_could_be_a_school),
