@@ -4763,6 +4763,10 @@ def test_a_persons_note_names_their_job_and_family_by_her_and_his() -> None:
         ("Marcus Webb runs Northwind Coffee.", {("Marcus Webb", "leads", "Northwind Coffee"): (REF, None)}),
         ("Ellie runs Fernhill Studio.", {("Ellie", "leads", "Fernhill Studio"): (REF, None)}),
         (
+            "I founded Fernhill Studio in 2022.",
+            {("Sam", "founded", "Fernhill Studio"): (date(2022, 1, 1), None)},
+        ),
+        (
             "Switched from Xero to FreeAgent today.",
             {("Sam", "uses", "FreeAgent"): (REF, None), ("Sam", "uses", "Xero"): (None, REF)},
         ),
