@@ -1356,8 +1356,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"{I}(?: am|['’]m) (?:now )?married to {O}", "married_to", "married to", True, "person",
              "person", keywords="married"),
     # The writer's own company: "I founded Fernhill Studio in 2022", "We co-founded Acme".
-    _pattern(r"{W}(?: have|['’]ve)? (?:founded|co-founded|cofounded) {O}", "founded", "founded", False, "person",
-             "organization", keywords="founded cofounded"),
+    _pattern(r"{W}(?: have|['’]ve)? (?:founded|co-founded|cofounded) {O}", "founded", "founded", False,
+             "person", "organization", keywords="founded cofounded"),
     _pattern(rf"{{I}} {_ADVERB}report to {_ROLE_BEFORE_NAME}{{O}}", "reports_to", "reports to", True,
              "person", "person", keywords="report", object_test=_no_role),
     # A job that ended: not "I left Paris" (a place), only a job or "quit" (one quits an employer).
