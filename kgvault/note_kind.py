@@ -313,13 +313,14 @@ def note_type(meta: Mapping[str, Any], title: str, path: str) -> str | None:
         or not _PAPER_TAGS.isdisjoint(part.lower() for part in path.split("/")[:-1])
     ):
         # `author: Emanuele Rossi` with `tags: [paper]`, a `doi`, or kept in `Papers/`: the paper's
-        # author, not the note's.
+        # author, not the note's (not an article's: its highlights are its author's words; nor a
+        # `conference:` trip report, or a `journal:`, the author's own).
         return "paper"
     return kept_kind(meta, title, path)
 
 
-_PAPER_TAGS = _word_set("paper papers article articles preprint preprints research-paper research-papers")
-_PAPER_KEYS = _word_set("doi journal venue arxiv proceedings conference")
+_PAPER_TAGS = _word_set("paper papers preprint preprints research-paper research-papers")
+_PAPER_KEYS = _word_set("doi arxiv")
 """Tags, folders and properties of a note about a paper: with an `author`, that is the paper's."""
 _BOOK_KEYS = _word_set("isbn isbn10 isbn13 publisher localcover total_page totalpage goodreads")
 """Properties only a note about a book has (not `publish`, which Obsidian Publish sets too, nor `cover`)."""

@@ -927,16 +927,13 @@ def _suffix_edges(
         elif last in _LEGAL_FORMS and head and head not in spellings and len(head) > 1:
             unnamed[head].append(key)
         first, _, rest = key.partition(" ")
-        if (
-            first in _KIND_PREFIXES
-            and rest in spellings
-            and not rest.isdigit()
-            and len(rest) > 1
-            and _compatible(names, classes, key, rest)
-            and _kind_fits(first, classes.get(names.find(rest), set()))
-        ):
-            # "Project Falcon" is Falcon, as "the Falcon project" is.
-            edges.append((3, rest, key, f"the same name with “{first}” before it"))
+        if first in _KIND_PREFIXES and rest in spellings and not rest.isdigit() and len(rest) > 1:
+            kinds = classes.get(names.find(key), set()) | classes.get(names.find(rest), set())
+            if kinds == {first}:
+                # "Project Falcon" is Falcon, as "the Falcon project" is, where the notes know one of
+                # them as a project and neither as anything else (not "Project Gutenberg" and the
+                # editor Gutenberg, nor the book "Project Hail Mary" and the film "Hail Mary").
+                edges.append((3, rest, key, f"the same name with “{first}” before it"))
     # "Acme Ltd" and "Acme Limited" with no bare "Acme": one company all the same.
     for keys in unnamed.values():
         edges.extend(_to_the_first(keys, names, classes, "the same name with another legal form"))

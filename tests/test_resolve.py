@@ -186,6 +186,11 @@ def test_project_falcon_is_falcon_unless_falcon_is_something_else() -> None:
     assert graph.merges == (("falcon", "Falcon + Project Falcon", "the same name with “project” before it"),)
     graph = build(("a.md", [entity("Project Falcon", "project")]), ("b.md", [entity("Falcon", "software")]))
     assert len(graph.entities) == 2
+    # Neither known as a project (a charity and an editor, a job and a boss), or one as a book: two.
+    for first, second in (("Project Gutenberg", "Gutenberg"), ("Project Manager", "Manager")):
+        assert len(build(("a.md", [entity(first)]), ("b.md", [entity(second)])).entities) == 2
+    graph = build(("a.md", [entity("Project Hail Mary", "book")]), ("b.md", [entity("Hail Mary")]))
+    assert len(graph.entities) == 2
 
 
 def test_a_client_a_supplier_or_an_agency_is_an_organization() -> None:

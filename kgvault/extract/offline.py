@@ -1097,12 +1097,15 @@ _DECISIONS_CONTEXT = re.compile(
 "## Decision Outcome"."""
 _LISTING_CONTEXT = re.compile(
     r"(?i)^(?:(?:our|the|my)\s+)?(?:(?P<stack>(?:tech(?:nology)?\s+)?stack|technolog(?:y|ies)|built\s+with"
-    r"|dependencies|tooling|tools|software)|team|team\s+members|members|maintainers|contributors)$"
+    r"|dependencies|tooling|(?P<tools>tools|software|apps))|team|team\s+members|members|maintainers|contributors)$"
 )
 """A heading whose items name what a project uses ("## Stack", "Built with", "## Tools") or who is in it
 ("## Team")."""
 _MEDICINE_WORDS = r"(?:medications?|medicines?|meds|prescriptions?)"
 _MEDICINE_NOTE = re.compile(rf"(?i)\b{_MEDICINE_WORDS}\b")
+_MEDICINE_TITLE = re.compile(rf"(?i)^(?:my\s+)?(?:current\s+)?{_MEDICINE_WORDS}(?:\s+list)?$")
+_CARERS = _word_set("doctor gp nurse pharmacist dentist therapist physio physiotherapist vet consultant")
+_ANIMALS = _word_set("pet dog cat horse animal rabbit bird hamster fish")
 _MEDICINE_HEADING = re.compile(rf"(?i)^(?:(?:my|current|daily|regular)\s+)?{_MEDICINE_WORDS}$")
 _CURRENT_HEADING = re.compile(rf"(?i)^(?:current|now|taking|active)(?:\s+{_MEDICINE_WORDS})?$")
 _STOPPED_HEADING = re.compile(
@@ -1115,19 +1118,27 @@ _LISTED_MEDICINE = re.compile(
 """A medicine opening an item of a list of them, with its dose if said: "Sertraline 50mg, mornings"."""
 
 
-def _medicine_list(heading: str, source: Source) -> str | None:
-    """Whether a chunk is a list of medicines taken ("current") or no more ("stopped"): under a
-    `## Medications` heading, or in a note about them (`Medications.md`) under no heading, `## Current`
-    or `## Stopped`; never in a daily note (its lists are what happened that day)."""
+def _medicine_list(heading: str, source: Source, someones: bool) -> str | None:
+    """Whether a chunk is a list of medicines taken ("current") or no more ("stopped"): in the writer's
+    note about them (titled `Medications`, `My meds`) under no heading, `## Medications`, `## Current`
+    or `## Stopped`; in a person's or a pet's note (`someones`), under `## Medications`. Not in a daily
+    note (its lists are what happened that day), nor in a note of another kind (a pharmacy's, an app's,
+    a recipe's, "Prescription glasses")."""
     if _DAY_TITLE.match(source.title) is not None:
         return None
-    if _MEDICINE_HEADING.match(heading):
+    if _MEDICINE_TITLE.match(source.title):
+        if _STOPPED_HEADING.match(heading):
+            return "stopped"
+        return (
+            "current"
+            if not heading or _CURRENT_HEADING.match(heading) or _MEDICINE_HEADING.match(heading)
+            else None
+        )
+    if someones and _MEDICINE_HEADING.match(heading):
         return "current"
-    if not _MEDICINE_NOTE.search(source.title):
-        return None
-    if _STOPPED_HEADING.match(heading):
+    if someones and _STOPPED_HEADING.match(heading) and _MEDICINE_NOTE.search(heading):
         return "stopped"
-    return "current" if not heading or _CURRENT_HEADING.match(heading) else None
+    return None
 
 
 _LISTED_NAME = re.compile(rf"(?:\*\*)?{NAME}")
@@ -1198,7 +1209,7 @@ _LISTED_NOW = re.compile(
 2023, then Postgres"."""
 
 
-def _listed_parts(value: str) -> list[str]:
+def _listed_parts(value: str, people: bool = False) -> list[str]:
     """The names a labelled item's value lists: "Ravi, Kai", "React + Vite"; after a comma only where
     every part is one word or a link, or every part a full name ("Jo Patel, Liam Kerr"; "Fly.io,
     Frankfurt region" names Fly.io; "Ana Souza, PhD" Ana)."""
@@ -1207,12 +1218,24 @@ def _listed_parts(value: str) -> list[str]:
     if (
         len(pieces) > 1
         and not all(_ONE_NAME.fullmatch(piece.strip("* ")) for piece in pieces)
-        and not all(_full_name(piece.strip("* ")) for piece in pieces)  # "Jo Patel, Liam O'Connor"
+        # In a Team list, "Jo Patel, Liam O'Connor" (not "Tom Reed, London Office", "Ana Souza, Head
+        # Designer").
+        and not (people and all(_a_persons_full_name(piece.strip("* ")) for piece in pieces))
     ):
         pieces = pieces[:1]
     return [*pieces, *parts[1:]]
 
 
+def _a_persons_full_name(text: str) -> bool:
+    """Whether words may be someone's full name in a list: no word of a role, a place or a company's."""
+    return bool(_full_name(text)) and _DESCRIPTOR_WORDS.isdisjoint(word.casefold() for word in text.split())
+
+
+_DESCRIPTOR_WORDS = _word_set(
+    "office head designer developer engineer manager director lead corp corporation inc ltd llc company"
+    " contract contractor only freelance freelancer intern west east north south region cloud central europe"
+    " consultant agency studio labs team group"
+)
 _LISTED_AND = re.compile(r"\s*(?:\+|&|\band\b|\x20/\x20)\s*")
 _ONE_NAME = re.compile(r"\ue000\d+\ue001|[A-Z][\w.+#-]*")
 _WE_WILL = re.compile(
@@ -2427,6 +2450,8 @@ class _ChunkReader:
         self.someone_described = False
         """The candidate being read says who someone is ("Fatima is a TA …"), no term it defines."""
         self.spoken = False
+        self.sentence_at = 0
+        """Where the sentence being read starts in its line (0: the line's first, or a list item)."""
         """The block being read is someone else's words: its "I" is not the writer."""
         self.reported = False
         """And the writer reports them ("Ana told me: …"): what they say of anyone is their claim."""
@@ -2452,9 +2477,19 @@ class _ChunkReader:
             else None
         )
         """What a note's list says of its subject: a `## Stack` what it uses, a `## Team` who is in it."""
-        self.medicines = _medicine_list(chunk.heading_path[-1].strip() if chunk.heading_path else "", source)
-        """A list of medicines taken ("current") or no more ("stopped"): a `## Medications` list, or the
-        lists of a note about them (`Health/Medications.md`)."""
+        self.software_only = listing is not None and listing["tools"] is not None
+        """A `## Tools` list names software only where it is known as such (a workbench's `- Saw: Bosch`
+        uses no software)."""
+        self.medicines = _medicine_list(
+            chunk.heading_path[-1].strip() if chunk.heading_path else "",
+            source,
+            # Whose a `## Medications` list is: a person's or an animal's note's (not a doctor's).
+            (self.person_note and note_type not in _CARERS) or note_type in _ANIMALS,
+        )
+        """A list of medicines taken ("current") or no more ("stopped"): a person's or a pet's
+        `## Medications` list, or the lists of the writer's note about them (`Health/Medications.md`)."""
+        self.medicines_of_the_note = self.medicines is not None and not _MEDICINE_TITLE.match(source.title)
+        """Whether the list's medicines are taken by the note's own person or animal, not the writer."""
         self.decisions = bool(chunk.heading_path) and bool(
             _DECISIONS_CONTEXT.match(chunk.heading_path[-1].strip())
         )
@@ -2780,6 +2815,7 @@ class _ChunkReader:
                 self.reasons["open task"] += 1  # to do, doing, dropped or moved: nothing happened yet
                 continue
             if block.kind == "item":
+                self.sentence_at = 0
                 self._candidate(
                     _Candidate(block.text, self._quote(block.text, quote), "item", heading_entity, quoted)
                 )
@@ -2787,6 +2823,7 @@ class _ChunkReader:
             spoken, line_end, at = self.spoken, block.text.find("\n"), 0
             for sentence, sentence_quote in self._paragraph_sentences(block, lines):
                 at = block.text.find(sentence, at)
+                self.sentence_at = at if at > 0 and block.text[at - 1] != "\n" else 0
                 # A label's words run to the end of its line: the lines under it are the writer's again.
                 self.spoken = spoken and (self.spoken_lines < 0 or line_end < 0 or at < line_end)
                 self.reported = self.reported and self.spoken
@@ -3532,7 +3569,10 @@ class _ChunkReader:
                 if last in _RACE_WORDS:
                     continue  # "Kelly ran the Boston Marathon": a race run, nothing running
                 if (last in _BODY_WORDS or last in _BUSINESS_WORDS) and not (
-                    is_software(object_name) or is_software(object_name.split()[0])  # "Android Studio"
+                    # "Tom runs Android Studio", "The Mac runs Final Cut Studio": software.
+                    is_software(object_name)
+                    or is_software(object_name.split()[0])
+                    or is_running_thing(subject)
                 ):
                     # "Hannah runs Meeple Mates", "Ines runs Kelp Robotics": a body of people is led.
                     pattern = replace(
@@ -3680,13 +3720,13 @@ class _ChunkReader:
             if label in _LISTED_NONE:
                 return []
             text = labelled["value"]
-            parts = _listed_parts(text)
+            parts = _listed_parts(text, people=listing == "member_of")
         elif loose is not None and (
             loose["label"].casefold() in _LISTED_CATEGORIES or loose["label"][:1].islower()
         ):
             return []  # "Frontend: htmx": the label names nothing, what it labels is no name
         else:
-            parts = _listed_parts(text)  # "Postgres, Redis"
+            parts = _listed_parts(text, people=listing == "member_of")  # "Postgres, Redis"
         if _LISTED_NOT.match(text):
             return []  # "Not using Kubernetes", "Considering Temporal", "TBD — frontend"
         now = _LISTED_NOW.match(text)
@@ -3694,7 +3734,13 @@ class _ChunkReader:
             parts = [now["now"]]
         matches = [_LISTED_NAME.match(part.lstrip()) for part in parts]
         names = [self._resolve(found.group(0), inline) for found in matches if found]
-        named_all = [n for n in names if n is not None and n.casefold() != self.source.title.casefold()]
+        named_all = [
+            n
+            for n in names
+            if n is not None
+            and n.casefold() != self.source.title.casefold()
+            and (not self.software_only or is_software(n))
+        ]
         if not named_all:
             return []
         note = self._note_entity(candidate.quote)
@@ -3717,9 +3763,14 @@ class _ChunkReader:
         medicine it opens with ("Sertraline 50mg, mornings (since Oct 2024)"), from the day it names, or
         took it over the years it names ("Propranolol 10mg (2022–2023)"); a stopped one only when said."""
         listed = _LISTED_MEDICINE.match(inline.placeholder)
-        if listed is None or not is_medicine(" ".join(listed[0].casefold().split())):
+        if (
+            listed is None
+            or not is_medicine(" ".join(listed[0].casefold().split()))
+            or listed["drug"].casefold() in _MONTHS  # "April: switched to Ramipril"
+            or inline.placeholder[listed.end() :].lstrip().startswith(":")
+        ):
             return False
-        subject = self._note_entity(candidate.quote) if self.person_note else self.i_am
+        subject = self._note_entity(candidate.quote) if self.medicines_of_the_note else self.i_am
         if subject is None:
             return False
         span = _YEAR_SPAN.search(inline.title)
@@ -3736,8 +3787,8 @@ class _ChunkReader:
         else:
             valid = (named[0] if named else self._chunk_date(), None)
         medicine = self.entities.add(listed["drug"].capitalize(), "medication", candidate.quote)
-        if self.person_note:
-            self.entities.add(subject, "person", candidate.quote)
+        if self.medicines_of_the_note:
+            self.entities.add(subject, "person" if self.person_note else None, candidate.quote)
         else:
             subject = self.entities.add(subject, "person", candidate.quote)
         self._relation(
@@ -3846,7 +3897,8 @@ class _ChunkReader:
         text = inline.placeholder
         who = who or self.source.title
         match = None if fields_only else _LEFT_OUT_SUBJECT.match(text)
-        theirs = None if fields_only or match is not None else _THEIR_KIN.match(text)
+        # "Her husband is [[Piotr]]." opening its line; not after "His mum is [[Linda]].": hers.
+        theirs = None if fields_only or match is not None or self.sentence_at else _THEIR_KIN.match(text)
         if theirs is not None:  # "Her husband is [[Piotr]]." as "<Anna>'s husband is [[Piotr]]."
             return replace(
                 inline,
@@ -3892,7 +3944,8 @@ class _ChunkReader:
         if name is not None and " " not in name:
             # "…is [[Jorge Ramos]]. I report to Jorge from today.": the one full name linked here, or
             # else among the people the note's properties name (a meeting's `attendees`). Where the
-            # end may be anything ("Dana uses Monday.com"), only the people the note is of or with.
+            # end may be anything ("Helen uses FreeAgent" in `Helen Marsh.md`), only the one the note's
+            # title names (an attendee "Phoenix Ward" is no "Phoenix uses Django").
             if self.note_people is None:  # once per chunk: only a first name asks
                 self.note_people = (
                     _people_of(self.source.meta),
@@ -3901,7 +3954,7 @@ class _ChunkReader:
                     # lines write out: "Ana works at Morgan Stanley. Morgan is my manager.").
                     _full_names_written(self.source.title),
                 )
-            for names in (self.linked_names, *self.note_people) if person else self.note_people[:2]:
+            for names in (self.linked_names, *self.note_people) if person else self.note_people[1:]:
                 fuller = [n for n in names if _given_name(n) == name.casefold() and " " in n]
                 if len(fuller) == 1:
                     return fuller[0]
@@ -4430,12 +4483,8 @@ class _ChunkReader:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-_ALSO = re.compile(
-    r"(?i)\b(?:also|as\s+well|too|additionally|on\s+the\s+side|part[\s-]time|(?:on|at)\s+(?:the\s+)?weekends?"
-    r"|on\s+(?:saturdays|sundays))\b"
-)
-"""A second value beside the first, of what holds one at a time: "also works at", "… on the side", "I
-work at Blackbird Coffee on weekends" (a second job: the first goes on)."""
+_ALSO = re.compile(r"(?i)\b(?:also|as\s+well|too|additionally|on\s+the\s+side)\b")
+"""A second value beside the first, of what holds one at a time: "also works at", "… on the side"."""
 _SUBORDINATE = re.compile(
     # "that" as a pronoun, before its verb ("the leak that started"; not "that lake sunrise").
     r"\s(?:that|which|who)\s+(?!(?:was|is)\s+(?:on|last|yesterday)\b)(?=(?:was|were|is|had|has|got|\w+ed)\b)"
