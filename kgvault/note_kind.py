@@ -30,6 +30,8 @@ PERSON_TYPES = _word_set(
 )
 """Types that say a person (a game's `npc`, a `friend`): one kind to resolution, and a person's note. Not
 a `pc` (a computer as often as a player character), `artist` (a band), `player` or `manager` (software)."""
+ANIMAL_TYPES = _word_set("pet dog cat horse animal rabbit bird hamster fish")
+"""Note types of animals, which the verbs of people's lives ("is on gabapentin", "lives with") fit too."""
 WIKILINK = re.compile(r"(?<!!)\[\[(?P<body>[^\[\]\n]+)\]\]")
 """A wikilink (not an embed), its body as written."""
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.names import normalize_name, note_aliases, slugify
-from kgvault.note_kind import PERSON_TYPES, note_type
+from kgvault.note_kind import ANIMAL_TYPES, PERSON_TYPES, note_type
 from kgvault.properties import plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence
 from kgvault.records import Entity, Evidence, Source, record
@@ -72,8 +72,6 @@ _TYPE_CLASSES = {
     ], "software"),
 }  # fmt: skip
 _UNTYPED = "concept"
-_ANIMALS = frozenset({"pet", "dog", "cat", "horse", "animal", "rabbit", "bird", "hamster", "fish"})
-"""Note types of animals, which the verbs of people's lives ("is on gabapentin", "lives with") fit too."""
 NoteNames = tuple[str, str, str, tuple[str, ...], str | None]
 """What a note says of its names: path, kind, title, frontmatter aliases, the type of what it is about."""
 HOMONYM_SEPARATOR = "\x1f"
@@ -125,7 +123,7 @@ class EntityGroup:
         stated type, else its note's, else `concept`."""
         if self.type_override:
             return self.type_override
-        if self.note_type in _ANIMALS:
+        if self.note_type in ANIMAL_TYPES:
             # A pet's note says what a line's verb cannot: "[[Miso]] is on gabapentin" is no person.
             return self.note_type
         typed = [(count, name) for name, count in self.types.items() if name != _UNTYPED]

@@ -61,7 +61,7 @@ from kgvault.extract.patterns import (
 )
 from kgvault.names import is_word_char, note_aliases, spell_symbols
 from kgvault.note_kind import DAY_TITLE as _DAY_TITLE
-from kgvault.note_kind import PERSON_TYPES, kept_kind, note_tags, note_type
+from kgvault.note_kind import ANIMAL_TYPES, PERSON_TYPES, kept_kind, note_tags, note_type
 from kgvault.note_kind import WIKILINK as _WIKILINK
 from kgvault.records import Chunk, Source
 from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
@@ -1105,7 +1105,6 @@ _MEDICINE_WORDS = r"(?:medications?|medicines?|meds|prescriptions?)"
 _MEDICINE_NOTE = re.compile(rf"(?i)\b{_MEDICINE_WORDS}\b")
 _MEDICINE_TITLE = re.compile(rf"(?i)^(?:my\s+)?(?:current\s+)?{_MEDICINE_WORDS}(?:\s+list)?$")
 _CARERS = _word_set("doctor gp nurse pharmacist dentist therapist physio physiotherapist vet consultant")
-_ANIMALS = _word_set("pet dog cat horse animal rabbit bird hamster fish")
 _MEDICINE_HEADING = re.compile(rf"(?i)^(?:(?:my|current|daily|regular)\s+)?{_MEDICINE_WORDS}$")
 _CURRENT_HEADING = re.compile(rf"(?i)^(?:current|now|taking|active)(?:\s+{_MEDICINE_WORDS})?$")
 _STOPPED_HEADING = re.compile(
@@ -2484,7 +2483,7 @@ class _ChunkReader:
             chunk.heading_path[-1].strip() if chunk.heading_path else "",
             source,
             # Whose a `## Medications` list is: a person's or an animal's note's (not a doctor's).
-            (self.person_note and note_type not in _CARERS) or note_type in _ANIMALS,
+            (self.person_note and note_type not in _CARERS) or note_type in ANIMAL_TYPES,
         )
         """A list of medicines taken ("current") or no more ("stopped"): a person's or a pet's
         `## Medications` list, or the lists of the writer's note about them (`Health/Medications.md`)."""
