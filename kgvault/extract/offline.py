@@ -60,8 +60,8 @@ from kgvault.extract.patterns import (
     opens_its_clause,
 )
 from kgvault.names import is_word_char, note_aliases, spell_symbols
-from kgvault.note_kind import DAY_TITLE as _DAY_TITLE
 from kgvault.note_kind import ANIMAL_TYPES, PERSON_TYPES, kept_kind, note_tags, note_type
+from kgvault.note_kind import DAY_TITLE as _DAY_TITLE
 from kgvault.note_kind import WIKILINK as _WIKILINK
 from kgvault.records import Chunk, Source
 from kgvault.secrets import SecretValues, find_secrets, mask_secrets, mask_values, secret_values
