@@ -595,6 +595,7 @@ def moved_to(time: When, day: date) -> When:
 
 
 def _next_year(day: date) -> date:
+    """The same day a year on (28 February for the 29th)."""
     try:
         return day.replace(year=day.year + 1)
     except ValueError:  # 29 February

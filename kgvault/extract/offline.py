@@ -3758,8 +3758,8 @@ class _ChunkReader:
         return found_relations
 
     def _medicine_listed(self, inline: _Inline, candidate: _Candidate) -> bool:
-        """An item of a list of medicines: whose the note is (a person's, else its writer's) takes the
-        medicine it opens with ("Sertraline 50mg, mornings (since Oct 2024)"), from the day it names, or
+        """An item of a list of medicines: whose the note is (a person's or a pet's, else the writer)
+        takes the medicine it opens with ("Sertraline 50mg, mornings (since Oct 2024)"), from the day it names, or
         took it over the years it names ("Propranolol 10mg (2022–2023)"); a stopped one only when said."""
         listed = _LISTED_MEDICINE.match(inline.placeholder)
         if (
