@@ -3759,8 +3759,9 @@ class _ChunkReader:
 
     def _medicine_listed(self, inline: _Inline, candidate: _Candidate) -> bool:
         """An item of a list of medicines: whose the note is (a person's or a pet's, else the writer)
-        takes the medicine it opens with ("Sertraline 50mg, mornings (since Oct 2024)"), from the day it names, or
-        took it over the years it names ("Propranolol 10mg (2022–2023)"); a stopped one only when said."""
+        takes the medicine it opens with ("Sertraline 50mg, mornings (since Oct 2024)"), from the day
+        it names, or took it over the years it names ("Propranolol 10mg (2022–2023)"); a stopped one
+        only when said."""
         listed = _LISTED_MEDICINE.match(inline.placeholder)
         if (
             listed is None
