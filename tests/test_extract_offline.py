@@ -4653,6 +4653,10 @@ def test_saints_jobs_and_divorces_as_people_write_them(
         ),
         ("Dad has started taking apixaban 5mg.", {("Dad", "takes", "Apixaban"): (REF, None)}),
         ("Tom has been on call all week.", {}),
+        # A parent by the writer's word for them is who the diary calls so.
+        ("My mum takes metformin 500mg.", {("Mum", "takes", "Metformin"): (REF, None)}),
+        ("My dad works at Tesco.", {("Dad", "works_for", "Tesco"): (REF, None)}),
+        ("My mum is my hero.", {}),
         (
             "I switched from sertraline to citalopram.",
             {("Sam", "takes", "Citalopram"): (REF, None), ("Sam", "takes", "Sertraline"): (None, REF)},

@@ -441,6 +441,11 @@ _MY_KIN = re.compile(
 """A person's note saying, and only saying, who they are to the writer: "My mum." (by the word the
 diary calls her), "My wife.", "My manager." (not "My mum, Linda, in Whitby." in a family page, nor
 "Our mum, …")."""
+_MY_PARENT_DOES = re.compile(
+    r"[Mm]y\s+(?P<kin>mum|mom|mam|dad|mother|father|grandma|grandpa|granny|gran|nan|nana)(?=\s+(?:takes|is|has"
+    r"|was|lives|works|worked|moved|started|stopped|switched|retired|quit|joined|uses|used)\b)"
+)
+"""A parent named by the writer's word as a sentence's subject: "My mum takes metformin" is Mum's."""
 _CHARACTER_TYPES = frozenset({"npc", "character", "pc"})
 """A person's note about a character: its "my" is the character's."""
 _BARE_YEAR = re.compile(r"(?i)(?:\b(?:left|until|till|since|in)\s+|^\s*)((?:19|20)\d\d)\b")
@@ -3322,6 +3327,13 @@ class _ChunkReader:
                 read = replace(
                     read, placeholder=f"{read.placeholder[:at]}{shared['subject']} {read.placeholder[at:]}"
                 )
+        if read.placeholder[:3] in ("My ", "my "):
+            parent = _MY_PARENT_DOES.match(read.placeholder)
+            if parent is not None:
+                # "My mum takes metformin": Mum, as the diary calls her (padded: every position stays).
+                word = parent["kin"].capitalize()
+                at = parent.end()
+                read = replace(read, placeholder=" " * (at - len(word)) + word + read.placeholder[at:])
         if "(" in read.placeholder or (", " in read.placeholder and _ASIDE_COMMA.search(read.placeholder)):
             # "Alex (my husband) works at Boeing", "Alex, my husband, works at Boeing": read without
             # the aside (blanked, so every position stays where it was).
