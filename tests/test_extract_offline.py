@@ -4657,6 +4657,8 @@ def test_saints_jobs_and_divorces_as_people_write_them(
         ("My mum takes metformin 500mg.", {("Mum", "takes", "Metformin"): (REF, None)}),
         ("My dad works at Tesco.", {("Dad", "works_for", "Tesco"): (REF, None)}),
         ("My mum is my hero.", {}),
+        ("I'm taking vitamin D 1000iu daily.", {("Sam", "takes", "Vitamin D"): (REF, None)}),
+        ("I started taking Vitamin B12.", {("Sam", "takes", "Vitamin B12"): (REF, None)}),
         (
             "I switched from sertraline to citalopram.",
             {("Sam", "takes", "Citalopram"): (REF, None), ("Sam", "takes", "Sertraline"): (None, REF)},
@@ -4949,6 +4951,7 @@ def test_a_persons_note_saying_they_retired_ends_their_job() -> None:
 
 def test_a_list_of_medicines_says_who_takes_them_and_since_when() -> None:
     current = "- Sertraline 50mg, mornings (since Oct 2024)\n- Omeprazole 20mg\n- Vitamin D 1000 IU daily"
+    # (a vitamin too)
     stopped = "- Propranolol 10mg (2022–2023)\n- Citalopram 20mg, stopped March 2024\n- Ibuprofen 400mg"
     meta = {"author": "Sam"}
     found = {
@@ -4960,6 +4963,7 @@ def test_a_list_of_medicines_says_who_takes_them_and_since_when() -> None:
     assert found == {
         ("Sam", "takes", "Sertraline", date(2024, 10, 1), None),
         ("Sam", "takes", "Omeprazole", None, None),
+        ("Sam", "takes", "Vitamin D", None, None),
         ("Sam", "takes", "Propranolol", date(2022, 1, 1), date(2023, 1, 1)),
         ("Sam", "takes", "Citalopram", None, date(2024, 3, 1)),  # no more since; Ibuprofen: since when?
     }

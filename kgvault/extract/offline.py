@@ -55,6 +55,7 @@ from kgvault.extract.patterns import (
     is_running_thing,
     is_software,
     match_verb_patterns,
+    medicine_name,
     no_childs_club,
     no_kin,
     opens_its_clause,
@@ -1116,7 +1117,7 @@ _STOPPED_HEADING = re.compile(
     rf"(?i)^(?:stopped|past|previous|former|old|discontinued)(?:\s+{_MEDICINE_WORDS})?$"
 )
 _LISTED_MEDICINE = re.compile(
-    r"[\x20\t]*(?:\*\*)?(?P<drug>[A-Za-z][a-z-]{3,})(?:\*\*)?(?:[\x20\t]+\d+(?:[.,]\d+)?[\x20\t]?"
+    r"[\x20\t]*(?:\*\*)?(?P<drug>[Vv]itamin[\x20\t][A-Z]\d{0,2}(?![\w'’-])|[A-Za-z][a-z-]{3,})(?:\*\*)?(?:[\x20\t]+\d+(?:[.,]\d+)?[\x20\t]?"
     r"(?:mg|mcg|µg|g|ml|iu|IU|units?)\b)?"
 )
 """A medicine opening an item of a list of them, with its dose if said: "Sertraline 50mg, mornings"."""
@@ -3574,7 +3575,7 @@ class _ChunkReader:
             ):
                 continue  # "Switched the Golf from Admiral to Aviva", "Moved Grandma to the Willows"
             if pattern.predicate == "takes":  # "sertraline 50mg": the medicine, named as a name
-                object_name = object_name.split()[0].capitalize()
+                object_name = medicine_name(object_name)
             if pattern.predicate == "runs":
                 last = object_name.casefold().split()[-1]
                 if last in _RACE_WORDS:
@@ -3678,7 +3679,7 @@ class _ChunkReader:
             # "switched X from A to B": A stopped on that date; without a date nothing true can be said.
             old = self._resolve(hit.old, inline) if hit.old and node_date else None
             if pattern.predicate == "takes" and hit.old and node_date:  # "from warfarin to apixaban"
-                old = hit.old.split()[0].capitalize() if is_medicine(hit.old) else None
+                old = medicine_name(hit.old) if is_medicine(hit.old) else None
             if old is not None and old.casefold() not in (subject.casefold(), object_name.casefold()):
                 old = self.entities.add(old, pattern.object_type or _type_from_name(old), candidate.quote)
                 self._relation(
@@ -3798,7 +3799,7 @@ class _ChunkReader:
             valid = (None, named[-1])
         else:
             valid = (named[0] if named else self._chunk_date(), None)
-        medicine = self.entities.add(listed["drug"].capitalize(), "medication", candidate.quote)
+        medicine = self.entities.add(medicine_name(listed["drug"]), "medication", candidate.quote)
         if self.medicines_of_the_note:
             self.entities.add(subject, "person" if self.person_note else None, candidate.quote)
         else:

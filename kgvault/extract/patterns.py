@@ -327,11 +327,13 @@ _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
 _DOSE = r"\d+(?:[.,]\d+)?[\x20\t]?(?:mg|mcg|µg|g|ml|iu|IU|units?)\b"
 _DRUG = (
     r"(?P<object>(?!(?:the|a|an|my|it|them|that|this|some|call|holiday|leave|duty|time|board|track|notes?)\b)"
-    rf"(?:[a-z][a-z-]{{3,}}(?:[\x20\t]+{_DOSE})?|[A-Z][a-z-]{{3,}}[\x20\t]+{_DOSE}))"
+    rf"(?:[Vv]itamin[\x20\t][A-Z]\d{{0,2}}(?![\w'’-])(?:[\x20\t]+{_DOSE})?"
+    rf"|[a-z][a-z-]{{3,}}(?:[\x20\t]+{_DOSE})?|[A-Z][a-z-]{{3,}}[\x20\t]+{_DOSE}))"
 )
 """A medicine as a diary names it, in lower case with its dose if said ("sertraline 50mg"), or a brand
 with its dose ("Piriton 2mg"; not "takes Delphine to ballet": a name)."""
 _OLD_DRUG = _DRUG.replace("(?P<object>", "(?P<old>", 1)
+_A_VITAMIN = re.compile(r"(?i)vitamin[\x20\t][a-z]\d{0,2}\b")
 """The medicine a switch leaves."""
 _DRUG_ENDINGS = (
     "aline oxetine faxine pram azepam azolam pril sartan statin olol prazole cillin cycline floxacin mycin "
@@ -343,10 +345,19 @@ _DRUG_END = re.compile(rf"(?:{'|'.join(_DRUG_ENDINGS.split())})$")
 
 
 def is_medicine(name: str) -> bool:
-    """Whether a lower-case word taken is a medicine: said with its dose ("magnesium 400mg"), or named as
-    medicines are ("sertraline", "lisinopril", "atorvastatin"); not "taking notes", "on call"."""
+    """Whether a lower-case word taken is a medicine: said with its dose ("magnesium 400mg", "vitamin d"),
+    or named as medicines are ("sertraline", "lisinopril", "atorvastatin"); not "taking notes", "on call"."""
     drug, _, dose = name.partition(" ")
     return bool(dose) or _DRUG_END.search(drug.casefold()) is not None
+
+
+def medicine_name(said: str) -> str:
+    """A medicine's name as an entity's, without its dose: "sertraline 50mg" is Sertraline, "vitamin d
+    1000iu" Vitamin D."""
+    vitamin = _A_VITAMIN.match(said)
+    if vitamin is not None:
+        return f"Vitamin {vitamin[0].split()[1].upper()}"
+    return said.split()[0].capitalize()
 
 
 _USE_ENDS = (
