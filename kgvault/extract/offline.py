@@ -35,6 +35,7 @@ from kgvault.extract import Extraction
 from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normalize_for_match, validate_items
 from kgvault.extract.patterns import (
     CAPITALS,
+    DOSE,
     JOB_TITLE,
     JOB_TITLE_WORDS,
     NAME,
@@ -43,6 +44,7 @@ from kgvault.extract.patterns import (
     PLACEHOLDER_RE,
     SIDE_BY_SIDE,
     TIMELESS_PREDICATES,
+    VITAMIN,
     LazyRegex,
     PatternHit,
     clean_name,
@@ -1117,8 +1119,7 @@ _STOPPED_HEADING = re.compile(
     rf"(?i)^(?:stopped|past|previous|former|old|discontinued)(?:\s+{_MEDICINE_WORDS})?$"
 )
 _LISTED_MEDICINE = re.compile(
-    r"[\x20\t]*(?:\*\*)?(?P<drug>[Vv]itamin[\x20\t][A-Z]\d{0,2}(?![\w'’-])|[A-Za-z][a-z-]{3,})(?:\*\*)?(?:[\x20\t]+\d+(?:[.,]\d+)?[\x20\t]?"
-    r"(?:mg|mcg|µg|g|ml|iu|IU|units?)\b)?"
+    rf"[\x20\t]*(?:\*\*)?(?P<drug>{VITAMIN}|[A-Za-z][a-z-]{{3,}})(?:\*\*)?(?:[\x20\t]+{DOSE})?"
 )
 """A medicine opening an item of a list of them, with its dose if said: "Sertraline 50mg, mornings"."""
 

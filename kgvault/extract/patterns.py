@@ -324,16 +324,19 @@ def _start_lookahead(template: str) -> str:
 
 
 _ADVERB = r"(?:(?:now|still|currently|also|already) )?"
-_DOSE = r"\d+(?:[.,]\d+)?[\x20\t]?(?:mg|mcg|µg|g|ml|iu|IU|units?)\b"
+DOSE = r"\d+(?:[.,]\d+)?[\x20\t]?(?:mg|mcg|µg|g|ml|iu|IU|units?)\b"
+"""A medicine's dose: "50mg", "2.5 mg", "1000IU"."""
+VITAMIN = r"[Vv]itamin[\x20\t][A-Z]\d{0,2}(?![\w'’-])"
+"""A vitamin named by its letter: "vitamin D", "Vitamin B12"."""
 _DRUG = (
     r"(?P<object>(?!(?:the|a|an|my|it|them|that|this|some|call|holiday|leave|duty|time|board|track|notes?)\b)"
-    rf"(?:[Vv]itamin[\x20\t][A-Z]\d{{0,2}}(?![\w'’-])(?:[\x20\t]+{_DOSE})?"
-    rf"|[a-z][a-z-]{{3,}}(?:[\x20\t]+{_DOSE})?|[A-Z][a-z-]{{3,}}[\x20\t]+{_DOSE}))"
+    rf"(?:{VITAMIN}(?:[\x20\t]+{DOSE})?"
+    rf"|[a-z][a-z-]{{3,}}(?:[\x20\t]+{DOSE})?|[A-Z][a-z-]{{3,}}[\x20\t]+{DOSE}))"
 )
 """A medicine as a diary names it, in lower case with its dose if said ("sertraline 50mg"), or a brand
 with its dose ("Piriton 2mg"; not "takes Delphine to ballet": a name)."""
 _OLD_DRUG = _DRUG.replace("(?P<object>", "(?P<old>", 1)
-_A_VITAMIN = re.compile(r"(?i)vitamin[\x20\t][a-z]\d{0,2}\b")
+_A_VITAMIN = re.compile(rf"(?i:{VITAMIN})")
 """The medicine a switch leaves."""
 _DRUG_ENDINGS = (
     "aline oxetine faxine pram azepam azolam pril sartan statin olol prazole cillin cycline floxacin mycin "
@@ -544,23 +547,30 @@ _NOT_A_STAY = (
 """After a home, no stay and no supplier: "I moved to Ljubljana for two nights", "living in Vienna for
 a few days", "living in Lisbon for the summer", "moved to Kyoto for the conference", "moved to Tenerife
 over the winter", "I moved to Octopus for the energy", "moved to EE on a SIM-only deal"."""
-_NOT_A_MODIFIER = (
-    # The rest of a longer name first: else "a Nintendo Switch over the weekend" backtracks to "Nintendo".
-    r"(?![\w'’-])(?!(?:[\t\x20]+[A-Z][\w'’-]*)*[\t\x20]+"
-    r"(?!(?:and|or|but|nor|in|on|at|for|with|to|from|now|since|until|till|as|too|today"
-    r"|yesterday|again|already|also|still|together|alone|so|because|while|when|after|before|by|of|is|was|are"
-    r"|last|this|next|back|online|off|recently|secondhand|second-hand|cheap|some|kit|two|three|four|five|six"
-    r"|several|few|many|ten|twelve|twenty|over|during|earlier|via|through|around|everywhere|completely"
-    r"|across|altogether|overnight|internally|wholesale"
-    r"|were|which|who|that|outright|entirely|fully|jointly|personally|anymore|no|not)\b)[a-z]{3,})"
+_NOT_NOUNS = (
+    "and|or|but|nor|in|on|at|for|with|to|from|now|since|until|till|as|too|today"
+    "|yesterday|again|already|also|still|together|alone|so|because|while|when|after|before|by|of|is|was|are"
+    "|last|this|next|back|online|off|recently|secondhand|second-hand|cheap|some|kit|two|three|four|five|six"
+    "|several|few|many|ten|twelve|twenty|over|during|earlier|via|through|around|everywhere|completely"
+    "|across|altogether|overnight|internally|wholesale"
+    "|were|which|who|that|outright|entirely|fully|jointly|personally|anymore|no|not"
 )
+"""Lower-case words after a name that are no noun it qualifies."""
+
+
+def _not_a_modifier(nouns_of_the_name: str = "") -> str:
+    """After a whole name, no lower-case noun it qualifies, but these words of the name itself."""
+    # The rest of a longer name first: else "a Nintendo Switch over the weekend" backtracks to "Nintendo".
+    allowed = f"{nouns_of_the_name}|{_NOT_NOUNS}" if nouns_of_the_name else _NOT_NOUNS
+    return rf"(?![\w'’-])(?!(?:[\t\x20]+[A-Z][\w'’-]*)*[\t\x20]+(?!(?:{allowed})\b)[a-z]{{3,}})"
+
+
+_NOT_A_MODIFIER = _not_a_modifier()
 """After an owned or led name, no noun it names: "owns the Postgres runbooks", "manages the Atlas
 migration" own and lead no Postgres, no Atlas."""
-_NOT_A_MODIFIER_BUT_A_BUSINESS = _NOT_A_MODIFIER.replace(
-    "(?!(?:and|or|",
-    "(?!(?:project|app|company|business|shop|brand|pub|bar|cafe|café|restaurant|bakery|nursery|salon|gym"
-    "|garage|farm|hotel|store|studio|gallery|bookshop|deli|agency|firm|practice|clinic|school|and|or|",
-    1,
+_NOT_A_MODIFIER_BUT_A_BUSINESS = _not_a_modifier(
+    "project|app|company|business|shop|brand|pub|bar|cafe|café|restaurant|bakery|nursery|salon|gym"
+    "|garage|farm|hotel|store|studio|gallery|bookshop|deli|agency|firm|practice|clinic|school"
 )
 """The same, where the noun may be what the name is: "the owner of the Atlas project" owns Atlas, "of
 the Red Lion pub" the Red Lion."""
@@ -793,8 +803,9 @@ def _an_employer(name: str) -> bool:
 
 def _a_team(name: str) -> bool:
     """Whether a name is a team's, which one joins inside an employer ("joined the Payments team", "the
-    Red Team"; not "Geek Squad", "the Writers Guild": employers)."""
-    return name.rsplit(None, 1)[-1].casefold() in _TEAM_WORDS or name.endswith(" squad")
+    Red Team", "the Platform squad"; not "Geek Squad", "the Writers Guild": employers)."""
+    last = name.rsplit(None, 1)[-1]
+    return last.casefold() == "team" or last == "squad"
 
 
 def _a_team_said(name: str) -> bool:
@@ -803,7 +814,6 @@ def _a_team_said(name: str) -> bool:
     return name.rsplit(None, 1)[-1] in _LOWER_TEAM_WORDS
 
 
-_TEAM_WORDS = frozenset({"team"})
 _LOWER_TEAM_WORDS = frozenset({"team", "squad", "guild", "chapter", "tribe", "crew", "pod"})
 
 
