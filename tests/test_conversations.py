@@ -116,6 +116,32 @@ def test_a_turn_names_the_year_of_a_day_ahead_it_means(tmp_path: Path) -> None:
     assert sorted_for["timestamp"] == date(2023, 5, 8)
 
 
+def test_what_a_turn_says_beyond_the_rules_dates_a_day_booked_for_ahead(tmp_path: Path) -> None:
+    """A statement only the turn reader keeps: a day booked for, long gone, is the coming one, and the
+    booking happened when it was said."""
+    from kgvault.chunks import chunk_sources
+    from kgvault.extract.conversation import _told
+    from kgvault.sources import read_sources
+
+    (tmp_path / "plans.md").write_text(
+        "---\ndate: 2023-05-08\nparticipants: [Caroline, Melanie]\n---\n"
+        "Melanie: We booked the party at Holly Farm for 2 March.\n"
+        "Melanie: We went to Holly Farm on 2 March.\n",
+        "utf-8",
+    )
+    sources, _ = read_sources(tmp_path)
+    (chunk,) = [c for c in chunk_sources(sources, max_chars=4000) if c.kind == "turns"]
+    told = [
+        (node["title"], node["timestamp"])
+        for turn in chunk.turns
+        for node in _told({"nodes": [], "entities": [], "relations": []}, turn, chunk, [])["nodes"]
+    ]
+    assert told == [
+        ("We booked the party at Holly Farm for 2 March 2024.", date(2023, 5, 8)),
+        ("We went to Holly Farm on 2 March 2023.", date(2023, 3, 2)),
+    ]
+
+
 def test_a_transcript_gives_episodes_attributed_to_their_speaker(transcript_vault: tuple[Path, Path]) -> None:
     notes, vault = transcript_vault
     assert check_vault(vault, notes=notes) == []
