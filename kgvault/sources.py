@@ -22,6 +22,7 @@ import yaml
 
 from kgvault.conversations import Conversation
 from kgvault.conversations.transcript import participants, read_turns, session_time
+from kgvault.conversations.whatsapp import looks_like_whatsapp
 from kgvault.dates import date_in_filename, find_dates, parse_date_value
 from kgvault.discover import SOURCE_KINDS, Found, find_sources, imported_draft_files
 from kgvault.note_kind import kept_kind
@@ -206,6 +207,8 @@ def _read_source(
         return _json_sources(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)
     if extension == ".jsonl":
         return [_chat_log_source(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)]
+    if extension == ".txt" and looks_like_whatsapp(text):
+        return [_whatsapp_source(rel_path, stem, text, raw, problems)]
     return [_note_source(rel_path, stem, SOURCE_KINDS[extension], text, raw, zone, problems, user_name)]
 
 
@@ -415,6 +418,20 @@ def _chat_log_source(
         )
     # The log is the source's text, so its digest is the file's, as for any note.
     return _conversation_source(rel_path, stem, replace(conversation, sha256=hashlib.sha256(raw).hexdigest()))
+
+
+def _whatsapp_source(rel_path: str, stem: str, text: str, raw: bytes, problems: list[Problem]) -> Source:
+    """A WhatsApp export: one source, a chat log on the file's own lines."""
+    from kgvault.conversations.whatsapp import read_whatsapp
+
+    conversation, found = read_whatsapp(text, path=rel_path)
+    problems.extend(found)
+    folder = rel_path.rsplit("/", 2)[-2] if "/" in rel_path else ""
+    # iOS names the file `_chat.txt` inside a folder named after the chat.
+    title = folder if stem == "_chat" and folder else stem
+    return _conversation_source(
+        rel_path, title, replace(conversation, sha256=hashlib.sha256(raw).hexdigest())
+    )
 
 
 def decode_text(rel_path: str, raw: bytes, problems: list[Problem]) -> str | None:
