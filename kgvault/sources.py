@@ -301,6 +301,7 @@ def _json_sources(
     """A chat export (one source per conversation) or a draft file; any other JSON file is reported."""
     from kgvault.conversations.chatgpt import read_chatgpt
     from kgvault.conversations.claude import read_claude
+    from kgvault.conversations.telegram import read_telegram
 
     try:
         data = json.loads(text)
@@ -318,11 +319,15 @@ def _json_sources(
             conversations, found = read
             problems.extend(found)
             return [_conversation_source(rel_path, stem, c) for c in conversations]
+    telegram = read_telegram(data, path=rel_path, zone=zone)
+    if telegram is not None:
+        problems.extend(telegram[1])
+        return [_conversation_source(rel_path, stem, c) for c in telegram[0]]
     problems.append(
         Problem(
             rel_path,
             None,
-            "JSON file is not a chat export (ChatGPT, Claude) nor a draft file "
+            "JSON file is not a chat export (ChatGPT, Claude, Telegram) nor a draft file "
             "(kgvault.draft/1, Mnemon, mini-context-graph); skipped",
         )
     )

@@ -107,7 +107,7 @@ def test_discovers_sources_recursively_sorted_by_code_point(tmp_path: Path) -> N
     assert [(p.path, p.message) for p in problems] == [
         (
             "data.json",
-            "JSON file is not a chat export (ChatGPT, Claude) nor a draft file "
+            "JSON file is not a chat export (ChatGPT, Claude, Telegram) nor a draft file "
             "(kgvault.draft/1, Mnemon, mini-context-graph); skipped",
         )
     ]

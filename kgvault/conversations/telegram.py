@@ -1,0 +1,170 @@
+"""Telegram exports: the `result.json` Telegram Desktop writes, for one chat or for all of them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import tzinfo
+from typing import Any
+
+from kgvault.conversations import Conversation
+from kgvault.conversations.chat_log import (
+    SESSION_GAP,
+    clean_text,
+    conversation_digest,
+    json_pointer,
+    render_chat,
+    wall_time,
+)
+from kgvault.records import Problem, Turn
+from kgvault.secrets import mask_secrets
+
+_MEDIA = {
+    "sticker": "[sticker]",
+    "voice_message": "[voice message]",
+    "video_message": "[video message]",
+    "video_file": "[video]",
+    "animation": "[GIF]",
+    "audio_file": "[audio]",
+}
+"""A file's `media_type` and the marker kept for it (the file itself is never read)."""
+_SECTIONS = ("chats", "left_chats")
+"""Where an export of all chats lists them."""
+
+
+def read_telegram(
+    data: object, *, path: str, zone: tzinfo
+) -> tuple[list[Conversation], list[Problem]] | None:
+    """Read a parsed Telegram `result.json`; None when the data is not one (try another reader).
+
+    Each chat is a conversation; service messages (joins, pins, calls) are left out, and media are
+    kept as markers (`[image]`, `[voice message]`, `[file: name]`) before their caption. A silence
+    of more than six hours starts a new session.
+    """
+    if not isinstance(data, dict):
+        return None
+    if _is_chat(data):
+        return _read_chats([((), data)], path, zone)
+    found: list[tuple[tuple[str | int, ...], object]] = [
+        ((section, "list", index), chat)
+        for section in _SECTIONS
+        if isinstance(data.get(section), dict) and isinstance(data[section].get("list"), list)
+        for index, chat in enumerate(data[section]["list"])
+    ]
+    if not any(_is_chat(chat) for _, chat in found):
+        return None
+    return _read_chats(found, path, zone)
+
+
+def _is_chat(item: object) -> bool:
+    """Tell whether a JSON object is one Telegram chat: a `messages` list and a chat `type` or `name`."""
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("messages"), list)
+        and ("type" in item or "name" in item)
+    )
+
+
+def _read_chats(
+    chats: list[tuple[tuple[str | int, ...], object]], path: str, zone: tzinfo
+) -> tuple[list[Conversation], list[Problem]]:
+    """Every chat as a conversation; one that is no chat is a problem, and skipped."""
+    conversations, problems = [], []
+    for tokens, chat in chats:
+        pointer = json_pointer(*tokens) if tokens else None
+        if not _is_chat(chat):
+            problems.append(Problem(path, None, f"chat {pointer} has no `messages` list; skipped"))
+            continue
+        assert isinstance(chat, dict)
+        conversations.append(_read_chat(chat, tokens, pointer, zone))
+    return conversations, problems
+
+
+def _read_chat(
+    chat: dict[str, Any], tokens: tuple[str | int, ...], pointer: str | None, zone: tzinfo
+) -> Conversation:
+    """One chat: its messages' turns, rendered as `Speaker: text` blocks."""
+    turns: list[Turn] = []
+    for position, message in enumerate(chat["messages"]):
+        turn = _turn(message, json_pointer(*tokens, "messages", position), zone)
+        if turn is None:
+            continue
+        last = turns[-1] if turns else None
+        session = last.session if last is not None else 0
+        if (
+            last is not None
+            and last.time is not None
+            and turn.time is not None
+            and turn.time - last.time > SESSION_GAP
+        ):
+            session += 1
+        turns.append(replace(turn, session=session))
+    text, placed = render_chat(turns)
+    name = chat.get("name")
+    title = name.strip() if isinstance(name, str) and name.strip() else _untitled(chat)
+    return Conversation(
+        pointer=pointer,
+        title=title,
+        text=text,
+        turns=placed,
+        started=next((t.time for t in placed if t.time), None),
+        sha256=conversation_digest(chat),
+    )
+
+
+def _untitled(chat: dict[str, Any]) -> str:
+    """The title of a chat with no name: Telegram's own for the chat with yourself."""
+    return "Saved Messages" if chat.get("type") == "saved_messages" else ""
+
+
+def _turn(message: object, pointer: str, zone: tzinfo) -> Turn | None:
+    """The turn a message says; None for a service message or one with neither text nor media."""
+    if not isinstance(message, dict) or message.get("type", "message") != "message":
+        return None
+    speaker = message.get("from")
+    # A contact saved under no name is their phone number: masked, as any phone number is.
+    speaker = (
+        mask_secrets(speaker.strip())[0]
+        if isinstance(speaker, str) and speaker.strip()
+        else "Deleted Account"
+    )
+    said = clean_text("\n".join(part for part in (_media(message), _text(message.get("text"))) if part))
+    if not said:
+        return None
+    moment = wall_time(message.get("date"), zone) or wall_time(message.get("date_unixtime"), zone)
+    return Turn(
+        speaker=speaker, role="human", text=said, line_start=0, line_end=0, time=moment, pointer=pointer
+    )
+
+
+def _text(value: object) -> str:
+    """A message's `text`: a string, or a list of strings and styled parts (`{"type": "bold", "text": …}`)."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        return ""
+    parts = [
+        part if isinstance(part, str) else part.get("text") if isinstance(part, dict) else None
+        for part in value
+    ]
+    return "".join(part for part in parts if isinstance(part, str))
+
+
+def _media(message: dict[str, Any]) -> str:
+    """The marker of what the message shares besides its text, or empty."""
+    if "photo" in message:
+        return "[image]"
+    kind = message.get("media_type")
+    if isinstance(kind, str) and kind in _MEDIA:
+        return _MEDIA[kind]
+    if "file" in message:
+        name = message.get("file_name") or message.get("file")
+        name = name.rsplit("/", 1)[-1] if isinstance(name, str) and not name.startswith("(") else ""
+        return f"[file: {name}]" if name else "[file]"
+    poll = message.get("poll")
+    if isinstance(poll, dict) and isinstance(poll.get("question"), str):
+        return f"[poll: {poll['question'].strip()}]"
+    if "location_information" in message:
+        return "[location]"
+    if "contact_information" in message:
+        return "[contact]"
+    return ""
