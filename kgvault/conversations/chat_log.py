@@ -85,6 +85,23 @@ def render_chat(turns: Iterable[Turn]) -> tuple[str, tuple[Turn, ...]]:
     return ("\n".join(lines) + "\n" if lines else ""), tuple(placed)
 
 
+def split_sessions(turns: Iterable[Turn]) -> list[Turn]:
+    """The turns numbered by session: a silence of more than `SESSION_GAP` starts the next one."""
+    numbered: list[Turn] = []
+    for turn in turns:
+        last = numbered[-1] if numbered else None
+        session = last.session if last is not None else 0
+        if (
+            last is not None
+            and last.time is not None
+            and turn.time is not None
+            and turn.time - last.time > SESSION_GAP
+        ):
+            session += 1
+        numbered.append(replace(turn, session=session))
+    return numbered
+
+
 def conversation_digest(conversation: object) -> str:
     """Hex digest of one conversation of an export, the same whatever the key order in the file."""
     canonical = json.dumps(conversation, sort_keys=True, ensure_ascii=False)

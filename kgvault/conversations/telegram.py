@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import tzinfo
 from typing import Any
 
 from kgvault.conversations import Conversation
 from kgvault.conversations.chat_log import (
-    SESSION_GAP,
     clean_text,
     conversation_digest,
     json_pointer,
     render_chat,
+    split_sessions,
     wall_time,
 )
 from kgvault.records import Problem, Turn
@@ -83,22 +82,11 @@ def _read_chat(
     chat: dict[str, Any], tokens: tuple[str | int, ...], pointer: str | None, zone: tzinfo
 ) -> Conversation:
     """One chat: its messages' turns, rendered as `Speaker: text` blocks."""
-    turns: list[Turn] = []
-    for position, message in enumerate(chat["messages"]):
-        turn = _turn(message, json_pointer(*tokens, "messages", position), zone)
-        if turn is None:
-            continue
-        last = turns[-1] if turns else None
-        session = last.session if last is not None else 0
-        if (
-            last is not None
-            and last.time is not None
-            and turn.time is not None
-            and turn.time - last.time > SESSION_GAP
-        ):
-            session += 1
-        turns.append(replace(turn, session=session))
-    text, placed = render_chat(turns)
+    read = (
+        _turn(message, json_pointer(*tokens, "messages", n), zone)
+        for n, message in enumerate(chat["messages"])
+    )
+    text, placed = render_chat(split_sessions(turn for turn in read if turn is not None))
     name = chat.get("name")
     title = name.strip() if isinstance(name, str) and name.strip() else _untitled(chat)
     return Conversation(

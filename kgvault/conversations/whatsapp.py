@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, time
 
 from kgvault.conversations import Conversation
-from kgvault.conversations.chat_log import SESSION_GAP
+from kgvault.conversations.chat_log import split_sessions
 from kgvault.records import Problem, Turn
 from kgvault.secrets import mask_secrets
 
@@ -97,13 +97,9 @@ def read_whatsapp(text: str, *, path: str) -> tuple[Conversation, list[Problem]]
             problems.append(Problem(path, header.line, f"line {header.line} has no valid date; skipped"))
             continue
         turn = _turn(header, lines[header.line : last_line], moment, last_line)
-        if turn is None:
-            continue
-        if turns and turns[-1].time is not None and moment - turns[-1].time > SESSION_GAP:
-            turn = replace(turn, session=turns[-1].session + 1)
-        elif turns:
-            turn = replace(turn, session=turns[-1].session)
-        turns.append(turn)
+        if turn is not None:
+            turns.append(turn)
+    turns = split_sessions(turns)
     started = turns[0].time if turns else None
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     conversation = Conversation(
