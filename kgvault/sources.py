@@ -301,6 +301,8 @@ def _json_sources(
     """A chat export (one source per conversation) or a draft file; any other JSON file is reported."""
     from kgvault.conversations.chatgpt import read_chatgpt
     from kgvault.conversations.claude import read_claude
+    from kgvault.conversations.discord import read_discord
+    from kgvault.conversations.messenger import read_messenger
     from kgvault.conversations.telegram import read_telegram
 
     try:
@@ -323,11 +325,16 @@ def _json_sources(
     if telegram is not None:
         problems.extend(telegram[1])
         return [_conversation_source(rel_path, stem, c) for c in telegram[0]]
+    for read_one in (read_messenger, read_discord):
+        chat = read_one(data, path=rel_path, zone=zone)
+        if chat is not None:
+            return [_conversation_source(rel_path, stem, chat)]
     problems.append(
         Problem(
             rel_path,
             None,
-            "JSON file is not a chat export (ChatGPT, Claude, Telegram) nor a draft file "
+            "JSON file is not a chat export (ChatGPT, Claude, Telegram, Messenger, Instagram, Discord) "
+            "nor a draft file "
             "(kgvault.draft/1, Mnemon, mini-context-graph); skipped",
         )
     )

@@ -684,6 +684,11 @@ RULES: list[tuple[str, Mutation, Expected]] = [
         [(SUMMARY, "coverage range 'x' is not `start-end`")],
     ),
     (
+        "coverage: a pointer row of a note (only a JSON file's rows may be pointers)",
+        _edit(SUMMARY, "| 7-18 | 1 node, 2 entities |\n", "| 7-18 | 1 node, 2 entities |\n| /0 | y |\n"),
+        [(SUMMARY, "coverage range '/0' is not `start-end`")],
+    ),
+    (
         "coverage: row without a result",
         _edit(SUMMARY, "| 1-6 | 1 entity |", "| 1-6 |  |"),
         [(SUMMARY, "must say what its lines produced")],

@@ -1,0 +1,285 @@
+"""Tests for JSON chat exports: Telegram's `result.json`, Messenger's and Instagram's `message_1.json`,
+DiscordChatExporter's channels; each read, and built."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kgvault.check import check_vault
+from kgvault.conversations.discord import read_discord
+from kgvault.conversations.messenger import read_messenger, unmangled
+from kgvault.conversations.telegram import read_telegram
+
+from .conftest import run_build
+
+
+def _message(number: int, when: str, who: str | None, text: Any = "", **more: Any) -> dict[str, Any]:
+    return {"id": number, "type": "message", "date": when, "from": who, "text": text, **more}
+
+
+MUM = {
+    "name": "Mum",
+    "type": "personal_chat",
+    "id": 101,
+    "messages": [
+        {"id": 1, "type": "service", "date": "2024-03-12T09:00:00", "actor": "Mum", "action": "phone_call"},
+        _message(2, "2024-03-12T09:14:05", "Mum", "Dad's knee appointment is on Thursday"),
+        _message(
+            3,
+            "2024-03-12T09:20:00",
+            "Sam Carter",
+            ["I started a new job at ", {"type": "bold", "text": "Monzo"}, " yesterday!"],
+        ),
+        _message(4, "2024-03-12T09:21:00", "Mum", "Look", photo="photos/photo_1.jpg"),
+        _message(
+            5,
+            "2024-03-20T21:05:00",
+            "Sam Carter",
+            "",
+            file="voice_messages/audio_1.ogg",
+            media_type="voice_message",
+        ),
+        _message(6, "2024-03-20T21:06:00", "Sam Carter", "", file="files/lease.pdf", file_name="lease.pdf"),
+        _message(7, "2024-03-20T21:07:00", "Mum", "", poll={"question": "Sunday lunch?", "answers": []}),
+        _message(
+            8, "2024-03-20T21:08:00", "Mum", "", contact_information={"phone_number": "+44 7700 900123"}
+        ),
+        _message(9, "2024-03-20T21:09:00", "Mum", ""),
+    ],
+}
+CREW = {
+    "name": "Climbing crew",
+    "type": "private_group",
+    "id": 202,
+    "messages": [
+        _message(11, "2024-04-02T19:30:45", "Priya Shah", "I moved to Leeds last month"),
+        _message(12, "2024-04-03T08:01:00", None, "I joined Depot this morning"),
+    ],
+}
+EVERYTHING = {"about": "Here is the data you requested.", "chats": {"about": "…", "list": [MUM, CREW]}}
+
+
+def _read(data: object) -> list[Any]:
+    read = read_telegram(data, path="result.json", zone=UTC)
+    assert read is not None
+    conversations, problems = read
+    assert problems == []
+    return conversations
+
+
+def test_a_chat_gives_each_message_its_speaker_time_and_pointer_and_leaves_out_service_ones() -> None:
+    (chat,) = _read(MUM)
+    assert chat.pointer is None and chat.title == "Mum"
+    assert [(t.speaker, t.text, t.pointer, t.time) for t in chat.turns] == [
+        ("Mum", "Dad's knee appointment is on Thursday", "/messages/1", datetime(2024, 3, 12, 9, 14, 5)),
+        (
+            "Sam Carter",
+            "I started a new job at Monzo yesterday!",
+            "/messages/2",
+            datetime(2024, 3, 12, 9, 20),
+        ),
+        ("Mum", "[image]\nLook", "/messages/3", datetime(2024, 3, 12, 9, 21)),
+        ("Sam Carter", "[voice message]", "/messages/4", datetime(2024, 3, 20, 21, 5)),
+        ("Sam Carter", "[file: lease.pdf]", "/messages/5", datetime(2024, 3, 20, 21, 6)),
+        ("Mum", "[poll: Sunday lunch?]", "/messages/6", datetime(2024, 3, 20, 21, 7)),
+        ("Mum", "[contact]", "/messages/7", datetime(2024, 3, 20, 21, 8)),
+    ]
+    assert [t.session for t in chat.turns] == [0, 0, 0, 1, 1, 1, 1]
+    lines = chat.text.split("\n")
+    assert all(lines[t.line_start - 1].startswith(f"{t.speaker}: ") for t in chat.turns)
+
+
+def test_an_export_of_every_chat_points_at_each_one() -> None:
+    mum, crew = _read(EVERYTHING)
+    assert (mum.pointer, crew.pointer) == ("/chats/list/0", "/chats/list/1")
+    assert crew.turns[0].pointer == "/chats/list/1/messages/0"
+    assert crew.turns[1].speaker == "Deleted Account"  # Telegram's name for one who left it
+    assert _read({"left_chats": {"list": [CREW]}})[0].pointer == "/left_chats/list/0"
+
+
+def test_other_json_is_no_telegram_export() -> None:
+    for data in ([MUM], {"messages": "x", "name": "n"}, {"chats": {"list": [{"name": "n"}]}}, {}, "text"):
+        assert read_telegram(data, path="x.json", zone=UTC) is None
+    read = read_telegram({"chats": {"list": [MUM, {"name": "broken"}]}}, path="x.json", zone=UTC)
+    assert read is not None
+    assert [c.title for c in read[0]] == ["Mum"]
+    assert [p.message for p in read[1]] == ["chat /chats/list/1 has no `messages` list; skipped"]
+
+
+def test_a_telegram_export_builds_into_dated_episodes_of_their_speakers(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "result.json").write_text(json.dumps(EVERYTHING), "utf-8")
+    report = run_build(notes, vault)
+    assert report["problems"] == []
+    assert check_vault(vault, notes=notes) == []
+    fronts = [
+        yaml.safe_load(p.read_text("utf-8").split("---\n")[1]) for p in (vault / "episodic").glob("*.md")
+    ]
+    by_title = {f["title"]: f for f in fronts}
+    job = by_title["Sam Carter: I started a new job at Monzo on 11 March 2024!"]
+    assert (job["attributed_to"], job["timestamp"]) == ("Sam Carter", date(2024, 3, 11))
+    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    assert {(r["from"], r["relation"], r["to"], r["evidence"][0]) for r in relations} >= {
+        ("sam-carter", "works_for", "monzo", "result.json#/chats/list/0/messages/2"),
+        ("priya-shah", "lives_in", "leeds", "result.json#/chats/list/1/messages/0"),
+    }
+    assert sorted(p.name for p in (vault / "sources").glob("*.md")) == [
+        "result-climbing-crew-summary.md",
+        "result-mum-summary.md",
+    ]
+    assert "900123" not in "".join(p.read_text("utf-8") for p in vault.rglob("*.md"))
+
+
+def _mangled(text: str) -> str:
+    """How Meta's exports write text: each UTF-8 byte as a character."""
+    return text.encode("utf-8").decode("latin-1")
+
+
+MESSENGER = {
+    "participants": [{"name": _mangled("Zoë Martin")}, {"name": "Sam Carter"}],
+    "messages": [  # newest first, as the export lists them
+        {
+            "sender_name": "Sam Carter",
+            "timestamp_ms": 1710968760000,
+            "content": "Sam Carter sent an attachment.",
+            "files": [{"uri": "messages/inbox/zoe_1/files/lease.pdf"}],
+        },
+        {
+            "sender_name": _mangled("Zoë Martin"),
+            "timestamp_ms": 1710968700000,
+            "call_duration": 120,
+            "content": "The call ended.",
+        },
+        {
+            "sender_name": _mangled("Zoë Martin"),
+            "timestamp_ms": 1710235260000,
+            "content": "Oops",
+            "is_unsent": True,
+        },
+        {
+            "sender_name": _mangled("Zoë Martin"),
+            "timestamp_ms": 1710235200000,
+            "photos": [{"uri": "messages/inbox/zoe_1/photos/1.jpg"}],
+            "content": _mangled("Our new flat in Zürich 😍"),
+        },
+        {
+            "sender_name": _mangled("Zoë Martin"),
+            "timestamp_ms": 1710234845000,
+            "content": "I started a new job at Monzo yesterday!",
+        },
+    ],
+    "title": _mangled("Zoë Martin"),
+    "thread_path": "inbox/zoe_1",
+}
+
+
+def test_a_messenger_chat_is_read_oldest_first_and_its_text_unmangled() -> None:
+    chat = read_messenger(MESSENGER, path="message_1.json", zone=UTC)
+    assert chat is not None and chat.title == "Zoë Martin"
+    assert [(t.speaker, t.text, t.pointer, t.time, t.session) for t in chat.turns] == [
+        (
+            "Zoë Martin",
+            "I started a new job at Monzo yesterday!",
+            "/messages/4",
+            datetime(2024, 3, 12, 9, 14, 5),
+            0,
+        ),
+        ("Zoë Martin", "[image]\nOur new flat in Zürich 😍", "/messages/3", datetime(2024, 3, 12, 9, 20), 0),
+        ("Sam Carter", "[file: lease.pdf]", "/messages/0", datetime(2024, 3, 20, 21, 6), 1),
+    ]
+    assert unmangled("Zoë") == "Zoë" and unmangled("plain") == "plain"  # right text stays as it is
+    newer = {
+        "participants": ["Zoë", "Sam"],
+        "threadName": "Zoë",
+        "messages": [
+            {"senderName": "Zoë", "timestamp": 1710234845000, "text": "I moved to Porto", "media": []}
+        ],
+    }
+    chat = read_messenger(newer, path="m.json", zone=UTC)
+    assert chat is not None and [(t.speaker, t.text) for t in chat.turns] == [("Zoë", "I moved to Porto")]
+    assert read_messenger({"participants": [], "messages": [{"from": "x"}]}, path="m.json", zone=UTC) is None
+
+
+DISCORD = {
+    "guild": {"id": "1", "name": "Climbing"},
+    "channel": {"id": "2", "type": "GuildTextChat", "name": "general"},
+    "messages": [
+        {
+            "id": "10",
+            "type": "GuildMemberJoin",
+            "timestamp": "2024-04-02T19:30:00+00:00",
+            "content": "",
+            "author": {"id": "7", "name": "priya", "nickname": "Priya Shah", "isBot": False},
+        },
+        {
+            "id": "11",
+            "type": "Default",
+            "timestamp": "2024-04-02T19:30:45.123+02:00",
+            "content": "I moved to Leeds last month",
+            "author": {"id": "7", "name": "priya", "nickname": "Priya Shah", "isBot": False},
+            "attachments": [],
+        },
+        {
+            "id": "12",
+            "type": "Reply",
+            "timestamp": "2024-04-02T19:31:00+02:00",
+            "content": "",
+            "author": {"id": "8", "name": "tom", "nickname": None, "isBot": False},
+            "attachments": [{"fileName": "wall.JPG"}, {"fileName": "topo.pdf"}],
+            "stickers": [{"name": "wave"}],
+        },
+        {
+            "id": "13",
+            "type": "Default",
+            "timestamp": "2024-04-02T19:32:00+02:00",
+            "content": "Level up! GG tom",
+            "author": {"id": "9", "name": "MEE6", "isBot": True},
+        },
+    ],
+}
+
+
+def test_a_discord_channel_gives_people_their_turns_and_a_bot_an_assistants() -> None:
+    chat = read_discord(DISCORD, path="general.json", zone=UTC)
+    assert chat is not None and chat.title == "Climbing #general"
+    assert [(t.speaker, t.role, t.text, t.pointer, t.time) for t in chat.turns] == [
+        (
+            "Priya Shah",
+            "human",
+            "I moved to Leeds last month",
+            "/messages/1",
+            datetime(2024, 4, 2, 17, 30, 45, 123000),
+        ),
+        ("tom", "human", "[image]\n[file: topo.pdf]\n[sticker]", "/messages/2", datetime(2024, 4, 2, 17, 31)),
+        ("MEE6", "assistant", "Level up! GG tom", "/messages/3", datetime(2024, 4, 2, 17, 32)),
+    ]
+    direct = {**DISCORD, "guild": {"name": "Direct Messages"}, "channel": {"name": "tom"}}
+    assert read_discord(direct, path="dm.json", zone=UTC).title == "tom"  # type: ignore[union-attr]
+    assert read_discord({"channel": {}, "messages": [{"content": "x"}]}, path="x.json", zone=UTC) is None
+
+
+def test_messenger_and_discord_exports_build(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    (notes / "inbox" / "zoe_1").mkdir(parents=True)
+    (notes / "inbox" / "zoe_1" / "message_1.json").write_text(json.dumps(MESSENGER), "utf-8")
+    (notes / "general.json").write_text(json.dumps(DISCORD), "utf-8")
+    report = run_build(notes, vault)
+    assert report["problems"] == []
+    assert check_vault(vault, notes=notes) == []
+    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    assert {(r["from"], r["relation"], r["to"], r["valid_at"], r["evidence"][0]) for r in relations} >= {
+        ("zoë-martin", "works_for", "monzo", "2024-03-11", "inbox/zoe_1/message_1.json#/messages/4"),
+        ("priya-shah", "lives_in", "leeds", "2024-03-01", "general.json#/messages/1"),
+    }
+    titles = {
+        yaml.safe_load(p.read_text("utf-8").split("---\n")[1])["title"]
+        for p in (vault / "sources").glob("*.md")
+    }
+    assert titles == {"Zoë Martin", "Climbing #general"}
+    assert not any("MEE6" in p.read_text("utf-8") for p in (vault / "episodic").glob("*.md"))
