@@ -22,7 +22,7 @@ import yaml
 
 from kgvault.conversations import Conversation
 from kgvault.conversations.transcript import participants, read_turns, session_time
-from kgvault.conversations.whatsapp import looks_like_whatsapp
+from kgvault.conversations.whatsapp import chat_name, looks_like_whatsapp, named_like_whatsapp
 from kgvault.dates import date_in_filename, find_dates, parse_date_value
 from kgvault.discover import SOURCE_KINDS, Found, find_sources, imported_draft_files
 from kgvault.note_kind import kept_kind
@@ -207,8 +207,19 @@ def _read_source(
         return _json_sources(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)
     if extension == ".jsonl":
         return [_chat_log_source(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)]
-    if extension == ".txt" and looks_like_whatsapp(text):
-        return [_whatsapp_source(rel_path, stem, text, raw, problems)]
+    if extension == ".txt":
+        named = named_like_whatsapp(stem)
+        if looks_like_whatsapp(text, named):
+            return [_whatsapp_source(rel_path, stem, text, raw, problems)]
+        if named and stem != "_chat":
+            problems.append(
+                Problem(
+                    rel_path,
+                    None,
+                    "named like a WhatsApp export, but its lines are not WhatsApp's messages as kgvault "
+                    "knows them; read as a note (its “I” is yours)",
+                )
+            )
     return [_note_source(rel_path, stem, SOURCE_KINDS[extension], text, raw, zone, problems, user_name)]
 
 
@@ -436,9 +447,9 @@ def _whatsapp_source(rel_path: str, stem: str, text: str, raw: bytes, problems: 
     """A WhatsApp export: one source, a chat log on the file's own lines."""
     from kgvault.conversations.whatsapp import read_whatsapp
 
-    conversation, found = read_whatsapp(text, path=rel_path)
-    problems.extend(found)
     folder = rel_path.rsplit("/", 2)[-2] if "/" in rel_path else ""
+    conversation, found = read_whatsapp(text, path=rel_path, name=chat_name(stem, folder))
+    problems.extend(found)
     # iOS names the file `_chat.txt` inside a folder named after the chat.
     title = folder if stem == "_chat" and folder else stem
     return _conversation_source(

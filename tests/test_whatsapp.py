@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import date, datetime
 from pathlib import Path
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgvault.check import check_vault
-from kgvault.conversations.whatsapp import looks_like_whatsapp, read_whatsapp
+from kgvault.conversations.whatsapp import chat_name, looks_like_whatsapp, named_like_whatsapp, read_whatsapp
 
 from .conftest import run_build
 
@@ -37,6 +38,10 @@ IOS = (
     f"{LRM}[02/04/2024, 19:31:40] Tom: {LRM}<attached: 00000012-PHOTO-2024-04-02-19-31-40.jpg>\n"
     f"[13/04/2024, 08:01:00] {LRM}+44 7700 900123: I joined Depot this morning\n"
 )
+
+
+def _digest(number: str) -> str:
+    return hashlib.sha256(number.encode()).hexdigest()[:4]
 
 
 def _said(text: str) -> list[tuple[str, str, int, int, datetime | None]]:
@@ -66,8 +71,14 @@ def test_an_ios_export_skips_its_marked_notices_and_keeps_media_as_markers() -> 
     assert _said(IOS) == [
         ("Priya Shah", "I moved to Leeds last month", 2, 2, datetime(2024, 4, 2, 19, 30, 45)),
         ("Tom", "[image]", 3, 3, datetime(2024, 4, 2, 19, 31, 20)),
-        ("Tom", "[file: 00000012-PHOTO-2024-04-02-19-31-40.jpg]", 4, 4, datetime(2024, 4, 2, 19, 31, 40)),
-        ("+44 …0123", "I joined Depot this morning", 5, 5, datetime(2024, 4, 13, 8, 1)),
+        ("Tom", "[image]", 4, 4, datetime(2024, 4, 2, 19, 31, 40)),
+        (
+            f"+44 …0123 ({_digest('+44 7700 900123')})",
+            "I joined Depot this morning",
+            5,
+            5,
+            datetime(2024, 4, 13, 8, 1),
+        ),
     ]
 
 
@@ -88,6 +99,35 @@ def test_dates_no_day_tells_apart_are_read_in_the_order_that_runs_forward() -> N
     text = "01/02/2024, 10:00 - Ana: First\n02/01/2024, 10:00 - Ana: Second\n"
     # As day/month, 2 January would follow 1 February: the chat is month/day.
     assert [t for *_, t in _said(text)] == [datetime(2024, 1, 2, 10, 0), datetime(2024, 2, 1, 10, 0)]
+    # A phone's clock set back a minute sends no message back in time.
+    text = "01/02/2024, 10:00 - Ana: a\n01/02/2024, 09:59 - Bo: b\n02/01/2024, 10:00 - Ana: c\n"
+    assert [t for *_, t in _said(text)][2] == datetime(2024, 2, 1, 10, 0)
+
+
+def test_a_chat_both_orders_run_forward_in_is_read_over_the_shorter_span() -> None:
+    text = "[3/1/24, 18:42:10] Jess: Hi\n[3/2/24, 09:00:00] Sam: Hey\n[3/9/24, 10:00:00] Sam: ok\n"
+    conversation, problems = read_whatsapp(text, path="c.txt")
+    assert [t.time.date() for t in conversation.turns if t.time] == [date(2024, 3, d) for d in (1, 2, 9)]
+    assert ["month/day by the shorter span" in p.message for p in problems] == [True]
+
+
+def test_most_dates_decide_the_order_and_a_copied_in_message_stays_in_its_message() -> None:
+    text = (
+        "3/4/24, 6:42 PM - Jess: I'm a manager at Deloitte now\n"
+        "3/15/24, 9:00 AM - Sam: nice, forwarded from Mum:\n"
+        "25/12/2023, 10:00 - Mum: Merry Christmas\n"
+        "3/16/24, 9:00 AM - Jess: ok\n"
+        "13/3/24, 9:00 AM - Jess: one written the other way\n"
+    )
+    conversation, problems = read_whatsapp(text, path="c.txt")
+    assert [(t.speaker, t.text, t.line_start, t.line_end) for t in conversation.turns] == [
+        ("Jess", "I'm a manager at Deloitte now", 1, 1),
+        ("Sam", "nice, forwarded from Mum:\n25/12/2023, 10:00 - Mum: Merry Christmas", 2, 3),
+        ("Jess", "ok\n13/3/24, 9:00 AM - Jess: one written the other way", 4, 5),
+    ]
+    assert [(p.line, p.message.split(" (")[0]) for p in problems] == [
+        (3, "2 line(s) look like messages but not like this chat's own")
+    ]
 
 
 def test_a_chat_whose_dates_read_either_way_says_which_it_chose() -> None:
@@ -95,11 +135,15 @@ def test_a_chat_whose_dates_read_either_way_says_which_it_chose() -> None:
     conversation, problems = read_whatsapp(text, path="chat.txt")
     assert [t.time for t in conversation.turns] == [datetime(2024, 4, 2, 10, 0), datetime(2024, 4, 3, 10, 0)]
     assert [(p.path, p.line) for p in problems] == [("chat.txt", 1)]
-    assert "read as day/month" in problems[0].message
-    american = text.replace("10:00", "10:00 AM")
+    assert "read as day/month by the shorter span" in problems[0].message
+    # One day's messages read either way over the same span: an American clock says month/day.
+    american = "02/04/2024, 10:00 AM - Ana: First\n02/04/2024, 11:00 AM - Ana: Second\n"
     conversation, problems = read_whatsapp(american, path="chat.txt")
-    assert [t.time for t in conversation.turns] == [datetime(2024, 2, 4, 10, 0), datetime(2024, 3, 4, 10, 0)]
-    assert "read as month/day" in problems[0].message
+    assert [t.time for t in conversation.turns] == [datetime(2024, 2, 4, 10, 0), datetime(2024, 2, 4, 11, 0)]
+    assert "read as month/day by the clock" in problems[0].message
+    conversation, problems = read_whatsapp(american.replace(" AM", ""), path="chat.txt")
+    assert conversation.turns[0].time == datetime(2024, 4, 2, 10, 0)
+    assert "read as day/month by the most common order" in problems[0].message
 
 
 def test_other_languages_dates_and_an_impossible_one() -> None:
@@ -111,7 +155,9 @@ def test_other_languages_dates_and_an_impossible_one() -> None:
         "31/02/2024, 10:00 - Ana: Hi\n13/02/2024, 10:00 - Ana: Yo\n", path="c.txt"
     )
     assert [t.text for t in conversation.turns] == ["Yo"]
-    assert [(p.line, p.message) for p in problems] == [(1, "line 1 has no valid date; skipped")]
+    assert [(p.line, p.message.split(":")[0]) for p in problems] == [
+        (1, "1 line(s) look like messages but not like this chat's own (copied in, or a date that cannot be)")
+    ]
 
 
 def test_a_long_silence_starts_a_session() -> None:
@@ -132,6 +178,128 @@ def test_only_a_file_that_opens_with_messages_of_speakers_is_an_export() -> None
     assert not looks_like_whatsapp("12/03/2024, 14:22 - Ana joined\n12/03/2024, 14:23 - Bo left\n")
     assert not looks_like_whatsapp("2024-03-12 notes\n- Ana: hi\n")
     assert not looks_like_whatsapp("")
+    # A list of appointments names each once: no chat, unless the file is named as an export is.
+    appointments = (
+        "12/03/2024, 09:15 - Dentist: check-up\n14/03/2024, 16:30 - Physio: knee\n"
+        "02/04/2024, 11:00 - GP: bloods\n"
+    )
+    assert not looks_like_whatsapp(appointments)
+    assert looks_like_whatsapp(appointments, named=True)
+    assert looks_like_whatsapp("12/03/2024, 09:15 - Ana: Only me here\n", named=True)
+    assert named_like_whatsapp("WhatsApp Chat with Mum") and named_like_whatsapp("_chat")
+    assert not named_like_whatsapp("appointments")
+
+
+def test_a_group_opening_with_many_notices_or_a_long_message_is_still_an_export() -> None:
+    added = "".join(f"01/09/2024, 10:01 - Coach Mike added Parent {n}\n" for n in range(25))
+    group = (
+        '01/09/2024, 10:00 - Coach Mike created group "U10"\n'
+        + added
+        + (
+            "01/09/2024, 10:05 - Coach Mike: Welcome!\n"
+            "01/09/2024, 10:07 - Cara Diaz: My son Leo broke his arm\n"
+            "01/09/2024, 10:08 - Coach Mike: Oh no\n"
+        )
+    )
+    assert looks_like_whatsapp(group)
+    rules = "01/09/2024, 10:00 - Coach Mike: Club rules:\n" + "".join(f"- rule {n}\n" for n in range(30))
+    assert looks_like_whatsapp(
+        rules + "01/09/2024, 10:05 - Ana: ok\n01/09/2024, 10:06 - Coach Mike: Thanks\n"
+    )
+
+
+def test_headers_of_more_languages_and_phones() -> None:
+    finnish = "13.6.2024 klo 21.25 - Aino: Moi\n13.6.2024 klo 21.26 - Eero: Hei\n"
+    assert [t for *_, t in _said(finnish)] == [datetime(2024, 6, 13, 21, 25), datetime(2024, 6, 13, 21, 26)]
+    dotted = "2022/12/14, 13:34. - John Doe: Lorem.\n2022/12/14, 13:35. - Jane: Ipsum.\n"
+    assert [w for w, *_ in _said(dotted)] == ["John Doe", "Jane"]
+    korean = "2024. 3. 12. 오후 2:22 - 민수: 안녕\n2024. 3. 12. 오전 9:05 - 지연: 응\n"
+    assert [t for *_, t in _said(korean)] == [datetime(2024, 3, 12, 14, 22), datetime(2024, 3, 12, 9, 5)]
+    chinese = "2024/3/12 下午2:22 - 小明: 你好\n"
+    assert [t for *_, t in _said(chinese)] == [datetime(2024, 3, 12, 14, 22)]
+    unsaved = "13/03/2024, 14:22 - ~\u202fAnna Lopez: hi from an unsaved contact\n"
+    assert [w for w, *_ in _said(unsaved)] == ["Anna Lopez"]
+
+
+def test_placeholders_of_other_languages_become_markers() -> None:
+    text = (
+        "13.03.24, 20:40 - Tim: Diese Nachricht wurde gelöscht.\n"
+        "13.03.24, 20:41 - Sam: Du hast diese Nachricht gelöscht.\n"
+        "13.03.24, 20:42 - Lucía: Se eliminó este mensaje.\n"
+        "13.03.24, 20:43 - Rafa: Você apagou esta mensagem\n"
+        "13.03.24, 20:44 - Lucía: <Multimedia omitido>\n"
+        "13.03.24, 20:45 - Lucía: Enhorabuena!! <Se editó este mensaje.>\n"
+        "13.03.24, 20:46 - Lena: Bin 5 Min später <Diese Nachricht wurde bearbeitet.>\n"
+        "13.03.24, 20:47 - John: This message was deleted.\n"
+        f"13.03.24, 20:48 - Claire: {LRM}image absente\n"
+        f"13.03.24, 20:49 - Claire: {LRM}Ce message a été supprimé.\n"
+        f"13.03.24, 20:50 - Gaz: {LRM}Kit order form • 2 pages {LRM}document omitted\n"
+        f"13.03.24, 20:51 - Gaz: {LRM}<Anhang: 00000033-Plan.pdf>\n"
+        "13.03.24, 20:52 - Gaz: Names omitted\n"
+    )
+    assert [said for _, said, *_ in _said(text)] == [
+        "[deleted]",
+        "[deleted]",
+        "[deleted]",
+        "[deleted]",
+        "[media]",
+        "Enhorabuena!!",
+        "Bin 5 Min später",
+        "[deleted]",
+        "[image]",
+        "[deleted]",
+        "[file: Kit order form]",
+        "[file: 00000033-Plan.pdf]",
+        "Names omitted",  # someone's words, not a placeholder
+    ]
+
+
+def test_attachments_polls_locations_and_numbers_mentioned_become_markers() -> None:
+    text = (
+        "13/03/24, 10:16 pm - Rahul: IMG-20240311-WA0004.jpg (file attached)\nTickets\n"
+        "13/03/24, 10:17 pm - Rahul: Itinerary.pdf (file attached)\n"
+        "13/03/24, 10:18 pm - Rahul: POLL:\nWhich dates?\n"
+        "OPTION: 18-23 April (3 votes)\nOPTION: 2-7 May (1 vote)\n"
+        "13/03/24, 10:19 pm - Neha: Villa confirmed, Anjuna\nlocation: https://maps.google.com/?q=15.5,73.7\n"
+        "13/03/24, 10:20 pm - Neha: @447700900123 call me\n"
+        "13/03/24, 10:21 pm - Neha: Waiting for this message. This may take a while.\n"
+    )
+    assert [said for _, said, *_ in _said(text)] == [
+        "[image]\nTickets",
+        "[file: Itinerary.pdf]",
+        "[poll: Which dates?]",
+        "Villa confirmed, Anjuna\n[location]",
+        "@…0123 call me",
+        "[not received]",
+    ]
+
+
+def test_notices_are_no_ones_turn_in_any_shape() -> None:
+    text = (
+        "12/03/2024 14:22 - Marie: Salut\n"
+        "12/03/2024 14:23 - Marie a changé le nom du groupe en « Vacances : Bretagne »\n"
+        "12/03/2024 14:23 - Jonas hat die Gruppe „Lauftreff: Dienstag“ erstellt.\n"
+        "12/03/2024 14:24 - Jane Doe: Messages to this chat and calls are now secured with end-to-end "
+        "encryption.\n"
+        "12/03/2024 14:25 - Family: Dad added Priya\n"
+        "12/03/2024 14:26 - Paul: Dad added Priya\n"
+    )
+    conversation, _ = read_whatsapp(text, path="c.txt", name="Family")
+    # The group's name speaks only its notices; anyone else saying the same words says them.
+    assert [(t.speaker, t.text) for t in conversation.turns] == [
+        ("Marie", "Salut"),
+        ("Paul", "Dad added Priya"),
+    ]
+    assert chat_name("WhatsApp Chat - Family", "") == "Family"
+    assert chat_name("_chat", "WhatsApp Chat - Climbing crew") == "Climbing crew"
+    assert chat_name("Conversa do WhatsApp com Equipe Produto", "") == "Equipe Produto"
+
+
+def test_two_unsaved_contacts_ending_alike_stay_two_speakers() -> None:
+    text = "13/03/2024, 14:26 - +44 7911 550123: I moved to Leeds\n12/03/2024, 14:27 - +44 7700 900123: Hi\n"
+    first, second = (speaker for speaker, *_ in _said(text))
+    assert first.startswith("+44 …0123 (") and second.startswith("+44 …0123 (") and first != second
+    assert "550123" not in first + second and "900123" not in first + second
 
 
 @settings(max_examples=200, deadline=None)
@@ -183,3 +351,16 @@ def test_a_whatsapp_export_builds_into_dated_episodes_of_their_speakers(tmp_path
     assert "| 10-11 | nothing: not a message (system, tool or unreadable) |" in mum
     assert "900123" not in "".join(p.read_text("utf-8") for p in vault.rglob("*.md"))
     assert {p: p.read_bytes() for p in notes.rglob("*.txt")} == before
+
+
+def test_a_file_named_as_an_export_whose_lines_are_not_is_read_as_a_note_and_reported(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "WhatsApp Chat with Bo.txt").write_text("13.6.2024 um 21:25 Uhr - Bo: Hallo\nMore.\n", "utf-8")
+    report = run_build(notes, vault)
+    assert [(p["path"], p["message"].split(";")[0]) for p in report["problems"]] == [  # type: ignore[index, union-attr]
+        (
+            "WhatsApp Chat with Bo.txt",
+            "named like a WhatsApp export, but its lines are not WhatsApp's messages as kgvault knows them",
+        )
+    ]
