@@ -791,6 +791,8 @@ _UNTIL_BEFORE = re.compile(
     r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?(?:(?:very\s+)?end\s+of\s+(?:the\s+)?)?$"
 )
 """Before the date a past state ended ("worked at SAP until 3 March 2023", "until the end of June")."""
+_CLAUSE_BREAK = re.compile(r"[,;:–—]|\s-\s")
+"""Where one clause of a sentence ends and the next begins."""
 _AHEAD_VERB = re.compile(
     r"(?i)\b(?:starts|starting|begins|beginning|will|going\s+to|is\s+moving|are\s+moving|moves|is\s+running"
     r"|plans?\s+to|is\s+due|joins|is\s+joining)\b"
@@ -983,6 +985,7 @@ _MONTH_NAMES = (
     "|september|october|november|december|janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout"
     "|septembre|octobre|novembre|décembre|decembre)"
 )
+_MONTH_NAMED = re.compile(rf"(?i)\b{_MONTH_NAMES}\b")
 _MONTH_DAY_WORDS = re.compile(
     rf"(?i)\b{_MONTH_NAMES}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th|er)?\s+(?:of\s+)?{_MONTH_NAMES}\b"
 )
@@ -3139,6 +3142,32 @@ class _ChunkReader:
                 ends.append(date(last, 1, 1))
         return (starts[0] if starts else None), (ends[0] if ends else None)
 
+    def _clause_wording(self, title: str, time: When) -> _Wording:
+        """The wording of the clause a time is said in ("we're moving in July" of "We're moving in July,
+        found a flat"), between the commas, semicolons, colons or dashes around it."""
+        before = [m.end() for m in _CLAUSE_BREAK.finditer(title, 0, time.start)]
+        after = _CLAUSE_BREAK.search(title, time.end)
+        return _wording(
+            title[before[-1] if before else 0 : after.start() if after else len(title)], self.french
+        )
+
+    def _ahead_in_a_turn(self, title: str, time: When) -> When:
+        """A time without its year in a turn's sentence not in the past, as what is to happen: "I start
+        on 3 June" and "we're moving in July", said in March, are this June's and July's (the resolver
+        reads a month or day without a year as the last one, as a story tells)."""
+        today = self._chunk_date()
+        if today is None or time.last >= today or _FOUR_DIGITS.search(time.text):
+            return time  # still to come or going on, or said with its year
+        if _MONTH_NAMED.search(time.text) is None:
+            return time  # "this month", "last Friday": relative words say which one
+        if time.granularity == "month":
+            return moved_to(time, self._coming_month(title, time.start, time.end, time.first, today))
+        if time.granularity == "day":
+            before = title[max(0, time.start - 60) : time.start]
+            if _ON_BEFORE.search(before[-20:]) or _DUE_BEFORE.search(before):
+                return moved_to(time, self._coming(title, time.start, time.end, time.first))
+        return time
+
     @staticmethod
     def _coming_month(text: str, start: int, end: int, first: date, today: date) -> date:
         """A month named without its year in a sentence not in the past: the nearer of last year's
@@ -3345,6 +3374,12 @@ class _ChunkReader:
         wording = _wording(read.placeholder, self.french)
         if self.said_at is not None:
             self.times = find_times(inline.title, self.said_at)
+            self.times = [
+                time
+                if self._clause_wording(inline.title, time).past
+                else self._ahead_in_a_turn(inline.title, time)
+                for time in self.times
+            ]
             dates = [(time.start, time.end, time.first) for time in self.times]
         else:
             dates = find_dates(inline.title, self._chunk_date(), languages=self.date_languages)
