@@ -194,6 +194,19 @@ def test_small_talk_gives_nothing_and_coverage_says_so_turn_by_turn(
         ("Glad it finally sold — we closed on the house in Austin yesterday.", False),
         ("San Francisco.", False),  # an answer, not glue
         ("Thanks, Melanie!", True),
+        # Chat reactions and wishes, and those of the other languages a WhatsApp export brings.
+        ("Get well soon Dave", True),
+        ("Amazing news Kai 🎉", True),
+        ("Running 10 mins late sorry", True),
+        ("Welcome home little one", True),
+        ("Trop bien !!! 😭❤️", True),
+        ("Merci à vous !", True),
+        ("Félicitations à vous deux", True),
+        ("Gute Besserung, Tim", True),
+        ("Parabéns!! 🎉", True),
+        ("Great news: I passed my exam", False),
+        ("Love this job.", False),  # a liking, not glue
+        ("Danke, ich bin nach Berlin gezogen.", False),
     ],
 )
 def test_small_talk_is_glue_alone_and_never_news(text: str, glue: bool) -> None:

@@ -37,6 +37,24 @@ _GLUE = re.compile(
       | (?:totally|absolutely|definitely|for\ sure|of\ course)
       | (?:i\ )?(?:just\ )?wanted\ to\ (?:say\ (?:hi|hello|hey)|check\ in)
       | what\ an?\ (?:experience|adventure|day|story|journey|ride|trip)
+      | get\ well\ soon | feel\ better(?:\ soon)? | well\ done | safe\ travels | sleep\ well | night\ night
+      | (?:amazing|great|brilliant|wonderful|fantastic|exciting|lovely|fab|sad|terrible|awful)\ news
+      | welcome\ (?:home|back|to\ the\ (?:team|group|world))(?:\ little\ one)?
+      | (?:so|how)\ (?:cute|sweet|lovely|exciting) | (?:love|miss)\ (?:you|it)(?:\ too)?
+      | on\ my\ way | omw | count\ me\ in | sounds\ like\ a\ plan
+      | (?:running\ )?(?:\d+|five|ten|a\ few)\ mins?(?:utes)?\ late(?:\ sorry)?
+      # The glue of chats in the other languages WhatsApp brings: German, Spanish, French,
+      # Portuguese, Italian thanks, wishes, greetings and reactions.
+      | danke(?:\ (?:schön|sehr|dir|euch))? | gute\ besserung | (?:herzlichen\ )?glückwunsch | alles\ gute
+      | super | toll | prima | genial | bis\ (?:bald|später|morgen|dann) | gern\ geschehen
+      | gracias | felicidades | enhorabuena | qué\ (?:bien|guay|pena|bonito) | recupérate(?:\ pronto)?
+      | buen(?:os|as)\ (?:días|tardes|noches) | hasta\ (?:luego|mañana|pronto) | de\ nada
+      | merci(?:\ (?:beaucoup|à\ (?:vous|toi|tous)))? | félicitations(?:\ à\ (?:vous|toi)(?:\ deux)?)?
+      | trop\ (?:bien|cool|mignon) | bonne\ (?:chance|nuit|journée|soirée) | à\ (?:demain|bientôt|plus)
+      | bisous | bon\ courage | de\ rien | coucou | bonjour | bonsoir
+      | obrigad[oa] | parabéns | que\ (?:legal|bom|pena|lindo) | ótimo | boa\ (?:sorte|noite)
+      | bom\ dia | até\ (?:logo|amanhã|já) | beijos? | valeu | melhoras
+      | grazie(?:\ mille)? | auguri | complimenti | buon(?:giorno|anotte|asera) | a\ domani
     )(?:[\s,]+[A-Z][\w'-]*)?[\W_]*$""",
 )
 # A request to the listener ("Write a cover letter …", "Translate 'I moved …'", "Pretend you are
