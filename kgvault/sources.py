@@ -314,6 +314,8 @@ def _json_sources(
     from kgvault.conversations.claude import read_claude
     from kgvault.conversations.discord import read_discord
     from kgvault.conversations.messenger import read_messenger
+    from kgvault.conversations.slack import METADATA_FILES as SLACK_METADATA_FILES
+    from kgvault.conversations.slack import read_slack
     from kgvault.conversations.telegram import read_telegram
 
     try:
@@ -336,16 +338,18 @@ def _json_sources(
     if telegram is not None:
         problems.extend(telegram[1])
         return [_conversation_source(rel_path, stem, c) for c in telegram[0]]
-    for read_one in (read_messenger, read_discord):
+    for read_one in (read_messenger, read_discord, read_slack):
         chat = read_one(data, path=rel_path, zone=zone)
         if chat is not None:
             return [_conversation_source(rel_path, stem, chat)]
+    if rel_path.rsplit("/", 1)[-1] in SLACK_METADATA_FILES and isinstance(data, list | dict):
+        return []  # a Slack export's list of users or channels: no conversation, nothing to say
     problems.append(
         Problem(
             rel_path,
             None,
-            "JSON file is not a chat export (ChatGPT, Claude, Telegram, Messenger, Instagram, Discord) "
-            "nor a draft file "
+            "JSON file is not a chat export (ChatGPT, Claude, Telegram, Messenger, Instagram, Discord, "
+            "Slack) nor a draft file "
             "(kgvault.draft/1, Mnemon, mini-context-graph); skipped",
         )
     )

@@ -13,6 +13,7 @@ import yaml
 from kgvault.check import check_vault
 from kgvault.conversations.discord import read_discord
 from kgvault.conversations.messenger import read_messenger, unmangled
+from kgvault.conversations.slack import read_slack
 from kgvault.conversations.telegram import read_telegram
 
 from .conftest import run_build
@@ -283,3 +284,84 @@ def test_messenger_and_discord_exports_build(tmp_path: Path) -> None:
     }
     assert titles == {"Zoë Martin", "Climbing #general"}
     assert not any("MEE6" in p.read_text("utf-8") for p in (vault / "episodic").glob("*.md"))
+
+
+PRIYA = {"real_name": "Priya Shah", "display_name": "priya"}
+SLACK_DAY = [
+    {
+        "type": "message",
+        "subtype": "channel_join",
+        "user": "U2",
+        "text": "<@U2> has joined the channel",
+        "ts": "1710234000.000100",
+    },
+    {
+        "type": "message",
+        "user": "U2",
+        "user_profile": PRIYA,
+        "ts": "1710234845.000200",
+        "text": "I'm moving to the Payments team next month &amp; <@U3> takes over <https://wiki.example/x|the runbook>",
+    },
+    {
+        "type": "message",
+        "user": "U3",
+        "user_profile": {"real_name": "", "display_name": "tom"},
+        "ts": "1710234800.000100",
+        "text": "Morning <!here>, standup in <#C9|eng-standup>",
+        "files": [
+            {"name": "plan.pdf", "mimetype": "application/pdf"},
+            {"name": "x.png", "mimetype": "image/png"},
+        ],
+    },
+    {
+        "type": "message",
+        "subtype": "bot_message",
+        "bot_id": "B1",
+        "username": "Deploy Bot",
+        "ts": "1710234900.000300",
+        "text": "Deployed v2.3 to production",
+    },
+]
+
+
+def test_a_slack_day_is_read_in_the_order_sent_with_its_markup_as_shown() -> None:
+    chat = read_slack(SLACK_DAY, path="slack/general/2024-03-12.json", zone=UTC)
+    assert chat is not None and chat.title == "#general 2024-03-12"
+    assert [(t.speaker, t.role, t.text, t.pointer, t.time) for t in chat.turns] == [
+        (
+            "tom",
+            "human",
+            "[file: plan.pdf]\n[image]\nMorning @here, standup in #eng-standup",
+            "/2",
+            datetime(2024, 3, 12, 9, 13, 20),
+        ),
+        (
+            "Priya Shah",
+            "human",
+            "I'm moving to the Payments team next month & @tom takes over the runbook",
+            "/1",
+            datetime(2024, 3, 12, 9, 14, 5),
+        ),
+        ("Deploy Bot", "assistant", "Deployed v2.3 to production", "/3", datetime(2024, 3, 12, 9, 15)),
+    ]
+    assert read_slack([{"id": "U2", "name": "priya"}], path="users.json", zone=UTC) is None
+    assert read_slack([], path="general/2024-03-12.json", zone=UTC) is None
+
+
+def test_a_slack_export_builds_and_its_lists_of_users_and_channels_are_no_problem(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    (notes / "slack" / "general").mkdir(parents=True)
+    (notes / "slack" / "general" / "2024-03-12.json").write_text(json.dumps(SLACK_DAY), "utf-8")
+    (notes / "slack" / "users.json").write_text(json.dumps([{"id": "U2", "name": "priya"}]), "utf-8")
+    (notes / "slack" / "channels.json").write_text(json.dumps([{"id": "C1", "name": "general"}]), "utf-8")
+    report = run_build(notes, vault)
+    assert report["problems"] == []
+    assert check_vault(vault, notes=notes) == []
+    (summary,) = (vault / "sources").glob("*.md")
+    assert yaml.safe_load(summary.read_text("utf-8").split("---\n")[1])["title"] == "#general 2024-03-12"
+    titles = [
+        yaml.safe_load(p.read_text("utf-8").split("---\n")[1])["title"]
+        for p in (vault / "episodic").glob("*.md")
+    ]
+    assert any(t.startswith("Priya Shah: I'm moving to the Payments team in") for t in titles)
+    assert not any("Deploy" in t for t in titles)  # a bot's words are no one's memory

@@ -107,8 +107,8 @@ def test_discovers_sources_recursively_sorted_by_code_point(tmp_path: Path) -> N
     assert [(p.path, p.message) for p in problems] == [
         (
             "data.json",
-            "JSON file is not a chat export (ChatGPT, Claude, Telegram, Messenger, Instagram, Discord) "
-            "nor a draft file "
+            "JSON file is not a chat export (ChatGPT, Claude, Telegram, Messenger, Instagram, Discord, "
+            "Slack) nor a draft file "
             "(kgvault.draft/1, Mnemon, mini-context-graph); skipped",
         )
     ]
