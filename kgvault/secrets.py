@@ -133,6 +133,7 @@ _PHONE = re.compile(
       | 0\d(?:[ .-]\d{2}){4}
       | 0\d{2,4}[ -]\d{3,4}[ -]\d{3,4}
       | 0\d{3,4}[ ]\d{6,8}                 # 07700 900123, 0176 12345678
+      | 0(?:7\d{9}|[67]\d{8}|1[5-7]\d{8,9})  # a mobile written unspaced: British, French, Dutch, German
     )
     (?![\w.+-]*\d)(?![\w-])
     """
