@@ -300,7 +300,10 @@ SLACK_DAY = [
         "user": "U2",
         "user_profile": PRIYA,
         "ts": "1710234845.000200",
-        "text": "I'm moving to the Payments team next month &amp; <@U3> takes over <https://wiki.example/x|the runbook>",
+        "text": (
+            "I'm moving to the Payments team next month &amp; <@U3> takes over "
+            "<https://wiki.example/x|the runbook>"
+        ),
     },
     {
         "type": "message",

@@ -990,20 +990,27 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
     notes, vault = tmp_path / "notes", tmp_path / "vault"
     notes.mkdir()
     (notes / "t.md").write_text(
-        "---\ndate: 2024-03-15T10:00:00\nparticipants: [Sam, Mum]\n---\n"
+        "---\ndate: 2024-03-12T10:00:00\nparticipants: [Sam, Mum]\n---\n"
         "Sam: I accepted an offer from Stripe. I start there on 3 June, my last day here is 31 May\n"
-        "Sam: We're moving to Bristol in July, found a flat in Clifton\n"
+        "Sam: We're moving to Bristol in July.\n"
         "Sam: I went to Paris in February.\n"
         "Mum: We went to Rome on 2 March.\n"
-        "Mum: I'm going to a conference this month.\n",
+        "Mum: I'm going to a conference this month.\n"
+        "Sam: On 2 March, we got engaged.\n"
+        "Sam: I will send you the photos from the wedding in February.\n"
+        "Sam: I'm still sore from the marathon on 3 March.\n",
         "utf-8",
     )
     run_build(notes, vault)
     dated = {str(n["title"]): n["timestamp"] for n in _nodes(vault)}
     # The title and the day agree, and what is to happen is this year's (it said last year's).
     assert dated["Sam: I start there on 3 June 2024, my last day here is on 31 May 2024"] == date(2024, 6, 3)
-    # A past clause beside it dates the node by the turn; the month said ahead is still this year's.
-    assert dated["Sam: We're moving to Bristol in July 2024, found a flat in Clifton"] == date(2024, 3, 15)
+    assert dated["Sam: We're moving to Bristol in July 2024."] == date(2024, 7, 1)
+    # Past sentences, relative words, and what lies just behind stay behind.
     assert dated["Sam: I went to Paris in February 2024."] == date(2024, 2, 1)
     assert dated["Mum: We went to Rome on 2 March 2024."] == date(2024, 3, 2)
     assert dated["Mum: I'm going to a conference in March 2024."] == date(2024, 3, 1)
+    assert dated["Sam: On 2 March 2024, we got engaged."] == date(2024, 3, 2)
+    assert dated["Sam: I will send you the photos from the wedding in February 2024."] == date(2024, 2, 1)
+    # It was dated a year on (2025-03-03) while its title said 2024.
+    assert dated["Sam: I'm still sore from the marathon on 3 March 2024."] == date(2024, 3, 3)

@@ -791,8 +791,8 @@ _UNTIL_BEFORE = re.compile(
     r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?(?:(?:very\s+)?end\s+of\s+(?:the\s+)?)?$"
 )
 """Before the date a past state ended ("worked at SAP until 3 March 2023", "until the end of June")."""
-_CLAUSE_BREAK = re.compile(r"[,;:–—]|\s-\s")
-"""Where one clause of a sentence ends and the next begins."""
+_LONG_GONE_DAYS = 31
+"""Days back beyond which a day said ahead in a turn, without its year, is the coming one."""
 _AHEAD_VERB = re.compile(
     r"(?i)\b(?:starts|starting|begins|beginning|will|going\s+to|is\s+moving|are\s+moving|moves|is\s+running"
     r"|plans?\s+to|is\s+due|joins|is\s+joining)\b"
@@ -2177,6 +2177,14 @@ class _Wording:
 
 
 @lru_cache(maxsize=8192)
+def _a_year_on(day: date) -> date:
+    """The same day a year on (28 February for the 29th)."""
+    try:
+        return day.replace(year=day.year + 1)
+    except ValueError:
+        return day.replace(year=day.year + 1, day=28)
+
+
 def _wording(text: str, french: bool) -> _Wording:
     """`_Wording.read`, remembered: the same sentence is often read again, in this note or another."""
     return _Wording.read(text, french)
@@ -3142,30 +3150,27 @@ class _ChunkReader:
                 ends.append(date(last, 1, 1))
         return (starts[0] if starts else None), (ends[0] if ends else None)
 
-    def _clause_wording(self, title: str, time: When) -> _Wording:
-        """The wording of the clause a time is said in ("we're moving in July" of "We're moving in July,
-        found a flat"), between the commas, semicolons, colons or dashes around it."""
-        before = [m.end() for m in _CLAUSE_BREAK.finditer(title, 0, time.start)]
-        after = _CLAUSE_BREAK.search(title, time.end)
-        return _wording(
-            title[before[-1] if before else 0 : after.start() if after else len(title)], self.french
-        )
-
     def _ahead_in_a_turn(self, title: str, time: When) -> When:
-        """A time without its year in a turn's sentence not in the past, as what is to happen: "I start
-        on 3 June" and "we're moving in July", said in March, are this June's and July's (the resolver
-        reads a month or day without a year as the last one, as a story tells)."""
+        """A time named by its month without its year, in a turn's sentence not in the past, as what is
+        to happen when it is long gone otherwise: "I start there on 3 June" and "we move in July",
+        said in March, are this June's and July's (the resolver reads such a time as the last one, as
+        a story tells), while "the marathon on 3 March" and "the photos from February" stay behind."""
         today = self._chunk_date()
         if today is None or time.last >= today or _FOUR_DIGITS.search(time.text):
             return time  # still to come or going on, or said with its year
         if _MONTH_NAMED.search(time.text) is None:
             return time  # "this month", "last Friday": relative words say which one
-        if time.granularity == "month":
-            return moved_to(time, self._coming_month(title, time.start, time.end, time.first, today))
-        if time.granularity == "day":
-            before = title[max(0, time.start - 60) : time.start]
-            if _ON_BEFORE.search(before[-20:]) or _DUE_BEFORE.search(before):
-                return moved_to(time, self._coming(title, time.start, time.end, time.first))
+        before = title[max(0, time.start - 60) : time.start]
+        if time.granularity == "month" and not _BEHIND_BEFORE.search(before[-40:]):
+            behind = (today.year * 12 + today.month) - (time.first.year * 12 + time.first.month)
+            return moved_to(time, _a_year_on(time.first)) if 12 - behind < behind else time
+        long_gone = (today - time.first).days > _LONG_GONE_DAYS
+        if (
+            time.granularity == "day"
+            and long_gone
+            and (_ON_BEFORE.search(before[-20:]) or _DUE_BEFORE.search(before))
+        ):
+            return moved_to(time, _a_year_on(time.first))
         return time
 
     @staticmethod
@@ -3374,12 +3379,8 @@ class _ChunkReader:
         wording = _wording(read.placeholder, self.french)
         if self.said_at is not None:
             self.times = find_times(inline.title, self.said_at)
-            self.times = [
-                time
-                if self._clause_wording(inline.title, time).past
-                else self._ahead_in_a_turn(inline.title, time)
-                for time in self.times
-            ]
+            if not wording.past:
+                self.times = [self._ahead_in_a_turn(inline.title, time) for time in self.times]
             dates = [(time.start, time.end, time.first) for time in self.times]
         else:
             dates = find_dates(inline.title, self._chunk_date(), languages=self.date_languages)
@@ -4159,7 +4160,9 @@ class _ChunkReader:
             # "We fly to Tokyo on 3 October", "The release is scheduled for 14 July", "The report is
             # due 3 May": what is to happen on a day the sentence names, an episode of that day, the
             # next one of that name.
-            return _Outcome("episodic", "observation", day=self._coming(title, *ahead[0]))
+            # A turn's days ahead are read already (`_ahead_in_a_turn`): its title says the same day.
+            day = ahead[0][2] if self.said_at is not None else self._coming(title, *ahead[0])
+            return _Outcome("episodic", "observation", day=day)
         # A dated guess is the writer's own observation when it is theirs or a single diary sentence,
         # not when it is general advice ("… that may sound stupid. Ask anyway.").
         if wording.hedged and inline.word_count >= 4 and (first_person or _single_sentence(inline.title)):
