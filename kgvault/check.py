@@ -780,7 +780,6 @@ class _VaultChecker:
         export = self._export_file(document)
         # A JSON file read whole as one chat (Telegram, Messenger, Discord) has rows of pointers too.
         whole_json = export is None and document is not None and document.lower().endswith(".json")
-        pointers = False
         ranges: list[tuple[int, int, int]] = []
         index = header + 2
         while index < end and lines[index].strip().startswith("|"):
@@ -798,7 +797,6 @@ class _VaultChecker:
                     self.report(path, line, f"coverage range {cells[0]!r} is not `start-end`")
                 elif not _POINTER.fullmatch(cells[0]):
                     self.report(path, line, f"coverage row {cells[0]!r} is not a JSON pointer in URI form")
-                pointers = True
                 continue
             first, last = int(match.group(1)), int(match.group(2))
             if first < 1 or last < first:
@@ -811,8 +809,8 @@ class _VaultChecker:
                 self.report(path, line, f"coverage range {first}-{last} overlaps the range before it")
         if self.notes is None or document is None:
             return
-        if export is None and pointers:
-            export = document  # rows of pointers: the file's lines are not what they count
+        if export is None and whole_json and not ranges:
+            export = document  # a chat read whole: its rows are pointers, its lines not what they count
         if export is not None:
             if not self._source_path(export).is_file():
                 self.report(path, header + 1, f"source_document {document} not found under the notes folder")

@@ -310,13 +310,7 @@ def _json_sources(
     rel_path: str, stem: str, text: str, raw: bytes, user_name: str, zone: tzinfo, problems: list[Problem]
 ) -> list[Source]:
     """A chat export (one source per conversation) or a draft file; any other JSON file is reported."""
-    from kgvault.conversations.chatgpt import read_chatgpt
-    from kgvault.conversations.claude import read_claude
-    from kgvault.conversations.discord import read_discord
-    from kgvault.conversations.messenger import read_messenger
     from kgvault.conversations.slack import METADATA_FILES as SLACK_METADATA_FILES
-    from kgvault.conversations.slack import read_slack
-    from kgvault.conversations.telegram import read_telegram
 
     try:
         data = json.loads(text)
@@ -324,36 +318,90 @@ def _json_sources(
         line = getattr(error, "lineno", None)
         problems.append(Problem(rel_path, line, f"not valid JSON ({error}); skipped"))
         return []
+    if _LONE_SURROGATE_ESCAPE.search(text):
+        data = _without_lone_surrogates(data)  # "\ud83d" alone: half an emoji no text can hold
     # Drafts first: their markers (`schema_version`, `insights`) are explicit, an export's are not.
     draft = _draft_source(rel_path, stem, text, raw, data)
     if draft is not None:
         return [draft]
+    try:
+        conversations = _chat_export(data, rel_path, user_name, zone, problems)
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as error:
+        problems.append(
+            Problem(
+                rel_path, None, f"JSON file looks like a chat export but cannot be read ({error!r}); skipped"
+            )
+        )
+        return []
+    if conversations is None:
+        if rel_path.rsplit("/", 1)[-1] in SLACK_METADATA_FILES and isinstance(data, list | dict):
+            return []  # a Slack export's list of users or channels: no conversation, nothing to say
+        problems.append(
+            Problem(
+                rel_path,
+                None,
+                "JSON file is not a chat export (ChatGPT, Claude, Telegram, Messenger, Instagram, Discord, "
+                "Slack) nor a draft file "
+                "(kgvault.draft/1, Mnemon, mini-context-graph); skipped",
+            )
+        )
+        return []
+    sources = []
+    for conversation in conversations:
+        if conversation.pointer is None and not conversation.turns:
+            # A whole file read as one chat with nothing anyone said (notices, a call): no page.
+            problems.append(
+                Problem(rel_path, None, "chat export with no message anyone wrote; nothing from it")
+            )
+            continue
+        sources.append(_conversation_source(rel_path, stem, conversation))
+    return sources
+
+
+def _chat_export(
+    data: object, rel_path: str, user_name: str, zone: tzinfo, problems: list[Problem]
+) -> list[Conversation] | None:
+    """The conversations of a chat export of any kind kgvault reads; None when the data is none."""
+    from kgvault.conversations.chatgpt import read_chatgpt
+    from kgvault.conversations.claude import read_claude
+    from kgvault.conversations.discord import read_discord
+    from kgvault.conversations.messenger import read_messenger
+    from kgvault.conversations.slack import read_slack
+    from kgvault.conversations.telegram import read_telegram
+
     for reader in (read_chatgpt, read_claude):
         read = reader(data, path=rel_path, user_name=user_name, zone=zone)
         if read is not None:
-            conversations, found = read
-            problems.extend(found)
-            return [_conversation_source(rel_path, stem, c) for c in conversations]
+            problems.extend(read[1])
+            return read[0]
     telegram = read_telegram(data, path=rel_path, zone=zone)
     if telegram is not None:
         problems.extend(telegram[1])
-        return [_conversation_source(rel_path, stem, c) for c in telegram[0]]
+        return telegram[0]
     for read_one in (read_messenger, read_discord, read_slack):
         chat = read_one(data, path=rel_path, zone=zone)
         if chat is not None:
-            return [_conversation_source(rel_path, stem, chat)]
-    if rel_path.rsplit("/", 1)[-1] in SLACK_METADATA_FILES and isinstance(data, list | dict):
-        return []  # a Slack export's list of users or channels: no conversation, nothing to say
-    problems.append(
-        Problem(
-            rel_path,
-            None,
-            "JSON file is not a chat export (ChatGPT, Claude, Telegram, Messenger, Instagram, Discord, "
-            "Slack) nor a draft file "
-            "(kgvault.draft/1, Mnemon, mini-context-graph); skipped",
-        )
-    )
-    return []
+            return [chat]
+    return None
+
+
+_LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A surrogate's escape in JSON text: paired it is an emoji, alone it is half of one."""
+
+
+def _without_lone_surrogates(value: object) -> object:
+    """Parsed JSON with every string's lone surrogates replaced (U+FFFD), so any text can be written."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return value
+    if isinstance(value, list):
+        return [_without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _without_lone_surrogates(item) for key, item in value.items()}
+    return value
 
 
 def _draft_source(rel_path: str, stem: str, text: str, raw: bytes, data: object) -> Source | None:

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from kgvault.check import check_vault
@@ -109,7 +110,12 @@ def test_other_json_is_no_telegram_export() -> None:
     read = read_telegram({"chats": {"list": [MUM, {"name": "broken"}]}}, path="x.json", zone=UTC)
     assert read is not None
     assert [c.title for c in read[0]] == ["Mum"]
-    assert [p.message for p in read[1]] == ["chat /chats/list/1 has no `messages` list; skipped"]
+    assert [p.message for p in read[1]] == ["chat /chats/list/1 has no Telegram messages; skipped"]
+    # Other tools' files with `messages` and a `name` (an app's strings, an LLM session) are no chat.
+    strings = {"name": "en-GB", "messages": [{"id": "welcome", "text": "Welcome"}]}
+    session = {"name": "Trip", "messages": [{"role": "user", "content": "I'm flying to Rome on 2 May"}]}
+    assert read_telegram(strings, path="x.json", zone=UTC) is None
+    assert read_telegram(session, path="x.json", zone=UTC) is None
 
 
 def test_a_telegram_export_builds_into_dated_episodes_of_their_speakers(tmp_path: Path) -> None:
@@ -368,3 +374,76 @@ def test_a_slack_export_builds_and_its_lists_of_users_and_channels_are_no_proble
     ]
     assert any(t.startswith("Priya Shah: I'm moving to the Payments team in") for t in titles)
     assert not any("Deploy" in t for t in titles)  # a bot's words are no one's memory
+
+
+def test_a_chat_export_with_bad_fields_is_a_problem_never_a_crash_and_one_saying_nothing_no_page(
+    tmp_path: Path,
+) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    discord = {
+        "channel": {"name": "g"},
+        "messages": [{"author": {"name": "Sam"}, "content": "hi", "type": ["x"]}],
+    }
+    (notes / "discord.json").write_text(json.dumps(discord), "utf-8")
+    attachments = {
+        "channel": {"name": "g"},
+        "messages": [
+            {
+                "author": {"name": "Sam"},
+                "content": "I moved to Leeds",
+                "attachments": 5,
+                "stickers": True,
+                "timestamp": "2024-03-12T09:00:00+00:00",
+            }
+        ],
+    }
+    (notes / "attachments.json").write_text(json.dumps(attachments), "utf-8")
+    files = {**MESSENGER, "messages": [{**MESSENGER["messages"][4], "files": 7}]}  # type: ignore[index, dict-item]
+    (notes / "message_1.json").write_text(json.dumps(files), "utf-8")
+    lone = {**MUM, "messages": [_message(2, "2024-03-12T09:14:05", "Mum", "I moved to Leeds \ud83d")]}
+    (notes / "result.json").write_text(json.dumps(lone), "utf-8")
+    calls = {**MUM, "messages": [MUM["messages"][0]]}  # type: ignore[index]
+    (notes / "calls.json").write_text(json.dumps(calls), "utf-8")
+    report = run_build(notes, vault)
+    assert [(p["path"], p["message"]) for p in report["problems"]] == [  # type: ignore[index, union-attr]
+        ("calls.json", "chat export with no message anyone wrote; nothing from it"),
+        ("discord.json", "chat export with no message anyone wrote; nothing from it"),  # its type was a list
+    ]
+    assert check_vault(vault, notes=notes) == []
+    text = "".join(p.read_text("utf-8") for p in (vault / "episodic").glob("*.md"))
+    assert "Mum: I moved to Leeds \ufffd" in text and "Sam: I moved to Leeds" in text
+    assert not (vault / "sources" / "calls-summary.md").exists()
+
+
+def test_messenger_messages_sent_in_one_millisecond_keep_their_order() -> None:
+    older, newer = (
+        {"sender_name": "Zoe", "timestamp_ms": 1710234845000, "content": "Hi!"},
+        {"sender_name": "Zoe", "timestamp_ms": 1710234845000, "content": "Where do you live now?"},
+    )
+    chat = read_messenger({"participants": [], "messages": [newer, older]}, path="m.json", zone=UTC)
+    assert chat is not None and [t.text for t in chat.turns] == ["Hi!", "Where do you live now?"]
+
+
+def test_a_reader_failing_on_a_file_makes_a_problem_of_that_file_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kgvault.conversations.discord as discord
+
+    def broken(data: object, *, path: str, zone: object) -> None:
+        raise TypeError("an unforeseen shape")
+
+    monkeypatch.setattr(discord, "read_discord", broken)
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    (notes / "general.json").write_text(json.dumps(DISCORD), "utf-8")
+    (notes / "note.md").write_text("---\ndate: 2024-03-12\n---\nI moved to Leeds today.\n", "utf-8")
+    report = run_build(notes, vault)
+    assert [(p["path"], p["message"]) for p in report["problems"]] == [  # type: ignore[index, union-attr]
+        (
+            "general.json",
+            "JSON file looks like a chat export but cannot be read "
+            "(TypeError('an unforeseen shape')); skipped",
+        )
+    ]
+    assert (vault / "sources" / "note-summary.md").is_file()

@@ -206,6 +206,8 @@ def test_small_talk_gives_nothing_and_coverage_says_so_turn_by_turn(
         ("Parabéns!! 🎉", True),
         ("Great news: I passed my exam", False),
         ("Love this job.", False),  # a liking, not glue
+        ("Super sick", False),  # only a capitalised name may follow the glue
+        ("Welcome to the world, Maya!", False),  # a birth told
         ("Danke, ich bin nach Berlin gezogen.", False),
     ],
 )

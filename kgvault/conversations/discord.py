@@ -66,7 +66,8 @@ def _title(data: dict[str, Any]) -> str:
 
 def _turn(message: object, pointer: str, zone: tzinfo) -> Turn | None:
     """The turn a message says; None for a notice or a message with nothing in it."""
-    if not isinstance(message, dict) or message.get("type", "Default") not in _SAID_TYPES:
+    kind = message.get("type", "Default") if isinstance(message, dict) else None
+    if not isinstance(message, dict) or not isinstance(kind, str) or kind not in _SAID_TYPES:
         return None
     author = message.get("author")
     if not isinstance(author, dict):
@@ -99,7 +100,7 @@ def _turn(message: object, pointer: str, zone: tzinfo) -> Turn | None:
 def _markers(message: dict[str, Any]) -> list[str]:
     """Markers of the message's attachments (an image, else a file by name) and stickers."""
     markers = []
-    for attachment in message.get("attachments") or ():
+    for attachment in _items(message.get("attachments")):
         name = attachment.get("fileName") if isinstance(attachment, dict) else None
         if not isinstance(name, str) or not name.strip():
             markers.append("[file]")
@@ -107,5 +108,10 @@ def _markers(message: dict[str, Any]) -> list[str]:
             markers.append("[image]")
         else:
             markers.append(f"[file: {name.strip()}]")
-    markers.extend("[sticker]" for _ in message.get("stickers") or ())
+    markers.extend("[sticker]" for _ in _items(message.get("stickers")))
     return markers
+
+
+def _items(value: object) -> list[object]:
+    """A list field's items; nothing when the field is missing or no list."""
+    return value if isinstance(value, list) else []

@@ -42,11 +42,12 @@ def read_messenger(data: object, *, path: str, zone: tzinfo) -> Conversation | N
     assert isinstance(data, dict)
     messages: list[Any] = data["messages"]
     ordered = sorted(
-        (_time_ms(message), position)
+        (_time_ms(message), -position)
         for position, message in enumerate(messages)
         if isinstance(message, dict) and _time_ms(message) is not None
     )
-    read = (_turn(messages[position], json_pointer("messages", position), zone) for _, position in ordered)
+    # Newest first in the file: of two sent in one millisecond, the later in the file came first.
+    read = (_turn(messages[-back], json_pointer("messages", -back), zone) for _, back in ordered)
     text, placed = render_chat(split_sessions(turn for turn in read if turn is not None))
     return Conversation(
         pointer=None,
@@ -119,7 +120,8 @@ def _turn(message: dict[str, Any], pointer: str, zone: tzinfo) -> Turn | None:
 def _markers(message: dict[str, Any]) -> list[str]:
     """Markers of the media a message shares, in a fixed order; a file by its name."""
     markers = [marker for key, marker in _MEDIA if message.get(key)]
-    for item in message.get("files") or ():
+    files = message.get("files")
+    for item in files if isinstance(files, list) else ():
         uri = item.get("uri") if isinstance(item, dict) else None
         markers.append(f"[file: {unmangled(uri).rsplit('/', 1)[-1]}]" if isinstance(uri, str) else "[file]")
     media = message.get("media")  # the newer exports list every kind of media here

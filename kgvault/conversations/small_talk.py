@@ -6,8 +6,8 @@ import re
 
 from kgvault.records import Turn
 
-# One sentence of pure social glue. Each alternative must be the whole sentence (bar a name or an
-# emoji after it), so "Thanks to Bob I fixed the heater" is not small talk.
+# One sentence of pure social glue. Each alternative must be the whole sentence (bar a capitalised
+# name or an emoji after it), so "Thanks to Bob I fixed the heater" and "Super sick" are not small talk.
 _GLUE = re.compile(
     r"""(?ix)^\W*(?:
         (?:hi|hello|hey|hiya|yo|howdy|greetings|good\ (?:morning|afternoon|evening|night)|bye|goodbye
@@ -15,12 +15,12 @@ _GLUE = re.compile(
       | (?:thanks|thank\ you|thx|ty|many\ thanks|thanks\ (?:a\ lot|so\ much)|thank\ you\ so\ much)
           (?:\ (?:for\ (?:sharing|asking|the\ (?:help|advice|tip|tips|chat|support))))?
       | (?:no\ (?:problem|worries)|you'?re\ welcome|anytime|my\ pleasure|of\ course|sure(?:\ thing)?)
-      | (?:ok(?:ay)?|k|yes|yeah|yep|yup|no|nope|nah|right|true|indeed|exactly|agreed|same|me\ too|you\ too)
+      | (?:ok(?:ay)?|k|yes|yeah|yep|yup|no|nope|nah|right|true|indeed|exactly|agreed|same(?:\ here)?|me\ too|you\ too)
       | (?:lol|lmao|haha+|hehe+|omg|wow+|whoa|ooh+|aw+|yay+|nice|cool|great|awesome|amazing|perfect|sweet
           |lovely|wonderful|fantastic|brilliant|neat|oh|ah|hmm+|interesting|congrats|congratulations|bravo)
       | (?:that'?s|this\ is|it'?s|sounds|looks|how)\ (?:so\ |really\ |very\ |super\ )?
           (?:great|awesome|amazing|cool|nice|good|wonderful|fantastic|lovely|fun|interesting|exciting|sweet
-            |perfect|incredible|beautiful|true|right|fair|tough|hard|sad|terrible|awful)
+            |perfect|incredible|beautiful|true|right|fair|tough|hard|sad|terrible|awful)(?:\ news|\ idea)?
       | (?:i'?m\ )?(?:so\ |really\ |very\ )?(?:glad|happy\ for\ you|proud\ of\ you)
           (?:\ (?:to\ hear(?:\ (?:that|it|from\ you))?|for\ you|y'all|to\ help|you\ (?:liked|enjoyed)\ it))?
       | (?:that\ )?sounds\ (?:so\ |really\ |super\ )?(?:great|awesome|amazing|fun|lovely|wonderful|nice
@@ -39,7 +39,7 @@ _GLUE = re.compile(
       | what\ an?\ (?:experience|adventure|day|story|journey|ride|trip)
       | get\ well\ soon | feel\ better(?:\ soon)? | well\ done | safe\ travels | sleep\ well | night\ night
       | (?:amazing|great|brilliant|wonderful|fantastic|exciting|lovely|fab|sad|terrible|awful)\ news
-      | welcome\ (?:home|back|to\ the\ (?:team|group|world))(?:\ little\ one)?
+      | welcome\ (?:home|back)(?:\ little\ one)?
       | (?:so|how)\ (?:cute|sweet|lovely|exciting) | (?:love|miss)\ (?:you|it)(?:\ too)?
       | on\ my\ way | omw | count\ me\ in | sounds\ like\ a\ plan
       | (?:running\ )?(?:\d+|five|ten|a\ few)\ mins?(?:utes)?\ late(?:\ sorry)?
@@ -55,7 +55,7 @@ _GLUE = re.compile(
       | obrigad[oa] | parabéns | que\ (?:legal|bom|pena|lindo) | ótimo | boa\ (?:sorte|noite)
       | bom\ dia | até\ (?:logo|amanhã|já) | beijos? | valeu | melhoras
       | grazie(?:\ mille)? | auguri | complimenti | buon(?:giorno|anotte|asera) | a\ domani
-    )(?:[\s,]+[A-Z][\w'-]*)?[\W_]*$""",
+    )(?:[\s,]+(?-i:[A-Z])[\w'-]*)?[\W_]*$""",
 )
 # A request to the listener ("Write a cover letter …", "Translate 'I moved …'", "Pretend you are
 # my grandmother …"): what an assistant is asked to do, no memory of the one asking.

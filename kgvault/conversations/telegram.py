@@ -55,26 +55,36 @@ def read_telegram(
 
 
 def _is_chat(item: object) -> bool:
-    """Tell whether a JSON object is one Telegram chat: a `messages` list and a chat `type` or `name`."""
+    """Tell whether a JSON object is one Telegram chat: a chat `type` or `name`, and `messages` of which
+    one at least has Telegram's `id` and `date` (an app's strings file or another tool's session
+    has `messages` too)."""
     return (
         isinstance(item, dict)
-        and isinstance(item.get("messages"), list)
         and ("type" in item or "name" in item)
+        and isinstance(item.get("messages"), list)
+        and any(
+            isinstance(m, dict) and "id" in m and ("date" in m or "date_unixtime" in m)
+            for m in item["messages"]
+        )
     )
 
 
 def _read_chats(
     chats: list[tuple[tuple[str | int, ...], object]], path: str, zone: tzinfo
 ) -> tuple[list[Conversation], list[Problem]]:
-    """Every chat as a conversation; one that is no chat is a problem, and skipped."""
+    """Every chat with a message as a conversation; one that is no chat is a problem, and skipped."""
     conversations, problems = [], []
     for tokens, chat in chats:
         pointer = json_pointer(*tokens) if tokens else None
+        if isinstance(chat, dict) and chat.get("messages") == []:
+            continue  # a chat the export took no message of (by date, or by kind): nothing to read
         if not _is_chat(chat):
-            problems.append(Problem(path, None, f"chat {pointer} has no `messages` list; skipped"))
+            problems.append(Problem(path, None, f"chat {pointer} has no Telegram messages; skipped"))
             continue
         assert isinstance(chat, dict)
-        conversations.append(_read_chat(chat, tokens, pointer, zone))
+        conversation = _read_chat(chat, tokens, pointer, zone)
+        if conversation.turns or not tokens:  # in an export of all chats, one of notices only is left out
+            conversations.append(conversation)
     return conversations, problems
 
 

@@ -21,6 +21,8 @@ from kgvault.secrets import mask_secrets
 
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 """Direction marks: iOS puts one before a system line, an attachment and a contact's phone number."""
+_IOS_MARK = "\u200e"
+"""The left-to-right mark iOS puts before a notice (a right-to-left one may open a Hebrew message)."""
 _SPACE = "\x20\u00a0\u202f"
 _HEADER = re.compile(
     rf"[{_MARKS}]*(?P<bracket>\[)?"
@@ -37,6 +39,11 @@ _SPEAKER = re.compile(r"(?P<who>[^:\n\"“”„«»‚‹›「」]{1,80}?):(?:
 """A message's speaker, before a colon; a notice quoting a name (`changed the subject to "Trip: Rome"`)
 is none."""
 _MOST_WORDS_IN_A_NAME = 7
+_ENCRYPTED = re.compile(
+    r"(?i)end-to-end[- ]encrypt|end-to-end-verschlüssel|de extremo a extremo|de bout en bout"
+    r"|de ponta a ponta|crittografat\w* end-to-end|end-to-end versleuteld"
+)
+"""The notice every export opens with, in several languages."""
 _NOTICE = re.compile(
     r"(?:messages (?:and calls|to this (?:chat|group) and calls) are (?:now secured with )?end-to-end"
     r"|your security code with .* changed|.* turned (?:on|off) disappearing messages"
@@ -94,8 +101,7 @@ _OTHER_PLACEHOLDERS = {
     "waiting for this message. this may take a while": "[not received]",
 }
 _EDITED = re.compile(
-    rf"[\x20{_MARKS}]*<[^<>\n]*(?:edited|bearbeitet|editó|modifié|editada|editado|modificato|bewerkt)[^<>\n]*>$",
-    re.IGNORECASE,
+    r"<[^<>\n]*(?:edited|bearbeitet|editó|modifié|editada|editado|modificato|bewerkt)[^<>\n]*>", re.IGNORECASE
 )
 """What a message's end says of an edit, in several languages: dropped."""
 _ANGLE_PLACEHOLDER = re.compile(r"<[^<>\n]{3,60}>")
@@ -122,6 +128,7 @@ _CHAT_NAME = re.compile(
     r"|Conversa do WhatsApp com|Discussion WhatsApp avec|Chat WhatsApp con)\s+(?P<name>.+)$",
     re.IGNORECASE,
 )
+_LONGEST_PLACEHOLDER = 200
 _LOOK_AHEAD_LINES = 400
 """How many lines at the top of a `.txt` file decide whether it is a WhatsApp export."""
 
@@ -145,7 +152,7 @@ class _Header:
 
 def named_like_whatsapp(stem: str) -> bool:
     """Whether a file's name is one WhatsApp gives an export (`WhatsApp Chat with Mum`, `_chat`)."""
-    return stem == "_chat" or "whatsapp" in stem.casefold()
+    return stem == "_chat" or _CHAT_NAME.match(stem) is not None
 
 
 def chat_name(stem: str, folder: str) -> str:
@@ -155,9 +162,13 @@ def chat_name(stem: str, folder: str) -> str:
 
 
 def looks_like_whatsapp(text: str, named: bool = False) -> bool:
-    """Tell a WhatsApp export from a note: it opens with a message header, and its top has three
-    messages of two speakers, one of whom speaks twice, or one message when the file is `named` as an
-    export is."""
+    """Tell a WhatsApp export from a note: it opens with a message header, and its top has a message,
+    when the file is `named` as an export is; else three messages of two speakers, one of whom speaks
+    twice, and a line only WhatsApp writes (the encryption notice, a placeholder for media).
+
+    A diary or a log written `12/03/2024, 09:15 - Plumber: coming Thursday` is no chat: its labels are
+    no people, and its lines without one are its writer's.
+    """
     top = [line for line in text.split("\n", _LOOK_AHEAD_LINES)[:_LOOK_AHEAD_LINES] if line.strip()]
     if not top or _header(top[0], 1) is None:
         return False
@@ -165,8 +176,20 @@ def looks_like_whatsapp(text: str, named: bool = False) -> bool:
     speakers = Counter(who for who in (_speaker(h) for h in headers) if who is not None)
     if named:
         return bool(speakers)
-    # A list of appointments ("Dentist: …", "GP: …") names each once; people in a chat say more.
-    return speakers.total() >= 3 and len(speakers) >= 2 and max(speakers.values()) >= 2
+    if not (speakers.total() >= 3 and len(speakers) >= 2 and max(speakers.values()) >= 2):
+        return False
+    return any(_only_whatsapp_writes(h.rest) for h in headers)
+
+
+def _only_whatsapp_writes(rest: str) -> bool:
+    """Whether a header's line is one only WhatsApp writes: its encryption notice, a placeholder."""
+    if _ENCRYPTED.search(rest):
+        return True
+    said = _SPEAKER.match(rest)
+    text = (said["said"] or "") if said else ""
+    return bool(text) and (
+        _placeholder(text) is not None or bool(_ATTACHED.search(text)) or bool(_FILE_ATTACHED.search(text))
+    )
 
 
 def read_whatsapp(text: str, *, path: str, name: str = "") -> tuple[Conversation, list[Problem]]:
@@ -197,11 +220,12 @@ def read_whatsapp(text: str, *, path: str, name: str = "") -> tuple[Conversation
             )
         )
     turns: list[Turn] = []
+    numbers: dict[str, str] = {}
     for position, (header, moment) in enumerate(dated):
         last_line = dated[position + 1][0].line - 1 if position + 1 < len(dated) else len(lines)
         while last_line > header.line and not lines[last_line - 1].strip():
             last_line -= 1
-        turn = _turn(header, lines[header.line : last_line], moment, last_line, name)
+        turn = _turn(header, lines[header.line : last_line], moment, last_line, name, numbers)
         if turn is not None:
             turns.append(turn)
     turns = split_sessions(turns)
@@ -319,27 +343,35 @@ def _moment(header: _Header, day_first: bool) -> datetime | None:
         return None
 
 
-def _turn(header: _Header, more: list[str], moment: datetime, last_line: int, name: str) -> Turn | None:
-    """The turn a message says; None for a system line (no speaker, or a speaker's notice)."""
+def _turn(
+    header: _Header, more: list[str], moment: datetime, last_line: int, name: str, numbers: dict[str, str]
+) -> Turn | None:
+    """The turn a message says; None for a system line (no speaker, or a speaker's notice). `numbers`
+    holds how each unsaved contact (a phone number) has been shown so far in the chat."""
     speaker = _speaker(header)
     said = _SPEAKER.match(header.rest)
     if speaker is None or said is None:
         return None
     first = said["said"] or ""
     bare = _bare(first)
-    marked = first.startswith(tuple(_MARKS))
+    marked = first.startswith(_IOS_MARK)
     if _NOTICE.match(bare) or (speaker == name and _MEMBERS_CHANGED.fullmatch(bare)):
         return None
     if marked and _placeholder(bare) is None and not _ATTACHED.search(first):
         return None  # iOS marks its notices ("‎Messages and calls are end-to-end encrypted.")
-    text = _EDITED.sub("", "\n".join([first, *more]).rstrip())
+    text = _unedited("\n".join([first, *more]).rstrip())
     text = "".join(ch for ch in text if ch not in _MARKS).strip()
     text = _placeholder(text) or _media_lines(text)
     if not text:
         return None
     masked = mask_secrets(speaker)[0]
-    if masked != speaker:  # an unsaved contact is their number: masked, and told from another's
-        masked += f" ({hashlib.sha256(speaker.encode()).hexdigest()[:4]})"
+    if masked != speaker:
+        # An unsaved contact is their number, masked: a second number masked alike is told apart by
+        # a count in the chat (never by a digest of the number, which would give the number back).
+        if speaker not in numbers:
+            alike = sum(shown.split(" (")[0] == masked for shown in numbers.values())
+            numbers[speaker] = f"{masked} ({alike + 1})" if alike else masked
+        masked = numbers[speaker]
     return Turn(
         speaker=masked,
         role="human",
@@ -350,6 +382,16 @@ def _turn(header: _Header, more: list[str], moment: datetime, last_line: int, na
     )
 
 
+def _unedited(text: str) -> str:
+    """A message without the note of an edit at its end ("… <This message was edited>")."""
+    if not text.endswith(">"):
+        return text
+    start = text.rfind("<")
+    if start < 0 or _EDITED.fullmatch(text, start) is None:
+        return text
+    return text[:start].rstrip(_MARKS + " ")
+
+
 def _bare(text: str) -> str:
     """Text without direction marks, blank space at its ends or a full stop at its end."""
     return "".join(ch for ch in text if ch not in _MARKS).strip().rstrip(".").strip()
@@ -357,6 +399,8 @@ def _bare(text: str) -> str:
 
 def _placeholder(text: str) -> str | None:
     """The marker for a whole message the export left out (media, a deleted message), else None."""
+    if len(text) > _LONGEST_PLACEHOLDER:
+        return None  # placeholders are short; a long message is someone's words (and costly to search)
     bare = _bare(text)
     folded = bare.casefold()
     if folded in _OTHER_PLACEHOLDERS:
