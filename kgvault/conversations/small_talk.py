@@ -15,7 +15,8 @@ _GLUE = re.compile(
       | (?:thanks|thank\ you|thx|ty|many\ thanks|thanks\ (?:a\ lot|so\ much)|thank\ you\ so\ much)
           (?:\ (?:for\ (?:sharing|asking|the\ (?:help|advice|tip|tips|chat|support))))?
       | (?:no\ (?:problem|worries)|you'?re\ welcome|anytime|my\ pleasure|of\ course|sure(?:\ thing)?)
-      | (?:ok(?:ay)?|k|yes|yeah|yep|yup|no|nope|nah|right|true|indeed|exactly|agreed|same(?:\ here)?|me\ too|you\ too)
+      | (?:ok(?:ay)?|k|yes|yeah|yep|yup|no|nope|nah|right|true|indeed|exactly|agreed|same(?:\ here)?
+          |me\ too|you\ too)
       | (?:lol|lmao|haha+|hehe+|omg|wow+|whoa|ooh+|aw+|yay+|nice|cool|great|awesome|amazing|perfect|sweet
           |lovely|wonderful|fantastic|brilliant|neat|oh|ah|hmm+|interesting|congrats|congratulations|bravo)
       | (?:that'?s|this\ is|it'?s|sounds|looks|how)\ (?:so\ |really\ |very\ |super\ )?
