@@ -269,6 +269,8 @@ def test_a_discord_channel_gives_people_their_turns_and_a_bot_an_assistants() ->
     direct = {**DISCORD, "guild": {"name": "Direct Messages"}, "channel": {"name": "tom"}}
     assert read_discord(direct, path="dm.json", zone=UTC).title == "tom"  # type: ignore[union-attr]
     assert read_discord({"channel": {}, "messages": [{"content": "x"}]}, path="x.json", zone=UTC) is None
+    bot_settings = {"token": "x", "channel": {"name": "welcome"}, "messages": [{"author": {"name": "Bot"}}]}
+    assert read_discord(bot_settings, path="bot.json", zone=UTC) is None
 
 
 def test_messenger_and_discord_exports_build(tmp_path: Path) -> None:
@@ -382,11 +384,13 @@ def test_a_chat_export_with_bad_fields_is_a_problem_never_a_crash_and_one_saying
     notes, vault = tmp_path / "notes", tmp_path / "vault"
     notes.mkdir()
     discord = {
+        "guild": {"name": "G"},
         "channel": {"name": "g"},
-        "messages": [{"author": {"name": "Sam"}, "content": "hi", "type": ["x"]}],
+        "messages": [{"author": {"name": "Sam"}, "content": "hi", "type": ["x"], "timestamp": "2024-03-12"}],
     }
     (notes / "discord.json").write_text(json.dumps(discord), "utf-8")
     attachments = {
+        "guild": {"name": "G"},
         "channel": {"name": "g"},
         "messages": [
             {

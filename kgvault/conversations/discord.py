@@ -45,12 +45,17 @@ def read_discord(data: object, *, path: str, zone: tzinfo) -> Conversation | Non
 
 
 def _is_export(data: object) -> bool:
-    """Tell a DiscordChatExporter file: a `channel`, and `messages` with an `author`."""
+    """Tell a DiscordChatExporter file: a `guild` and a `channel`, and `messages` with an `author` and a
+    `timestamp` (a bot's settings may hold a channel and messages too)."""
     return (
         isinstance(data, dict)
+        and isinstance(data.get("guild"), dict)
         and isinstance(data.get("channel"), dict)
         and isinstance(data.get("messages"), list)
-        and any(isinstance(m, dict) and isinstance(m.get("author"), dict) for m in data["messages"])
+        and any(
+            isinstance(m, dict) and isinstance(m.get("author"), dict) and "timestamp" in m
+            for m in data["messages"]
+        )
     )
 
 
