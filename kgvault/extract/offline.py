@@ -2176,7 +2176,6 @@ class _Wording:
         return cls(words, first_person, past, diary, _HEDGE.search(text, words), hits)
 
 
-@lru_cache(maxsize=8192)
 def _a_year_on(day: date) -> date:
     """The same day a year on (28 February for the 29th)."""
     try:
@@ -2185,6 +2184,7 @@ def _a_year_on(day: date) -> date:
         return day.replace(year=day.year + 1, day=28)
 
 
+@lru_cache(maxsize=8192)
 def _wording(text: str, french: bool) -> _Wording:
     """`_Wording.read`, remembered: the same sentence is often read again, in this note or another."""
     return _Wording.read(text, french)
