@@ -133,7 +133,7 @@ _PHONE = re.compile(
       | 0\d(?:[ .-]\d{2}){4}
       | 0\d{2,4}[ -]\d{3,4}[ -]\d{3,4}
       | 0\d{3,4}[ ]\d{6,8}                 # 07700 900123, 0176 12345678
-      | 0(?:7\d{9}|[67]\d{8}|1[5-7]\d{8,9})  # a mobile written unspaced: British, French, Dutch, German
+      | (?<![/=\#])07[1-9]\d{8}              # a British mobile written unspaced, not in a link or a query
     )
     (?![\w.+-]*\d)(?![\w-])
     """
@@ -342,7 +342,8 @@ def _in_iban_shape(text: str, start: int, end: int) -> bool:
 
 
 _NUMBER_NAMED_BEFORE = re.compile(
-    r"(?i)\b(?:ticket|tracking|order|invoice|ref|reference|booking|case|account|policy|serial|customer)"
+    r"(?i)\b(?:ticket|tracking|order|invoice|ref|reference|booking|case|account|policy|serial|customer"
+    r"|isbn|upc|ean|barcode|part|product|item|sku|id|patient|employee|nhs|receipt|parcel|claim|build|po)"
     r"(?:\s+(?:no|number|nr|id))?\.?\s*[:#]?\s*$"
 )
 """What names a number as something else than a phone, right before it."""

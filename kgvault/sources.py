@@ -182,8 +182,10 @@ def _read_source(
     """
     name = rel_path.rsplit("/", 1)[-1]
     extension = os.path.splitext(name)[1].lower()
-    if extension == ".json" and max_bytes == MAX_BYTES:
-        max_bytes = MAX_EXPORT_BYTES  # unless the settings chose a limit of their own
+    if max_bytes == MAX_BYTES and (
+        extension == ".json" or (extension == ".txt" and named_like_whatsapp(name[:-4]))
+    ):
+        max_bytes = MAX_EXPORT_BYTES  # a chat export, unless the settings chose a limit of their own
     try:
         with open(path, "rb") as handle:
             info = os.fstat(handle.fileno())
@@ -318,13 +320,13 @@ def _json_sources(
         line = getattr(error, "lineno", None)
         problems.append(Problem(rel_path, line, f"not valid JSON ({error}); skipped"))
         return []
-    if _LONE_SURROGATE_ESCAPE.search(text):
-        data = _without_lone_surrogates(data)  # "\ud83d" alone: half an emoji no text can hold
     # Drafts first: their markers (`schema_version`, `insights`) are explicit, an export's are not.
     draft = _draft_source(rel_path, stem, text, raw, data)
     if draft is not None:
         return [draft]
     try:
+        if _LONE_SURROGATE_ESCAPE.search(text):
+            data = _without_lone_surrogates(data)  # "\ud83d" alone: half an emoji no text can hold
         conversations = _chat_export(data, rel_path, user_name, zone, problems)
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as error:
         problems.append(
@@ -351,7 +353,11 @@ def _json_sources(
         if conversation.pointer is None and not conversation.turns:
             # A whole file read as one chat with nothing anyone said (notices, a call): no page.
             problems.append(
-                Problem(rel_path, None, "chat export with no message anyone wrote; nothing from it")
+                Problem(
+                    rel_path,
+                    None,
+                    "read as a chat export, but no message in it is one kgvault reads; nothing from it",
+                )
             )
             continue
         sources.append(_conversation_source(rel_path, stem, conversation))
@@ -385,8 +391,10 @@ def _chat_export(
     return None
 
 
-_LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-"""A surrogate's escape in JSON text: paired it is an emoji, alone it is half of one."""
+_LONE_SURROGATE_ESCAPE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<![0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+"""A surrogate's escape in JSON text with no partner: half an emoji (paired, it is a whole one)."""
 
 
 def _without_lone_surrogates(value: object) -> object:

@@ -411,8 +411,11 @@ def test_a_chat_export_with_bad_fields_is_a_problem_never_a_crash_and_one_saying
     (notes / "calls.json").write_text(json.dumps(calls), "utf-8")
     report = run_build(notes, vault)
     assert [(p["path"], p["message"]) for p in report["problems"]] == [  # type: ignore[index, union-attr]
-        ("calls.json", "chat export with no message anyone wrote; nothing from it"),
-        ("discord.json", "chat export with no message anyone wrote; nothing from it"),  # its type was a list
+        ("calls.json", "read as a chat export, but no message in it is one kgvault reads; nothing from it"),
+        (
+            "discord.json",
+            "read as a chat export, but no message in it is one kgvault reads; nothing from it",
+        ),  # its type was a list
     ]
     assert check_vault(vault, notes=notes) == []
     text = "".join(p.read_text("utf-8") for p in (vault / "episodic").glob("*.md"))
@@ -451,3 +454,26 @@ def test_a_reader_failing_on_a_file_makes_a_problem_of_that_file_alone(
         )
     ]
     assert (vault / "sources" / "note-summary.md").is_file()
+
+
+def test_deeply_nested_json_with_emoji_is_reported_never_a_crash(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    value: object = "I moved to Leeds 😀"
+    for _ in range(300):  # 600 levels, lists in dicts
+        value = {"replies": [value]}
+    (notes / "deep.json").write_text(json.dumps(value), "utf-8")  # emoji written as paired escapes
+    report = run_build(notes, vault)
+    assert [p["path"] for p in report["problems"]] == ["deep.json"]  # type: ignore[index, union-attr]
+
+
+def test_two_deleted_telegram_accounts_stay_two_people() -> None:
+    chat = {
+        **CREW,
+        "messages": [
+            _message(11, "2024-04-02T19:30:45", None, "I moved to Leeds", from_id="user7"),
+            _message(12, "2024-04-02T19:31:45", None, "I moved to York", from_id="user9"),
+        ],
+    }
+    (read,) = _read(chat)
+    assert [t.speaker for t in read.turns] == ["Deleted Account (user7)", "Deleted Account (user9)"]

@@ -1000,7 +1000,10 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
         "Mum: I'm going to a conference this month.\n"
         "Sam: On 2 March, we got engaged.\n"
         "Sam: I will send you the photos from the wedding in February.\n"
-        "Sam: I'm still sore from the marathon on 3 March.\n",
+        "Sam: I'm still sore from the marathon on 3 March.\n"
+        "Sam: The photos from our trip in August are lovely.\n"
+        "Sam: The car is still broken after the crash on 3 February.\n"
+        "Sam: I'm flying to Tokyo in February.\n",
         "utf-8",
     )
     run_build(notes, vault)
@@ -1016,3 +1019,7 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
     assert dated["Sam: I will send you the photos from the wedding in February 2024."] == date(2024, 2, 1)
     # It was dated a year on (2025-03-03) while its title said 2024.
     assert dated["Sam: I'm still sore from the marathon on 3 March 2024."] == date(2024, 3, 3)
+    # Only a verb pointing ahead moves a time: a noun before it ("our trip in") does not.
+    assert dated["Sam: The photos from our trip in August 2023 are lovely."] == date(2023, 8, 1)
+    assert dated["Sam: The car is still broken after the crash on 3 February 2024."] == date(2024, 2, 3)
+    assert dated["Sam: I'm flying to Tokyo in February 2025."] == date(2025, 2, 1)

@@ -122,9 +122,7 @@ def test_email_keeps_its_first_letter_and_domain() -> None:
         ("020 7946 0000", "…0000"),
         ("07700 900123", "…0123"),  # a British mobile as written at home
         ("0176 12345678", "…5678"),  # a German one
-        ("07700900123", "…0123"),  # mobiles written unspaced, as chats and contacts do
-        ("0612345678", "…5678"),
-        ("017612345678", "…5678"),
+        ("07700900123", "…0123"),  # a British mobile written unspaced, as chats and contacts do
     ],
 )
 def test_phone_numbers_keep_country_code_and_last_four_digits(phone: str, mask: str) -> None:
@@ -142,6 +140,9 @@ def test_a_number_named_as_a_ticket_or_order_is_no_phone_number() -> None:
         "On 2025-03-12 we updated to Marlin 2.1.3 (v2.1.3).",
         "2.3 million rows in 41 minutes, 350 mm bed, 1234567890 rows total.",
         "Order 07700900123 shipped; part 0123456789 and build 20250312001 passed.",
+        "ISBN 0747532699, https://www.amazon.co.uk/dp/07475326991, UPC 016000275287.",
+        "Part number 07712345678 fits.",
+        "Patient ID 07712345678 and ?id=07712345678 are no phones.",
         "From 2025-03-12 - 2025-03-14, at 10:00-12:00.",
         "ISBN 978-3-16-148410-0 and IP 192.168.1.254.",
         "Set the temperature to +5 degrees and the key to 12.",

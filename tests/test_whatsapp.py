@@ -194,9 +194,22 @@ def test_a_diary_or_a_log_written_with_message_headers_is_no_chat() -> None:
     sms = "2024-03-12 09:20:44 - Me: Yes! I moved to Leeds last week\n2024-03-12 09:21:00 - Mum: Lovely\n" * 2
     for text in (house, work, sms):
         assert not looks_like_whatsapp(text)
-        assert looks_like_whatsapp(text + "14/03/2024, 16:31 - Plumber: <Media omitted>\n") is (text != sms)
+        media = "14/03/2024, 16:31 - Plumber: <Media omitted>\n"
+        assert not looks_like_whatsapp(text + media)  # one placeholder is not enough
+        assert looks_like_whatsapp(text + media * 2) is (text != sms)
+        # A log's own angle brackets, nulls, attachments and end-to-end tests are not WhatsApp's.
+        for line in (
+            "<no changes>",
+            "null",
+            "receipt.pdf (file attached)",
+            "end-to-end encryption tests pass",
+        ):
+            assert not looks_like_whatsapp(text + f"14/03/2024, 16:31 - Plumber: {line}\n" * 3)
     assert not named_like_whatsapp("whatsapp-ideas") and not named_like_whatsapp("WhatsApp notes")
     assert named_like_whatsapp("WhatsApp Chat with +44 7700 900123")
+    assert (
+        named_like_whatsapp("WhatsApp-chat met Oma") and chat_name("WhatsApp Chat with Mum (1)", "") == "Mum"
+    )
 
 
 def test_a_group_opening_with_many_notices_or_a_long_message_is_still_an_export() -> None:
@@ -310,6 +323,13 @@ def test_two_unsaved_contacts_ending_alike_stay_two_speakers() -> None:
     text = "13/03/2024, 14:26 - +44 7911 550123: I moved to Leeds\n12/03/2024, 14:27 - +44 7700 900123: Hi\n"
     text += "13/03/2024, 14:28 - +44 7911 550123: Bye\n"
     assert [speaker for speaker, *_ in _said(text)] == ["+44 …0123", "+44 …0123 (2)", "+44 …0123"]
+    # Named with their chat: a number masked alike in another chat is another person.
+    conversation, _ = read_whatsapp(text, path="c.txt", name="Book Club")
+    assert [t.speaker for t in conversation.turns] == [
+        "+44 …0123 (Book Club)",
+        "+44 …0123 (Book Club, 2)",
+        "+44 …0123 (Book Club)",
+    ]
 
 
 @settings(max_examples=200, deadline=None)

@@ -163,7 +163,8 @@ def _plain(text: str, names: dict[str, str]) -> str:
 def _files(message: dict[str, Any]) -> list[str]:
     """Markers of the files a message shares: `[image]` for a picture, else `[file: name]`."""
     markers = []
-    for item in message.get("files") or ():
+    files = message.get("files")
+    for item in files if isinstance(files, list) else ():
         if not isinstance(item, dict):
             continue
         kind, name = item.get("mimetype"), item.get("name") or item.get("title")

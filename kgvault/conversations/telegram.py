@@ -119,12 +119,12 @@ def _turn(message: object, pointer: str, zone: tzinfo) -> Turn | None:
     if not isinstance(message, dict) or message.get("type", "message") != "message":
         return None
     speaker = message.get("from")
-    # A contact saved under no name is their phone number: masked, as any phone number is.
-    speaker = (
-        mask_secrets(speaker.strip())[0]
-        if isinstance(speaker, str) and speaker.strip()
-        else "Deleted Account"
-    )
+    if isinstance(speaker, str) and speaker.strip():
+        # A contact saved under no name is their phone number: masked, as any phone number is.
+        speaker = mask_secrets(speaker.strip())[0]
+    else:  # one who deleted their account: Telegram's name for them, told apart by their id
+        who = message.get("from_id")
+        speaker = f"Deleted Account ({who})" if isinstance(who, str) and who else "Deleted Account"
     said = clean_text("\n".join(part for part in (_media(message), _text(message.get("text"))) if part))
     if not said:
         return None

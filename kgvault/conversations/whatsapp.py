@@ -40,10 +40,21 @@ _SPEAKER = re.compile(r"(?P<who>[^:\n\"“”„«»‚‹›「」]{1,80}?):(?:
 is none."""
 _MOST_WORDS_IN_A_NAME = 7
 _ENCRYPTED = re.compile(
-    r"(?i)end-to-end[- ]encrypt|end-to-end-verschlüssel|de extremo a extremo|de bout en bout"
-    r"|de ponta a ponta|crittografat\w* end-to-end|end-to-end versleuteld"
+    r"(?i)(?:messages and calls are end-to-end encrypted"
+    r"|nachrichten und anrufe sind ende-zu-ende-verschlüsselt"
+    r"|los mensajes y las llamadas están cifrados de extremo a extremo"
+    r"|les messages et les appels sont chiffrés de bout en bout"
+    r"|as mensagens e as chamadas são protegidas com a criptografia de ponta a ponta"
+    r"|i messaggi e le chiamate sono crittografati end-to-end"
+    r"|berichten en oproepen zijn end-to-end versleuteld)"
 )
-"""The notice every export opens with, in several languages."""
+"""The notice every export of a chat since 2016 opens with, in several languages."""
+_OWN_PLACEHOLDER = re.compile(
+    r"(?i)<(?:media omitted|multimedia omitido|medien ausgeschlossen|médias omis|mídia oculta|media omessi"
+    r"|media weggelaten)>|(?:image|video|audio|sticker|gif|document|contact card) omitted"
+    r"|<(?:attached|adjunto|anhang|pièce jointe|anexo|allegato|bijlage): [^>\n]+>"
+)
+"""Placeholders only WhatsApp writes for media it left out (a log's `<no changes>` is none)."""
 _NOTICE = re.compile(
     r"(?:messages (?:and calls|to this (?:chat|group) and calls) are (?:now secured with )?end-to-end"
     r"|your security code with .* changed|.* turned (?:on|off) disappearing messages"
@@ -125,7 +136,8 @@ _MENTION = re.compile(rf"@[{_MARKS}]?\+?(?P<digits>\d{{8,15}})[{_MARKS}]?")
 """An @mention of a contact saved under no name: their phone number."""
 _CHAT_NAME = re.compile(
     r"^(?:WhatsApp Chat (?:with|-)|Chat de WhatsApp con|WhatsApp-Chat mit|WhatsApp Chat mit"
-    r"|Conversa do WhatsApp com|Discussion WhatsApp avec|Chat WhatsApp con)\s+(?P<name>.+)$",
+    r"|Conversa do WhatsApp com|Discussion WhatsApp avec|Chat WhatsApp con|WhatsApp[- ]chat met)"
+    r"\s+(?P<name>.+?)(?:\s*\(\d+\))?$",
     re.IGNORECASE,
 )
 _LONGEST_PLACEHOLDER = 200
@@ -164,7 +176,7 @@ def chat_name(stem: str, folder: str) -> str:
 def looks_like_whatsapp(text: str, named: bool = False) -> bool:
     """Tell a WhatsApp export from a note: it opens with a message header, and its top has a message,
     when the file is `named` as an export is; else three messages of two speakers, one of whom speaks
-    twice, and a line only WhatsApp writes (the encryption notice, a placeholder for media).
+    twice, and lines only WhatsApp writes (its encryption notice, or two placeholders for media).
 
     A diary or a log written `12/03/2024, 09:15 - Plumber: coming Thursday` is no chat: its labels are
     no people, and its lines without one are its writer's.
@@ -178,18 +190,24 @@ def looks_like_whatsapp(text: str, named: bool = False) -> bool:
         return bool(speakers)
     if not (speakers.total() >= 3 and len(speakers) >= 2 and max(speakers.values()) >= 2):
         return False
-    return any(_only_whatsapp_writes(h.rest) for h in headers)
+    return _whatsapp_evidence(headers)
 
 
-def _only_whatsapp_writes(rest: str) -> bool:
-    """Whether a header's line is one only WhatsApp writes: its encryption notice, a placeholder."""
-    if _ENCRYPTED.search(rest):
-        return True
-    said = _SPEAKER.match(rest)
-    text = (said["said"] or "") if said else ""
-    return bool(text) and (
-        _placeholder(text) is not None or bool(_ATTACHED.search(text)) or bool(_FILE_ATTACHED.search(text))
-    )
+def _whatsapp_evidence(headers: list[_Header]) -> bool:
+    """Whether lines only WhatsApp writes are among these: its encryption notice, or two of its
+    placeholders for media left out."""
+    placeholders = 0
+    for header in headers:
+        said = _SPEAKER.match(header.rest)
+        text = _bare((said["said"] or "") if said else header.rest)
+        if len(text) > _LONGEST_PLACEHOLDER:
+            continue  # the notice and the placeholders are short; a long line is someone's words
+        if _ENCRYPTED.match(text):
+            return True
+        placeholders += _OWN_PLACEHOLDER.fullmatch(text) is not None
+        if placeholders >= 2:
+            return True
+    return False
 
 
 def read_whatsapp(text: str, *, path: str, name: str = "") -> tuple[Conversation, list[Problem]]:
@@ -366,11 +384,14 @@ def _turn(
         return None
     masked = mask_secrets(speaker)[0]
     if masked != speaker:
-        # An unsaved contact is their number, masked: a second number masked alike is told apart by
-        # a count in the chat (never by a digest of the number, which would give the number back).
+        # An unsaved contact is their number, masked, and named with the chat ("+44 …0123 (Book Club)"):
+        # two numbers masked alike in two chats are not one person; a second in the same chat is
+        # counted. Never a digest of the number: a number is short enough to be found from one.
         if speaker not in numbers:
-            alike = sum(shown.split(" (")[0] == masked for shown in numbers.values())
-            numbers[speaker] = f"{masked} ({alike + 1})" if alike else masked
+            alike = sum(shown.startswith(masked) for shown in numbers.values())
+            where = [name] if name else []
+            count = [str(alike + 1)] if alike else []
+            numbers[speaker] = f"{masked} ({', '.join([*where, *count])})" if where or count else masked
         masked = numbers[speaker]
     return Turn(
         speaker=masked,

@@ -791,8 +791,13 @@ _UNTIL_BEFORE = re.compile(
     r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?(?:(?:very\s+)?end\s+of\s+(?:the\s+)?)?$"
 )
 """Before the date a past state ended ("worked at SAP until 3 March 2023", "until the end of June")."""
-_LONG_GONE_DAYS = 31
-"""Days back beyond which a day said ahead in a turn, without its year, is the coming one."""
+_POINTS_AHEAD_BEFORE = re.compile(
+    r"(?i)\b(?:is|are|['’]s|['’]re|will\s+be|starts?|starting|begins?|beginning|ends?|ending|leaves?|leaving"
+    r"|fly|flies|flying|move|moves|moving|arrives?|arriving|opens?|opening|due|scheduled|booked|planned|set"
+    r"|going|coming|heading)\b(?:\s+[\w'’-]+){0,3}?\s+(?:on|in|for|by)?\s*(?:the\s+)?$"
+)
+"""A verb right before a time, up to three words apart, that points ahead: "I start there on", "we're
+moving to Bristol in", "my last day here is"; not "the photos from our trip in"."""
 _AHEAD_VERB = re.compile(
     r"(?i)\b(?:starts|starting|begins|beginning|will|going\s+to|is\s+moving|are\s+moving|moves|is\s+running"
     r"|plans?\s+to|is\s+due|joins|is\s+joining)\b"
@@ -3151,27 +3156,20 @@ class _ChunkReader:
         return (starts[0] if starts else None), (ends[0] if ends else None)
 
     def _ahead_in_a_turn(self, title: str, time: When) -> When:
-        """A time named by its month without its year, in a turn's sentence not in the past, as what is
-        to happen when it is long gone otherwise: "I start there on 3 June" and "we move in July",
-        said in March, are this June's and July's (the resolver reads such a time as the last one, as
-        a story tells), while "the marathon on 3 March" and "the photos from February" stay behind."""
+        """A time named by its month without its year, in a turn's sentence not in the past, as the
+        coming one when a verb right before it points ahead: "I start there on 3 June", "we're moving
+        to Bristol in July", "my last day is 31 May", said in March, are this year's (the resolver reads
+        such a time as the last one, as a story tells), while "the photos from our trip in August" and
+        "the crash on 3 February" stay behind."""
         today = self._chunk_date()
         if today is None or time.last >= today or _FOUR_DIGITS.search(time.text):
             return time  # still to come or going on, or said with its year
         if _MONTH_NAMED.search(time.text) is None:
             return time  # "this month", "last Friday": relative words say which one
         before = title[max(0, time.start - 60) : time.start]
-        if time.granularity == "month" and not _BEHIND_BEFORE.search(before[-40:]):
-            behind = (today.year * 12 + today.month) - (time.first.year * 12 + time.first.month)
-            return moved_to(time, _a_year_on(time.first)) if 12 - behind < behind else time
-        long_gone = (today - time.first).days > _LONG_GONE_DAYS
-        if (
-            time.granularity == "day"
-            and long_gone
-            and (_ON_BEFORE.search(before[-20:]) or _DUE_BEFORE.search(before))
-        ):
-            return moved_to(time, _a_year_on(time.first))
-        return time
+        if _BEHIND_BEFORE.search(before[-40:]) or not _POINTS_AHEAD_BEFORE.search(before):
+            return time
+        return moved_to(time, _a_year_on(time.first))
 
     @staticmethod
     def _coming_month(text: str, start: int, end: int, first: date, today: date) -> date:
