@@ -144,6 +144,10 @@ def build(
 ) -> None:
     """Compile the NOTES folder into an Obsidian vault.
 
+    NOTES holds Markdown and text notes, transcripts, chat logs, and chat exports
+    as the apps write them: ChatGPT, Claude, WhatsApp, Telegram, Messenger,
+    Instagram, Discord and Slack (see docs/formats.md).
+
     Sources are only read, never changed. Files in the vault that kgvault did not
     write are never touched, and whatever you write below the line
     `%% kgvault: your notes below this line are kept %%` survives every rebuild.
