@@ -271,6 +271,8 @@ def test_a_discord_channel_gives_people_their_turns_and_a_bot_an_assistants() ->
     assert read_discord({"channel": {}, "messages": [{"content": "x"}]}, path="x.json", zone=UTC) is None
     bot_settings = {"token": "x", "channel": {"name": "welcome"}, "messages": [{"author": {"name": "Bot"}}]}
     assert read_discord(bot_settings, path="bot.json", zone=UTC) is None
+    no_guild = {**DISCORD, "guild": None}
+    assert read_discord(no_guild, path="bot.json", zone=UTC) is None
 
 
 def test_messenger_and_discord_exports_build(tmp_path: Path) -> None:
@@ -477,3 +479,19 @@ def test_two_deleted_telegram_accounts_stay_two_people() -> None:
     }
     (read,) = _read(chat)
     assert [t.speaker for t in read.turns] == ["Deleted Account (user7)", "Deleted Account (user9)"]
+
+
+def test_the_checker_counts_the_lines_of_a_json_file_whose_coverage_is_by_lines(tmp_path: Path) -> None:
+    """Only a JSON file read whole as a chat is covered by pointers; a draft file's rows are lines."""
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    notes.mkdir()
+    draft = Path(__file__).parent / "fixtures" / "drafts" / "agent_draft.json"
+    (notes / "agent_draft.json").write_bytes(draft.read_bytes())
+    run_build(notes, vault)
+    (summary,) = (vault / "sources").glob("*.md")
+    total = len(draft.read_text("utf-8").splitlines())
+    text = summary.read_text("utf-8")
+    assert f"| 1-{total} |" in text
+    summary.write_text(text.replace(f"| 1-{total} |", f"| 1-{total - 1} |"), "utf-8")
+    messages = [p.message for p in check_vault(vault, notes=notes)]
+    assert f"lines {total}-{total} of agent_draft.json are in no coverage range" in messages
