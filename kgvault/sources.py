@@ -384,10 +384,13 @@ def _chat_export(
     if telegram is not None:
         problems.extend(telegram[1])
         return telegram[0]
-    for read_one in (read_messenger, read_discord, read_slack):
+    for read_one in (read_messenger, read_discord):
         chat = read_one(data, path=rel_path, zone=zone)
         if chat is not None:
             return [chat]
+    day = read_slack(data, path=rel_path, zone=zone)
+    if day is not None:
+        return [day] if day.turns else []  # a day of joins only: routine, nothing to say
     return None
 
 

@@ -495,3 +495,96 @@ def test_the_checker_counts_the_lines_of_a_json_file_whose_coverage_is_by_lines(
     summary.write_text(text.replace(f"| 1-{total} |", f"| 1-{total - 1} |"), "utf-8")
     messages = [p.message for p in check_vault(vault, notes=notes)]
     assert f"lines {total}-{total} of agent_draft.json are in no coverage range" in messages
+
+
+def test_forwarded_words_are_their_authors_and_a_bots_an_assistants() -> None:
+    saved = {
+        "name": None,
+        "type": "saved_messages",
+        "id": 1,
+        "messages": [
+            _message(
+                101,
+                "2024-04-01T08:03:00",
+                "Sam Carter",
+                "I got promoted to Head of Design at Figma!",
+                forwarded_from="Priya Shah",
+                from_id="user1",
+            ),
+            _message(
+                102,
+                "2024-04-01T08:04:00",
+                "Sam Carter",
+                "",
+                media_type="sticker",
+                sticker_emoji="😂",
+                file="(File not included.)",
+            ),
+        ],
+    }
+    bot = {
+        "name": "Weather Bot",
+        "type": "bot_chat",
+        "id": 6000,
+        "messages": [
+            _message(1, "2024-04-02T08:05:00", "Sam Carter", "/forecast Oslo", from_id="user1"),
+            _message(
+                2, "2024-04-02T08:06:00", "Weather Bot", "I moved your forecast to Oslo.", from_id="user6000"
+            ),
+        ],
+    }
+    number = {**CREW, "messages": [_message(1, "2024-04-02T08:05:00", "+44 7700 900123", "I moved to York")]}
+    (a,), (b,), (c,) = _read(saved), _read(bot), _read(number)
+    assert [(t.speaker, t.text) for t in a.turns] == [
+        ("Priya Shah", "I got promoted to Head of Design at Figma!"),
+        ("Sam Carter", "[sticker 😂]"),
+    ]
+    assert [(t.speaker, t.role) for t in b.turns] == [("Sam Carter", "human"), ("Weather Bot", "assistant")]
+    assert [t.speaker for t in c.turns] == ["+44 …0123 (Climbing crew)"]
+
+
+def test_meta_notices_in_a_senders_name_are_no_turns() -> None:
+    chat = {
+        "participants": [{"name": "Jake Lee"}],
+        "title": "Stag Do",
+        "messages": [
+            {
+                "sender_name": "Jake Lee",
+                "timestamp_ms": 1715342700000,
+                "content": "Jake Lee changed the group photo.",
+            },
+            {
+                "sender_name": "Jake Lee",
+                "timestamp_ms": 1715342600000,
+                "content": "Jake Lee named the group Stag Do.",
+            },
+            {"sender_name": "kai.ig", "timestamp_ms": 1715342500000, "content": "Liked a message"},
+            {
+                "sender_name": "Jake Lee",
+                "timestamp_ms": 1715342400000,
+                "content": "Reacted ❤ to your message",
+            },
+            {"sender_name": "Jake Lee", "timestamp_ms": 1715342300000, "content": "I named the dog Rex."},
+        ],
+    }
+    read = read_messenger(chat, path="m.json", zone=UTC)
+    assert read is not None and [t.text for t in read.turns] == ["I named the dog Rex."]
+
+
+def test_a_slack_day_of_joins_only_is_quiet_and_a_direct_message_has_no_hash(tmp_path: Path) -> None:
+    notes, vault = tmp_path / "notes", tmp_path / "vault"
+    (notes / "general").mkdir(parents=True)
+    (notes / "D0123ABCD").mkdir()
+    join = {
+        "type": "message",
+        "subtype": "channel_join",
+        "user": "U4",
+        "text": "<@U4> joined",
+        "ts": "1710237000.1",
+    }
+    (notes / "general" / "2024-03-12.json").write_text(json.dumps([join]), "utf-8")
+    (notes / "D0123ABCD" / "2024-03-14.json").write_text(json.dumps(SLACK_DAY[1:2]), "utf-8")
+    report = run_build(notes, vault)
+    assert report["problems"] == []
+    (summary,) = (vault / "sources").glob("*.md")
+    assert yaml.safe_load(summary.read_text("utf-8").split("---\n")[1])["title"] == "D0123ABCD 2024-03-14"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import tzinfo
 from typing import Any
 
@@ -26,6 +27,14 @@ _MEDIA = (
     ("share", "[link]"),
 )
 """A message's media keys and the marker kept for each (the media themselves are never read)."""
+_NOTICE = re.compile(
+    r"(?:liked a message|reacted .{1,12} to (?:your|a) message|you missed a (?:video )?call from .*"
+    r"|named the group .*|changed the group (?:photo|name).*|set (?:the|your|his|her|their) nickname .*"
+    r"|set the nickname for .*|created the group.*|started a (?:video )?call|joined the (?:video )?call"
+    r"|left the group\.?|added .+ to the group\.?|removed .+ from the group\.?)$",
+    re.IGNORECASE,
+)
+"""What Meta writes as a message in its sender's name: renames, reactions, calls, members."""
 _NO_MESSAGE_TYPES = frozenset({"call", "subscribe", "unsubscribe"})
 """Older exports' `type` of a call or of someone joining or leaving: no one said anything."""
 
@@ -106,6 +115,11 @@ def _turn(message: dict[str, Any], pointer: str, zone: tzinfo) -> Turn | None:
     markers = _markers(message)
     content = message.get("content", message.get("text"))
     said = unmangled(content) if isinstance(content, str) else ""
+    unnamed = next((said[len(who) :] for who in (speaker + " ", "You ") if said.startswith(who)), said)
+    if _NOTICE.match(unnamed):
+        return (
+            None  # "Jake Lee named the group Stag Do.", "Liked a message": Meta's notices in a sender's name
+        )
     if markers and said.endswith(("sent an attachment.", "sent a photo.", "sent a video.", "sent a link.")):
         said = ""  # the export's own words for the media, which the marker says
     text = clean_text("\n".join(part for part in (*markers, said) if part))

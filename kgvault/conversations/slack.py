@@ -37,6 +37,7 @@ _SAID_SUBTYPES = frozenset({"", "thread_broadcast", "file_share", "me_message", 
 _MARKUP = re.compile(r"<(?P<kind>[@#!]?)(?P<target>[^<>|\n]*)(?:\|(?P<label>[^<>\n]*))?>")
 """Slack's markup for a mention, a channel, a broadcast or a link: `<@U012|ana>`, `<https://x|label>`."""
 _DAY_FILE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DIRECT = re.compile(r"D[A-Z0-9]{6,}|mpdm-.+")
 
 
 def read_slack(data: object, *, path: str, zone: tzinfo) -> Conversation | None:
@@ -91,7 +92,10 @@ def _title(path: str) -> str:
     """`#general 2024-03-12` for `…/general/2024-03-12.json`."""
     parts = path.split("/")
     stem = parts[-1].removesuffix(".json")
-    return f"#{parts[-2]} {stem}" if len(parts) > 1 and _DAY_FILE.fullmatch(stem) else ""
+    if len(parts) < 2 or not _DAY_FILE.fullmatch(stem):
+        return ""
+    # A direct message's folder is its id (`D0123ABCD`, `mpdm-ana--sam-1`): no channel's `#`.
+    return f"{parts[-2]} {stem}" if _DIRECT.fullmatch(parts[-2]) else f"#{parts[-2]} {stem}"
 
 
 def _names(messages: list[dict[str, Any]]) -> dict[str, str]:

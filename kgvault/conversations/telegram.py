@@ -14,7 +14,7 @@ from kgvault.conversations.chat_log import (
     split_sessions,
     wall_time,
 )
-from kgvault.records import Problem, Turn
+from kgvault.records import Problem, Role, Turn
 from kgvault.secrets import mask_secrets
 
 _MEDIA = {
@@ -92,13 +92,14 @@ def _read_chat(
     chat: dict[str, Any], tokens: tuple[str | int, ...], pointer: str | None, zone: tzinfo
 ) -> Conversation:
     """One chat: its messages' turns, rendered as `Speaker: text` blocks."""
+    name = chat.get("name")
+    title = name.strip() if isinstance(name, str) and name.strip() else _untitled(chat)
+    bot = f"user{chat.get('id')}" if chat.get("type") == "bot_chat" else None
     read = (
-        _turn(message, json_pointer(*tokens, "messages", n), zone)
+        _turn(message, json_pointer(*tokens, "messages", n), zone, title, bot)
         for n, message in enumerate(chat["messages"])
     )
     text, placed = render_chat(split_sessions(turn for turn in read if turn is not None))
-    name = chat.get("name")
-    title = name.strip() if isinstance(name, str) and name.strip() else _untitled(chat)
     return Conversation(
         pointer=pointer,
         title=title,
@@ -114,14 +115,21 @@ def _untitled(chat: dict[str, Any]) -> str:
     return "Saved Messages" if chat.get("type") == "saved_messages" else ""
 
 
-def _turn(message: object, pointer: str, zone: tzinfo) -> Turn | None:
-    """The turn a message says; None for a service message or one with neither text nor media."""
+def _turn(message: object, pointer: str, zone: tzinfo, chat: str, bot: str | None) -> Turn | None:
+    """The turn a message says; None for a service message or one with neither text nor media.
+
+    A forwarded message is its author's words (`forwarded_from`), not the forwarder's; in a chat with
+    a bot (`bot`, its sender id) the bot's messages are an assistant's, never anyone's memory.
+    """
     if not isinstance(message, dict) or message.get("type", "message") != "message":
         return None
-    speaker = message.get("from")
+    forwarded = message.get("forwarded_from")
+    speaker = forwarded if isinstance(forwarded, str) and forwarded.strip() else message.get("from")
     if isinstance(speaker, str) and speaker.strip():
-        # A contact saved under no name is their phone number: masked, as any phone number is.
-        speaker = mask_secrets(speaker.strip())[0]
+        masked = mask_secrets(speaker.strip())[0]
+        # A contact saved under no name is their number: masked, and named with the chat (two numbers
+        # masked alike in two chats are two people).
+        speaker = masked if masked == speaker.strip() or not chat else f"{masked} ({chat})"
     else:  # one who deleted their account: Telegram's name for them, told apart by their id
         who = message.get("from_id")
         speaker = f"Deleted Account ({who})" if isinstance(who, str) and who else "Deleted Account"
@@ -129,9 +137,8 @@ def _turn(message: object, pointer: str, zone: tzinfo) -> Turn | None:
     if not said:
         return None
     moment = wall_time(message.get("date"), zone) or wall_time(message.get("date_unixtime"), zone)
-    return Turn(
-        speaker=speaker, role="human", text=said, line_start=0, line_end=0, time=moment, pointer=pointer
-    )
+    role: Role = "assistant" if bot is not None and message.get("from_id") == bot else "human"
+    return Turn(speaker=speaker, role=role, text=said, line_start=0, line_end=0, time=moment, pointer=pointer)
 
 
 def _text(value: object) -> str:
@@ -152,6 +159,8 @@ def _media(message: dict[str, Any]) -> str:
     if "photo" in message:
         return "[image]"
     kind = message.get("media_type")
+    if kind == "sticker" and isinstance(message.get("sticker_emoji"), str):
+        return f"[sticker {message['sticker_emoji']}]"  # its emoji is all a sticker says
     if isinstance(kind, str) and kind in _MEDIA:
         return _MEDIA[kind]
     if "file" in message:
