@@ -102,6 +102,23 @@ def split_sessions(turns: Iterable[Turn]) -> list[Turn]:
     return numbered
 
 
+def chat_of(
+    turns: Iterable[Turn | None], *, title: str, source: object, pointer: str | None = None
+) -> Conversation:
+    """A chat of an export, from its messages' turns (None for a message that says nothing): split into
+    sessions, rendered as `Speaker: text` blocks, its digest that of `source`, its data."""
+    text, placed = render_chat(split_sessions(turn for turn in turns if turn is not None))
+    started = next((turn.time for turn in placed if turn.time), None)
+    return Conversation(
+        pointer=pointer,
+        title=title,
+        text=text,
+        turns=placed,
+        started=started,
+        sha256=conversation_digest(source),
+    )
+
+
 def conversation_digest(conversation: object) -> str:
     """Hex digest of one conversation of an export, the same whatever the key order in the file."""
     canonical = json.dumps(conversation, sort_keys=True, ensure_ascii=False)

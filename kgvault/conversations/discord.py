@@ -6,14 +6,7 @@ from datetime import tzinfo
 from typing import Any
 
 from kgvault.conversations import Conversation
-from kgvault.conversations.chat_log import (
-    clean_text,
-    conversation_digest,
-    json_pointer,
-    render_chat,
-    split_sessions,
-    wall_time,
-)
+from kgvault.conversations.chat_log import chat_of, clean_text, json_pointer, wall_time
 from kgvault.records import Turn
 from kgvault.secrets import mask_secrets
 
@@ -33,15 +26,7 @@ def read_discord(data: object, *, path: str, zone: tzinfo) -> Conversation | Non
         return None
     assert isinstance(data, dict)
     read = (_turn(message, json_pointer("messages", n), zone) for n, message in enumerate(data["messages"]))
-    text, placed = render_chat(split_sessions(turn for turn in read if turn is not None))
-    return Conversation(
-        pointer=None,
-        title=_title(data),
-        text=text,
-        turns=placed,
-        started=next((t.time for t in placed if t.time), None),
-        sha256=conversation_digest(data),
-    )
+    return chat_of(read, title=_title(data), source=data)
 
 
 def _is_export(data: object) -> bool:

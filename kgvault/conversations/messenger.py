@@ -7,14 +7,7 @@ from datetime import tzinfo
 from typing import Any
 
 from kgvault.conversations import Conversation
-from kgvault.conversations.chat_log import (
-    clean_text,
-    conversation_digest,
-    json_pointer,
-    render_chat,
-    split_sessions,
-    wall_time,
-)
+from kgvault.conversations.chat_log import chat_of, clean_text, json_pointer, wall_time
 from kgvault.records import Turn
 from kgvault.secrets import mask_secrets
 
@@ -57,15 +50,7 @@ def read_messenger(data: object, *, path: str, zone: tzinfo) -> Conversation | N
     )
     # Newest first in the file: of two sent in one millisecond, the later in the file came first.
     read = (_turn(messages[-back], json_pointer("messages", -back), zone) for _, back in ordered)
-    text, placed = render_chat(split_sessions(turn for turn in read if turn is not None))
-    return Conversation(
-        pointer=None,
-        title=_title(data),
-        text=text,
-        turns=placed,
-        started=next((t.time for t in placed if t.time), None),
-        sha256=conversation_digest(data),
-    )
+    return chat_of(read, title=_title(data), source=data)
 
 
 def _is_chat(data: object) -> bool:

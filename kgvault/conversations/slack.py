@@ -9,14 +9,7 @@ from datetime import tzinfo
 from typing import Any
 
 from kgvault.conversations import Conversation
-from kgvault.conversations.chat_log import (
-    clean_text,
-    conversation_digest,
-    json_pointer,
-    render_chat,
-    split_sessions,
-    wall_time,
-)
+from kgvault.conversations.chat_log import chat_of, clean_text, json_pointer, wall_time
 from kgvault.records import Role, Turn
 from kgvault.secrets import mask_secrets
 
@@ -57,15 +50,7 @@ def read_slack(data: object, *, path: str, zone: tzinfo) -> Conversation | None:
         if isinstance(message, dict) and _time(message) is not None
     )
     read = (_turn(data[position], json_pointer(position), names, zone) for _, position in ordered)
-    text, placed = render_chat(split_sessions(turn for turn in read if turn is not None))
-    return Conversation(
-        pointer=None,
-        title=_title(path),
-        text=text,
-        turns=placed,
-        started=next((t.time for t in placed if t.time), None),
-        sha256=conversation_digest(data),
-    )
+    return chat_of(read, title=_title(path), source=data)
 
 
 def _is_day(data: object) -> bool:

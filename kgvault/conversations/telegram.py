@@ -6,14 +6,7 @@ from datetime import tzinfo
 from typing import Any
 
 from kgvault.conversations import Conversation
-from kgvault.conversations.chat_log import (
-    clean_text,
-    conversation_digest,
-    json_pointer,
-    render_chat,
-    split_sessions,
-    wall_time,
-)
+from kgvault.conversations.chat_log import chat_of, clean_text, json_pointer, wall_time
 from kgvault.records import Problem, Role, Turn
 from kgvault.secrets import mask_secrets
 
@@ -99,15 +92,7 @@ def _read_chat(
         _turn(message, json_pointer(*tokens, "messages", n), zone, title, bot)
         for n, message in enumerate(chat["messages"])
     )
-    text, placed = render_chat(split_sessions(turn for turn in read if turn is not None))
-    return Conversation(
-        pointer=pointer,
-        title=title,
-        text=text,
-        turns=placed,
-        started=next((t.time for t in placed if t.time), None),
-        sha256=conversation_digest(chat),
-    )
+    return chat_of(read, title=title, source=chat, pointer=pointer)
 
 
 def _untitled(chat: dict[str, Any]) -> str:
