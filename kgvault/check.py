@@ -778,7 +778,7 @@ class _VaultChecker:
             self.report(path, header + 1, "the coverage table has no delimiter row `| --- | --- |`")
             return
         export = self._export_file(document)
-        # A JSON file read whole as one chat (Telegram, Messenger, Discord) has rows of pointers too.
+        # A JSON file read whole as one chat (Telegram, Messenger, Discord, Slack) has rows of pointers too.
         whole_json = export is None and document is not None and document.lower().endswith(".json")
         ranges: list[tuple[int, int, int]] = []
         index = header + 2
