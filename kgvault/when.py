@@ -553,7 +553,9 @@ _HANDLERS_FR: dict[str, Callable[[re.Match[str], date | None], _Span | None]] = 
 }
 
 
-_LEADING_PREPOSITION = re.compile(r"(?i)\b(?:in|on|during|since|of|early|late|by|until|from|at|for)\s+$")
+_LEADING_PREPOSITION = re.compile(
+    r"(?i)\b(?:in|on|during|since|of|early|late|by|until|till|from|to|at|for)\s+$"
+)
 _PHRASE_PREPOSITION = re.compile(r"^(?:in|on) ")
 
 

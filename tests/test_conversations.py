@@ -1003,7 +1003,9 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
         "Sam: I'm still sore from the marathon on 3 March.\n"
         "Sam: The photos from our trip in August are lovely.\n"
         "Sam: The car is still broken after the crash on 3 February.\n"
-        "Sam: I'm flying to Tokyo in February.\n",
+        "Sam: I'm flying to Tokyo in February.\n"
+        "Sam: I'm off from 1 April to 14 April, flying to Japan.\n"
+        "Sam: I'm starting a new role at Deliveroo on 1 September.\n",
         "utf-8",
     )
     run_build(notes, vault)
@@ -1023,3 +1025,6 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
     assert dated["Sam: The photos from our trip in August 2023 are lovely."] == date(2023, 8, 1)
     assert dated["Sam: The car is still broken after the crash on 3 February 2024."] == date(2024, 2, 3)
     assert dated["Sam: I'm flying to Tokyo in February 2025."] == date(2025, 2, 1)
+    # A range's end runs on from its start, and reads "to 14 April 2024", not "to on 14 April 2023".
+    assert dated["Sam: I'm off from 1 April 2024 to 14 April 2024, flying to Japan."] == date(2024, 4, 1)
+    assert dated["Sam: I'm starting a new role at Deliveroo on 1 September 2024."] == date(2024, 9, 1)

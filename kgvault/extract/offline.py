@@ -792,12 +792,16 @@ _UNTIL_BEFORE = re.compile(
 )
 """Before the date a past state ended ("worked at SAP until 3 March 2023", "until the end of June")."""
 _POINTS_AHEAD_BEFORE = re.compile(
-    r"(?i)\b(?:is|are|['’]s|['’]re|will\s+be|starts?|starting|begins?|beginning|ends?|ending|leaves?|leaving"
-    r"|fly|flies|flying|move|moves|moving|arrives?|arriving|opens?|opening|due|scheduled|booked|planned|set"
-    r"|going|coming|heading)\b(?:\s+[\w'’-]+){0,3}?\s+(?:on|in|for|by)?\s*(?:the\s+)?$"
+    r"(?i)(?:\b(?:is|are|am|['’]s|['’]re|['’]m|will\s+be)\b(?:\s+[\w'’-]+){0,2}?"
+    r"|\b(?:starts?|starting|begins?|beginning|ends?|ending|leaves?|leaving|fly|flies|flying|move|moves|moving"
+    r"|arrives?|arriving|opens?|opening|due|scheduled|booked|planned|set|going|coming|heading)\b"
+    r"(?:\s+[\w'’-]+){0,5}?)\s+(?:on|in|for|by|from)?\s*(?:the\s+)?$"
 )
-"""A verb right before a time, up to three words apart, that points ahead: "I start there on", "we're
-moving to Bristol in", "my last day here is"; not "the photos from our trip in"."""
+"""A verb right before a time that points ahead: a copula up to two words apart ("my last day here is",
+"I'm off from"), a verb of going or starting up to five ("I'm starting a new role at Deliveroo on",
+"we're moving to Bristol in"); not "the photos from our trip in", "still sore from the marathon on"."""
+_RANGE_TO = re.compile(r"(?i)\s*(?:to|until|till|through|–|-)\s*")
+"""Between a range's two times: "from 1 April to 14 April"."""
 _AHEAD_VERB = re.compile(
     r"(?i)\b(?:starts|starting|begins|beginning|will|going\s+to|is\s+moving|are\s+moving|moves|is\s+running"
     r"|plans?\s+to|is\s+due|joins|is\s+joining)\b"
@@ -2181,6 +2185,20 @@ class _Wording:
         return cls(words, first_person, past, diary, _HEDGE.search(text, words), hits)
 
 
+def _ranges_run_forward(title: str, times: list[When]) -> list[When]:
+    """The times, each range's end written without its year after its start: "from 1 April 2024 to 14
+    April" ends on 14 April 2024, not 2023."""
+    for index in range(1, len(times)):
+        first, then = times[index - 1], times[index]
+        if (
+            then.first < first.first
+            and not _FOUR_DIGITS.search(then.text)
+            and _RANGE_TO.fullmatch(title, first.end, then.start)
+        ):
+            times[index] = moved_to(then, _a_year_on(then.first))
+    return times
+
+
 def _a_year_on(day: date) -> date:
     """The same day a year on (28 February for the 29th)."""
     try:
@@ -3378,7 +3396,9 @@ class _ChunkReader:
         if self.said_at is not None:
             self.times = find_times(inline.title, self.said_at)
             if not wording.past:
-                self.times = [self._ahead_in_a_turn(inline.title, time) for time in self.times]
+                self.times = _ranges_run_forward(
+                    inline.title, [self._ahead_in_a_turn(inline.title, time) for time in self.times]
+                )
             dates = [(time.start, time.end, time.first) for time in self.times]
         else:
             dates = find_dates(inline.title, self._chunk_date(), languages=self.date_languages)
