@@ -206,7 +206,7 @@ def _read_source(
         return []
     stem = name[: -len(extension)]
     if extension == ".json":
-        return _json_sources(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)
+        return _json_sources(rel_path, stem, text, raw, user_name, zone, problems)
     if extension == ".jsonl":
         return [_chat_log_source(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)]
     if extension == ".txt":
@@ -309,7 +309,13 @@ def _note_title(meta: dict[str, Any]) -> str | None:
 
 
 def _json_sources(
-    rel_path: str, stem: str, text: str, raw: bytes, user_name: str, zone: tzinfo, problems: list[Problem]
+    rel_path: str,
+    stem: str,
+    text: str,
+    raw: bytes,
+    user_name: str | None,
+    zone: tzinfo,
+    problems: list[Problem],
 ) -> list[Source]:
     """A chat export (one source per conversation) or a draft file; any other JSON file is reported."""
     from kgvault.conversations.slack import METADATA_FILES as SLACK_METADATA_FILES
@@ -365,9 +371,13 @@ def _json_sources(
 
 
 def _chat_export(
-    data: object, rel_path: str, user_name: str, zone: tzinfo, problems: list[Problem]
+    data: object, rel_path: str, user_name: str | None, zone: tzinfo, problems: list[Problem]
 ) -> list[Conversation] | None:
-    """The conversations of a chat export of any kind kgvault reads; None when the data is none."""
+    """The conversations of a chat export of any kind kgvault reads; None when the data is none.
+
+    `user_name` is who the user is, when set: the user of an assistant's export (else `User`), and
+    the owner of a Telegram export of all chats.
+    """
     from kgvault.conversations.chatgpt import read_chatgpt
     from kgvault.conversations.claude import read_claude
     from kgvault.conversations.discord import read_discord
@@ -376,11 +386,11 @@ def _chat_export(
     from kgvault.conversations.telegram import read_telegram
 
     for reader in (read_chatgpt, read_claude):
-        read = reader(data, path=rel_path, user_name=user_name, zone=zone)
+        read = reader(data, path=rel_path, user_name=user_name or DEFAULT_USER_NAME, zone=zone)
         if read is not None:
             problems.extend(read[1])
             return read[0]
-    telegram = read_telegram(data, path=rel_path, zone=zone)
+    telegram = read_telegram(data, path=rel_path, zone=zone, user_name=user_name)
     if telegram is not None:
         problems.extend(telegram[1])
         return telegram[0]

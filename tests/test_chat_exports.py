@@ -588,3 +588,29 @@ def test_a_slack_day_of_joins_only_is_quiet_and_a_direct_message_has_no_hash(tmp
     assert report["problems"] == []
     (summary,) = (vault / "sources").glob("*.md")
     assert yaml.safe_load(summary.read_text("utf-8").split("---\n")[1])["title"] == "D0123ABCD 2024-03-14"
+
+
+def test_the_owner_of_a_telegram_export_of_all_chats_is_the_user_when_the_user_is_named() -> None:
+    mine = {
+        **MUM,
+        "messages": [
+            _message(
+                2, "2024-03-12T09:20:00", "Sam Carter", "I started at Monzo yesterday!", from_id="user1"
+            ),
+            _message(
+                3,
+                "2024-03-12T09:21:00",
+                "Sam Carter",
+                "I got promoted!",
+                from_id="user1",
+                forwarded_from="Priya Shah",
+            ),
+            _message(4, "2024-03-12T09:22:00", "Mum", "Well done", from_id="user101"),
+        ],
+    }
+    export = {"personal_information": {"user_id": 1, "first_name": "Sam"}, "chats": {"list": [mine]}}
+    named = read_telegram(export, path="result.json", zone=UTC, user_name="Sam")
+    unnamed = read_telegram(export, path="result.json", zone=UTC)
+    assert named is not None and unnamed is not None
+    assert [t.speaker for t in named[0][0].turns] == ["Sam", "Priya Shah", "Mum"]
+    assert [t.speaker for t in unnamed[0][0].turns] == ["Sam Carter", "Priya Shah", "Mum"]

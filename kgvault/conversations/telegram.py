@@ -24,18 +24,20 @@ _SECTIONS = ("chats", "left_chats")
 
 
 def read_telegram(
-    data: object, *, path: str, zone: tzinfo
+    data: object, *, path: str, zone: tzinfo, user_name: str | None = None
 ) -> tuple[list[Conversation], list[Problem]] | None:
     """Read a parsed Telegram `result.json`; None when the data is not one (try another reader).
 
     Each chat is a conversation; service messages (joins, pins, calls) are left out, and media are
     kept as markers (`[image]`, `[voice message]`, `[file: name]`) before their caption. A silence
-    of more than six hours starts a new session.
+    of more than six hours starts a new session. In an export of all chats, which names its owner
+    (`personal_information`), the owner's messages are said by `user_name` when one is set: they are
+    the user's, as the "I" of the user's notes is.
     """
     if not isinstance(data, dict):
         return None
     if _is_chat(data):
-        return _read_chats([((), data)], path, zone)
+        return _read_chats([((), data)], path, zone, None)
     found: list[tuple[tuple[str | int, ...], object]] = [
         ((section, "list", index), chat)
         for section in _SECTIONS
@@ -44,7 +46,16 @@ def read_telegram(
     ]
     if not any(_is_chat(chat) for _, chat in found):
         return None
-    return _read_chats(found, path, zone)
+    return _read_chats(found, path, zone, _owner(data, user_name))
+
+
+def _owner(data: dict[str, Any], user_name: str | None) -> tuple[str, str] | None:
+    """The export's owner as their messages' `from_id` says them, and the user's name for them."""
+    about = data.get("personal_information")
+    who = about.get("user_id") if isinstance(about, dict) else None
+    if user_name is None or not isinstance(who, int | str) or isinstance(who, bool):
+        return None
+    return f"user{who}", user_name
 
 
 def _is_chat(item: object) -> bool:
@@ -63,7 +74,7 @@ def _is_chat(item: object) -> bool:
 
 
 def _read_chats(
-    chats: list[tuple[tuple[str | int, ...], object]], path: str, zone: tzinfo
+    chats: list[tuple[tuple[str | int, ...], object]], path: str, zone: tzinfo, owner: tuple[str, str] | None
 ) -> tuple[list[Conversation], list[Problem]]:
     """Every chat with a message as a conversation; one that is no chat is a problem, and skipped."""
     conversations, problems = [], []
@@ -75,21 +86,25 @@ def _read_chats(
             problems.append(Problem(path, None, f"chat {pointer} has no Telegram messages; skipped"))
             continue
         assert isinstance(chat, dict)
-        conversation = _read_chat(chat, tokens, pointer, zone)
+        conversation = _read_chat(chat, tokens, pointer, zone, owner)
         if conversation.turns or not tokens:  # in an export of all chats, one of notices only is left out
             conversations.append(conversation)
     return conversations, problems
 
 
 def _read_chat(
-    chat: dict[str, Any], tokens: tuple[str | int, ...], pointer: str | None, zone: tzinfo
+    chat: dict[str, Any],
+    tokens: tuple[str | int, ...],
+    pointer: str | None,
+    zone: tzinfo,
+    owner: tuple[str, str] | None,
 ) -> Conversation:
     """One chat: its messages' turns, rendered as `Speaker: text` blocks."""
     name = chat.get("name")
     title = name.strip() if isinstance(name, str) and name.strip() else _untitled(chat)
     bot = f"user{chat.get('id')}" if chat.get("type") == "bot_chat" else None
     read = (
-        _turn(message, json_pointer(*tokens, "messages", n), zone, title, bot)
+        _turn(message, json_pointer(*tokens, "messages", n), zone, title, bot, owner)
         for n, message in enumerate(chat["messages"])
     )
     return chat_of(read, title=title, source=chat, pointer=pointer)
@@ -100,7 +115,9 @@ def _untitled(chat: dict[str, Any]) -> str:
     return "Saved Messages" if chat.get("type") == "saved_messages" else ""
 
 
-def _turn(message: object, pointer: str, zone: tzinfo, chat: str, bot: str | None) -> Turn | None:
+def _turn(
+    message: object, pointer: str, zone: tzinfo, chat: str, bot: str | None, owner: tuple[str, str] | None
+) -> Turn | None:
     """The turn a message says; None for a service message or one with neither text nor media.
 
     A forwarded message is its author's words (`forwarded_from`), not the forwarder's; in a chat with
@@ -118,6 +135,8 @@ def _turn(message: object, pointer: str, zone: tzinfo, chat: str, bot: str | Non
     else:  # one who deleted their account: Telegram's name for them, told apart by their id
         who = message.get("from_id")
         speaker = f"Deleted Account ({who})" if isinstance(who, str) and who else "Deleted Account"
+    if owner is not None and not forwarded and message.get("from_id") == owner[0]:
+        speaker = owner[1]  # the export's owner: the user
     said = clean_text("\n".join(part for part in (_media(message), _text(message.get("text"))) if part))
     if not said:
         return None
