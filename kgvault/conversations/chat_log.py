@@ -67,6 +67,14 @@ def pointer_tokens(pointer: str) -> list[str]:
     return [unquote(token).replace("~1", "/").replace("~0", "~") for token in pointer.split("/")[1:]]
 
 
+_IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "webp", "heic", "heif", "bmp", "tif", "tiff"})
+
+
+def is_image_file(name: str) -> bool:
+    """Whether a shared file's name is a picture's (`IMG-20240311-WA0004.jpg`)."""
+    return name.rpartition(".")[2].lower() in _IMAGE_EXTENSIONS
+
+
 def clean_text(text: str) -> str:
     """A message's text with LF line ends and no surrounding blank space."""
     return text.replace("\r\n", "\n").replace("\r", "\n").strip()

@@ -10,6 +10,7 @@ from kgvault.conversations import Conversation, read_export
 from kgvault.conversations.chat_log import (
     clean_text,
     conversation_digest,
+    is_image_file,
     json_pointer,
     render_chat,
     wall_time,
@@ -20,7 +21,6 @@ ASSISTANT_SPEAKER = "Claude"
 """Who says an export's assistant messages."""
 
 _ROLES: dict[str, Role] = {"human": "human", "assistant": "assistant"}
-_IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "webp", "heic", "heif", "bmp", "tif", "tiff"})
 
 
 def read_claude(
@@ -157,6 +157,5 @@ def _file_marker(entry: object, *, attached_text: bool) -> str:
     ):
         return "[file]"
     name = entry["file_name"].strip()
-    extension = name.rpartition(".")[2].lower()
-    is_image = not attached_text and (entry.get("file_kind") == "image" or extension in _IMAGE_EXTENSIONS)
+    is_image = not attached_text and (entry.get("file_kind") == "image" or is_image_file(name))
     return f"[image: {name}]" if is_image else f"[file: {name}]"

@@ -6,13 +6,12 @@ from datetime import tzinfo
 from typing import Any
 
 from kgvault.conversations import Conversation
-from kgvault.conversations.chat_log import chat_of, clean_text, json_pointer, wall_time
+from kgvault.conversations.chat_log import chat_of, clean_text, is_image_file, json_pointer, wall_time
 from kgvault.records import Turn
 from kgvault.secrets import mask_secrets
 
 _SAID_TYPES = frozenset({"Default", "Reply"})
 """Message types someone wrote; the others are Discord's notices (joins, pins, calls, boosts)."""
-_IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "webp", "heic", "bmp"})
 
 
 def read_discord(data: object, *, path: str, zone: tzinfo) -> Conversation | None:
@@ -94,7 +93,7 @@ def _markers(message: dict[str, Any]) -> list[str]:
         name = attachment.get("fileName") if isinstance(attachment, dict) else None
         if not isinstance(name, str) or not name.strip():
             markers.append("[file]")
-        elif name.rsplit(".", 1)[-1].lower() in _IMAGE_EXTENSIONS:
+        elif is_image_file(name):
             markers.append("[image]")
         else:
             markers.append(f"[file: {name.strip()}]")

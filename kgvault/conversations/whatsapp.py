@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 
 from kgvault.conversations import Conversation
-from kgvault.conversations.chat_log import split_sessions
+from kgvault.conversations.chat_log import is_image_file, split_sessions
 from kgvault.records import Problem, Turn
 from kgvault.secrets import mask_secrets
 
@@ -125,7 +125,6 @@ _FILE_ATTACHED = re.compile(
     r"|arquivo anexado|file allegato|bestand bijgevoegd)\)",
     re.IGNORECASE,
 )
-_IMAGE_FILE = re.compile(r".*\.(?:jpe?g|png|gif|webp|heic)$", re.IGNORECASE)
 _LOCATION = re.compile(
     r"(?:location|live location shared|ubicación|standort|localisation|localização|posizione|locatie)"
     r"\s?:\s?https?://\S+",
@@ -140,6 +139,7 @@ _CHAT_NAME = re.compile(
     r"\s+(?P<name>.+?)(?:\s*\(\d+\))?$",
     re.IGNORECASE,
 )
+_BLANK_LINES = re.compile(r"(?:[\t\x20]*\n)*")
 _LONGEST_PLACEHOLDER = 200
 _LOOK_AHEAD_LINES = 400
 """How many lines at the top of a `.txt` file decide whether it is a WhatsApp export."""
@@ -181,11 +181,13 @@ def looks_like_whatsapp(text: str, named: bool = False) -> bool:
     A diary or a log written `12/03/2024, 09:15 - Plumber: coming Thursday` is no chat: its labels are
     no people, and its lines without one are its writer's.
     """
+    opening = blank.end() if (blank := _BLANK_LINES.match(text)) else 0
+    end = text.find("\n", opening)
+    if _header(text[opening:] if end < 0 else text[opening:end], 1) is None:
+        return False  # every note but an export ends here, before its lines are split
     top = [line for line in text.split("\n", _LOOK_AHEAD_LINES)[:_LOOK_AHEAD_LINES] if line.strip()]
-    if not top or _header(top[0], 1) is None:
-        return False
     headers = _one_style([h for h in (_header(line, 1) for line in top) if h is not None])
-    speakers = Counter(who for who in (_speaker(h) for h in headers) if who is not None)
+    speakers = Counter(said[0] for said in map(_said, headers) if said is not None)
     if named:
         return bool(speakers)
     if not (speakers.total() >= 3 and len(speakers) >= 2 and max(speakers.values()) >= 2):
@@ -289,15 +291,15 @@ def _one_style(headers: list[_Header]) -> list[_Header]:
     return [h for h in headers if h.style == style]
 
 
-def _speaker(header: _Header) -> str | None:
-    """Who speaks in a header's line, when it is a message rather than a notice."""
+def _said(header: _Header) -> tuple[str, str] | None:
+    """Who speaks in a header's line and the words on it, when it is a message rather than a notice."""
     said = _SPEAKER.match(header.rest)
     if said is None:
         return None
     who = "".join(ch for ch in said["who"] if ch not in _MARKS).strip().lstrip("~").strip(_SPACE)
     if not who or len(who.split()) > _MOST_WORDS_IN_A_NAME:
         return None
-    return who
+    return who, said["said"] or ""
 
 
 def _day_first(headers: list[_Header], path: str, problems: list[Problem]) -> bool:
@@ -366,11 +368,10 @@ def _turn(
 ) -> Turn | None:
     """The turn a message says; None for a system line (no speaker, or a speaker's notice). `numbers`
     holds how each unsaved contact (a phone number) has been shown so far in the chat."""
-    speaker = _speaker(header)
-    said = _SPEAKER.match(header.rest)
-    if speaker is None or said is None:
+    said = _said(header)
+    if said is None:
         return None
-    first = said["said"] or ""
+    speaker, first = said
     bare = _bare(first)
     marked = first.startswith(_IOS_MARK)
     if _NOTICE.match(bare) or (speaker == name and _MEMBERS_CHANGED.fullmatch(bare)):
@@ -459,4 +460,4 @@ def _media_lines(text: str) -> str:
 def _file_marker(name: str) -> str:
     """`[image]` for a photo's file, `[file: name]` for any other."""
     name = name.strip()
-    return "[image]" if _IMAGE_FILE.fullmatch(name) else f"[file: {name}]"
+    return "[image]" if is_image_file(name) else f"[file: {name}]"
