@@ -32,6 +32,7 @@ from urllib.parse import unquote
 from kgvault.dates import MONTHS as _MONTHS
 from kgvault.dates import find_dates
 from kgvault.extract import Extraction
+from kgvault.extract.company import people_met
 from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normalize_for_match, validate_items
 from kgvault.extract.patterns import (
     CAPITALS,
@@ -3350,6 +3351,10 @@ class _ChunkReader:
         for linked in self.linked_names:
             if linked in inline.title and _mentions(inline.title, linked):
                 names.append(self.entities.add(linked, None, candidate.quote))
+        if not navigation:
+            # "Had lunch with Kenji and Aisha.": whom the writer met, named without a link.
+            for name, kind in people_met(inline.placeholder, self.i_am):
+                names.append(self.entities.add(name, kind, candidate.quote))
 
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
         if self.person_note:
