@@ -28,8 +28,20 @@ from tests.test_extract_offline import extract, only_node
         # A business may be met with, talked to or called: the name has no type of its own.
         ("Met with Stripe about the integration.", [("Stripe", None)]),
         ("Called Thames Water about the leak.", [("Thames Water", None)]),
+        ("Had a call with Acme about the renewal.", [("Acme", None)]),
         ("Spoke to Dr. Patel about my knee.", [("Dr. Patel", "person")]),  # a title says a person
         ("Called Mum in the evening.", [("Mum", "person")]),  # so does a family word
+        ("Called my sister Anna.", [("Anna", "person")]),  # or what she is to the writer
+        ("Met our new neighbours Tom and Sarah.", [("Tom", "person"), ("Sarah", "person")]),
+        ("Had Lunch With Kenji And Aisha", [("Kenji", "person"), ("Aisha", "person")]),  # Title Case
+        ("Met Tom On the way home.", [("Tom", "person")]),
+        ("Had a beer with Pieter van der Berg.", [("Pieter van der Berg", "person")]),
+        ("Drinks with Rev. Jones.", [("Rev. Jones", "person")]),
+        ("Had drinks with Sarah + Tom.", [("Sarah", "person"), ("Tom", "person")]),
+        ("Coffee w/ Sarah.", [("Sarah", "person")]),
+        ("Later called Dad about the car.", [("Dad", "person")]),
+        ("Bumped into Dave at Tesco.", [("Dave", "person")]),
+        ("Had lunch with Sarah May.", [("Sarah May", "person")]),
     ],
 )
 def test_plain_names_after_a_meeting_verb_are_found_with_their_type(
@@ -50,8 +62,22 @@ def test_plain_names_after_a_meeting_verb_are_found_with_their_type(
         "Talked to Acme support about the outage.",  # a company's desk
         "Chatted with ChatGPT about my essay.",  # an assistant
         "Met Friday to plan the sprint.",
+        # A Capitalized word before a noun says what kind of people or thing, not who.
+        "Met Spanish students at the hostel.",
+        "Lunch with Google recruiter.",
+        "Dinner with Uni friends.",
+        "Green tea with Manuka honey.",
+        "Met Arsenal legend Ian Wright!",
+        "Texted Happy Birthday to Ben.",  # what was texted
+        "Called It Quits with the diet.",
+        "Dinner with Neighbours, lovely evening.",
+        "Spoke to Customer Services about the parcel.",
+        "Met with Procurement about the contract.",
+        "England met France in the semi-final.",  # not the writer's meeting
+        "Met Police were outside the station.",
+        "Our proposal was met with Silence.",
+        "She called Sarah a liar.",
         "I have a note called Creativity.",  # named, not phoned
-        "Had a call with Acme about the renewal.",  # a company may be on a call
         "Had lunch with \ue0000\ue001.",  # a link (its placeholder): `offline._MET` reads it
     ],
 )

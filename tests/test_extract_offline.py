@@ -1195,6 +1195,40 @@ def test_what_is_going_on_needs_a_date() -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "We're moving to Leeds in May.",
+        "I'm getting married in June.",
+        "We are having a baby in October.",
+        "Tom and I are moving in together.",
+        "My wife and I are buying a house.",
+        "I'm starting at Google in May.",
+        "I'm joining Stripe next month.",
+        "I'm leaving Acme at the end of March.",
+        "Big news: we are getting married!",
+        "I'm finally retiring this summer.",
+    ],
+)
+def test_the_writers_own_news_of_what_is_under_way_is_a_state_of_the_notes_day(text: str) -> None:
+    node = only_node(extract(text, meta={"author": "Sam"}))
+    assert (node.memory_layer, node.type, node.timestamp) == ("episodic", "state", REF)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm moving the standup to Friday.",
+        "I'm leaving at 5 today.",
+        "I'm joining the call late.",
+        "We're starting the sprint review now.",
+        "I'm selling the idea to the team.",
+    ],
+)
+def test_what_the_writers_day_holds_is_no_news_of_their_life(text: str) -> None:
+    assert not [n for n in extract(text, meta={"author": "Sam"}).draft.nodes if n.type == "state"]
+
+
+@pytest.mark.parametrize(
     ("text", "day"),
     [
         # 12 March 2025 is a Wednesday; next week starts on Monday 17 March.

@@ -2,50 +2,102 @@
 
 A linked name after such a verb is a person already (`offline._MET`); this reads the plain names.
 After a social verb (lunch, coffee or drinks with, hung out or caught up with, texted, hugged,
-a run with, a one-on-one with, or "met" alone) the names are people. After one that a business
-may follow too (met with, talked or spoke to, called, phoned: "Met with Stripe about the
-integration", "Called Thames Water") they are names with no type, unless a title or a family
-word says a person ("Spoke to Dr. Patel", "Called Mum"): pass 2 gives them the kind the other
-notes say, so a company stays one entity.
+a run with, a one-on-one with, or "met" said by the writer) the names are people. After one that
+a business may follow too (met with, talked or spoke to, called, phoned, rang, emailed: "Met with
+Stripe about the integration", "Called Thames Water") they are names with no type, unless a
+title or a family word says a person ("Spoke to Dr. Patel", "Called Mum", "Called my sister
+Anna"): pass 2 gives them the kind the other notes say, so a company stays one entity.
+
+A name is one to three Capitalized words (with "van der", "de la" between them), and what follows
+it must end the name: punctuation, "and", or a word such as "for", "at", "about" or "yesterday".
+"Met Spanish students", "Lunch with Google recruiter" and "Tea with Manuka honey" name no one.
 """
 
 from __future__ import annotations
 
 import re
 
-from kgvault.extract.patterns import CAPITALS, clean_name, could_be_home, is_known_tool, no_kin
+from kgvault.extract.patterns import CAPITALS, LazyRegex, clean_name, could_be_home, is_known_tool, no_kin
 
-_NAME_WORD = rf"[{CAPITALS}][\w-]*(?:['’](?!s\b)[{CAPITALS}][\w-]*)?"
+
+def _words(text: str) -> frozenset[str]:
+    """The whitespace-separated words of a string, as a set (word lists read better as text)."""
+    return frozenset(text.split())
+
+
+_NOT_A_NAME_WORD = (
+    r"(?!(?:And|Or|But|On|At|In|To|For|From|With|About|After|Before|Again|Last|Next|This|That|The|A|An|It"
+    r"|Its|Of|Back|Thanks|Thank|Happy|Merry|Yes|No|OK|Ok|Okay|Hi|Hello|Hey|Goodnight|Good|Sorry|Love|Too"
+    r"|Then|Today|Tonight|Yesterday|Tomorrow|Via|Over|Re|Later|Soon|Now|Here|There)\b)"
+)
+"""Capitalized words that end a name (Title Case: "Met Tom And Sarah At The Pub") or are no one's
+("Texted Happy Birthday to Ben", "Called It Quits")."""
+_NAME_WORD = rf"{_NOT_A_NAME_WORD}[{CAPITALS}][\w-]*(?:['’](?!s\b)[{CAPITALS}][\w-]*)?"
 """A Capitalized word of a name: "Rui", "O'Connor", "Anne-Marie" (not the owner's "Rui's")."""
-_ONE_NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?[ ])?{_NAME_WORD}(?:[ ]{_NAME_WORD}){{0,2}}(?![\w'’])"
+_PARTICLES = r"(?:[ ](?:van|von|der|den|de|del|della|la|le|du|da|di|dos|das|bin|ibn|al|el|ter)){0,2}"
+_TITLE = (
+    r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Rev|Revd|Capt|Sir|Dame|Fr|Coach|Miss|Auntie|Aunty|Aunt|Uncle"
+    r"|Grandma|Grandpa|Nan|Gran)\.?[ ])"
+)
+_TITLE_WORDS = """
+    dr mr mrs ms mx prof professor rev revd capt sir dame fr coach miss auntie aunty aunt uncle grandma
+    grandpa nan gran nana nanna granny grandad granddad grandmother grandfather mum mom mummy mommy dad
+    daddy papa mama pops cousin
+"""
+_TITLES = _words(_TITLE_WORDS)
+"""First words that make a name someone's, whatever the verb: a title or a family word."""
+_ONE_NAME = rf"{_TITLE}?{_NAME_WORD}(?:{_PARTICLES}[ ]{_NAME_WORD}){{0,2}}(?![\w'’])"
 _PERSON_OR_LINK = rf"(?:\ue000\d+\ue001|{_ONE_NAME})"
+_WITH = r"[ ](?:with|w/)"
 _SOCIAL = (
-    r"(?i:(?:lunch|dinner|breakfast|brunch|coffee|drinks|a[ ]drink|a[ ]beer|tea)[ ]with"
-    r"|(?:hung[ ]out|caught[ ]up|met[ ]up|chatted)[ ]with|texted|hugged"
-    r"|(?:a|went[ ]for[ ]a)[ ](?:run|hike|swim|jog|walk)[ ]with"
-    r"|(?<![\w:])(?:1:1|1-1|one-on-one|1on1)[ ](?:with|w/)"
-    # Not "the Met Office", "the Met Gala".
-    r"|(?<![Tt]he[ ])\bmet(?![ ](?:with|up|Office|Gala|Opera|Museum)\b))"
+    rf"(?i:(?:lunch|dinner|breakfast|brunch|coffee|drinks|a[ ]drink|a[ ]beer|a[ ]pint|tea|a[ ]chat){_WITH}"
+    rf"|(?:hung[ ]out|caught[ ]up|met[ ]up|chatted|played[ ][a-z]+|spent[ ]the[ ][a-z]+){_WITH}"
+    r"|texted|messaged|hugged|face[ ]?timed|skyped|(?:bumped|ran)[ ]into"
+    rf"|(?:a|went[ ]for[ ]a)[ ](?:run|hike|swim|jog|walk){_WITH}"
+    rf"|(?<![\w:])(?:1:1|1-1|one-on-one|1on1){_WITH})"
+    # "Met Rui", "Finally met Rui", "I met Rui": the writer met them (not "Arsenal met Chelsea", "the Met
+    # Office", "met with", "was met with silence").
+    r"|(?:^|(?<=\bI[ ])|(?<=\b[Ww]e[ ])|(?<=\b[Jj]ust[ ])|(?<=\b[Ff]inally[ ])|(?<=\b[Aa]lso[ ])"
+    r"|(?<=\b[Tt]hen[ ])|(?<=\b[Ff]irst[ ])|(?<=\b[Aa]nd[ ])|(?<=\b[Nn]ever[ ])|(?<=,[ ])|(?<=:[ ]))(?i:met)"
+    r"(?![ ](?i:with|up|Office|Gala|Opera|Museum|Police|Éireann|Eireann)\b)"
 )
 _BUSINESS = (
-    r"(?i:met[ ]with|(?:talked|spoke)[ ](?:to|with)|phoned"
-    # "Called Mum", "I called Tom"; not "a band called Wet Leg".
-    r"|(?:^|(?<=I[ ])|(?<=[Ww]e[ ])|(?<=she[ ])|(?<=he[ ])|(?<=just[ ])|(?<=also[ ]))called)"
+    # Not "The plan was met with silence".
+    r"(?i:(?<!\bwas[ ])(?<!\bwere[ ])(?<!\bbeen[ ])(?<!\bis[ ])(?<!\bare[ ])met[ ]with"
+    r"|(?:talked|spoke)[ ](?:to|with)|phoned|rang|e-?mailed|had[ ]a[ ](?:call|meeting)[ ]with)"
+    # "Called Mum", "I called Tom", "Later called Dad"; not "a band called Wet Leg", "she called Sarah a
+    # liar".
+    r"|(?:^|(?<=\bI[ ])|(?<=\b[Ww]e[ ])|(?<=\b[Jj]ust[ ])|(?<=\b[Aa]lso[ ])|(?<=\b[Tt]hen[ ])"
+    r"|(?<=\b[Ll]ater[ ])|(?<=\b[Ff]inally[ ])|(?<=\b[Aa]nd[ ])|(?<=,[ ]))(?i:called)"
 )
-_JOINER = r"(?:,[ ](?:and[ ])?|[ ]and[ ]|[ ]&[ ])"
-_COMPANY = re.compile(
-    rf"\b(?:(?P<social>{_SOCIAL})|(?P<business>{_BUSINESS}))[ ]+(?:my[ ][a-z]+[ ])?"
-    rf"(?P<names>{_PERSON_OR_LINK}(?:{_JOINER}(?:my[ ][a-z]+[ ])?{_PERSON_OR_LINK})*)"
-    # "Met Rui's sister", "Talked to Acme support": someone else, or a company's desk.
-    r"(?!['’]s\b|[ ](?:team|folks|people|guys|crew|staff|support|customer|helpline|helpdesk|office|reps?)\b)"
+_JOINER = r"(?:,[ ](?:(?i:and)[ ])?|[ ](?i:and)[ ]|[ ]?[&+/][ ]?)"
+_RELATION = r"(?:(?:my|our|his|her|their)[ ](?:[a-z]+[ ]){1,2})?"
+"""What the person is to someone, before the name: "my sister Anna", "our new neighbours Tom and Sarah"."""
+_ENDS_A_NAME = (
+    r"(?=[ ]*(?:$|[.,;:!?)(\]\"“”—–-]|[ ](?i:for|at|about|in|on|to|from|after|before|this|last|next|today"
+    r"|tonight|yesterday|tomorrow|earlier|later|who|whom|whose|which|while|when|since|until|till|as|because|but|so|or"
+    r"|again|over|via|by|with|the|a|an|back|briefly|online|recently|too|also|then|there|here|re|regarding"
+    r"|near|outside|inside|downtown|instead|first|finally|properly|during|around|up|out|yet|morning|evening"
+    r"|afternoon|night|(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|is|was|and|&)\b))"
+)
+"""What may follow a name: "Met Spanish students", "Lunch with Google recruiter" and "Tea with Manuka
+honey" name a group, a role or a thing, not someone."""
+_COMPANY = LazyRegex(
+    rf"\b(?:(?P<social>{_SOCIAL})|(?P<business>{_BUSINESS}))[ ]+(?P<related>{_RELATION})"
+    rf"(?P<names>{_PERSON_OR_LINK}(?:{_JOINER}{_RELATION}{_PERSON_OR_LINK})*)"
+    rf"(?!['’]s\b){_ENDS_A_NAME}"
 )
 _SPACE_CAPITAL = re.compile(rf"[ ][{CAPITALS}]")
-_TRIGGERS = frozenset(["with", "w/", "met", "texted", "hugged", "called", "phoned", "to"])
+_TRIGGERS = _words(
+    "with w/ met texted messaged hugged facetimed skyped into called phoned rang emailed e-mailed to"
+)
 """The words before the first name of every match: most sentences have no name after one."""
 _SEPARATOR = re.compile(_JOINER)
 _LINK = re.compile("\ue000\\d+\ue001")
+_RELATION_WORDS = re.compile(_RELATION)
 _TRAILING_DAY = re.compile(
-    r"(?:[ ](?:Today|Tonight|Yesterday|Tomorrow|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
+    r"(?:[ ](?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
     r"|Mon|Tue|Tues|Wed|Thu|Thurs|Fri|Sat|Sun|Morning|Evening|Afternoon))+$"
 )
 
@@ -55,52 +107,66 @@ def people_met(placeholder: str, writer: str | None = None) -> list[tuple[str, s
     `person`, or None where a business might be meant; not the writer, a link, a weekday, a team,
     an app, a bank or an acronym."""
     found: list[tuple[str, str | None]] = []
-    if "\ue000" not in placeholder and not _may_name_company(placeholder):
+    if not _may_name_company(placeholder):
         return found
     for match in _COMPANY.finditer(placeholder):
-        for part in _SEPARATOR.split(match["names"]):
-            if part.startswith("my "):
-                part = part.split(" ", 2)[2]
+        for index, part in enumerate(_SEPARATOR.split(match["names"])):
+            # "Called my sister Anna", "Met our new neighbours Tom and Sarah": someone's someone.
+            related = bool(match["related"]) if index == 0 else part[:1].islower()
+            if related:
+                part = _RELATION_WORDS.sub("", part, count=1)
             if _LINK.fullmatch(part):
                 continue
-            name = clean_name(_TRAILING_DAY.sub("", part))
-            if name is None or not _a_name(name) or (writer and name.casefold() == writer.casefold()):
+            part = _TRAILING_DAY.sub("", part)
+            name = clean_name(part)
+            if name != part or not _a_name(name) or (writer and name.casefold() == writer.casefold()):
                 continue
-            kind = "person" if match["social"] is not None or not no_kin(name) else None
-            entry = (name, kind)
+            person = match["social"] is not None or related or _titled(name)
+            entry = (name, "person" if person else None)
             if entry not in found:
                 found.append(entry)
     return found
 
 
+def _titled(name: str) -> bool:
+    """Whether a title or a family word opens the name ("Dr. Patel", "Mum", "Auntie Pat")."""
+    return not no_kin(name) or name.split()[0].rstrip(".").casefold() in _TITLES
+
+
 def _may_name_company(text: str) -> bool:
     """Whether a Capitalized word follows a word that may say whom one met (a quick screen)."""
     for hit in _SPACE_CAPITAL.finditer(text):
-        before = text[max(0, hit.start() - 24) : hit.start()].split()
-        if before and (
-            before[-1].lower() in _TRIGGERS
-            or (len(before) > 2 and before[-2] == "my" and before[-3].lower() in _TRIGGERS)
-        ):
+        before = text[max(0, hit.start() - 40) : hit.start()].lower().split()
+        if before and (before[-1] in _TRIGGERS or (len(before) > 1 and _TRIGGERS.intersection(before[-4:]))):
             return True
     return False
 
 
 _NO_ONES_NAME = """
-    monday tuesday wednesday thursday friday saturday sunday january february march april may june july
-    august september october november december marketing sales engineering finance legal support product
-    design operations ops platform infra infrastructure research team squad group department division unit
-    friends family everyone everybody folks people guys kids colleagues customers clients
-    chatgpt gpt copilot siri alexa bard gemini cortana perplexity grok
+    marketing sales engineering finance legal support product design operations ops platform infra
+    infrastructure research team squad group department division unit friends family everyone everybody
+    folks people guys kids colleagues customers clients chatgpt gpt copilot siri alexa bard gemini cortana
+    perplexity grok neighbours neighbors coworkers co-workers in-laws inlaws interns hires alumni flatmates
+    roommates housemates freshers mates mums dads parents students procurement leadership board devops
+    security compliance growth partnerships investors admissions reception services police council committee
+    management staff club society union health aid office desk helpdesk helpline
 """
-_NO_ONES_WORDS = frozenset(_NO_ONES_NAME.split())
-"""Words of no one's name: a weekday, a month, a team ("Lunch With Marketing Team"), an assistant."""
+_NO_ONES_WORDS = _words(_NO_ONES_NAME)
+"""Words of no one's name: a team ("Lunch With Marketing Team"), a group, a desk, an assistant."""
+_CALENDAR = _words(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july"
+    " august september october november december"
+)
 
 
 def _a_name(name: str) -> bool:
-    """Whether a name may be someone's: no weekday, team, app, bank, number or acronym ("HR")."""
+    """Whether a name may be someone's: no weekday, group, team, app, bank, number or acronym ("HR")."""
+    words = name.casefold().split()
     return (
         could_be_home(name)
         and not is_known_tool(name)
-        and not (name.isupper() and len(name) <= 4)
-        and _NO_ONES_WORDS.isdisjoint(name.casefold().split())
+        and not (name.isupper() and len(name) <= 5)
+        and _NO_ONES_WORDS.isdisjoint(words)
+        and words[0] not in _CALENDAR
+        and not any(c.isdigit() for c in name)
     )

@@ -1062,6 +1062,23 @@ _PROGRESSIVE = re.compile(
 """Someone named (or ours) in the middle of an affair: "Ana's team is hiring", "Bob is moving to
 Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The launch is postponed";
 not "the cat is sleeping" nor "Ana is going to call"."""
+_OWN_NEWS = re.compile(
+    r"(?:(?:So|And|Also|Finally|Officially|Big\s+news|News|Update)[:,]?\s+)?"
+    rf"(?:I['’]m|I\s+am|[Ww]e['’]re|[Ww]e\s+are|(?:{_NAMED_SUBJECT}|[Mm]y\s+[a-z]+)\s+and\s+I\s+are)"
+    r"\s+(?:(?:now|finally|officially|actually|really|definitely)\s+)?"
+    r"(?:moving(?:\s+(?:house|home|out|abroad|back|away|in\s+with|to|in\s+together|countries|cities))"
+    r"|relocating|emigrating|retiring|renovating|adopting|downsizing"
+    r"|getting\s+(?:married|divorced|engaged|a\s+divorce)"
+    r"|having\s+(?:a\s+baby|twins|a\s+(?:boy|girl)|our\s+(?:first|second|third))"
+    r"|expecting(?:\s+(?:a\s+baby|a\s+(?:boy|girl)|twins|our|baby))?"
+    r"|(?:leaving|quitting)\s+(?:my\s+job|the\s+(?:company|firm|team)|[A-Z]\w*)"
+    r"|joining\s+[A-Z]\w*|starting\s+(?:a\s+new\s+job|my\s+new\s+job|at\s+[A-Z]\w*|a\s+(?:PhD|masters|master's)"
+    r"|uni\b|university|college)"
+    r"|(?:selling|buying)\s+(?:a|our|my|the)\s+(?:house|flat|apartment|home|first\s+home))\b"
+)
+"""The writer's own news of what is under way, a state of the note's day: "We're moving to Leeds in
+May", "I'm getting married in June", "Tom and I are expecting", "I'm leaving Acme"; not "I'm moving
+the meeting", "I'm leaving at 5", "I'm studying for the exam" (what the day holds, not news)."""
 _WEEKDAY_WORD = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b")
 _HALF_A_YEAR = 183
 _SOON = 62
@@ -3351,10 +3368,10 @@ class _ChunkReader:
         for linked in self.linked_names:
             if linked in inline.title and _mentions(inline.title, linked):
                 names.append(self.entities.add(linked, None, candidate.quote))
-        if not navigation:
-            # "Had lunch with Kenji and Aisha.": whom the writer met, named without a link.
-            for name, kind in people_met(inline.placeholder, self.i_am):
-                names.append(self.entities.add(name, kind, candidate.quote))
+        # "Had lunch with Kenji and Aisha.": whom the writer met, named without a link (entities only
+        # if the sentence says something: "Dinner with Neighbours, lovely evening." makes no page).
+        met = people_met(inline.placeholder, self.i_am)
+        met_at = len(names)
 
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
         if self.person_note:
@@ -3549,6 +3566,7 @@ class _ChunkReader:
             else:
                 self.reasons[outcome.reason] += 1
             return
+        names[met_at:met_at] = [self.entities.add(name, kind, candidate.quote) for name, kind in met]
         if candidate.heading_entity and (secret or outcome.type == "fact") and candidate.kind == "item":
             names.insert(0, candidate.heading_entity)
         confidence = "low" if wording.hedged else "high" if relations else "medium"
@@ -4192,7 +4210,7 @@ class _ChunkReader:
             return _Outcome("episodic", "observation") if dated else _Outcome(None, reason="no statement")
         if dated and not past and not _UP_DOWN.isdisjoint(words) and _SHIFT.search(text):
             return _Outcome("episodic", "observation")  # "Churn is up 3% this quarter": a measure of the day
-        if dated and not past and _PROGRESSIVE.match(text):
+        if dated and not past and (_PROGRESSIVE.match(text) or _OWN_NEWS.match(text)):
             return _Outcome("episodic", "state")  # "Ana's team is hiring": what is going on that day
         if secret or (subject_entity and (not first_person or _OURS.match(text))):
             return _Outcome("semantic", "fact")
