@@ -32,7 +32,6 @@ from urllib.parse import unquote
 from kgvault.dates import MONTHS as _MONTHS
 from kgvault.dates import find_dates
 from kgvault.extract import Extraction
-from kgvault.extract.company import people_met
 from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normalize_for_match, validate_items
 from kgvault.extract.patterns import (
     CAPITALS,
@@ -63,6 +62,7 @@ from kgvault.extract.patterns import (
     no_kin,
     opens_its_clause,
 )
+from kgvault.extract.people import people_named
 from kgvault.names import is_word_char, note_aliases, spell_symbols
 from kgvault.note_kind import ANIMAL_TYPES, PERSON_TYPES, kept_kind, note_tags, note_type
 from kgvault.note_kind import DAY_TITLE as _DAY_TITLE
@@ -3370,7 +3370,7 @@ class _ChunkReader:
                 names.append(self.entities.add(linked, None, candidate.quote))
         # "Had lunch with Kenji and Aisha.": whom the writer met, named without a link (entities only
         # if the sentence says something: "Dinner with Neighbours, lovely evening." makes no page).
-        met = people_met(inline.placeholder, self.i_am)
+        met = people_named(inline.placeholder, self.i_am)
         met_at = len(names)
 
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
