@@ -1190,6 +1190,25 @@ def test_a_plan_a_mood_or_a_pronoun_is_no_state_of_affairs(text: str) -> None:
     assert not [n for n in extract(text).draft.nodes if n.type == "state"]
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("The deadline is Friday.", date(2025, 3, 14)),  # 12 March 2025 is a Wednesday
+        ("Our flight is Tuesday.", date(2025, 3, 18)),
+        ("My last day at Acme is Friday.", date(2025, 3, 14)),
+    ],
+)
+def test_what_is_on_a_weekday_named_after_is_happens_on_the_coming_one(text: str, day: date) -> None:
+    assert only_node(extract(text)).timestamp == day
+
+
+@pytest.mark.parametrize(
+    "text", ["Bin day is Thursday.", "My day off is Wednesday.", "It is Friday already."]
+)
+def test_a_day_of_every_week_or_today_named_after_is_dates_nothing(text: str) -> None:
+    assert all(node.timestamp == REF for node in extract(text).draft.nodes)
+
+
 def test_what_is_going_on_needs_a_date() -> None:
     assert not extract("Ana's team is hiring.", reference=None).draft.nodes
 

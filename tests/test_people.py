@@ -41,6 +41,8 @@ from tests.test_extract_offline import extract, only_node
         ("Coffee w/ Sarah.", [("Sarah", "person")]),
         ("Later called Dad about the car.", [("Dad", "person")]),
         ("Bumped into Dave at Tesco.", [("Dave", "person")]),
+        ("I broke up with Jake.", [("Jake", "person")]),
+        ("Went on a first date with Priya.", [("Priya", "person")]),
         ("Had lunch with Sarah May.", [("Sarah May", "person")]),
     ],
 )

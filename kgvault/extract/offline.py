@@ -977,13 +977,21 @@ _OVER_THE_WEEKEND = re.compile(r"(?i)\b(?:over|during)\s+the\s+weekend\b")
 _SHORT_DAYS = r"Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun"
 """Weekdays written short, capitalized ("on Mon.", "till Thurs")."""
 _BARE_WEEKDAY = re.compile(
-    r"(?i)\b(?:on|until|till|til|by|before)\s+(?P<day>monday|tuesday|wednesday|thursday|friday|saturday"
+    # "The deadline is Friday", "Our flight is Tuesday" (not "Today is Friday", "It is Friday").
+    r"(?i)\b(?:on|until|till|til|by|before|(?<!today\s)(?<!tomorrow\s)(?<!\bit\s)(?<!^)(?:is|are))"
+    r"\s+(?P<day>monday|tuesday|wednesday|thursday|friday|saturday"
     rf"|sunday|(?-i:{_SHORT_DAYS})(?=\.|[\x20\t]*[,;:!?)]|[\x20\t]*$|[\x20\t]+[a-z]))"
     r"(?![\w'’-]|\s*,?\s*(?:the\s+)?\d)"
 )
-"""A weekday named alone after a preposition: the coming one ("closed until Thursday"), or in a
-past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a habit) nor "on Monday 3 March"."""
+"""A weekday named alone after a preposition or "is": the coming one ("closed until Thursday", "The
+deadline is Friday"), or in a past sentence the last one ("met Ana on Monday"). Not "on Mondays" (a
+habit) nor "on Monday 3 March"."""
 _SHORT_DAY = re.compile(rf"\b(?:{_SHORT_DAYS})\b")
+_USUAL_DAY = re.compile(
+    r"(?i)\b(?:days?\s+off|bins?|rubbish|recycling|pay\s*day|best|usual|favou?rite|rest\s+day|leg\s+day"
+    r"|gym\s+day|cheat\s+day|market\s+day|collection|every|each|always|normally|usually|often)\b"
+)
+"""Words before "is Thursday" that make it a day of every week: "Bin day is Thursday"."""
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _TITLE_YEAR = re.compile(
     r"(?<!\d)(?<!\d-)(?:19|20|21)\d\d(?:(?=-(?:0[1-9]|1[0-2]|W\d\d|Q[1-4])(?![\w-]))|(?!\d|-\d))"
@@ -3043,6 +3051,11 @@ class _ChunkReader:
             month_days: list[re.Match[str]] = []
         elif self.language == "en":
             weekdays = list(_BARE_WEEKDAY.finditer(text)) if "day" in lower or _SHORT_DAY.search(text) else []
+            if weekdays and (" is " in text or " are " in text):
+                # "Bin day is Thursday", "My day off is Wednesday": a day of every week, not one ahead.
+                weekdays = [
+                    m for m in weekdays if m[0][:1] not in "iIaA" or not _USUAL_DAY.search(text, 0, m.start())
+                ]
             month_days = list(_BARE_MONTH_DAY.finditer(text)) if "the" in lower else []
         else:
             return found

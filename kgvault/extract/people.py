@@ -58,7 +58,8 @@ _WITH = r"[ ](?:with|w/)"
 _SOCIAL = (
     rf"(?i:(?:lunch|dinner|breakfast|brunch|coffee|drinks|a[ ]drink|a[ ]beer|a[ ]pint|tea|a[ ]chat){_WITH}"
     rf"|(?:hung[ ]out|caught[ ]up|met[ ]up|chatted|played[ ][a-z]+|spent[ ]the[ ][a-z]+){_WITH}"
-    r"|texted|messaged|hugged|face[ ]?timed|skyped|(?:bumped|ran)[ ]into"
+    r"|texted|messaged|hugged|face[ ]?timed|skyped|(?:bumped|ran)[ ]into|proposed[ ]to|dumped"
+    rf"|(?:broke|split)[ ]up{_WITH}|(?:a|on[ ]a|went[ ]on[ ]a)[ ](?:date|first[ ]date){_WITH}"
     rf"|(?:a|went[ ]for[ ]a)[ ](?:run|hike|swim|jog|walk){_WITH}"
     rf"|(?<![\w:])(?:1:1|1-1|one-on-one|1on1){_WITH})"
     # "Met Rui", "Finally met Rui", "I met Rui": the writer met them (not "Arsenal met Chelsea", "the Met
@@ -128,7 +129,7 @@ _ROLES = _words(
 """Words that alone say what someone is, not who: "Doctor said my blood pressure is fine"."""
 _SPACE_CAPITAL = re.compile(rf"[ ][{CAPITALS}]")
 _TRIGGERS = _words(
-    "with w/ met texted messaged hugged facetimed skyped into called phoned rang emailed e-mailed to"
+    "with w/ met texted messaged hugged facetimed skyped into called phoned rang emailed e-mailed to dumped"
 )
 """The words before the first name of every match: most sentences have no name after one."""
 _SEPARATOR = re.compile(_JOINER)
