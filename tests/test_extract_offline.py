@@ -1226,6 +1226,14 @@ def test_what_is_going_on_needs_a_date() -> None:
         "I'm leaving Acme at the end of March.",
         "Big news: we are getting married!",
         "I'm finally retiring this summer.",
+        "I'm leaving Acme.",  # whole in three words
+        "We're expecting!",
+        "In May we're moving to Leeds.",
+        "OMG we're getting married!!!",
+        "i'm getting married in june",
+        "Me and Tom are moving to Bristol.",
+        "I'm starting my PhD in October.",
+        "I'm going on maternity leave in May.",
     ],
 )
 def test_the_writers_own_news_of_what_is_under_way_is_a_state_of_the_notes_day(text: str) -> None:
@@ -1241,6 +1249,18 @@ def test_the_writers_own_news_of_what_is_under_way_is_a_state_of_the_notes_day(t
         "I'm joining the call late.",
         "We're starting the sprint review now.",
         "I'm selling the idea to the team.",
+        "I'm expecting a call from the bank.",
+        "We're expecting 200 guests at the wedding.",
+        "I'm joining Sarah for lunch.",
+        "I'm leaving Tesco now, need anything?",
+        "I'm leaving Friday for Berlin.",
+        "I'm leaving the team meeting early.",
+        "We're moving to the pub after the quiz.",
+        "I'm moving back to bed.",
+        "I'm retiring for the night.",
+        "I'm relocating the printer to the study.",
+        "We're moving to Leeds if I get the job.",  # news that may never be
+        "We're moving house one day.",
     ],
 )
 def test_what_the_writers_day_holds_is_no_news_of_their_life(text: str) -> None:

@@ -62,7 +62,7 @@ from kgvault.extract.patterns import (
     no_kin,
     opens_its_clause,
 )
-from kgvault.extract.people import people_named
+from kgvault.extract.people import people_met
 from kgvault.names import is_word_char, note_aliases, spell_symbols
 from kgvault.note_kind import ANIMAL_TYPES, PERSON_TYPES, kept_kind, note_tags, note_type
 from kgvault.note_kind import DAY_TITLE as _DAY_TITLE
@@ -795,7 +795,8 @@ _UNTIL_BEFORE = re.compile(
 _POINTS_AHEAD_BEFORE = re.compile(
     r"(?i)(?:\b(?:is|are|am|['’]s|['’]re|['’]m|will\s+be)\b(?:\s+[\w'’-]+){0,2}?"
     r"|\b(?:starts?|starting|begins?|beginning|ends?|ending|leaves?|leaving|fly|flies|flying|move|moves|moving"
-    r"|arrives?|arriving|opens?|opening|due|scheduled|booked|planned|set|going|coming|heading)\b"
+    r"|arrives?|arriving|opens?|opening|due|scheduled|booked|planned|set|going|coming|heading|having|expecting"
+    r"|getting|retiring|relocating|emigrating|graduating|joining|changing|switching)\b"
     r"(?:\s+[\w'’-]+){0,5}?)\s+(?:on|in|for|by|from)?\s*(?:the\s+)?$"
 )
 """A verb right before a time that points ahead: a copula up to two words apart ("my last day here is",
@@ -1070,23 +1071,43 @@ _PROGRESSIVE = re.compile(
 """Someone named (or ours) in the middle of an affair: "Ana's team is hiring", "Bob is moving to
 Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The launch is postponed";
 not "the cat is sleeping" nor "Ana is going to call"."""
+_OWN_NEWS_END = (
+    r"(?=\s*(?:[.!,;]|$|\s+(?:in|on|at|from|after|before|next|this|soon|for\s+good|too|again|today"
+    r"|tomorrow)\b))"
+)
+"""What may follow news that is under way: its time, or nothing ("I'm leaving Acme in May", not "I'm
+leaving Tesco now", "I'm joining Sarah for lunch")."""
 _OWN_NEWS = re.compile(
-    r"(?:(?:So|And|Also|Finally|Officially|Big\s+news|News|Update)[:,]?\s+)?"
-    rf"(?:I['’]m|I\s+am|[Ww]e['’]re|[Ww]e\s+are|(?:{_NAMED_SUBJECT}|[Mm]y\s+[a-z]+)\s+and\s+I\s+are)"
+    r"(?:(?:So|And|Also|Finally|Officially|OMG|Omg|Wow|Guess\s+what|Big\s+news|News|Update|In\s+[A-Z][a-z]+"
+    r"|Next\s+(?:month|year|week|spring|summer|autumn|fall|winter)|This\s+(?:spring|summer|autumn|fall|winter))"
+    r"[:,!]*\s+)?"
+    rf"(?:[Ii]['’]?m|[Ii]\s+am|[Ww]e['’]re|[Ww]e\s+are|(?:{_NAMED_SUBJECT}|[Mm]y\s+[a-z]+)\s+and\s+I\s+are"
+    rf"|Me\s+and\s+(?:{_NAMED_SUBJECT}|my\s+[a-z]+)\s+are)"
     r"\s+(?:(?:now|finally|officially|actually|really|definitely)\s+)?"
-    r"(?:moving(?:\s+(?:house|home|out|abroad|back|away|in\s+with|to|in\s+together|countries|cities))"
-    r"|relocating|emigrating|retiring|renovating|adopting|downsizing"
-    r"|getting\s+(?:married|divorced|engaged|a\s+divorce)"
+    r"(?:moving\s+(?:house|home|abroad|in\s+with|in\s+together|countries|cities|back\s+to\s+[A-Z]|back\s+home"
+    r"|to\s+(?:[A-Z]|a\s+new\s+(?:house|flat|city|country|place)|the\s+(?:countryside|coast|suburbs|US|UK)\b))"
+    r"|relocating(?!\s+(?:the|my|a|our|this|that)\b)|emigrating|downsizing|retiring(?!\s+for\b)"
+    r"|getting\s+(?:married|divorced|engaged|a\s+divorce|a\s+(?:puppy|dog|kitten))|splitting\s+up"
     r"|having\s+(?:a\s+baby|twins|a\s+(?:boy|girl)|our\s+(?:first|second|third))"
-    r"|expecting(?:\s+(?:a\s+baby|a\s+(?:boy|girl)|twins|our|baby))?"
-    r"|(?:leaving|quitting)\s+(?:my\s+job|the\s+(?:company|firm|team)|[A-Z]\w*)"
-    r"|joining\s+[A-Z]\w*|starting\s+(?:a\s+new\s+job|my\s+new\s+job|at\s+[A-Z]\w*|a\s+(?:PhD|masters|master's)"
-    r"|uni\b|university|college)"
-    r"|(?:selling|buying)\s+(?:a|our|my|the)\s+(?:house|flat|apartment|home|first\s+home))\b"
+    r"|expecting(?:\s+(?:a\s+baby|a\s+(?:boy|girl)|twins|our\s+(?:first|second|third)|baby))?"
+    + _OWN_NEWS_END
+    + r"|due(?=\s+(?:in|on|next)\s)|being\s+made\s+redundant|getting\s+laid\s+off"
+    r"|going\s+on\s+(?:maternity|paternity|parental)\s+leave|changing\s+jobs|switching\s+(?:jobs|teams|careers)"
+    r"|(?:leaving|quitting)\s+(?:my\s+job|the\s+(?:company|firm|team)|(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)"
+    r"[A-Z]\w*)"
+    + _OWN_NEWS_END
+    + r"|joining\s+(?:the\s+)?[A-Z]\w*(?:\s+team)?"
+    + _OWN_NEWS_END
+    + r"|starting\s+(?:a\s+new\s+(?:job|role|position)|my\s+new\s+(?:job|role)|(?:at|with)\s+[A-Z]"
+    r"|(?:a|my)\s+(?:PhD|masters|master's|degree|apprenticeship|training\s+contract)|uni\b|university|college)"
+    r"|(?:selling|buying)\s+(?:a|our|my|the)\s+(?:house|flat|apartment|home|first\s+home))"
 )
 """The writer's own news of what is under way, a state of the note's day: "We're moving to Leeds in
 May", "I'm getting married in June", "Tom and I are expecting", "I'm leaving Acme"; not "I'm moving
-the meeting", "I'm leaving at 5", "I'm studying for the exam" (what the day holds, not news)."""
+the meeting", "I'm moving to the pub", "I'm leaving at 5", "I'm expecting a call", "I'm retiring for
+the night" (what the day holds, not news)."""
+_SOMEDAY = re.compile(r"(?i)\b(?:if|unless|one\s+day|someday|some\s+day|eventually|maybe|might|wish)\b")
+"""News that may never be: "We're moving to Leeds if I get the job", "We're moving house one day"."""
 _WEEKDAY_WORD = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b")
 _HALF_A_YEAR = 183
 _SOON = 62
@@ -3383,7 +3404,7 @@ class _ChunkReader:
                 names.append(self.entities.add(linked, None, candidate.quote))
         # "Had lunch with Kenji and Aisha.": whom the writer met, named without a link (entities only
         # if the sentence says something: "Dinner with Neighbours, lovely evening." makes no page).
-        met = people_named(inline.placeholder, self.i_am)
+        met = people_met(inline.placeholder, self.i_am)
         met_at = len(names)
 
         # In a person's note, "Works at the BBC." and "She is married to [[Hugo]]." are about them.
@@ -3430,7 +3451,8 @@ class _ChunkReader:
         wording = _wording(read.placeholder, self.french)
         if self.said_at is not None:
             self.times = find_times(inline.title, self.said_at)
-            if not wording.past:
+            # "I'm getting married in June, Tom proposed!": the news is ahead, whatever the aside says.
+            if not wording.past or _OWN_NEWS.match(read.placeholder):
                 self.times = _ranges_run_forward(
                     inline.title, [self._ahead_in_a_turn(inline.title, time) for time in self.times]
                 )
@@ -4223,8 +4245,10 @@ class _ChunkReader:
             return _Outcome("episodic", "observation") if dated else _Outcome(None, reason="no statement")
         if dated and not past and not _UP_DOWN.isdisjoint(words) and _SHIFT.search(text):
             return _Outcome("episodic", "observation")  # "Churn is up 3% this quarter": a measure of the day
-        if dated and not past and (_PROGRESSIVE.match(text) or _OWN_NEWS.match(text)):
+        if dated and not past and _PROGRESSIVE.match(text):
             return _Outcome("episodic", "state")  # "Ana's team is hiring": what is going on that day
+        if dated and not past and _OWN_NEWS.match(text) and not _SOMEDAY.search(text):
+            return _Outcome("episodic", "state", brief=True)  # "We're getting married!": news of that day
         if secret or (subject_entity and (not first_person or _OURS.match(text))):
             return _Outcome("semantic", "fact")
         return _Outcome(None, reason="undated event" if past else "no statement")
