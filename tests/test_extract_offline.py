@@ -1242,6 +1242,22 @@ def test_the_writers_own_news_of_what_is_under_way_is_a_state_of_the_notes_day(t
 
 
 @pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("We're moving to Leeds in May.", ("Leeds", "place")),
+        ("We're moving back to New Zealand next year.", ("New Zealand", "place")),
+        ("I'm starting at the University of Leeds in September.", ("University of Leeds", "organization")),
+        ("I'm joining the Monzo team in May.", ("Monzo", "organization")),
+        ("I'm leaving Acme.", ("Acme", "concept")),  # a home or a job: no type of its own
+    ],
+)
+def test_where_the_writers_news_takes_them_is_an_entity_of_it(text: str, where: tuple[str, str]) -> None:
+    found = extract(text, meta={"author": "Sam"})
+    assert where[0] in only_node(found).entities
+    assert (where[0], where[1]) in {(e.name, e.entity_type) for e in found.draft.entities}
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "I'm moving the standup to Friday.",

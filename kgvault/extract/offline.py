@@ -1077,6 +1077,8 @@ _OWN_NEWS_END = (
 )
 """What may follow news that is under way: its time, or nothing ("I'm leaving Acme in May", not "I'm
 leaving Tesco now", "I'm joining Sarah for lunch")."""
+_NEWS_NAME = r"(?-i:[A-Z][\w'’&-]*(?:\.\w+)*(?:[ ](?:of[ ])?[A-Z][\w'’&-]*(?:\.\w+)*){0,3})(?![\w'’&-]|\.\w)"
+"""Where the news takes the writer: "Leeds", "Google", "University of Leeds"."""
 _OWN_NEWS = re.compile(
     r"(?:(?:So|And|Also|Finally|Officially|OMG|Omg|Wow|Guess\s+what|Big\s+news|News|Update|In\s+[A-Z][a-z]+"
     r"|Next\s+(?:month|year|week|spring|summer|autumn|fall|winter)|This\s+(?:spring|summer|autumn|fall|winter))"
@@ -1084,8 +1086,9 @@ _OWN_NEWS = re.compile(
     rf"(?:[Ii]['’]?m|[Ii]\s+am|[Ww]e['’]re|[Ww]e\s+are|(?:{_NAMED_SUBJECT}|[Mm]y\s+[a-z]+)\s+and\s+I\s+are"
     rf"|Me\s+and\s+(?:{_NAMED_SUBJECT}|my\s+[a-z]+)\s+are)"
     r"\s+(?:(?:now|finally|officially|actually|really|definitely)\s+)?"
-    r"(?:moving\s+(?:house|home|abroad|in\s+with|in\s+together|countries|cities|back\s+to\s+[A-Z]|back\s+home"
-    r"|to\s+(?:[A-Z]|a\s+new\s+(?:house|flat|city|country|place)|the\s+(?:countryside|coast|suburbs|US|UK)\b))"
+    rf"(?:moving\s+(?:house|home|abroad|in\s+with|in\s+together|countries|cities|back\s+to\s+(?P<back>{_NEWS_NAME})"
+    rf"|back\s+home|to\s+(?:(?P<place>{_NEWS_NAME})|a\s+new\s+(?:house|flat|city|country|place)"
+    r"|the\s+(?:countryside|coast|suburbs|US|UK)\b))"
     r"|relocating(?!\s+(?:the|my|a|our|this|that)\b)|emigrating|downsizing|retiring(?!\s+for\b)"
     r"|getting\s+(?:married|divorced|engaged|a\s+divorce|a\s+(?:puppy|dog|kitten))|splitting\s+up"
     r"|having\s+(?:a\s+baby|twins|a\s+(?:boy|girl)|our\s+(?:first|second|third))"
@@ -1094,11 +1097,12 @@ _OWN_NEWS = re.compile(
     + r"|due(?=\s+(?:in|on|next)\s)|being\s+made\s+redundant|getting\s+laid\s+off"
     r"|going\s+on\s+(?:maternity|paternity|parental)\s+leave|changing\s+jobs|switching\s+(?:jobs|teams|careers)"
     r"|(?:leaving|quitting)\s+(?:my\s+job|the\s+(?:company|firm|team)|(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)"
-    r"[A-Z]\w*)"
+    rf"(?P<left>{_NEWS_NAME}))"
     + _OWN_NEWS_END
-    + r"|joining\s+(?:the\s+)?[A-Z]\w*(?:\s+team)?"
+    + rf"|joining\s+(?:the\s+)?(?P<joined>{_NEWS_NAME})(?:\s+team)?"
     + _OWN_NEWS_END
-    + r"|starting\s+(?:a\s+new\s+(?:job|role|position)|my\s+new\s+(?:job|role)|(?:at|with)\s+[A-Z]"
+    + r"|starting\s+(?:a\s+new\s+(?:job|role|position)|my\s+new\s+(?:job|role)"
+    + rf"|(?:at|with)\s+(?:the\s+)?(?P<started>{_NEWS_NAME})"
     r"|(?:a|my)\s+(?:PhD|masters|master's|degree|apprenticeship|training\s+contract)|uni\b|university|college)"
     r"|(?:selling|buying)\s+(?:a|our|my|the)\s+(?:house|flat|apartment|home|first\s+home))"
 )
@@ -1106,6 +1110,14 @@ _OWN_NEWS = re.compile(
 May", "I'm getting married in June", "Tom and I are expecting", "I'm leaving Acme"; not "I'm moving
 the meeting", "I'm moving to the pub", "I'm leaving at 5", "I'm expecting a call", "I'm retiring for
 the night" (what the day holds, not news)."""
+_NEWS_KINDS = {
+    "back": "place",
+    "place": "place",
+    "started": "organization",
+    "joined": "organization",
+    "left": None,
+}
+"""The type of what each group of `_OWN_NEWS` names ("leaving London" or "leaving Acme": either)."""
 _SOMEDAY = re.compile(r"(?i)\b(?:if|unless|one\s+day|someday|some\s+day|eventually|maybe|might|wish)\b")
 """News that may never be: "We're moving to Leeds if I get the job", "We're moving house one day"."""
 _WEEKDAY_WORD = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b")
@@ -3602,6 +3614,12 @@ class _ChunkReader:
                 self.reasons[outcome.reason] += 1
             return
         names[met_at:met_at] = [self.entities.add(name, kind, candidate.quote) for name, kind in met]
+        if outcome.type == "state" and (news := _OWN_NEWS.match(read.placeholder)) is not None:
+            # "We're moving to Leeds in May", "I'm starting at Google": where the news takes the writer.
+            for group, where in news.groupdict().items():
+                name = clean_name(where, self.known) if where else None
+                if name is not None and group in _NEWS_KINDS:
+                    names.append(self.entities.add(name, _NEWS_KINDS[group], candidate.quote))
         if candidate.heading_entity and (secret or outcome.type == "fact") and candidate.kind == "item":
             names.insert(0, candidate.heading_entity)
         confidence = "low" if wording.hedged else "high" if relations else "medium"
