@@ -1249,12 +1249,23 @@ def test_the_writers_own_news_of_what_is_under_way_is_a_state_of_the_notes_day(t
         ("I'm starting at the University of Leeds in September.", ("University of Leeds", "organization")),
         ("I'm joining the Monzo team in May.", ("Monzo", "organization")),
         ("I'm leaving Acme.", ("Acme", "concept")),  # a home or a job: no type of its own
+        ("Bob is moving to Berlin.", ("Berlin", "place")),  # someone else's move
+        ("Bob is moving to Berlin.", ("Bob", "concept")),  # a company moves too: no type
+        ("My sister is joining Stripe in May.", ("Stripe", "organization")),
     ],
 )
-def test_where_the_writers_news_takes_them_is_an_entity_of_it(text: str, where: tuple[str, str]) -> None:
+def test_who_and_where_news_under_way_takes_them_are_entities_of_it(
+    text: str, where: tuple[str, str]
+) -> None:
     found = extract(text, meta={"author": "Sam"})
     assert where[0] in only_node(found).entities
     assert (where[0], where[1]) in {(e.name, e.entity_type) for e in found.draft.entities}
+
+
+def test_a_tool_a_team_moves_to_is_no_place() -> None:
+    found = extract("Our team is moving to Postgres.", meta={"author": "Sam"})
+    assert only_node(found).type == "state"
+    assert ("Postgres", "place") not in {(e.name, e.entity_type) for e in found.draft.entities}
 
 
 @pytest.mark.parametrize(

@@ -48,6 +48,7 @@ from kgvault.extract.patterns import (
     LazyRegex,
     PatternHit,
     clean_name,
+    could_be_home,
     hit_clause,
     hit_sentence,
     is_asserted,
@@ -1110,7 +1111,16 @@ _OWN_NEWS = re.compile(
 May", "I'm getting married in June", "Tom and I are expecting", "I'm leaving Acme"; not "I'm moving
 the meeting", "I'm moving to the pub", "I'm leaving at 5", "I'm expecting a call", "I'm retiring for
 the night" (what the day holds, not news)."""
+_THEIR_MOVE = re.compile(
+    rf"(?:(?P<who>{_NAMED_SUBJECT})|(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+[a-z]+)\s+(?:is|are)\s+"
+    r"(?:(?:now|finally|officially|actually)\s+)?"
+    rf"(?:(?:moving|relocating)\s+(?:back\s+)?to\s+(?P<place>{_NEWS_NAME})"
+    rf"|(?:joining|starting\s+at)\s+(?:the\s+)?(?P<joined>{_NEWS_NAME})|leaving\s+(?P<left>{_NEWS_NAME}))"
+)
+"""Someone else's move under way, whose news names who and where: "Bob is moving to Berlin", "My sister
+is joining Stripe" (a subject of no type: a company moves too)."""
 _NEWS_KINDS = {
+    "who": None,
     "back": "place",
     "place": "place",
     "started": "organization",
@@ -3614,12 +3624,17 @@ class _ChunkReader:
                 self.reasons[outcome.reason] += 1
             return
         names[met_at:met_at] = [self.entities.add(name, kind, candidate.quote) for name, kind in met]
-        if outcome.type == "state" and (news := _OWN_NEWS.match(read.placeholder)) is not None:
-            # "We're moving to Leeds in May", "I'm starting at Google": where the news takes the writer.
+        if outcome.type == "state" and (
+            news := _OWN_NEWS.match(read.placeholder) or _THEIR_MOVE.match(read.placeholder)
+        ):
+            # "We're moving to Leeds in May", "I'm starting at Google", "Bob is moving to Berlin": who
+            # and where the news takes them.
             for group, where in news.groupdict().items():
-                name = clean_name(where, self.known) if where else None
-                if name is not None and group in _NEWS_KINDS:
-                    names.append(self.entities.add(name, _NEWS_KINDS[group], candidate.quote))
+                name = clean_name(where, self.known) if where and "\ue000" not in where else None
+                kind = _NEWS_KINDS.get(group)
+                # "Our team is moving to Postgres": no place.
+                if name is not None and group in _NEWS_KINDS and (kind != "place" or could_be_home(name)):
+                    names.append(self.entities.add(name, kind, candidate.quote))
         if candidate.heading_entity and (secret or outcome.type == "fact") and candidate.kind == "item":
             names.insert(0, candidate.heading_entity)
         confidence = "low" if wording.hedged else "high" if relations else "medium"
