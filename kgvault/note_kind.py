@@ -32,6 +32,17 @@ PERSON_TYPES = _word_set(
 a `pc` (a computer as often as a player character), `artist` (a band), `player` or `manager` (software)."""
 ANIMAL_TYPES = _word_set("pet dog cat horse animal rabbit bird hamster fish")
 """Note types of animals, which the verbs of people's lives ("is on gabapentin", "lives with") fit too."""
+GUESS = "likely_"
+"""Before an entity type guessed from a line's wording (`likely_person`: "Had lunch with Kenji"): pass 2
+never splits a name into homonyms by it nor keeps two names apart, and shows it only where nothing
+states a type."""
+
+
+def guessed(entity_type: str) -> bool:
+    """Whether an entity type was guessed from wording (`GUESS`) rather than stated."""
+    return entity_type.startswith(GUESS)
+
+
 WIKILINK = re.compile(r"(?<!!)\[\[(?P<body>[^\[\]\n]+)\]\]")
 """A wikilink (not an embed), its body as written."""
 _SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")

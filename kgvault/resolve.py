@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from kgvault.corrections import Correction, Corrections
 from kgvault.extract import Extraction
 from kgvault.names import normalize_name, note_aliases, slugify
-from kgvault.note_kind import ANIMAL_TYPES, PERSON_TYPES, note_type
+from kgvault.note_kind import ANIMAL_TYPES, GUESS, PERSON_TYPES, guessed, note_type
 from kgvault.properties import plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence
 from kgvault.records import Entity, Evidence, Source, record
@@ -84,6 +84,7 @@ def type_class(entity_type: str) -> str | None:
     """The kind an entity type belongs to, or None for the untyped `concept`."""
     if entity_type == _UNTYPED:
         return None
+    entity_type = entity_type.removeprefix(GUESS)
     return _TYPE_CLASSES.get(entity_type, entity_type)
 
 
@@ -120,16 +121,20 @@ class EntityGroup:
 
     def entity_type(self) -> str:
         """The corrected type, else its note's when an animal's (`type: pet`), else the most frequent
-        stated type, else its note's, else `concept`."""
+        stated type, else its note's, else the most frequent guessed one, else `concept`."""
         if self.type_override:
             return self.type_override
         if self.note_type in ANIMAL_TYPES:
             # A pet's note says what a line's verb cannot: "[[Miso]] is on gabapentin" is no person.
             return self.note_type
         typed = [(count, name) for name, count in self.types.items() if name != _UNTYPED]
-        if typed:
-            return min(typed, key=lambda t: (-t[0], t[1]))[1]
-        return self.note_type or _UNTYPED
+        stated = [(count, name) for count, name in typed if not guessed(name)]
+        if stated:
+            return min(stated, key=lambda t: (-t[0], t[1]))[1]
+        if self.note_type or not typed:
+            return self.note_type or _UNTYPED
+        # Only guesses ("Had lunch with Kenji"): the one guessed most, as the type it guesses.
+        return min(typed, key=lambda t: (-t[0], t[1]))[1].removeprefix(GUESS)
 
     def wanted_id(self) -> str:
         """The page name this entity asks for; homonyms add their kind ("apple-food", "apple-organization").
@@ -627,7 +632,9 @@ def _resolve(
     roots = _roots(mentions, resolution.names)
     classes = _classes(mentions, roots)
     cooccur = _cooccurring(mentions, roots)
-    first_names = _first_name_edges(spellings, resolution.names, classes, notes, sources, cooccur, resolution)
+    # "Lunch with Olivia": a first name is a person's when only guessed so.
+    people = _classes(mentions, roots, guesses=True)
+    first_names = _first_name_edges(spellings, resolution.names, people, notes, sources, cooccur, resolution)
     later = sorted(
         {
             *_suffix_edges(spellings, resolution.names, classes),
@@ -878,13 +885,21 @@ def _roots(mentions: Sequence[_Mention], names: _UnionFind) -> dict[str, str]:
     return {key: names.find(key) for key in dict.fromkeys(mention.key for mention in mentions)}
 
 
-def _classes(mentions: Sequence[_Mention], roots: Mapping[str, str]) -> dict[str, set[str]]:
-    """The type classes each name root was mentioned with."""
+def _classes(
+    mentions: Sequence[_Mention], roots: Mapping[str, str], *, guesses: bool = False
+) -> dict[str, set[str]]:
+    """The type classes each name root was mentioned with; with `guesses`, those guessed from wording
+    for a root mentioned with no stated type (they keep no two names apart)."""
     classes: dict[str, set[str]] = defaultdict(set)
+    guessed_classes: dict[str, set[str]] = defaultdict(set)
     for mention in mentions:
         kind = type_class(mention.entity_type)
         if kind:
-            classes[roots[mention.key]].add(kind)
+            (guessed_classes if guessed(mention.entity_type) else classes)[roots[mention.key]].add(kind)
+    if guesses:
+        for root, kinds in guessed_classes.items():
+            if root not in classes:
+                classes[root] = kinds
     return classes
 
 
@@ -1393,14 +1408,15 @@ def _gather(root: str, found: list[_Mention]) -> _Gathered:
     Ender 3 is, while "organization" and "food" make two Apples.
     """
     kind_of = _kinds(found)
-    kinds = Counter(kind for m in found if (kind := kind_of(m.entity_type)))
+    # A guessed type never splits a name: "Went for a walk with Bella" is the dog of `pets/Bella.md`.
+    kinds = Counter(kind for m in found if (kind := kind_of(m.entity_type)) and not guessed(m.entity_type))
     if len(kinds) < 2:
         return _Gathered(root, found, {root: _made(found)}, None, {})
     default = min(kinds.items(), key=lambda item: (-item[1], item[0]))[0]
     by_class = {kind: f"{root}{HOMONYM_SEPARATOR}{kind}" for kind in kinds}
     groups = {}
     for kind in kinds:
-        own = [m for m in found if (kind_of(m.entity_type) or default) == kind]
+        own = [m for m in found if (k if (k := kind_of(m.entity_type)) in kinds else default) == kind]
         group = groups[by_class[kind]] = _made(own)
         # Every kind says its type: a plain name for the kind mentioned most would move from one
         # entity to the other (and the user's notes on its page with it) as mention counts change.

@@ -1007,6 +1007,7 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
         "Sam: I'm off from 1 April to 14 April, flying to Japan.\n"
         "Sam: I'm starting a new role at Deliveroo on 1 September.\n"
         "Mum: We're having a baby in October.\n"
+        "Mum: We're having the same weather as in February.\n"
         "Sam: And I'm getting married in June, Tom proposed!\n",
         "utf-8",
     )
@@ -1015,6 +1016,7 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
     # The writer's own news points ahead, whatever words lie between ("having a baby") or follow.
     assert dated["Mum: We're having a baby in October 2024."] == date(2024, 10, 1)
     assert "Sam: And I'm getting married in June 2024, Tom proposed!" in dated
+    assert dated["Mum: We're having the same weather as in February 2024."] == date(2024, 2, 1)
     # The title and the day agree, and what is to happen is this year's (it said last year's).
     assert dated["Sam: I start there on 3 June 2024, my last day here is on 31 May 2024"] == date(2024, 6, 3)
     assert dated["Sam: We're moving to Bristol in July 2024."] == date(2024, 7, 1)

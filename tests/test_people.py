@@ -15,35 +15,41 @@ from tests.test_extract_offline import extract, only_node
 @pytest.mark.parametrize(
     ("text", "met"),
     [
-        ("Met Rui for coffee.", [("Rui", "person")]),
-        ("Had lunch with Kenji and Aisha.", [("Kenji", "person"), ("Aisha", "person")]),
-        ("Dinner with Lena, Jo and Priya.", [("Lena", "person"), ("Jo", "person"), ("Priya", "person")]),
-        ("Caught up with Tom Baker.", [("Tom Baker", "person")]),
-        ("Texted Sarah about the party.", [("Sarah", "person")]),
-        ("Drinks with my brother Ollie after work.", [("Ollie", "person")]),
-        ("1:1 w/ Ana Souza about the reorg.", [("Ana Souza", "person")]),
-        ("Went for a run with Jess.", [("Jess", "person")]),
-        ("Had coffee with Sarah Monday morning.", [("Sarah", "person")]),
-        ("Had lunch with \ue0000\ue001 and Aisha.", [("Aisha", "person")]),  # a link is `_MET`'s
+        ("Met Rui for coffee.", [("Rui", "likely_person")]),
+        ("Had lunch with Kenji and Aisha.", [("Kenji", "likely_person"), ("Aisha", "likely_person")]),
+        (
+            "Dinner with Lena, Jo and Priya.",
+            [("Lena", "likely_person"), ("Jo", "likely_person"), ("Priya", "likely_person")],
+        ),
+        ("Caught up with Tom Baker.", [("Tom Baker", "likely_person")]),
+        ("Texted Sarah about the party.", [("Sarah", "likely_person")]),
+        ("Drinks with my brother Ollie after work.", [("Ollie", "likely_person")]),
+        ("1:1 w/ Ana Souza about the reorg.", [("Ana Souza", "likely_person")]),
+        ("Went for a run with Jess.", [("Jess", "likely_person")]),
+        ("Had coffee with Sarah Monday morning.", [("Sarah", "likely_person")]),
+        ("Had lunch with \ue0000\ue001 and Aisha.", [("Aisha", "likely_person")]),  # a link is `_MET`'s
         # A business may be met with, talked to or called: the name has no type of its own.
         ("Met with Stripe about the integration.", [("Stripe", None)]),
         ("Called Thames Water about the leak.", [("Thames Water", None)]),
         ("Had a call with Acme about the renewal.", [("Acme", None)]),
         ("Spoke to Dr. Patel about my knee.", [("Dr. Patel", "person")]),  # a title says a person
         ("Called Mum in the evening.", [("Mum", "person")]),  # so does a family word
-        ("Called my sister Anna.", [("Anna", "person")]),  # or what she is to the writer
-        ("Met our new neighbours Tom and Sarah.", [("Tom", "person"), ("Sarah", "person")]),
-        ("Had Lunch With Kenji And Aisha", [("Kenji", "person"), ("Aisha", "person")]),  # Title Case
-        ("Met Tom On the way home.", [("Tom", "person")]),
-        ("Had a beer with Pieter van der Berg.", [("Pieter van der Berg", "person")]),
+        ("Called my sister Anna.", [("Anna", "likely_person")]),  # or what she is to the writer
+        ("Met our new neighbours Tom and Sarah.", [("Tom", "likely_person"), ("Sarah", "likely_person")]),
+        (
+            "Had Lunch With Kenji And Aisha",
+            [("Kenji", "likely_person"), ("Aisha", "likely_person")],
+        ),  # Title Case
+        ("Met Tom On the way home.", [("Tom", "likely_person")]),
+        ("Had a beer with Pieter van der Berg.", [("Pieter van der Berg", "likely_person")]),
         ("Drinks with Rev. Jones.", [("Rev. Jones", "person")]),
-        ("Had drinks with Sarah + Tom.", [("Sarah", "person"), ("Tom", "person")]),
-        ("Coffee w/ Sarah.", [("Sarah", "person")]),
+        ("Had drinks with Sarah + Tom.", [("Sarah", "likely_person"), ("Tom", "likely_person")]),
+        ("Coffee w/ Sarah.", [("Sarah", "likely_person")]),
         ("Later called Dad about the car.", [("Dad", "person")]),
-        ("Bumped into Dave at Tesco.", [("Dave", "person")]),
-        ("I broke up with Jake.", [("Jake", "person")]),
-        ("Went on a first date with Priya.", [("Priya", "person")]),
-        ("Had lunch with Sarah May.", [("Sarah May", "person")]),
+        ("Bumped into Dave at Tesco.", [("Dave", "likely_person")]),
+        ("I broke up with Jake.", [("Jake", "likely_person")]),
+        ("Went on a first date with Priya.", [("Priya", "likely_person")]),
+        ("Had lunch with Sarah May.", [("Sarah May", "likely_person")]),
     ],
 )
 def test_plain_names_after_a_meeting_verb_are_found_with_their_type(
@@ -88,7 +94,7 @@ def test_no_person_is_read_from_a_team_a_company_desk_or_a_possessive(text: str)
 
 
 def test_the_writer_never_meets_themself() -> None:
-    assert people_met("Lunch with Sam and Jo.", "Sam") == [("Jo", "person")]
+    assert people_met("Lunch with Sam and Jo.", "Sam") == [("Jo", "likely_person")]
 
 
 def test_the_statement_names_whom_the_writer_met() -> None:
@@ -99,7 +105,7 @@ def test_the_statement_names_whom_the_writer_met() -> None:
         path="daily/2025-03-12.md",
     )
     assert "Olivia Chen" in only_node(found).entities
-    assert {e.name: e.entity_type for e in found.draft.entities}["Olivia Chen"] == "person"
+    assert {e.name: e.entity_type for e in found.draft.entities}["Olivia Chen"] == "likely_person"
 
 
 def test_a_company_met_with_stays_one_entity_with_the_type_other_notes_give_it(tmp_path: Path) -> None:
@@ -131,3 +137,52 @@ def test_a_friend_named_in_a_diary_gets_a_page_linking_what_was_done_together(tm
     assert page["entity_type"] == "person"
     assert "had-lunch-with-kenji-sato-at-the-ramen-place" in page.content
     assert "went-for-a-run-with-kenji-sato-by-the-river" in page.content
+
+
+@pytest.mark.parametrize(
+    ("note", "text", "page", "kind"),
+    [
+        ("pets/Bella.md", "---\ntype: dog\n---\n# Bella\n\nBella is our beagle.\n", "bella", "dog"),
+        (
+            "work/Acme.md",
+            "---\ntype: organization\n---\n# Acme\n\nAcme is our biggest client.\n",
+            "acme",
+            "organization",
+        ),
+        (
+            "tools/Snowflake.md",
+            "---\ntype: tool\n---\n# Snowflake\n\nSnowflake is our warehouse.\n",
+            "snowflake",
+            "tool",
+        ),
+    ],
+)
+def test_a_type_guessed_from_a_verb_never_splits_what_a_note_types(
+    tmp_path: Path, note: str, text: str, page: str, kind: str
+) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            note: text,
+            "daily/2025-03-12.md": "# 2025-03-12\n\nWent for a walk with Bella by the canal.\n"
+            "Met Acme for the quarterly review.\nWe're moving to Snowflake in June.\n",
+        },
+    )
+    run_build(notes, vault)
+    assert sorted(p.stem for p in (vault / "entities").glob(f"{page}*.md")) == [page]
+    entity = frontmatter.load(vault / "entities" / f"{page}.md")
+    assert entity["entity_type"] == kind
+    assert any(source.startswith("daily/2025-03-12.md#") for source in entity["sources"])
+
+
+def test_a_first_name_met_joins_the_one_person_of_that_name_the_notes_keep(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "people/Olivia Chen.md": "---\ntype: person\n---\n# Olivia Chen\n\nOlivia Chen is a designer.\n",
+            "daily/2025-03-12.md": "# 2025-03-12\n\nHad lunch with Olivia at the ramen place.\n",
+        },
+    )
+    run_build(notes, vault)
+    assert not (vault / "entities" / "olivia.md").exists()
+    assert "had-lunch-with-olivia-at-the-ramen-place" in (vault / "entities" / "olivia-chen.md").read_text()

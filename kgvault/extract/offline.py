@@ -65,7 +65,7 @@ from kgvault.extract.patterns import (
 )
 from kgvault.extract.people import people_met
 from kgvault.names import is_word_char, note_aliases, spell_symbols
-from kgvault.note_kind import ANIMAL_TYPES, PERSON_TYPES, kept_kind, note_tags, note_type
+from kgvault.note_kind import ANIMAL_TYPES, PERSON_TYPES, guessed, kept_kind, note_tags, note_type
 from kgvault.note_kind import DAY_TITLE as _DAY_TITLE
 from kgvault.note_kind import WIKILINK as _WIKILINK
 from kgvault.records import Chunk, Source
@@ -796,9 +796,12 @@ _UNTIL_BEFORE = re.compile(
 _POINTS_AHEAD_BEFORE = re.compile(
     r"(?i)(?:\b(?:is|are|am|['’]s|['’]re|['’]m|will\s+be)\b(?:\s+[\w'’-]+){0,2}?"
     r"|\b(?:starts?|starting|begins?|beginning|ends?|ending|leaves?|leaving|fly|flies|flying|move|moves|moving"
-    r"|arrives?|arriving|opens?|opening|due|scheduled|booked|planned|set|going|coming|heading|having|expecting"
-    r"|getting|retiring|relocating|emigrating|graduating|joining|changing|switching)\b"
-    r"(?:\s+[\w'’-]+){0,5}?)\s+(?:on|in|for|by|from)?\s*(?:the\s+)?$"
+    r"|arrives?|arriving|opens?|opening|due|scheduled|booked|planned|set|going|coming|heading|retiring"
+    r"|relocating|emigrating|graduating|joining|changing|switching)\b"
+    r"(?:\s+[\w'’-]+){0,5}?"
+    # The writer's news, right before its time: "we're having a baby in", "I'm getting married in".
+    r"|\b(?:having\s+(?:a\s+baby|twins)|expecting(?:\s+(?:a\s+baby|twins))?|getting\s+(?:married|divorced|engaged)))"
+    r"\s+(?:on|in|for|by|from)?\s*(?:the\s+)?$"
 )
 """A verb right before a time that points ahead: a copula up to two words apart ("my last day here is",
 "I'm off from"), a verb of going or starting up to five ("I'm starting a new role at Deliveroo on",
@@ -990,10 +993,14 @@ deadline is Friday"), or in a past sentence the last one ("met Ana on Monday"). 
 habit) nor "on Monday 3 March"."""
 _SHORT_DAY = re.compile(rf"\b(?:{_SHORT_DAYS})\b")
 _USUAL_DAY = re.compile(
-    r"(?i)\b(?:days?\s+off|bins?|rubbish|recycling|pay\s*day|best|usual|favou?rite|rest\s+day|leg\s+day"
-    r"|gym\s+day|cheat\s+day|market\s+day|collection|every|each|always|normally|usually|often)\b"
+    r"(?i)\b(?:days?\s+off|bins?|rubbish|recycling|trash|garbage|pick-?up|pay\s*day|best|usual|usually"
+    r"|favou?rite|rest\s+day|leg\s+day|gym\s+day|cheat\s+day|market\s+day|collection|every|each|always"
+    r"|normally|often|office\s+days?|wfh|remote\s+days?|home\s+days?|weekends?|practice|class|classes"
+    r"|lessons?|training|club|choir|stand-?up|football|swimming|today['’]s|date)\b"
 )
-"""Words before "is Thursday" that make it a day of every week: "Bin day is Thursday"."""
+"""Words that make "is Thursday" a day of every week: "Bin day is Thursday", "Retro is Friday as usual"."""
+_CLAUSE_BREAK = re.compile(r"[;,:]|\s[–—-]\s|\b(?:and|but|so|since|because|as)\s")
+"""Before "is Friday", a clause of its own: the day may not be the sentence's news."""
 _WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _TITLE_YEAR = re.compile(
     r"(?<!\d)(?<!\d-)(?:19|20|21)\d\d(?:(?=-(?:0[1-9]|1[0-2]|W\d\d|Q[1-4])(?![\w-]))|(?!\d|-\d))"
@@ -1072,9 +1079,12 @@ _PROGRESSIVE = re.compile(
 """Someone named (or ours) in the middle of an affair: "Ana's team is hiring", "Bob is moving to
 Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The launch is postponed";
 not "the cat is sleeping" nor "Ana is going to call"."""
+_KIN_WORD = r"(?:Mum|Mom|Dad|Mummy|Daddy|Nan|Gran|Grandma|Grandpa|Granny|Grandad|Auntie|Uncle|Sis|Bro)"
 _OWN_NEWS_END = (
-    r"(?=\s*(?:[.!,;]|$|\s+(?:in|on|at|from|after|before|next|this|soon|for\s+good|too|again|today"
-    r"|tomorrow)\b))"
+    # Not "in 5" (minutes), "in the morning", "at the pub", "today": a day's plans.
+    r"(?=\s*(?:[.!,;]|$|\s+(?:in(?!\s+(?:\d{1,2}\b|the\s+(?:morning|afternoon|evening)|a\s+(?:bit|minute|sec)))"
+    r"|on|from|after|before|next|this|soon|for\s+good|too|again|as|full[\s-]time|permanently"
+    r"|at\s+the\s+(?:end|start|beginning))\b))"
 )
 """What may follow news that is under way: its time, or nothing ("I'm leaving Acme in May", not "I'm
 leaving Tesco now", "I'm joining Sarah for lunch")."""
@@ -1095,15 +1105,17 @@ _OWN_NEWS = re.compile(
     r"|having\s+(?:a\s+baby|twins|a\s+(?:boy|girl)|our\s+(?:first|second|third))"
     r"|expecting(?:\s+(?:a\s+baby|a\s+(?:boy|girl)|twins|our\s+(?:first|second|third)|baby))?"
     + _OWN_NEWS_END
-    + r"|due(?=\s+(?:in|on|next)\s)|being\s+made\s+redundant|getting\s+laid\s+off"
+    + r"|due(?=\s+(?:in\s+[A-Z]|on\s+(?:the\s+)?\d|next\s+(?:week|month)))|being\s+made\s+redundant"
+    r"|getting\s+laid\s+off"
     r"|going\s+on\s+(?:maternity|paternity|parental)\s+leave|changing\s+jobs|switching\s+(?:jobs|teams|careers)"
     r"|(?:leaving|quitting)\s+(?:my\s+job|the\s+(?:company|firm|team)|(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)"
     rf"(?P<left>{_NEWS_NAME}))"
     + _OWN_NEWS_END
-    + rf"|joining\s+(?:the\s+)?(?P<joined>{_NEWS_NAME})(?:\s+team)?"
+    # Not "joining Mum in Spain", "joining Zoom in 5": a family word or a known app is no employer.
+    + rf"|joining\s+(?:the\s+)?(?!{_KIN_WORD}\b)(?P<joined>{_NEWS_NAME})(?:\s+team)?"
     + _OWN_NEWS_END
     + r"|starting\s+(?:a\s+new\s+(?:job|role|position)|my\s+new\s+(?:job|role)"
-    + rf"|(?:at|with)\s+(?:the\s+)?(?P<started>{_NEWS_NAME})"
+    + rf"|at\s+(?:the\s+)?(?P<started>{_NEWS_NAME})"
     r"|(?:a|my)\s+(?:PhD|masters|master's|degree|apprenticeship|training\s+contract)|uni\b|university|college)"
     r"|(?:selling|buying)\s+(?:a|our|my|the)\s+(?:house|flat|apartment|home|first\s+home))"
 )
@@ -1115,19 +1127,21 @@ _THEIR_MOVE = re.compile(
     rf"(?:(?P<who>{_NAMED_SUBJECT})|(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+[a-z]+)\s+(?:is|are)\s+"
     r"(?:(?:now|finally|officially|actually)\s+)?"
     rf"(?:(?:moving|relocating)\s+(?:back\s+)?to\s+(?P<place>{_NEWS_NAME})"
-    rf"|(?:joining|starting\s+at)\s+(?:the\s+)?(?P<joined>{_NEWS_NAME})|leaving\s+(?P<left>{_NEWS_NAME}))"
+    rf"|(?:joining|starting\s+at)\s+(?:the\s+)?(?!{_KIN_WORD}\b)(?P<joined>{_NEWS_NAME})(?:\s+team)?"
+    rf"|leaving\s+(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)(?P<left>{_NEWS_NAME})){_OWN_NEWS_END}"
 )
 """Someone else's move under way, whose news names who and where: "Bob is moving to Berlin", "My sister
 is joining Stripe" (a subject of no type: a company moves too)."""
 _NEWS_KINDS = {
     "who": None,
-    "back": "place",
-    "place": "place",
-    "started": "organization",
-    "joined": "organization",
+    "back": "likely_place",
+    "place": "likely_place",
+    "started": "likely_organization",
+    "joined": "likely_organization",
     "left": None,
 }
-"""The type of what each group of `_OWN_NEWS` names ("leaving London" or "leaving Acme": either)."""
+"""The type each group of `_OWN_NEWS` guesses for what it names (pass 2's `GUESS`: "moving to
+Snowflake" may be the tool a note types; "leaving London" or "leaving Acme": either)."""
 _SOMEDAY = re.compile(r"(?i)\b(?:if|unless|one\s+day|someday|some\s+day|eventually|maybe|might|wish)\b")
 """News that may never be: "We're moving to Leeds if I get the job", "We're moving house one day"."""
 _WEEKDAY_WORD = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b")
@@ -2456,8 +2470,10 @@ class _EntityTable:
             }
             self.positions[key] = len(self.items)
             self.items[key] = entry
-        elif entity_type and entry["entity_type"] == "concept":
-            entry["entity_type"] = entity_type
+        elif entity_type and (
+            entry["entity_type"] == "concept" or (guessed(entry["entity_type"]) and not guessed(entity_type))
+        ):
+            entry["entity_type"] = entity_type  # a type stated in the chunk beats one guessed
         if description and not entry["description"]:
             entry["description"] = description
         if entry["supporting_text"] is None and quote is not None:
@@ -3095,9 +3111,14 @@ class _ChunkReader:
         elif self.language == "en":
             weekdays = list(_BARE_WEEKDAY.finditer(text)) if "day" in lower or _SHORT_DAY.search(text) else []
             if weekdays and (" is " in text or " are " in text):
-                # "Bin day is Thursday", "My day off is Wednesday": a day of every week, not one ahead.
+                # "Bin day is Thursday", "Retro is Friday as usual": a day of every week, not one ahead;
+                # "Renewed my passport; my flight is Sunday", "Atlas is at risk; the review is Thursday":
+                # the sentence's news is of the note's day.
                 weekdays = [
-                    m for m in weekdays if m[0][:1] not in "iIaA" or not _USUAL_DAY.search(text, 0, m.start())
+                    m
+                    for m in weekdays
+                    if m[0][:1] not in "iIaA"
+                    or not (past or _USUAL_DAY.search(text) or _CLAUSE_BREAK.search(text, 0, m.start()))
                 ]
             month_days = list(_BARE_MONTH_DAY.finditer(text)) if "the" in lower else []
         else:
@@ -3395,7 +3416,9 @@ class _ChunkReader:
             else [
                 # Not a bank or a network one phoned ("Called [[British Gas]] about the boiler").
                 self._link_entity(
-                    r, candidate.quote, "person" if index in company and not is_provider(r.name) else None
+                    r,
+                    candidate.quote,
+                    "likely_person" if index in company and not is_provider(r.name) else None,
                 )
                 for index, r in enumerate(inline.refs)
                 if r.name and r.kind == "link"
@@ -3633,7 +3656,11 @@ class _ChunkReader:
                 name = clean_name(where, self.known) if where and "\ue000" not in where else None
                 kind = _NEWS_KINDS.get(group)
                 # "Our team is moving to Postgres": no place.
-                if name is not None and group in _NEWS_KINDS and (kind != "place" or could_be_home(name)):
+                if (
+                    name is not None
+                    and group in _NEWS_KINDS
+                    and (kind != "likely_place" or could_be_home(name))
+                ):
                     names.append(self.entities.add(name, kind, candidate.quote))
         if candidate.heading_entity and (secret or outcome.type == "fact") and candidate.kind == "item":
             names.insert(0, candidate.heading_entity)

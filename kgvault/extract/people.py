@@ -129,7 +129,9 @@ def _add(found: list[tuple[str, str | None]], part: str, person: bool, writer: s
     name = clean_name(part)
     if name != part or not _a_name(name) or (writer is not None and name.casefold() == writer.casefold()):
         return
-    entry = (name, "person" if person or _titled(name) else None)
+    # A title or a family word says a person; the verb only guesses one (pass 2's `GUESS`: "Went for
+    # a walk with Bella" may be the dog a note types).
+    entry = (name, "person" if _titled(name) else "likely_person" if person else None)
     if entry not in found:
         found.append(entry)
 
