@@ -1140,8 +1140,8 @@ _NEWS_KINDS = {
     "joined": "likely_organization",
     "left": None,
 }
-"""The type each group of `_OWN_NEWS` guesses for what it names (pass 2's `GUESS`: "moving to
-Snowflake" may be the tool a note types; "leaving London" or "leaving Acme": either)."""
+"""The type each group of `_OWN_NEWS` and `_THEIR_MOVE` guesses for what it names (pass 2's `GUESS`:
+"moving to Snowflake" may be the tool a note types; "leaving London" or "leaving Acme": either)."""
 _SOMEDAY = re.compile(r"(?i)\b(?:if|unless|one\s+day|someday|some\s+day|eventually|maybe|might|wish)\b")
 """News that may never be: "We're moving to Leeds if I get the job", "We're moving house one day"."""
 _WEEKDAY_WORD = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b")

@@ -3,11 +3,12 @@ Kenji and Aisha").
 
 A linked name after such a verb is a person already (`offline._MET`); this reads the plain names.
 After a social verb (lunch, coffee or drinks with, hung out or caught up with, texted, hugged,
-a run with, a one-on-one with, or "met" said by the writer) the names are people. After one that
-a business may follow too (met with, talked or spoke to, called, phoned, rang, emailed: "Met with
-Stripe about the integration", "Called Thames Water") they are names with no type, unless a
-title or a family word says a person ("Spoke to Dr. Patel", "Called Mum", "Called my sister
-Anna"): pass 2 gives them the kind the other notes say, so a company stays one entity.
+a run with, a one-on-one with, or "met" said by the writer), or after what they are to someone
+("Called my sister Anna"), the names are guessed to be people (`likely_person`: pass 2 lets a note's
+type overrule it, so "a walk with Bella" is the dog `pets/Bella.md` types). After a verb that a
+business may follow too (met with, talked or spoke to, called, phoned, rang, emailed: "Met with
+Stripe about the integration", "Called Thames Water") they are names with no type. A title or a
+family word says a person whatever the verb ("Spoke to Dr. Patel", "Called Mum").
 
 A name is one to three Capitalized words (with "van der", "de la" between them), and what follows
 it must end the name: punctuation, "and", or a word such as "for", "at", "about" or "yesterday".
@@ -106,8 +107,8 @@ _TRAILING_DAY = re.compile(
 
 def people_met(placeholder: str, writer: str | None = None) -> list[tuple[str, str | None]]:
     """The plain names a sentence says the writer met, ate with or talked to, each with its type:
-    `person`, or None where a business might be meant; not the writer, a link, a weekday, a team,
-    an app, a bank or an acronym."""
+    `person` after a title or a family word, `likely_person`, or None where a business might be
+    meant; not the writer, a link, a weekday, a team, an app, a bank or an acronym."""
     found: list[tuple[str, str | None]] = []
     if not _may_name_company(placeholder):
         return found
@@ -145,7 +146,7 @@ def _may_name_company(text: str) -> bool:
     """Whether a Capitalized word follows a word that may say whom one met (a quick screen)."""
     for hit in _SPACE_CAPITAL.finditer(text):
         before = text[max(0, hit.start() - 40) : hit.start()].lower().split()
-        if before and (before[-1] in _TRIGGERS or (len(before) > 1 and _TRIGGERS.intersection(before[-4:]))):
+        if not _TRIGGERS.isdisjoint(before[-4:]):
             return True
     return False
 
