@@ -496,7 +496,7 @@ def _moved_within(
         if (
             len(key) >= FUZZY_MIN_LENGTH
             and (count <= RARE_MENTIONS) != (was <= RARE_MENTIONS)
-            and "person" not in _kinds_of(resolution.types.get(key, Counter()))
+            and not _person_like(resolution.types.get(key, Counter()))
             and _spelled_alike(key, resolution.spellings)
         ):
             return None  # a rare name is matched against the others: now it is, or is not
@@ -548,9 +548,19 @@ def _spelled_alike(key: str, names: Iterable[str]) -> bool:
     return any(name != key for name, _, _ in found)
 
 
-def _kinds_of(types: Counter[str]) -> set[str]:
-    """The type classes of these types (an untyped mention says no kind)."""
-    return {kind for entity_type in types if (kind := type_class(entity_type))}
+def _kinds_of(types: Counter[str]) -> set[tuple[str, bool]]:
+    """The type classes of these types, each with whether it was guessed (an untyped mention says no
+    kind): a stated kind splits homonyms, a guessed one does not."""
+    return {(kind, guessed(entity_type)) for entity_type in types if (kind := type_class(entity_type))}
+
+
+def _person_like(entity_types: Iterable[str]) -> bool:
+    """Whether these types say a person: a stated person, or a guessed one where nothing else is stated
+    (as `_classes` reads them with `guesses`)."""
+    stated = {kind for t in entity_types if not guessed(t) and (kind := type_class(t))}
+    if stated:
+        return "person" in stated
+    return any(type_class(t) == "person" for t in entity_types)
 
 
 def _most_spelled(counts: Counter[str]) -> str:
@@ -570,7 +580,8 @@ def _group_key(resolution: Resolution, mention: _Mention) -> str:
         return root
     by_class, default = resolution.split[root]
     kind = type_class(mention.entity_type)
-    return by_class[kind] if kind else default
+    # A guessed kind no homonym has goes to the default one, as `_gather` sends it.
+    return by_class.get(kind, default) if kind else default
 
 
 def _resolve(
@@ -593,12 +604,12 @@ def _resolve(
             spellings[key][spelling] += 0  # known as a spelling (an alias), counted by no mention
     note_edges = _note_edges(sources, notes, spellings)
     surnames = _title_surnames(spellings)
-    called = _people_first_names(spellings, notes, sources)
-    resolution.spelling_of = {key: _most_spelled(counts) for key, counts in spellings.items()}
-    resolution.spellings = spellings
     types: dict[str, Counter[str]] = defaultdict(Counter)
     for mention in mentions:
         types[mention.key][mention.entity_type] += 1
+    called = _people_first_names(spellings, types, notes, sources)
+    resolution.spelling_of = {key: _most_spelled(counts) for key, counts in spellings.items()}
+    resolution.spellings = spellings
     resolution.types = types
     find = _NameFinder(spellings)
     edges: list[Edge] = []
@@ -647,7 +658,7 @@ def _resolve(
             *((5, full, first, "") for full, first in called),
             *_well_known_edges(spellings, resolution.names, classes),
             *_accent_edges(spellings, resolution.names, classes),
-            *_fuzzy_edges(spellings, resolution.names, classes, cooccur),
+            *_fuzzy_edges(spellings, resolution.names, classes, cooccur, people),
             *first_names,
         }
     )
@@ -1066,15 +1077,17 @@ def _fuzzy_edges(
     names: _UnionFind,
     classes: Mapping[str, set[str]],
     cooccur: Mapping[str, set[int]],
+    people: Mapping[str, set[str]],
 ) -> list[Edge]:
-    """Near-identical long names of compatible types, one of them rare; never people or different numbers."""
+    """Near-identical long names of compatible types, one of them rare; never people (`people`: the
+    classes guesses count in) or different numbers."""
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.fuzz import ratio
     from rapidfuzz.process import extract
 
     blocks: dict[str, list[str]] = defaultdict(list)
     for key in sorted(spellings, key=lambda k: (len(k), k)):
-        if len(key) >= FUZZY_MIN_LENGTH and "person" not in classes.get(names.find(key), ()):
+        if len(key) >= FUZZY_MIN_LENGTH and "person" not in people.get(names.find(key), ()):
             # A misspelling seldom touches both ends of a long name: names that share their first two
             # or their last two letters are the only ones compared.
             # Names differing in a number are never one (Postgres 15, Postgres 16): numbers split blocks too.
@@ -1288,12 +1301,16 @@ _NOT_CALLED_SO = frozenset(
 
 
 def _people_first_names(
-    spellings: dict[str, Counter[str]], notes: Sequence[NoteNames], sources: Sequence[Source]
+    spellings: dict[str, Counter[str]],
+    types: Mapping[str, Counter[str]],
+    notes: Sequence[NoteNames],
+    sources: Sequence[Source],
 ) -> list[tuple[str, str]]:
     """ "Had lunch with Ana." is Ana Lopez when `people/Ana Lopez.md` is the one person's note whose
-    name, or any name the notes know, starts with "Ana", and "Ana" names nothing else: each such note's
-    name and its first name, known as a name of its own (an alias) from here on. Not a first name that
-    is as often a word, a place or a brand ("Will", "Georgia", "Mercedes"), nor the writer's."""
+    name, or any name the notes know, starts with "Ana", and "Ana" names nothing else (a mention of it
+    with no type, "Spoke to Ana", is hers): each such note's name and its first name,
+    known as a name of its own (an alias) from here on. Not a first name that is as often a word, a
+    place or a brand ("Will", "Georgia", "Mercedes"), nor the writer's."""
     starting: dict[str, list[str]] = defaultdict(list)
     for key in spellings:
         first, space, _ = key.partition(" ")
@@ -1311,7 +1328,7 @@ def _people_first_names(
             and type_class(about or _UNTYPED) == "person"
             and first.isalpha()
             and len(first) > 2
-            and first not in spellings
+            and (first not in spellings or _no_other_kind(types.get(first, Counter())))
             and first not in writers
             and first not in _NOT_CALLED_SO
             and starting.get(first) == [key]
@@ -1321,6 +1338,12 @@ def _people_first_names(
     for key, first in pairs:  # known as a spelling, counted by no mention
         spellings[first][_most_spelled(spellings[key]).split()[0]] += 0
     return sorted(pairs)
+
+
+def _no_other_kind(entity_types: Iterable[str]) -> bool:
+    """Whether mentions of these types say no kind at all ("Spoke to Ana": hers, if her note's name
+    starts so; a mention as a person is for rule 7 to weigh)."""
+    return all(type_class(t) is None for t in entity_types)
 
 
 _TITLES = frozenset(["dr", "mr", "mrs", "ms", "mx", "prof"])

@@ -7,8 +7,11 @@ from pathlib import Path
 import frontmatter
 import pytest
 
+from kgvault.build import BuildMemory, build
+from kgvault.config import load_settings
+from kgvault.extract.draft import DraftEntity
 from kgvault.extract.people import people_met
-from tests.conftest import notes_with, run_build
+from tests.conftest import notes_with, run_build, tree_bytes
 from tests.test_extract_offline import extract, only_node
 
 
@@ -186,3 +189,95 @@ def test_a_first_name_met_joins_the_one_person_of_that_name_the_notes_keep(tmp_p
     run_build(notes, vault)
     assert not (vault / "entities" / "olivia.md").exists()
     assert "had-lunch-with-olivia-at-the-ramen-place" in (vault / "entities" / "olivia-chen.md").read_text()
+
+
+_DOG = "---\ntype: dog\n---\n# Bella\n\nBella is a border collie.\n"
+_ACME = "---\ntype: organization\n---\n# Acme\n\nAcme is our biggest client.\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "edit"),
+    [
+        # A guessed person of a name stated a dog and an organization: its kind has no entity.
+        (
+            {
+                "pets/Bella.md": _DOG,
+                "daily/2025-03-03.md": "# 2025-03-03\n\nTom works at Bella.\n",
+                "daily/2025-03-04.md": "# 2025-03-04\n\nWrote the report.\nWent for a walk with Bella.\n",
+            },
+            ("daily/2025-03-04.md", "report", "memo"),
+        ),
+        # A person stated where one was only guessed: the name splits, as a clean build splits it.
+        (
+            {
+                "work/Acme.md": _ACME,
+                "daily/2025-03-01.md": "# 2025-03-01\n\nMet Acme for the quarterly review.\n",
+                "daily/2025-03-02.md": "# 2025-03-02\n\nTom lives in Leeds.\n",
+            },
+            ("daily/2025-03-01.md", "review.\n", "review.\nAcme lives in Leeds.\n"),
+        ),
+        # People met are never joined by spelling, however rare one of them becomes.
+        (
+            {
+                **{
+                    f"daily/2025-03-0{i}.md": f"# {i}\n\nHad lunch with Christopher at noon.\n"
+                    for i in (1, 2, 3)
+                },
+                **{
+                    f"daily/2025-03-0{i}.md": f"# {i}\n\nHad coffee with Christophe at the station.\n"
+                    for i in (4, 5, 6)
+                },
+            },
+            (
+                "daily/2025-03-06.md",
+                "Had coffee with Christophe at the station.",
+                "Had coffee at the station.",
+            ),
+        ),
+    ],
+)
+def test_a_rebuild_kept_in_memory_equals_a_clean_build_whatever_types_are_guessed(
+    tmp_path: Path, files: dict[str, str], edit: tuple[str, str, str]
+) -> None:
+    notes, vault = notes_with(tmp_path, files)
+    memory = BuildMemory()
+    build(load_settings(notes, vault=vault), memory=memory)
+    path, old, new = edit
+    (notes / path).write_text((notes / path).read_text("utf-8").replace(old, new), "utf-8")
+    build(load_settings(notes, vault=vault), memory=memory)
+    clean = tmp_path / "clean"
+    build(load_settings(notes, vault=clean))
+    assert tree_bytes(vault) == tree_bytes(clean)
+
+
+def test_people_met_are_never_joined_by_spelling(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "daily/2025-03-01.md": "# 2025-03-01\n\nHad lunch with [[Christopher]] at the ramen place.\n",
+            "daily/2025-03-02.md": "# 2025-03-02\n\nHad coffee with [[Christophe]] at the station.\n",
+        },
+    )
+    run_build(notes, vault)
+    assert sorted(p.stem for p in (vault / "entities").glob("christoph*.md")) == ["christophe", "christopher"]
+
+
+def test_a_first_name_spoken_to_is_the_one_person_whose_note_starts_with_it(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "people/Priya Nair.md": "---\ntype: person\n---\n# Priya Nair\n\nPriya Nair leads payments.\n",
+            "daily/2025-03-12.md": "# 2025-03-12\n\nSpoke to Priya about the Stripe integration.\n",
+        },
+    )
+    run_build(notes, vault)
+    assert not (vault / "entities" / "priya.md").exists()
+    assert "spoke-to-priya-about-the-stripe-integration" in (vault / "entities" / "priya-nair.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [("likely_", "concept"), ("likely_concept", "concept"), ("likely_likely_person", "likely_person")],
+)
+def test_a_draft_guessing_nothing_states_no_type(written: str, read: str) -> None:
+    assert DraftEntity(name="Jordan", entity_type=written).entity_type == read

@@ -151,6 +151,10 @@ class DraftEntity(_Item):
     @classmethod
     def _snake_type(cls, value: str) -> str:
         value = value.strip().lower().replace(" ", "_").replace("-", "_")
+        while value.startswith("likely_likely_"):
+            value = value.removeprefix("likely_")
+        if value in ("likely_", "likely_concept"):
+            value = "concept"  # a guess of nothing is no type
         if not _SNAKE.match(value):
             raise ValueError(f"entity_type {value!r} is not snake_case")
         return value
