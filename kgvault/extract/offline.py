@@ -1141,6 +1141,25 @@ _NEWS_KINDS = {
 }
 """The type each group of `_OWN_NEWS` and `_THEIR_MOVE` guesses for what it names (pass 2's `GUESS`:
 "moving to Snowflake" may be the tool a note types; "leaving London" or "leaving Acme": either)."""
+_NEWS_WORDS = re.compile(
+    "moving|relocat|emigrat|downsiz|retir|getting|splitting|having|expecting|due|redundant|leave|changing"
+    "|switching|leaving|quitting|joining|starting|selling|buying"
+)
+"""A word of every sentence `_OWN_NEWS` matches: most sentences hold none, and a search is quicker."""
+_MOVE_WORDS = re.compile("moving|relocating|joining|starting|leaving")
+"""A word of every sentence `_THEIR_MOVE` matches."""
+
+
+def _own_news(text: str) -> re.Match[str] | None:
+    """The writer's own news of what is under way (`_OWN_NEWS`), screened by its words first."""
+    return _OWN_NEWS.match(text) if _NEWS_WORDS.search(text) else None
+
+
+def _their_move(text: str) -> re.Match[str] | None:
+    """Someone else's move under way (`_THEIR_MOVE`), screened by its words first."""
+    return _THEIR_MOVE.match(text) if _MOVE_WORDS.search(text) else None
+
+
 _SOMEDAY = re.compile(r"(?i)\b(?:if|unless|one\s+day|someday|some\s+day|eventually|maybe|might|wish)\b")
 """News that may never be: "We're moving to Leeds if I get the job", "We're moving house one day"."""
 _WEEKDAY_WORD = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b")
@@ -3496,7 +3515,7 @@ class _ChunkReader:
         if self.said_at is not None:
             self.times = find_times(inline.title, self.said_at)
             # "I'm getting married in June, Tom proposed!": the news is ahead, whatever the aside says.
-            if not wording.past or _OWN_NEWS.match(read.placeholder):
+            if not wording.past or _own_news(read.placeholder):
                 self.times = _ranges_run_forward(
                     inline.title, [self._ahead_in_a_turn(inline.title, time) for time in self.times]
                 )
@@ -3646,9 +3665,7 @@ class _ChunkReader:
                 self.reasons[outcome.reason] += 1
             return
         names[met_at:met_at] = [self.entities.add(name, kind, candidate.quote) for name, kind in met]
-        if outcome.type == "state" and (
-            news := _OWN_NEWS.match(read.placeholder) or _THEIR_MOVE.match(read.placeholder)
-        ):
+        if outcome.type == "state" and (news := _own_news(read.placeholder) or _their_move(read.placeholder)):
             # "We're moving to Leeds in May", "I'm starting at Google", "Bob is moving to Berlin": who
             # and where the news takes them.
             for group, where in news.groupdict().items():
@@ -4306,7 +4323,7 @@ class _ChunkReader:
             return _Outcome("episodic", "observation")  # "Churn is up 3% this quarter": a measure of the day
         if dated and not past and _PROGRESSIVE.match(text):
             return _Outcome("episodic", "state")  # "Ana's team is hiring": what is going on that day
-        if dated and not past and _OWN_NEWS.match(text) and not _SOMEDAY.search(text):
+        if dated and not past and _own_news(text) and not _SOMEDAY.search(text):
             return _Outcome("episodic", "state", brief=True)  # "We're getting married!": news of that day
         if secret or (subject_entity and (not first_person or _OURS.match(text))):
             return _Outcome("semantic", "fact")

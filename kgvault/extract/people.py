@@ -93,7 +93,8 @@ _COMPANY = LazyRegex(
 )
 _SPACE_CAPITAL = re.compile(rf"[ ][{CAPITALS}]")
 _TRIGGERS = _words(
-    "with w/ met texted messaged hugged facetimed skyped into called phoned rang emailed e-mailed to dumped"
+    "with w/ met texted messaged hugged facetimed skyped into called phoned rang emailed e-mailed talked"
+    " spoke proposed dumped"
 )
 """The words before the first name of every match: most sentences have no name after one."""
 _SEPARATOR = re.compile(_JOINER)
@@ -146,7 +147,7 @@ def _may_name_company(text: str) -> bool:
     """Whether a Capitalized word follows a word that may say whom one met (a quick screen)."""
     for hit in _SPACE_CAPITAL.finditer(text):
         before = text[max(0, hit.start() - 40) : hit.start()].lower().split()
-        if not _TRIGGERS.isdisjoint(before[-4:]):
+        if not _TRIGGERS.isdisjoint(before[-5:]):
             return True
     return False
 
