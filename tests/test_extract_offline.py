@@ -1265,6 +1265,38 @@ def test_who_and_where_news_under_way_takes_them_are_entities_of_it(
     assert (where[0], where[1]) in {(e.name, e.entity_type) for e in found.draft.entities}
 
 
+@pytest.mark.parametrize(
+    ("text", "employer"),
+    [
+        ("Accepted the offer from Stripe today.", "Stripe"),
+        ("Got an offer from Revolut!", "Revolut"),
+        ("Ana got a job offer from Meta last week.", "Meta"),
+        ("Handed in my notice at Acme.", "Acme"),
+        ("Got the job at the Co-op.", "Co-op"),
+        ("Had a second interview at Canva.", "Canva"),
+        ("Interviewed at Monzo this morning.", "Monzo"),
+        ("Applied for a senior engineer role at Spotify.", "Spotify"),
+    ],
+)
+def test_who_offers_or_may_offer_a_job_is_likely_an_organization(text: str, employer: str) -> None:
+    found = extract(text, meta={"author": "Sam"})
+    assert employer in only_node(found).entities
+    assert (employer, "likely_organization") in {(e.name, e.entity_type) for e in found.draft.entities}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Had an interview with Priya about the podcast.",
+        "Applied the patch to Postgres.",
+        "Got the job done at last.",
+    ],
+)
+def test_what_only_sounds_like_a_job_hunt_names_no_employer(text: str) -> None:
+    found = extract(text, meta={"author": "Sam"})
+    assert "likely_organization" not in {e.entity_type for e in found.draft.entities}
+
+
 def test_a_tool_a_team_moves_to_is_no_place() -> None:
     found = extract("Our team is moving to Postgres.", meta={"author": "Sam"})
     assert only_node(found).type == "state"

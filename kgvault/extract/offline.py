@@ -1150,6 +1150,25 @@ _MOVE_WORDS = re.compile("moving|relocating|joining|starting|leaving")
 """A word of every sentence `_THEIR_MOVE` matches."""
 
 
+_JOB_HUNT = re.compile(
+    r"(?i:\b(?:accepted|took|got|received|had|turned\s+down|declined|signed)\s+(?:an?|the|my|his|her|their)"
+    r"\s+(?:[a-z]+\s+)?(?:job\s+)?offer\s+(?:at|from)"
+    r"|\bgot\s+(?:the|a)\s+job\s+at|\b(?:handed\s+in|gave|put\s+in)\s+(?:my|his|her|their)\s+notice\s+at"
+    r"|\b(?:had|have|got|booked)\s+(?:an?|my|the)\s+(?:[a-z]+\s+)?interview\s+at|\binterview(?:ed|ing)\s+at"
+    r"|\bapplied\s+(?:to|at|for\s+(?:an?|the)\s+(?:[a-z]+\s+){0,3}(?:job|role|position)\s+at))"
+    rf"\s+(?:the\s+)?(?P<employer>{_NEWS_NAME})"
+)
+"""Where someone looks for work, is offered it or gives notice: "Accepted the offer from Stripe", "Had
+a second interview at Canva", "Handed in my notice at Acme" (not "an interview with Priya": a person)."""
+_JOB_HUNT_WORDS = re.compile("offer|job|notice|interview|applied", re.IGNORECASE)
+"""A word of every sentence `_JOB_HUNT` matches."""
+
+
+def _job_hunt(text: str) -> re.Match[str] | None:
+    """Who employs, or may, in a sentence of a job hunt (`_JOB_HUNT`), screened by its words first."""
+    return _JOB_HUNT.search(text) if _JOB_HUNT_WORDS.search(text) else None
+
+
 def _own_news(text: str) -> re.Match[str] | None:
     """The writer's own news of what is under way (`_OWN_NEWS`), screened by its words first."""
     return _OWN_NEWS.match(text) if _NEWS_WORDS.search(text) else None
@@ -3678,6 +3697,13 @@ class _ChunkReader:
                     and (kind != "likely_place" or could_be_home(name))
                 ):
                     names.append(self.entities.add(name, kind, candidate.quote))
+        # "Got an offer from Revolut", "Interviewed at Canva today": an employer, or one that may be.
+        if (
+            (hunt := _job_hunt(read.placeholder)) is not None
+            and "\ue000" not in hunt["employer"]
+            and (employer := clean_name(hunt["employer"], self.known)) is not None
+        ):
+            names.append(self.entities.add(employer, "likely_organization", candidate.quote))
         if candidate.heading_entity and (secret or outcome.type == "fact") and candidate.kind == "item":
             names.insert(0, candidate.heading_entity)
         confidence = "low" if wording.hedged else "high" if relations else "medium"
