@@ -554,6 +554,12 @@ def _kinds_of(types: Counter[str]) -> set[tuple[str, bool]]:
     return {(kind, guessed(entity_type)) for entity_type in types if (kind := type_class(entity_type))}
 
 
+def _met_as(entity_type: str) -> bool:
+    """Whether a mention's type is a person guessed from the writer's meeting them ("Had lunch with
+    Olivia Chen"), the way someone the writer knows is named."""
+    return entity_type == GUESS + "person"
+
+
 def _person_like(entity_types: Iterable[str]) -> bool:
     """Whether these types say a person: a stated person, or a guessed one where nothing else is stated
     (as `_classes` reads them with `guesses`)."""
@@ -645,7 +651,12 @@ def _resolve(
     cooccur = _cooccurring(mentions, roots)
     # "Lunch with Olivia": a first name is a person's when only guessed so.
     people = _classes(mentions, roots, guesses=True)
-    first_names = _first_name_edges(spellings, resolution.names, people, notes, sources, cooccur, resolution)
+    met = {
+        resolution.names.known_root(key) or key for key, counts in types.items() if any(map(_met_as, counts))
+    }
+    first_names = _first_name_edges(
+        spellings, resolution.names, people, notes, sources, cooccur, met, resolution
+    )
     later = sorted(
         {
             *_suffix_edges(spellings, resolution.names, classes),
@@ -1127,6 +1138,7 @@ def _first_name_edges(
     notes: Sequence[NoteNames],
     sources: Sequence[Source],
     cooccur: Mapping[str, set[int]],
+    met: AbstractSet[str],
     resolution: Resolution,
 ) -> list[Edge]:
     """ "Ana" in one note is Ana Lopez of another when she is the only person the notes name Ana.
@@ -1134,11 +1146,12 @@ def _first_name_edges(
     The first name is one word mentioned as a person only, with no longer name and no note of its
     own ("people/Tom.md" is someone the writer keeps apart), and no note's writer. The full name
     is a person's written with that word first ("Marie-Claire" is another first name) that the
-    writer keeps a note on, or that one chunk names beside the first name ("Met [[Kim]] today.
-    Kim Nguyen works at UCL." introduces her): a film star a note names is no friend of the same
-    first name. Another such name which may be a person's (a person's or an untyped one) leaves
-    it ambiguous. The first names that had a full name to weigh are noted in `resolution`: a
-    rebuild naming one anew resolves again (`_moved_within`).
+    writer keeps a note on, or met (`met`: "Had lunch with Olivia Chen"), or that one chunk names
+    beside the first name ("Met [[Kim]] today. Kim Nguyen works at UCL." introduces her): a film
+    star a note names is no friend of the same first name. Another such name which may be a
+    person's (a person's or an untyped one) leaves it ambiguous. The first names that had a full
+    name to weigh are noted in `resolution`: a rebuild naming one anew resolves again
+    (`_moved_within`).
     """
 
     def root_of(key: str) -> str:
@@ -1187,7 +1200,7 @@ def _first_name_edges(
         ((other, name),) = found
         if other in people or (
             "person" in classes.get(other, set())
-            and not cooccur.get(root, set()).isdisjoint(cooccur.get(other, ()))
+            and (other in met or not cooccur.get(root, set()).isdisjoint(cooccur.get(other, ())))
         ):
             edges.append((5, name, first, "the first name of the only person the notes name so"))
     resolution.first_names = frozenset(weighed)

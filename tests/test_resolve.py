@@ -481,6 +481,21 @@ def test_a_full_name_only_a_sentence_names_is_no_friend_of_that_first_name() -> 
     assert titles(graph) == {"kim-nguyen": ("Kim Nguyen", "person")}
 
 
+def test_a_full_name_the_writer_met_is_that_first_names_friend() -> None:
+    # "Had lunch with Olivia Chen." one day, "Went for a walk with Olivia." another: someone met.
+    graph = build(
+        ("a.md", [entity("Olivia Chen", "likely_person")]), ("b.md", [entity("Olivia", "likely_person")])
+    )
+    assert titles(graph) == {"olivia-chen": ("Olivia Chen", "person")}
+    # Two Olivias met in full: the first name alone is neither.
+    graph = build(
+        ("a.md", [entity("Olivia Chen", "likely_person")]),
+        ("b.md", [entity("Olivia", "likely_person")]),
+        ("c.md", [entity("Olivia Park", "likely_person")]),
+    )
+    assert set(titles(graph)) == {"olivia", "olivia-chen", "olivia-park"}
+
+
 def test_a_first_name_two_people_share_joins_neither() -> None:
     graph = noted(
         ("a.md", [entity("Ana", "person")]),
