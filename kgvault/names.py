@@ -90,7 +90,10 @@ def slugify(text: str, *, max_chars: int | None = None) -> str:
         if slug and len(slug) <= (max_chars or MAX_NAME_BYTES - 20) and slug not in _WINDOWS_RESERVED:
             return slug
     else:
-        folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+        # Turkish "İ" folds to "i" and a combining dot, which no letter takes: shown as a stray dot.
+        folded = unicodedata.normalize(
+            "NFC", unicodedata.normalize("NFC", text).casefold().replace("i\u0307", "i")
+        )
         slug = _words_only(folded).strip("-")
     if max_chars is not None:
         slug = _cut_at_word(slug, max_chars).strip("-")

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import time
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, tzinfo
@@ -574,9 +575,13 @@ def decode_text(rel_path: str, raw: bytes, problems: list[Problem]) -> str | Non
 
 
 def _normalize_newlines(text: str) -> str:
-    """Turn CRLF and lone CR into LF."""
+    """Turn CRLF and lone CR into LF, and decomposed accents into composed ones (NFC)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # macOS and some clipboards write "é" as "e" and a combining accent (NFD): read as typed, names
+    # match, and titles are what a search in Obsidian types. NFC joins no lines, so lines count the same.
+    if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
     return text
 
 

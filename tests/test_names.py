@@ -66,6 +66,7 @@ def assert_safe_name(slug: str) -> None:
         ("  Hello,   World!  ", "hello-world"),
         ("snake_case_name", "snake-case-name"),
         ("Ender 3 V2", "ender-3-v2"),
+        ("Şükrü lives in İzmir", "şükrü-lives-in-izmir"),  # no stray dot where "İ" folds to "i̇"
     ],
 )
 def test_slugify_is_kebab_case(text: str, expected: str) -> None:

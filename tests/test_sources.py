@@ -8,6 +8,7 @@ import operator
 import os
 import re
 import threading
+import unicodedata
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -322,6 +323,19 @@ def test_crlf_and_lone_cr_become_lf(tmp_path: Path) -> None:
     assert found["crlf.md"].body_line == 4
     assert found["cr.txt"].text == "old\nmac\ntext"
     assert found["mixed.md"].text == "a\nb\nc\nd"
+
+
+def test_decomposed_accents_are_read_composed(tmp_path: Path) -> None:
+    # As macOS may write it: "Kĩmani" as "Ki" and a combining tilde.
+    decomposed = unicodedata.normalize(
+        "NFD", "---\ntitle: Wambui Kĩmani\n---\nWambui Kĩmani lives in Mombasa.\n"
+    )
+    write(tmp_path, "Wambui.md", decomposed.encode())
+    (source,), problems = read_sources(tmp_path)
+    assert problems == []
+    assert source.text == unicodedata.normalize("NFC", decomposed) != decomposed
+    assert source.title == "Wambui Kĩmani"
+    assert source.text.count("\n") == decomposed.count("\n")
 
 
 def test_invalid_utf8_is_replaced_and_reported_with_its_line(tmp_path: Path) -> None:
