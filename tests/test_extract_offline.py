@@ -2133,12 +2133,26 @@ def test_a_day_in_a_note_with_no_date_is_of_the_year_its_title_names(
         ("Watched [[Yesterday]] with Sam, loved it.", REF),  # a film
         ("Finished [[Tomorrow, and Tomorrow, and Tomorrow]] yesterday.", date(2025, 3, 11)),
         ("Met Ana on [[2025-03-04]].", date(2025, 3, 4)),  # a daily note: a date
+        ("Met Ana on [[Mar 4th, 2025]].", date(2025, 3, 4)),  # as Logseq names it
+        ("Met Ana on [[Tuesday, March 4th, 2025]].", date(2025, 3, 4)),
+        ("[[2025-03-04]]: flew to Lisbon with Ana.", date(2025, 3, 4)),
+        # A day's note read again: the event is the note's day.
+        ("Reread [[2025-03-04]] and fixed the typo.", REF),
+        ("Looked at [[2025-03-04#^homelab]] again: the NAS runs Plex now.", REF),
         ("Yesterday I watched [[Yesterday]] with Sam.", date(2025, 3, 11)),  # the word outside it dates
         ("Watched [[Friday]] on Friday with Sam.", date(2025, 3, 7)),
     ],
 )
 def test_a_links_text_is_a_name_not_a_time(text: str, day: date) -> None:
     assert only_node(extract(text)).timestamp == day
+
+
+@pytest.mark.parametrize(
+    "target", ["Mar 4th, 2025", "March 4, 2025", "Tuesday, March 4th, 2025", "2025-03-04"]
+)
+def test_a_link_to_a_day_written_out_is_no_entity(target: str) -> None:
+    found = extract(f"Met [[Ana]] on [[{target}]].")
+    assert {e.name for e in found.draft.entities} == {"Ana"}
 
 
 @pytest.mark.parametrize(

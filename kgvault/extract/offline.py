@@ -1638,9 +1638,27 @@ def _parse_link(body: str) -> tuple[str | None, str, str | None]:
         or _ATTACHMENT.search(basename)
         or _DATE_ONLY.match(basename)
         or not _HAS_WORD.search(basename)
+        or _a_day_written(basename)
     ):
         return None, display, alias
     return basename, display, alias
+
+
+def _a_day_written(name: str) -> bool:
+    """Whether a link's target is a day written out, as Logseq and Roam name daily notes (`Mar 12th,
+    2025`, `Wednesday, March 12th, 2025`): a day's note, no entity."""
+    if not any(c.isdigit() for c in name):
+        return False
+    found = find_dates(name, None)
+    return (
+        len(found) == 1
+        and found[0][1] >= len(name.rstrip(" ."))
+        and _WEEKDAY_LEAD.fullmatch(name, 0, found[0][0]) is not None
+    )
+
+
+_WEEKDAY_LEAD = re.compile(r"(?i:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*,?\s+)?")
+"""A weekday leading a day written out ("Wednesday, "), or nothing."""
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -4905,16 +4923,30 @@ _ME = frozenset({"me", "myself"})
 """A link's target that names the writer: `[[Me]]`, as vault templates write `author: "[[Me]]"`."""
 
 
+_A_DAY_LINKED_AFTER = re.compile(
+    r"(?:^[\s*_(\[-]*|(?i:\b(?:on|by|since|from|until|till|to|before|after|dated)\s+))"
+    r"(?i:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?$"
+)
+"""What comes before a link to a daily note that dates the sentence by it: nothing ("[[2025-03-14]]:
+flew to Lisbon"), or a word of time ("Flight to Lisbon on [[2025-04-20]]"); not "Reread
+[[2025-03-14]]", "Looked at [[2025-03-14]]": a day's note read again."""
+
+
 def _not_linked_words(inline: _Inline, dates: list[tuple[int, int, date]]) -> list[tuple[int, int, date]]:
-    """The dates but those in a link's text: "Watched [[Yesterday]] with Sam" names a film (a link to
-    a daily note, `[[2025-03-04]]`, is a date all the same)."""
+    """The dates but those in a link's text: "Watched [[Yesterday]] with Sam" names a film. A link to
+    a daily note (`[[2025-03-04]]`) is a date where a word of time leads it (`_A_DAY_LINKED_AFTER`)."""
     masked = inline.linked
     if not masked:
         return dates
+    title = inline.title
     return [
         d
         for d in dates
-        if _LINKED not in masked[d[0] : d[1]] or any(c.isdigit() for c in inline.title[d[0] : d[1]])
+        if _LINKED not in masked[d[0] : d[1]]
+        or (
+            any(c.isdigit() for c in title[d[0] : d[1]])
+            and _A_DAY_LINKED_AFTER.search(title, max(0, d[0] - 24), d[0]) is not None
+        )
     ]
 
 
