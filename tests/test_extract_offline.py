@@ -5668,3 +5668,38 @@ def test_the_new_patterns_skip_their_look_alikes(text: str) -> None:
 
 def test_a_title_case_tagline_still_defines_its_term() -> None:
     assert entity_names(extract("Atlas — The Billing Platform for Acme.\n")) == ["Atlas"]
+
+
+def test_logseq_tasks_to_do_doing_or_cancelled_state_nothing() -> None:
+    text = (
+        "- TODO write migration plan for [[Postgres]] 16\n  SCHEDULED: <2025-03-14 Fri>\n"
+        "- LATER read the Raft paper\n- CANCELED dinner with [[Sofia]]\n"
+        "- NOW reviewing the PR from [[Priya]]\n"
+    )
+    assert extract(text).draft.nodes == []
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("- DONE Renewed my passport", "Renewed my passport"),
+        ("- DONE [#A] fix flaky test in [[Atlas]]\n  DEADLINE: <2025-03-20 Thu>", "fix flaky test in Atlas"),
+        ("- [x] Fix the bike brakes", "Fix the bike brakes"),
+        ("- [x] email Priya the slides", "email Priya the slides"),
+    ],
+)
+def test_a_task_ticked_done_happened_on_the_notes_day(text: str, title: str) -> None:
+    node = only_node(extract(text))
+    assert (node.title, node.type, node.timestamp) == (title, "observation", REF)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- [x] Open questions remain about ownership.",
+        "- [ ] Fix the bike brakes",
+        "- TODO fix the bike brakes",
+    ],
+)
+def test_a_ticked_box_makes_no_event_of_words_that_are_no_order(text: str) -> None:
+    assert extract(text).draft.nodes == []

@@ -226,6 +226,22 @@ _ITEM = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?P<bullet>[-*+])|(?P<number>\d{1,3})[.)])(?:[ \t]+(?P<text>.*)|$)"
 )
 _CHECKBOX = re.compile(r"^\[(?P<status>[ xX/>-])\][ \t]+")
+_LOGSEQ_MARKER = re.compile(
+    r"^(?P<marker>TODO|LATER|NOW|DOING|WAIT|WAITING|IN-PROGRESS|CANCELED|CANCELLED|DONE)[ \t]+"
+    r"(?:\[#[ABC]\][ \t]+)?"
+)
+"""A Logseq task's marker (and priority) opening a block: `TODO write the plan`, `DONE [#A] Ship it`."""
+_LOGSEQ_STATUS = {
+    "DONE": "x",
+    "CANCELED": "-",
+    "CANCELLED": "-",
+    "NOW": "/",
+    "DOING": "/",
+    "IN-PROGRESS": "/",
+}
+"""A marker's status as a checkbox's (`_Block.task`); any other is a task to do."""
+_LOGSEQ_PLANNING = re.compile(r"^(?:SCHEDULED|DEADLINE):[ \t]*<[^<>]*>$")
+"""A Logseq task's planning line (`SCHEDULED: <2025-03-06 Thu>`): when it is meant for, no words of it."""
 _TASK_DONE = re.compile(r"✅\uFE0F?[ \t]*(?P<date>\d{4}-\d{2}-\d{2})")
 _CARD_DATE = re.compile(r"@\{(?P<date>\d{4}-\d{2}-\d{2})\}")
 _TASK_FIELDS = re.compile(
@@ -2144,8 +2160,12 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
             indent = len(listed.group("indent").expandtabs(4))
             content = (listed.group("text") or "").strip()
             box = _CHECKBOX.match(content)
+            status = box.group("status").lower() if box is not None else None
             if box is not None:
-                content = _task_text(content[box.end() :], done=box.group("status") in "xX")
+                content = _task_text(content[box.end() :], done=status == "x")
+            elif (marker := _LOGSEQ_MARKER.match(content)) is not None:
+                status = _LOGSEQ_STATUS.get(marker["marker"], " ")
+                content = content[marker.end() :]
             ordered = listed.group("number") is not None
             if ordered and (
                 list_id < 0
@@ -2160,13 +2180,14 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
                 "relation_item" if "[[" in content and _RELATION_ITEM.match(content) else "item"
             )
             item = _Block(kind, content, index, index, indent, list_id, quoted=quoting == "quote")
-            item.task = box.group("status").lower() if box is not None else None
+            item.task = status
             blocks.append(item)
             paragraph = None
             blank_before = False
             continue
         if item is not None and (text[:1] in " \t" or not blank_before):
-            item.parts.append(text.strip())
+            if item.task is None or not _LOGSEQ_PLANNING.match(text.strip()):
+                item.parts.append(text.strip())
             item.last = index
             if item.kind == "relation_item":
                 item.kind = "item"
@@ -2472,6 +2493,8 @@ class _Candidate:
     """The entity a heading made only of one wikilink names (`## [[Dana Kim]]`), for key: value items."""
     quoted: bool = False
     """Someone else's words: a blockquote, or a clipped web page."""
+    done: bool = False
+    """A task ticked done (`- [x] Fix the bike brakes`, Logseq's `DONE`): it happened, in any words."""
 
 
 _TITLED = re.compile(
@@ -2997,7 +3020,14 @@ class _ChunkReader:
             if block.kind == "item":
                 self.sentence_at = 0
                 self._candidate(
-                    _Candidate(block.text, self._quote(block.text, quote), "item", heading_entity, quoted)
+                    _Candidate(
+                        block.text,
+                        self._quote(block.text, quote),
+                        "item",
+                        heading_entity,
+                        quoted,
+                        done=block.task == "x",
+                    )
                 )
                 continue
             spoken, line_end, at = self.spoken, block.text.find("\n"), 0
@@ -4289,7 +4319,9 @@ class _ChunkReader:
             return _Outcome("episodic", "state", valid_from=since, valid_to=until)
         past = wording.past
         date_led = _DATE_LEAD.match(inline.title) is not None and inline.word_count >= 3
-        if (past and (first_person or wording.diary or dates)) or date_led:
+        # A task ticked done happened, though its words are an order: "- [x] Fix the bike brakes".
+        done = candidate.done and dated and _an_order(inline.title)
+        if (past and (first_person or wording.diary or dates)) or date_led or done:
             if dated:
                 return _Outcome("episodic", "observation")
             if subject_entity and not first_person:
@@ -4815,6 +4847,24 @@ _IMPERATIVES = _word_set(
 )
 """First words of steps ("1. Give one pill at 8am", "1. Research the company"): a numbered list of
 them is a procedure, whatever else a day's list says."""
+_TASK_VERBS = (_IMPERATIVES - _word_set("open let keep go use wait turn run")) | _word_set(
+    """
+    fix pay finish submit renew order return schedule file reply text ring ship deploy merge plan sort pack
+    sign register get replace repair refactor migrate upgrade confirm follow invite visit collect drop
+    transfer publish upload tidy vacuum hoover cook wash mow draft cancel change finalize finalise organize
+    organise backup hand post clear empty charge top declutter iron pick vote
+    """
+)
+"""First words of a task ("Fix the bike brakes", "email Priya the slides"): ticked done, it happened."""
+
+
+def _an_order(title: str) -> bool:
+    """Whether a task's words are an order, a task verb first ("Call the plumber"; not "Open questions
+    remain", nor "Postgres runs on port 5432": words a ticked box does not make an event)."""
+    first = title.split(None, 1)[0].casefold() if title.strip() else ""
+    return first in _TASK_VERBS
+
+
 _MEETING_WORDS = re.compile(
     r"(?i)\b(?:meeting|minutes|agenda|stand-?up|retro(?:spective)?|sync|1:1|one-on-one|call|interview)s?\b"
 )
