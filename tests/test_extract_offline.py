@@ -2023,6 +2023,12 @@ def test_timestamp_comes_from_the_sentence_then_the_heading_then_the_chunk() -> 
         # A weekday leading a heading is that day of the note's week (Monday 10 to Sunday 16 March).
         ("Monday", "Shipped the importer.", date(2025, 3, 10)),
         ("Friday — retro", "Shipped the importer.", date(2025, 3, 14)),
+        # Short, or with its day's number: the nearest day of that number that is that weekday.
+        ("Thu", "Shipped the importer.", date(2025, 3, 13)),
+        ("Thu 6th", "Shipped the importer.", date(2025, 3, 6)),
+        ("Mon 17", "Shipped the importer.", date(2025, 3, 17)),
+        ("Sun 16th", "Shipped the importer.", date(2025, 3, 16)),
+        ("Sun cream and hats", "Shipped the importer.", REF),  # no weekday
         # A range of days is its first; relative words count from the heading's day.
         ("Week of 3–9 March 2025", "Shipped the importer.", date(2025, 3, 3)),
         ("Day 4 — Sat Mar 15", "Lost my pass yesterday.", date(2025, 3, 14)),
@@ -4382,6 +4388,30 @@ def test_what_recurs_is_no_event_of_one_day(text: str) -> None:
 
 def test_a_past_sentence_that_recurs_keeps_its_day() -> None:
     assert only_node(extract("Went running every day last week.")).timestamp == date(2025, 3, 3)
+
+
+@pytest.mark.parametrize(
+    ("heading", "title", "reference", "day"),
+    [
+        # Under a heading naming the week's first day: that week's, from its first day on.
+        (("Week 11 (10–16 March 2025)", "Wednesday"), "Journal", REF, date(2025, 3, 12)),
+        (("Week of Sunday 9 March 2025", "Wednesday"), "Journal", REF, date(2025, 3, 12)),
+        # In a week's note, which has no day of its own.
+        (("Monday",), "2025-W11", None, date(2025, 3, 10)),
+        (("Fri 14",), "2025-W11", None, date(2025, 3, 14)),
+    ],
+)
+def test_a_weekday_heading_under_a_week_is_that_weeks(
+    heading: tuple[str, ...], title: str, reference: date | None, day: date
+) -> None:
+    found = extract(
+        "Signed the lease on the new flat.",
+        heading=heading,
+        reference=reference,
+        title=title,
+        path=f"{title}.md",
+    )
+    assert only_node(found).timestamp == day
 
 
 @pytest.mark.parametrize(

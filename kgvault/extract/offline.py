@@ -1033,8 +1033,12 @@ _MONTH_DAY_WORDS = re.compile(
 )
 """A day named by its month and number ("Jan 12", "April 1st", "3 February", "le 1er mai"), not a weekday
 or "today"."""
-_HEADING_WEEKDAY = re.compile(rf"(?i)(?P<day>{_WEEKDAYS})(?![\w'’-])")
-"""A heading that is or starts with a weekday ("Monday", "Thursday — retro"): a day of the note's week."""
+_HEADING_WEEKDAY = re.compile(
+    rf"(?i)(?:(?P<day>{_WEEKDAYS})|(?P<short>mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\.?"
+    r"(?=,?[ ]+\d|\s*(?:[:—–-]|$)))(?:,?[ ]+(?P<number>\d{1,2})(?:st|nd|rd|th)?(?![\w'’/.:-]))?(?![\w'’-])"
+)
+"""A heading that is or starts with a weekday ("Monday", "Thursday — retro", "Thu", not "Sun cream"), maybe
+with the day's number ("Thu 6th", "Mon 17"): a day of the note's week, or of the week above it."""
 _PAST_WEEKDAY = re.compile(
     rf"(?i)(?:\b(?:was|were|came|went|left|got|arrived|broke|began|ran|met|saw|[a-z]{{2,}}ed)\s+"
     rf"|^(?=(?:{_WEEKDAYS})\s*[:—–]))(?P<day>{_WEEKDAYS})(?![\w'’-]|\s*,?\s*(?:the\s+)?\d)"
@@ -2734,23 +2738,43 @@ class _ChunkReader:
     def _heading_date(self) -> date | None:
         """The day the innermost dated heading names: a full date ("Week of 3–9 March 2025" is its
         first day), else, in a dated note, a day without a year ("Day 2 — Wed Oct 2", "Tue 18 Mar":
-        the nearest such day) or a weekday leading it ("Monday": that day of the note's week)."""
+        the nearest such day) or a weekday leading it ("Monday": that day of the note's week; "Thu
+        6th": the nearest 6th that is a Thursday). Under a heading naming a day ("Week 11 (10–16
+        March 2025)"), or in a week's note (`2025-W11.md`), a weekday is the first of its name from
+        that day on."""
+        return self._day_of_headings(self.chunk.heading_path)
+
+    def _day_of_headings(self, path: tuple[str, ...]) -> date | None:
+        """The day the innermost heading of `path` that names one names (`_heading_date`)."""
         reference = self.chunk.reference_time
-        for heading in reversed(self.chunk.heading_path):
+        for depth in range(len(path) - 1, -1, -1):
+            heading = path[depth]
             found = find_dates(heading, reference, languages=self.date_languages)
             if found:
                 # "## Week of 2025-01-20": a weekday under it is that week's.
                 self.heading_week = _WEEK_WORD.search(heading) is not None
                 return _range_firsts(heading, found)[0][2]
-            if reference is None or self.language not in ("en", "fr"):
+            if self.language not in ("en", "fr"):
                 continue
-            for when in find_times(heading, reference, self.language):
-                if when.granularity == "day" and not _FOUR_DIGITS.search(heading[when.start : when.end]):
-                    return _nearest_year(when.first, reference)
+            if reference is not None:
+                for when in find_times(heading, reference, self.language):
+                    if when.granularity == "day" and not _FOUR_DIGITS.search(heading[when.start : when.end]):
+                        return _nearest_year(when.first, reference)
             weekday = _HEADING_WEEKDAY.match(heading)
-            if weekday is not None and can_count_from(reference):
-                offset = _WEEKDAY_NUMBERS[weekday["day"].lower()] - reference.weekday()
-                return reference + timedelta(days=offset)
+            if weekday is None:
+                continue
+            named = _WEEKDAY_NUMBERS[(weekday["day"] or weekday["short"]).lower()]
+            # A week above: a heading naming its first day, or the week's note itself.
+            start = self._day_of_headings(path[:depth]) if depth else None
+            start = start or _week_monday(self.source.title)
+            base = start or reference
+            if base is None or not can_count_from(base):
+                continue
+            if weekday["number"]:
+                return _day_numbered(base, named, int(weekday["number"]))
+            if start is not None:
+                return base + timedelta(days=(named - base.weekday()) % 7)
+            return base + timedelta(days=named - base.weekday())
         return None
 
     def _author(self) -> str | None:
@@ -4952,6 +4976,32 @@ def _is_bare_name(value: str) -> bool:
 _PERIOD_TITLE = re.compile(
     r"^\s*(?P<year>\d{4})-(?:(?P<month>0[1-9]|1[0-2])|W(?P<week>\d\d)|Q(?P<quarter>[1-4]))\b"
 )
+
+
+def _week_monday(title: str) -> date | None:
+    """The Monday of the week a week's note is titled by (`2025-W11`), else None."""
+    found = _PERIOD_TITLE.match(title)
+    if found is None or not found["week"]:
+        return None
+    try:
+        return date.fromisocalendar(int(found["year"]), int(found["week"]), 1)
+    except ValueError:  # no such week (2025-W53)
+        return None
+
+
+def _day_numbered(base: date, weekday: int, number: int) -> date | None:
+    """The day of that number nearest `base` (in its month, the last or the next), the named weekday if
+    one is: "Thu 6th" in a note of Monday 3 March 2025 is Thursday 6 March."""
+    days = []
+    for shift in (-1, 0, 1):
+        year, month = divmod(base.year * 12 + base.month - 1 + shift, 12)
+        try:
+            days.append(date(year, month + 1, number))
+        except ValueError:  # the 31st of a short month, or past the calendar's ends
+            continue
+    fitting = [day for day in days if day.weekday() == weekday] or days
+    # As near before as after ("Mon 17" in a note of 3 March 2025): the base's own month.
+    return min(fitting, key=lambda day: (abs(day - base), day.month != base.month)) if fitting else None
 
 
 def _period_middle(title: str) -> date | None:
