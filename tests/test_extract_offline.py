@@ -5733,3 +5733,26 @@ def test_a_task_ticked_done_happened_on_the_notes_day(text: str, title: str) -> 
 )
 def test_a_ticked_box_makes_no_event_of_words_that_are_no_order(text: str) -> None:
     assert extract(text).draft.nodes == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Picked up Leo from school.", "observation"),  # an errand
+        ("Picked up the dry cleaning on the way home.", "observation"),
+        ("We picked Postgres over MySQL.", "decision"),
+    ],
+)
+def test_picking_something_up_is_no_decision(text: str, kind: str) -> None:
+    assert only_node(extract(text)).type == kind
+
+
+def test_a_start_ahead_in_a_past_sentence_is_the_coming_month() -> None:
+    # In a note of 12 March 2025: "starts in April" is this April, not last.
+    found = extract("Sam got a job at Shopify, starts in April.", meta={"author": "Ana"})
+    (relation,) = found.draft.relations
+    assert (relation.predicate, relation.object, relation.valid_at) == (
+        "works_for",
+        "Shopify",
+        date(2025, 4, 1),
+    )

@@ -599,7 +599,9 @@ _FRENCH_PARTICIPLE_ENDINGS = tuple(
 _DECISION = _Keywords(
     "decided decide decision chose chosen choose switched picked went going settled opted use agreed"
     " committed décidé décidons décide choisi opté utiliser",
-    r"\b(?:decided|decide to|decision to|chose|chosen|choose to|switched|picked|went with|going with"
+    # Not "picked up Leo from school": an errand.
+    r"\b(?:decided|decide to|decision to|chose|chosen|choose to|switched|picked(?!\s+(?:up|off)\b)|went with"
+    r"|going with"
     r"|settled on|opted|will use|we'll use|are going to use|agreed to|committed to"
     r"|décidé|décidons|décide de|choisi|opté|on va utiliser|nous allons utiliser)\b",
     starts="(?=[dcspwgoan])",
@@ -829,6 +831,11 @@ _AHEAD_VERB = re.compile(
     r"|plans?\s+to|is\s+due|joins|is\s+joining)\b"
 )
 """A verb of what is still to happen: the month after it without its year is the coming one."""
+_STARTS_BEFORE = re.compile(
+    r"(?i)\b(?:starts?|starting|begins?|beginning|will\s+(?:start|begin)|is\s+(?:starting|due))\s+(?:in\s+)?$"
+)
+"""A start still ahead right before a month, in a sentence otherwise past ("got a job at Shopify,
+starts in")."""
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _MAX_YEAR_SAID = 2999
 """A day after any year a note names, to read "in March 2025" in a note without a date against."""
@@ -3343,6 +3350,14 @@ class _ChunkReader:
                 first = when.first
                 if when.granularity == "month" and not wording.past and not undated:
                     first = self._coming_month(text, when.start, when.end, first, today)
+                elif (
+                    when.granularity == "month"
+                    and not undated
+                    and not _FOUR_DIGITS.search(text, when.start, when.end)
+                    and _STARTS_BEFORE.search(text, max(0, when.start - 24), when.start)
+                ):
+                    # "Sam got a job at Shopify, starts in April": a past sentence, a start ahead.
+                    first = _a_year_on(first)
                 # "until the end of June": its last day.
                 said_end = (
                     _period_end(first, when.granularity) if until and "end" in until[0].lower() else first
