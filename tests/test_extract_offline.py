@@ -3524,6 +3524,25 @@ def test_a_days_log_or_minutes_in_a_numbered_list_are_no_procedure(text: str) ->
     assert "procedure" not in [n.type for n in found.draft.nodes]
 
 
+def test_a_dated_meetings_agenda_is_no_procedure() -> None:
+    # "2025-04-03 Weekly sales.md", dated by its frontmatter: no day's note by its title.
+    text = "1. Q1 results\n2. New client: Telefonica\n3. Easter holidays\n"
+    title, path = "2025-04-03 Weekly sales", "meetings/2025-04-03 Weekly sales.md"
+    found = extract(text, title=title, path=path, heading=("Weekly sales meeting", "Agenda"))
+    assert "procedure" not in [n.type for n in found.draft.nodes]
+    # Its steps are steps all the same.
+    steps = "1. Open the dashboard\n2. Export the Q1 report\n"
+    found = extract(steps, title=title, path=path, heading=("Weekly sales meeting", "Agenda"))
+    assert [n.type for n in found.draft.nodes] == ["procedure"]
+
+
+@pytest.mark.parametrize("lead", ["Grateful for:", "Three good things:", "Today's wins:"])
+def test_a_gratitude_list_is_no_procedure(lead: str) -> None:
+    text = f"{lead}\n\n1. Coffee with Jo this morning\n2. Mum's voice on the phone\n3. The sun came out\n"
+    found = extract(text, title="Gratitude journal", path="gratitude.md", heading=(), reference=None)
+    assert "procedure" not in [n.type for n in found.draft.nodes]
+
+
 def test_a_long_paragraph_naming_meetings_or_the_day_does_not_make_steps_a_log() -> None:
     text = (
         "Too many meetings today, and the documentation is thin in this area as usual, sadly.\n\n"

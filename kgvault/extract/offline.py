@@ -2957,14 +2957,20 @@ class _ChunkReader:
             if block.ordered_list >= 0:
                 procedures.setdefault(block.ordered_list, []).append(block)
         day_note = _DAY_TITLE.match(self.source.title) is not None
+        # Any note of a day (a meeting's, a dated page) says so by its headings, labels and times alone.
+        dated = day_note or self.chunk.reference_time is not None
         steps = {
             k: v
             for k, v in procedures.items()
             if sum(1 for b in v if b.indent == v[0].indent) >= 2
             and not _names_only(v)
             and not (
-                day_note and self._tells_the_day(v, _block_before(blocks, v[0]), self.chunk.heading_path)
+                dated
+                and self._tells_the_day(
+                    v, _block_before(blocks, v[0]), self.chunk.heading_path, by_items=day_note
+                )
             )
+            and not _a_grateful_list(_block_before(blocks, v[0]), self.chunk.heading_path)
         }
 
         done: set[int] = set()
@@ -4680,12 +4686,14 @@ class _ChunkReader:
         self.node_titles.add(title.casefold())
 
     @staticmethod
-    def _tells_the_day(items: list[_Block], intro: _Block | None, heading: tuple[str, ...]) -> bool:
-        """Whether a numbered list in a day's note tells the day rather than steps: an item starts with
-        what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first length", "1. I fixed …"),
-        or gives a time of day ("1. Metoprolol 25mg at 8am"), or the line before says the day ("Meds
-        given today:"), or the list is a meeting's ("## Board meeting"); not "1. Add chopped tomatoes",
-        "1. Make sure my VPN is on"."""
+    def _tells_the_day(
+        items: list[_Block], intro: _Block | None, heading: tuple[str, ...], *, by_items: bool = True
+    ) -> bool:
+        """Whether a numbered list in a note of a day tells the day rather than steps: an item gives a
+        time of day ("1. Metoprolol 25mg at 8am"), or the line before says the day ("Meds given
+        today:"), or the list is a meeting's ("## Board meeting"), or (`by_items`, in a day's own note)
+        an item starts with what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first
+        length", "1. I fixed …"); not "1. Add chopped tomatoes", "1. Make sure my VPN is on"."""
         # Items that tell what to do are steps, whatever the day ("Restore the NAS backup (did this
         # today): 1. Unplug …", "## Call with the plumber / 1. Turn off the heating").
         firsts = [
@@ -4701,7 +4709,7 @@ class _ChunkReader:
             return True
         if any(_TIME_OF_DAY.search(item.text) for item in items):
             return True
-        for item in items:
+        for item in items if by_items else ():
             if item.indent != items[0].indent:
                 continue
             words = _ITEM_WORDS.findall(item.text, 0, 200)[:2]
@@ -4908,6 +4916,19 @@ _MEETING_WORDS = re.compile(
     r"(?i)\b(?:meeting|minutes|agenda|stand-?up|retro(?:spective)?|sync|1:1|one-on-one|call|interview)s?\b"
 )
 """What a day's meeting is called: its numbered items are what was said, no steps."""
+_GRATEFUL_WORDS = re.compile(
+    r"(?i)\b(?:grateful|gratitude|thankful|good\s+things|highlights?|wins|went\s+well|best\s+bits)\b"
+)
+"""What a day's gratitude list or highlights are called ("Grateful for:", "## Three good things"): no steps."""
+
+
+def _a_grateful_list(intro: _Block | None, heading: tuple[str, ...]) -> bool:
+    """Whether a numbered list is what the writer is grateful for, or the day's highlights: its heading or
+    the label right above says so (`_GRATEFUL_WORDS`)."""
+    label = intro.text if intro is not None and intro.kind == "paragraph" and len(intro.text) <= 80 else ""
+    return any(_GRATEFUL_WORDS.search(line) for line in (*heading[-1:], label))
+
+
 _TIME_OF_DAY = re.compile(
     r"(?i)\b(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s?(?:am|pm)\b|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"
 )
