@@ -4919,7 +4919,8 @@ _MEETING_WORDS = re.compile(
 _GRATEFUL_WORDS = re.compile(
     r"(?i)\b(?:grateful|gratitude|thankful|good\s+things|highlights?|wins|went\s+well|best\s+bits)\b"
 )
-"""What a day's gratitude list or highlights are called ("Grateful for:", "## Three good things"): no steps."""
+"""What a day's gratitude list or highlights are called ("Grateful for:", "## Three good things"): no
+steps."""
 
 
 def _a_grateful_list(intro: _Block | None, heading: tuple[str, ...]) -> bool:
