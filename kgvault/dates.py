@@ -214,3 +214,65 @@ def find_dates(
         if value is not None:
             found.append((match.start(), match.end(), value))
     return found
+
+
+# -- lines that are a date ----------------------------------------------------------------------
+
+_WEEKDAY_ALTERNATION = (
+    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun"
+    "|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche"
+)
+_DATE_LINE = re.compile(
+    rf"[ ]{{0,3}}(?P<mark>\*\*|__|\*|_|)(?:(?:{_WEEKDAY_ALTERNATION})\.?,?[ \t]+)?"
+    r"(?P<date>[^\s*_:](?:[^\n]*[^\s*_:])?)[ \t]*:?(?P=mark):?[ \t]*",
+    re.IGNORECASE,
+)
+_SLASHED = re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<year>\d{4})")
+DATE_LINE_MAX = 60
+"""The longest line `date_line` reads: "**Wednesday, 24th September 2025:**" is 35 characters."""
+
+
+def date_line(line: str) -> str | None:
+    """Return the date a line consists of, as written, else None.
+
+    The line is one full date with its year, as `find_dates` reads it, perhaps in bold or italics,
+    after a weekday ("Friday 14 March 2025"), before a colon ("March 1, 2025:"); or an a/b/yyyy date
+    whose order only the writer's other dates tell (03/04/2025: see `date_line_days`).
+    """
+    if len(line) > DATE_LINE_MAX:
+        return None
+    match = _DATE_LINE.fullmatch(line)
+    if match is None:
+        return None
+    written = match["date"]
+    found = find_dates(written, None)
+    if len(found) == 1 and found[0][:2] == (0, len(written)):
+        return written
+    return written if _SLASHED.fullmatch(written) else None
+
+
+def date_line_days(written: list[str]) -> list[date | None]:
+    """Read the dates of one note's date lines (`date_line`'s values), in order.
+
+    An ambiguous a/b/yyyy (03/04/2025) is read in the order the note's other a/b/yyyy dates show,
+    day first when one has a day over 12 (13/03/2025) and none a month over 12; else it is no day.
+    """
+    orders: set[str] = set()
+    for text in written:
+        slashed = _SLASHED.fullmatch(text)
+        if slashed is not None and int(slashed["a"]) != int(slashed["b"]):
+            if int(slashed["a"]) > 12:
+                orders.add("day first")
+            elif int(slashed["b"]) > 12:
+                orders.add("month first")
+    days: list[date | None] = []
+    for text in written:
+        found = find_dates(text, None)
+        slashed = _SLASHED.fullmatch(text)
+        if not found and slashed is not None and len(orders) == 1:
+            first, second, year = int(slashed["a"]), int(slashed["b"]), int(slashed["year"])
+            day, month = (first, second) if "day first" in orders else (second, first)
+            days.append(_make_date(year, month, day))
+        else:
+            days.append(found[0][2] if found else None)
+    return days
