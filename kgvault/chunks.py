@@ -3,7 +3,9 @@
 A Markdown body is cut at every top-level heading (markdown-it-py's block tokens
 carry line maps); a section longer than `max_chars` is cut again between
 top-level blocks, never inside a code fence, a table or a `%% comment %%`.
-A plain-text body is cut into runs of paragraphs. The cuts partition the body,
+A plain-text body is cut into runs of paragraphs. In both, a paragraph opening
+with a line that is only a date (a diary's "14 March 2025") starts a section
+of that day, as a heading of that date would. The cuts partition the body,
 so every non-blank line lands in exactly one chunk, including lines markdown-it
 puts in no token (link reference definitions, stray lines).
 """
@@ -23,10 +25,10 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import mdTrim
 from markdown_it.token import Token
 
-from kgvault.dates import parse_date_value
+from kgvault.dates import date_line, date_line_days, parse_date_value
 from kgvault.records import Chunk, ChunkKind, Source, record
 
-_BlockKind = Literal["heading", "list", "other"]
+_BlockKind = Literal["heading", "date", "list", "paragraph", "other"]
 
 # A superset of the lines that can be a top-level ATX heading or a setext underline:
 # a body with none of them that fits in one chunk needs no parse at all.
@@ -43,6 +45,7 @@ _REFERENCE_LABEL_END = re.compile(r"(?<!\])\]:|\\\]\]:")
 """Where a link reference definition's label can end: not in `[[wikilink]]:`, whose label holds a `[`."""
 _ATX_OPENING = re.compile(r"#{1,6}(?=[ \t]|$)")
 _DATED_TITLE = re.compile(r"(\d{4}-\d{2}-\d{2})(?!\d)")
+_FOUR_DIGITS = re.compile(r"\d{4}")
 _WIKILINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 _INLINE_COMMENT = re.compile(r"%%.*?(?:%%|$)")
 _CODE_SPAN = re.compile(r"(`+).*?\1")
@@ -58,9 +61,11 @@ class _Block:
     end: int
     kind: _BlockKind
     level: int = 0
-    """Heading level (1-6), for headings."""
+    """Heading level (1-6), for headings; for a date line, one below the heading it is under."""
     title: str = ""
-    """Plain-text heading title, for headings."""
+    """Plain-text heading title, for headings and date lines."""
+    day: date | None = None
+    """The day a date line names (None when its a/b/yyyy order is unknown)."""
     items: list[int] = field(default_factory=list)
     """Start line of each top-level item, for lists."""
 
@@ -226,21 +231,50 @@ class _Sizer:
 
 
 def _text_cuts(lines: list[str], body_start: int, reference_time: date | None, max_chars: int) -> list[_Cut]:
-    """Cut a plain-text body into runs of blank-line-separated paragraphs of at most max_chars."""
+    """Cut a plain-text body into runs of blank-line-separated paragraphs of at most max_chars.
+
+    A paragraph opening with a date line starts a run, and the runs up to the next one are of its day,
+    unless nothing but another date line follows it.
+    """
     sizer = _Sizer(lines, body_start)
+    days = _date_lines(lines, body_start)
     cuts: list[_Cut] = []
     chunk_start = -1
     paragraph_start = -1
+    heading_path: tuple[str, ...] = ()
+    day = reference_time
     for number in range(body_start, len(lines) + 1):
         blank = number == len(lines) or not lines[number].strip()
         if not blank and paragraph_start < 0:
             paragraph_start = number
         elif blank and paragraph_start >= 0:
-            if chunk_start < 0 or sizer.chars(chunk_start, number) > max_chars:
+            dated = paragraph_start in days and _line_after(lines, paragraph_start) not in (*days, None)
+            if dated:
+                heading_path = (" ".join(lines[paragraph_start].split()),)
+                day = days[paragraph_start] or reference_time
+            if dated or chunk_start < 0 or sizer.chars(chunk_start, number) > max_chars:
                 chunk_start = paragraph_start
-                cuts.append(_Cut(chunk_start, (), reference_time))
+                cuts.append(_Cut(chunk_start, heading_path, day))
             paragraph_start = -1
     return cuts
+
+
+def _line_after(lines: list[str], number: int) -> int | None:
+    """The next non-blank line after this one, if any."""
+    return next((after for after in range(number + 1, len(lines)) if lines[after].strip()), None)
+
+
+def _date_lines(lines: list[str], body_start: int) -> dict[int, date | None]:
+    """Find the body's lines that are only a date (`date_line`), with the day each names."""
+    written: dict[int, str] = {}
+    for number in range(body_start, len(lines)):
+        line = lines[number]
+        # Most lines hold no year: skip the date-line pattern for them.
+        if _FOUR_DIGITS.search(line):
+            found = date_line(line)
+            if found is not None:
+                written[number] = found
+    return dict(zip(written, date_line_days(list(written.values())), strict=True))
 
 
 # -- Markdown -----------------------------------------------------------------------------------
@@ -249,29 +283,39 @@ def _text_cuts(lines: list[str], body_start: int, reference_time: date | None, m
 def _markdown_cuts(
     lines: list[str], body_start: int, reference_time: date | None, max_chars: int
 ) -> list[_Cut]:
-    """Cut a Markdown body at its top-level headings, then split sections longer than max_chars."""
+    """Cut a Markdown body at its top-level headings and date lines, then split sections longer than
+    max_chars."""
     sizer = _Sizer(lines, body_start)
     body = "\n".join(lines[body_start:])
     fits = sizer.chars(body_start, len(lines)) <= max_chars
-    if fits and not _HEADING_LIKE.search(body):
+    days = _date_lines(lines, body_start)
+    if fits and not days and not _HEADING_LIKE.search(body):
         return [_Cut(body_start, (), reference_time)]
-    if fits and _headings_only(body):
+    if fits and not days and _headings_only(body):
         # One chunk's worth is never split, so its headings are all the structure it needs.
         blocks = _atx_headings(lines, body_start)
     else:
         blocks, code = _top_level_blocks(body, body_start, len(lines))
+        if days:
+            blocks = _split_date_lines(blocks, days, lines)
         if "%%" in body:
             blocks = _merge_comments(blocks, _comment_spans(lines, body_start, code))
 
     sections: list[tuple[_Cut, list[_Block]]] = [(_Cut(body_start, (), reference_time), [])]
-    stack: list[tuple[int, str]] = []
+    stack: list[_Block] = []
     for block in blocks:
-        if block.kind == "heading":
-            while stack and stack[-1][0] >= block.level:
+        if block.kind == "date":
+            # A date line ends the day before it (and the headings under that day), and heads its own
+            # day one level below the heading it is under: any heading up to that level ends it.
+            while any(entry.kind == "date" for entry in stack):
                 stack.pop()
-            stack.append((block.level, block.title))
-            path = tuple(title for _, title in stack if title)
-            sections.append((_Cut(block.start, path, _dated(path) or reference_time), []))
+            block.level = stack[-1].level + 1 if stack else 1
+        if block.kind in ("heading", "date"):
+            while stack and stack[-1].level >= block.level:
+                stack.pop()
+            stack.append(block)
+            path = tuple(entry.title for entry in stack if entry.title)
+            sections.append((_Cut(block.start, path, _dated(stack) or reference_time), []))
         sections[-1][1].append(block)
 
     cuts: list[_Cut] = []
@@ -304,7 +348,7 @@ def _split_section(blocks: list[_Block], sizer: _Sizer, max_chars: int) -> list[
             units.append((block.start, block.end))
     if not units:
         return []
-    heading = blocks[0].start if blocks[0].kind == "heading" else -1
+    heading = blocks[0].start if blocks[0].kind in ("heading", "date") else -1
     cuts: list[int] = []
     chunk_start, units_in_chunk = units[0][0], 1
     for unit_start, unit_end in units[1:]:
@@ -344,8 +388,32 @@ def _top_level_blocks(body: str, offset: int, line_count: int) -> tuple[list[_Bl
             current_list = _Block(start, end, "list")
             blocks.append(current_list)
         else:
-            blocks.append(_Block(start, end, "other"))
+            blocks.append(_Block(start, end, "paragraph" if token.type == "paragraph_open" else "other"))
     return blocks, code
+
+
+def _split_date_lines(blocks: list[_Block], days: dict[int, date | None], lines: list[str]) -> list[_Block]:
+    """Make the date line opening a top-level paragraph a block of its own, heading the day below it.
+
+    A date line with nothing below it before the next heading or date line heads no day and stays
+    as it is (a meeting note's date under its title, before its first `##`).
+    """
+    split: list[_Block] = []
+    for position, block in enumerate(blocks):
+        following = blocks[position + 1] if position + 1 < len(blocks) else None
+        heads_something = block.end > block.start + 1 or not (
+            following is None
+            or following.kind == "heading"
+            or (following.kind == "paragraph" and following.start in days)
+        )
+        if block.kind != "paragraph" or block.start not in days or not heads_something:
+            split.append(block)
+            continue
+        title = _plain_title(mdTrim(lines[block.start]))
+        split.append(_Block(block.start, block.start + 1, "date", title=title, day=days[block.start]))
+        if block.end > block.start + 1:
+            split.append(_Block(block.start + 1, block.end, "paragraph"))
+    return split
 
 
 def _comment_spans(lines: list[str], body_start: int, code: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -397,13 +465,14 @@ def _merge_comments(blocks: list[_Block], spans: list[tuple[int, int]]) -> list[
                 merged.append(block)
                 continue
             span_start = spans[next_span][0]
-            visible_heading = block.kind == "heading" and span_start >= block.start
+            visible_heading = block.kind in ("heading", "date") and span_start >= block.start
             group = _Block(
                 min(block.start, span_start),
                 block.end,
-                "heading" if visible_heading else "other",
+                block.kind if visible_heading else "other",
                 level=block.level,
                 title=block.title,
+                day=block.day,
             )
             merged.append(group)
         while next_span < len(spans) and spans[next_span][0] < group.end:
@@ -481,10 +550,13 @@ def _wikilink_text(match: re.Match[str]) -> str:
     return target.split("#", 1)[0] or target.lstrip("#^")
 
 
-def _dated(heading_path: tuple[str, ...]) -> date | None:
-    """Return the date of the innermost heading that is or starts with a date."""
-    for title in reversed(heading_path):
-        match = _DATED_TITLE.match(title)
+def _dated(stack: list[_Block]) -> date | None:
+    """Return the day of the innermost date line, or heading that is or starts with an ISO date, over a
+    section."""
+    for block in reversed(stack):
+        if block.kind == "date" and block.day is not None:
+            return block.day
+        match = _DATED_TITLE.match(block.title)
         if match:
             found = parse_date_value(match.group(1))
             if found is not None:
