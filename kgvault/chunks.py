@@ -248,7 +248,8 @@ def _text_cuts(lines: list[str], body_start: int, reference_time: date | None, m
         if not blank and paragraph_start < 0:
             paragraph_start = number
         elif blank and paragraph_start >= 0:
-            dated = paragraph_start in days and _line_after(lines, paragraph_start) not in (*days, None)
+            following = _line_after(lines, paragraph_start) if paragraph_start in days else None
+            dated = following is not None and following not in days
             if dated:
                 heading_path = (" ".join(lines[paragraph_start].split()),)
                 day = days[paragraph_start] or reference_time
