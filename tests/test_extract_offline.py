@@ -3247,6 +3247,20 @@ def test_template_commands_and_placeholders_left_in_a_note_are_no_words() -> Non
     titles = " ".join(n.title for n in result.draft.nodes)
     assert "<%" not in titles and "{{" not in titles and "tp." not in titles
     assert "Worked on Atlas all day." in titles
+    # A hole between a sentence's words leaves it saying nothing whole ("Moved to last week.").
+    assert [n.title for n in result.draft.nodes] == ["Worked on Atlas all day."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "created: <% tp.date.now() %>\nMet Ana for coffee.",
+        "Met Ana for coffee. <%* tR += '' %>",
+        "Date: {{date}}\n\nMet Ana for coffee.",
+    ],
+)
+def test_a_template_hole_beside_a_sentence_hides_nothing_of_it(text: str) -> None:
+    assert [n.title for n in extract(text).draft.nodes] == ["Met Ana for coffee."]
 
 
 def test_a_weekly_review_s_highlights_are_the_writer_s_own() -> None:

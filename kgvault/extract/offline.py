@@ -1927,25 +1927,49 @@ def _visible_lines(lines: list[str], markdown: bool = True) -> list[str | None]:
             if "[^" in line:
                 line = _FOOTNOTE.sub("", line)
             if "%%" not in line and "<!--" not in line and "<%" not in line:
-                out.append(_PLACEHOLDER.sub("", line) if "{{" in line else line)
+                out.append(_unfilled(line) if "{{" in line else line)
                 continue
         pieces: list[str] = []
         position = 0
+        holed = False  # a template command between words of this line
+        opened_at = -1
         for token in _HIDE_TOKEN.finditer(line):
             value = token.group()
             if comment is None:
                 if value in _COMMENT_ENDS:
                     pieces.append(line[position : token.start()])
-                    comment = value
+                    comment, opened_at = value, token.start()
             elif value == _COMMENT_ENDS[comment]:
+                holed = holed or (
+                    comment == "<%" and opened_at >= 0 and _between_words(line, opened_at, token.end())
+                )
                 comment = None
                 position = token.end()
         if comment is None:
             pieces.append(line[position:])
         visible = "".join(pieces)
-        visible = _PLACEHOLDER.sub("", visible) if "{{" in visible else visible
-        out.append(visible if visible.strip() else None)
+        if "{{" in visible:
+            unfilled = _unfilled(visible)
+            holed = holed or unfilled is None
+            visible = unfilled or ""
+        # "Met <% tp.system.prompt() %> for coffee": words around a hole say nothing whole.
+        out.append(None if holed or not visible.strip() else visible)
     return out
+
+
+def _unfilled(line: str) -> str | None:
+    """A line without the placeholders a template left (`{{date}}`), or None (hidden) where words stand
+    on both sides of one: "Had lunch with {{attendee}} at noon" says nothing whole."""
+    if any(_between_words(line, *hole.span()) for hole in _PLACEHOLDER.finditer(line)):
+        return None
+    return _PLACEHOLDER.sub("", line)
+
+
+def _between_words(line: str, start: int, end: int) -> bool:
+    """Whether words of a sentence stand on both sides of `line[start:end]` (not a label before it,
+    "Date: {{date}}", nor a sentence's end, "Met Ana. <% … %>")."""
+    before = line[:start].rstrip()
+    return bool(before) and before[-1:].isalnum() and any(c.isalnum() for c in line[end:])
 
 
 def _indent(line: str) -> int:
