@@ -96,7 +96,27 @@ def date_in_filename(name: str) -> date | None:
         if found:
             return found
     written = find_dates(name, None)
-    return written[0][2] if written else None
+    if written:
+        return written[0][2]
+    # "19-Mar-2025": a day, a month's name and a year joined by dashes, as some apps name a day's file.
+    dashed = _DASHED_DAY.search(name)
+    if dashed is not None and dashed["month"].lower() in _MONTHS:
+        return _make_date(int(dashed["year"]), _MONTHS[dashed["month"].lower()], int(dashed["day"]))
+    return None
+
+
+_DASHED_DAY = re.compile(r"(?<![\w-])(?P<day>\d{1,2})-(?P<month>[A-Za-z]{3,9})-(?P<year>\d{4})(?![\w-])")
+_FOLDER_DAY = re.compile(r"(?:^|/)(\d{4})/(\d{1,2})/(\d{1,2})(?=/[^/]*$|[^/\d][^/]*$|$)")
+
+
+def date_in_path(rel_path: str, stem: str) -> date | None:
+    """Date a note by its path: a date in its file name's `stem` (`date_in_filename`), else the year,
+    month and day folders a journal keeps it in (`2025/03/13.md`, `Journal/2025/03/13 Thursday.md`)."""
+    found = date_in_filename(stem)
+    if found is not None or "/" not in rel_path:
+        return found
+    folders = _FOLDER_DAY.search(f"{rel_path.rsplit('/', 1)[0]}/{stem}")
+    return _make_date(*map(int, folders.groups())) if folders else None
 
 
 # -- dates inside prose -------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import yaml
 from kgvault.conversations import Conversation
 from kgvault.conversations.transcript import participants, read_turns, session_time
 from kgvault.conversations.whatsapp import chat_name, looks_like_whatsapp, named_like_whatsapp
-from kgvault.dates import date_in_filename, find_dates, parse_date_value
+from kgvault.dates import date_in_filename, date_in_path, find_dates, parse_date_value
 from kgvault.discover import SOURCE_KINDS, Found, find_sources, imported_draft_files
 from kgvault.note_kind import kept_kind
 from kgvault.records import Problem, Source, SourceKind
@@ -728,7 +728,7 @@ def _reference_time(
                 f"frontmatter `{key}` {why} ({shown}); not used to date the note",
             )
         )
-    return date_in_filename(stem)
+    return date_in_path(rel_path, stem)
 
 
 _PAGE_PROPERTY = re.compile(r"^(?P<key>type|alias|aliases|tags|title)::[ \t]*(?P<value>\S.*?)[ \t]*$", re.I)

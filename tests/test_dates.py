@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import pytest
 
-from kgvault.dates import date_in_filename, find_dates, parse_date_value
+from kgvault.dates import date_in_filename, date_in_path, find_dates, parse_date_value
 
 REF = date(2025, 3, 12)
 
@@ -113,10 +113,30 @@ def test_the_existing_parsers_keep_their_behaviour() -> None:
         ("04-03-2025", None),  # the 4th of March or the 3rd of April: no guess
         ("Reading log 2025", None),
         ("Q1 2025 planning", None),
+        ("19-Mar-2025", date(2025, 3, 19)),
+        ("19-Foo-2025", None),
     ],
 )
 def test_a_daily_note_named_with_a_written_date_is_dated_by_it(name: str, expected: date | None) -> None:
     assert date_in_filename(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "stem", "expected"),
+    [
+        ("Journal/2025/03/13.md", "13", date(2025, 3, 13)),  # year, month and day folders
+        ("2025/03/13 Thursday.md", "13 Thursday", date(2025, 3, 13)),
+        ("2025/12/31/log.md", "log", date(2025, 12, 31)),  # a day's folder
+        ("daily/2025-03-12.md", "2025-03-12", date(2025, 3, 12)),  # the file name first
+        ("2025/03/notes.md", "notes", None),  # a month's folder: no day
+        ("2025/13/01.md", "01", None),
+        ("projects/2025/03/13/a/log.md", "log", None),
+    ],
+)
+def test_a_journal_kept_in_year_month_and_day_folders_is_dated_by_them(
+    path: str, stem: str, expected: date | None
+) -> None:
+    assert date_in_path(path, stem) == expected
 
 
 @pytest.mark.parametrize(
