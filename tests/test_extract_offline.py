@@ -5789,3 +5789,19 @@ def test_a_start_ahead_in_a_past_sentence_is_the_coming_month() -> None:
         "Shopify",
         date(2025, 4, 1),
     )
+
+
+def test_a_table_of_tasks_rows_are_to_be_done_unless_its_status_says_done() -> None:
+    text = (
+        "| Owner | Action | Due | Status |\n|---|---|---|---|\n"
+        "| [[Priya]] | Reviewed the ranking PR | 2025-03-10 | Done |\n"
+        "| Tom | Send the deck | 2025-03-14 | open |\n"
+    )
+    assert [(n.title, n.timestamp) for n in extract(text).draft.nodes] == [
+        ("Priya; Reviewed the ranking PR; 2025-03-10; Done", date(2025, 3, 10))
+    ]
+    undone = "| Owner | Action | Due |\n|---|---|---|\n| [[Priya]] | Review ranking PR | 2025-03-14 |\n"
+    assert extract(undone).draft.nodes == []
+    # A log's table is no table of tasks.
+    log = "| Date | What |\n|---|---|\n| 2025-03-02 | Launched Heron |\n"
+    assert [n.timestamp for n in extract(log).draft.nodes] == [date(2025, 3, 2)]

@@ -2097,6 +2097,25 @@ _ANY_LINK = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)")
 """A wikilink or a Markdown link, with its text: what a row's words are read without."""
 
 
+_TASK_HEADER = re.compile(
+    r"(?i)^(?:due(?:\s+date)?|deadline|by\s+when|action(?:\s+items?)?|actions|to\s?-?do|tasks?|next\s+steps?"
+    r"|follow[\s-]?ups?)$"
+)
+"""A column of a table of tasks (`Due`, `Deadline`, `Action items`): its rows are to be done."""
+_STATUS_HEADER = re.compile(r"(?i)^(?:status|state|done|progress)$")
+_DONE_STATUS = re.compile(
+    r"(?i)^\s*(?:done|complete[d]?|closed|finished|shipped|resolved|x|yes|✅|✔️?|☑️?)\s*$"
+)
+"""A status cell that says a task is done."""
+
+
+def _task_columns(header: list[str]) -> int | None:
+    """Whether a table's header row is a table of tasks: None if not, else its status column (-1: none)."""
+    if not any(_TASK_HEADER.match(_strip_emphasis(cell).strip()) for cell in header):
+        return None
+    return next((at for at, cell in enumerate(header) if _STATUS_HEADER.match(cell.strip())), -1)
+
+
 def _is_form_row(cells: list[str], filled: list[str], row: str) -> bool:
     """A row that states nothing: a cheat sheet's next line for its cell ("| | | | [Decipher
     Writing](…) E [Secret](…) |": blank first cells, no lowercase word outside its links), or a blank
@@ -2129,12 +2148,15 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
     quoting: Literal["callout", "quote"] | None = None
     in_table = False
     """Rows of a table whose lines need not start with a pipe (`a | b`) go on until a blank line."""
+    tasks: int | None = None
+    """In a table of tasks (a `Due` or `Action` column): its `Status` column, else -1 (none)."""
     for index, line in enumerate(visible):
         if line is None or not line.strip():
             paragraph = None
             blank_before = True
             quoting = None
             in_table = False
+            tasks = None
             continue
         text = line
         while _QUOTE.match(text):
@@ -2163,6 +2185,7 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
             elif _TABLE_SEPARATOR.match(text) and blocks and blocks[-1].kind == "row":
                 blocks[-1].header_row = True
                 in_table = True
+                tasks = _task_columns(blocks[-1].text.split("; "))
             elif "|" in text and paragraph is not None and paragraph.first == paragraph.last == index - 1:
                 # `Name | Value` over `---- | -----`: a table's header row, written without outer pipes.
                 header = paragraph.parts[0] if paragraph.parts else paragraph.text
@@ -2180,6 +2203,10 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
             row = "; ".join(filled)
             form = _is_form_row(cells, filled, row)
             blocks.append(_Block("row", row, index, index, header_row=form, quoted=quoting == "quote"))
+            if tasks is not None:
+                # "| Priya | Review ranking PR | 2025-04-10 |": to be done by then, not done then.
+                said = cells[tasks] if 0 <= tasks < len(cells) else ""
+                blocks[-1].task = "x" if _DONE_STATUS.match(said) else " "
             paragraph = item = None
             list_id = -1
             blank_before = False
@@ -3072,7 +3099,9 @@ class _ChunkReader:
                 if not block.text:
                     continue
             if block.kind == "row":
-                if not block.header_row:
+                if block.task not in (None, "x"):
+                    self.reasons["open task"] += 1  # a row of a table of tasks, not done
+                elif not block.header_row:
                     self._candidate(_Candidate(block.text, quote, "row", heading_entity, quoted))
                 continue
             if block.kind == "item" and block.task not in (None, "x"):
