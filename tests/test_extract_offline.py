@@ -5805,3 +5805,17 @@ def test_a_table_of_tasks_rows_are_to_be_done_unless_its_status_says_done() -> N
     # A log's table is no table of tasks.
     log = "| Date | What |\n|---|---|\n| 2025-03-02 | Launched Heron |\n"
     assert [n.timestamp for n in extract(log).draft.nodes] == [date(2025, 3, 2)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "> [!info] Nested\n> > ```sql\n> > Ana works at Acme.\n> > ```\n> > Met Tom for coffee.",
+        '> [!multi-column]\n>\n>> [!todo]+ Inbox\n>> ```dataview\n>> TASK FROM "Inbox"\n>> ```\n'
+        ">> Met Tom for coffee.",
+        "> ```\n> Ana works at Acme.\nMet Tom for coffee.",  # the quote's end ends its fence
+    ],
+)
+def test_a_fence_in_a_quote_or_callout_at_any_depth_is_code(text: str) -> None:
+    found = extract(text, meta={"author": "Sam"})
+    assert [n.title for n in found.draft.nodes] == ["Met Tom for coffee."]

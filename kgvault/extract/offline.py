@@ -176,6 +176,8 @@ subject, "our" only says whose; not "[[Ana]] is my friend and we meet on Fridays
 # -- blocks -------------------------------------------------------------------------------------
 
 _FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_QUOTE_MARKS = re.compile(r"^(?:\s{0,3}>)+[ \t]?")
+"""The `>` marks opening a line of a quote or a callout, however deep."""
 _HIDE_TOKEN = re.compile(r"(`+).*?\1|%%|<!--|-->|<%|%>")
 _COMMENT_ENDS = {"%%": "%%", "<!--": "-->", "<%": "%>"}
 """What closes each hidden span: a comment, or a template command (Templater's `<% tp.date.now() %>`)."""
@@ -1879,6 +1881,7 @@ def _visible_lines(lines: list[str], markdown: bool = True) -> list[str | None]:
     indented line is no code."""
     out: list[str | None] = []
     fence: str | None = None
+    fence_quoted = False  # the fence opened in a quote, which ends it when it ends
     comment: str | None = None
     math = False
     indented = False  # in an indented code block
@@ -1905,17 +1908,23 @@ def _visible_lines(lines: list[str], markdown: bool = True) -> list[str | None]:
             blank_before = not line.strip()
         if "^" in line and _BLOCK_ID.search(line):  # most lines hold no caret: the regex is skipped
             line = _BLOCK_ID.sub("", line)
+        # A fence in a quote or a callout, at any depth ("> ```sql", ">> ```dataview"), is code too.
+        bare = _QUOTE_MARKS.sub("", line) if line.lstrip()[:1] == ">" else line
+        # Hidden in a quote, the quote goes on: its marks alone, an empty line of it.
+        hidden = line[: len(line) - len(bare)].rstrip() or None
+        if fence is not None and fence_quoted and hidden is None:
+            fence = None  # a quote's end ends a fence in it (CommonMark)
         if fence is not None:
-            stripped = line.strip()
+            stripped = bare.strip()
             if stripped.startswith(fence) and not stripped.strip(fence[0]):
                 fence = None
-            out.append(None)
+            out.append(hidden)
             continue
         if comment is None:
-            opening = _FENCE_OPEN.match(line)
+            opening = _FENCE_OPEN.match(bare)
             if opening:
-                fence = opening.group(1)
-                out.append(None)
+                fence, fence_quoted = opening.group(1), hidden is not None
+                out.append(hidden)
                 continue
             if line.strip() == "$$":
                 math = not math
