@@ -5819,3 +5819,12 @@ def test_a_table_of_tasks_rows_are_to_be_done_unless_its_status_says_done() -> N
 def test_a_fence_in_a_quote_or_callout_at_any_depth_is_code(text: str) -> None:
     found = extract(text, meta={"author": "Sam"})
     assert [n.title for n in found.draft.nodes] == ["Met Tom for coffee."]
+
+
+def test_a_chunk_in_a_language_the_rules_do_not_read_says_so() -> None:
+    german = "Gestern habe ich die Steuererklärung abgeschickt und bin mit dem Rad zur Arbeit gefahren."
+    found = extract(german)
+    assert found.draft.nodes == []
+    assert found.draft.skip_reason == "language de, which the offline rules do not read"
+    # A note that says nothing in English still says "no statement".
+    assert extract("The weather is the weather.").draft.skip_reason == "no statement"

@@ -3180,15 +3180,13 @@ class _ChunkReader:
             return "structural: code or comments only"
         if all(block.kind == "heading" for block in blocks):
             return "structural: heading only"
-        for reason in (
-            "small talk",
-            "navigation",
-            "quoted",
-            "open task",
-            "question",
-            "too short",
-            "no statement",
-        ):
+        for reason in ("small talk", "navigation", "quoted", "open task", "question"):
+            if self.reasons[reason]:
+                return reason
+        if self.language not in ("en", "fr") and (self.reasons["too short"] or self.reasons["no statement"]):
+            # A German diary's lines are no "no statement": no rule reads its language.
+            return f"language {self.language}, which the offline rules do not read"
+        for reason in ("too short", "no statement"):
             if self.reasons[reason]:
                 return reason
         return "structural"
