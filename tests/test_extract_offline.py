@@ -5828,3 +5828,10 @@ def test_a_chunk_in_a_language_the_rules_do_not_read_says_so() -> None:
     assert found.draft.skip_reason == "language de, which the offline rules do not read"
     # A note that says nothing in English still says "no statement".
     assert extract("The weather is the weather.").draft.skip_reason == "no statement"
+
+
+def test_what_to_do_before_a_dash_defines_no_term() -> None:
+    found = extract("- Visit **Torre de Belém** — the tower by the river", reference=None, title="Lisbon")
+    assert "Visit Torre de Belém" not in {e.name for e in found.draft.entities}
+    defined = extract("- **Torre de Belém** — the tower by the river", reference=None, title="Lisbon")
+    assert [n.type for n in defined.draft.nodes] == ["concept"]

@@ -4619,6 +4619,8 @@ class _ChunkReader:
                 dash
                 and len(dash.group("term").split()) <= 5
                 and (self.glossary or (_ARTICLE_START.match(dash.group("definition")) and _defines(dash)))
+                # Not "Visit **Torre de Belém** — the tower by the river": what to do there, no term.
+                and not (" " in dash.group("term").strip() and _an_order(_strip_emphasis(dash.group("term"))))
             ):
                 term, definition = dash.group("term"), dash.group("definition")
         if term is None and self.glossary and candidate.kind == "item":
@@ -4959,7 +4961,7 @@ _TASK_VERBS = (_IMPERATIVES - _word_set("open let keep go use wait turn run")) |
     fix pay finish submit renew order return schedule file reply text ring ship deploy merge plan sort pack
     sign register get replace repair refactor migrate upgrade confirm follow invite visit collect drop
     transfer publish upload tidy vacuum hoover cook wash mow draft cancel change finalize finalise organize
-    organise backup hand post clear empty charge top declutter iron pick vote
+    organise backup hand post clear empty charge top declutter iron pick vote see try watch eat
     """
 )
 """First words of a task ("Fix the bike brakes", "email Priya the slides"): ticked done, it happened."""
