@@ -5835,3 +5835,21 @@ def test_what_to_do_before_a_dash_defines_no_term() -> None:
     assert "Visit Torre de Belém" not in {e.name for e in found.draft.entities}
     defined = extract("- **Torre de Belém** — the tower by the river", reference=None, title="Lisbon")
     assert [n.type for n in defined.draft.nodes] == ["concept"]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("13:00 lunch w/ Aisha, she's pregnant!!", ["Aisha"]),
+        ("14:30 call w/ Priya re: Stripe", []),
+        ("10:00-11:00 deep work on the importer", []),
+        ("9am - dentist in town", []),
+    ],
+)
+def test_a_days_log_line_led_by_its_clock_time_is_an_event_of_the_day(text: str, named: list[str]) -> None:
+    node = only_node(extract(text))
+    assert (node.type, node.timestamp, node.entities) == ("observation", REF, named)
+
+
+def test_a_line_led_by_a_clock_time_in_an_undated_note_is_no_event() -> None:
+    assert extract("14:30 call w/ Priya re: Stripe", reference=None, title="Schedule").draft.nodes == []

@@ -1507,6 +1507,12 @@ _SOFTWARE_WORDS = re.compile(
     r"|cli|os|language|runtime|server|ui)\b"
 )
 _DATE_LEAD = re.compile(r"^\s*(?:\*\*)?(?P<date>\d{4}-\d{2}-\d{2})(?:\*\*)?\s*(?:[:—–|;-]|\s)\s*\S")
+_CLOCK_LEAD = re.compile(
+    r"(?i)^\s*(?:\*\*)?(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d\s*(?:am|pm)?|\s*(?:am|pm))"
+    r"(?:\s*[-–]\s*(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d)?\s*(?:am|pm)?)?(?:\*\*)?\s*(?:[:—–|;-]\s*)?[A-Za-z\[]"
+)
+"""A line led by a clock time, or a span of them: "13:00 lunch w/ Aisha", "9am — gym", "10:00-11:00 deep
+work"."""
 # Only from a run's first mark: from each mark of "Wait.....done" the run was scanned again.
 _SENTENCE_END = re.compile(r"(?=[.!?…\n])(?:(?<![.!?…])(?P<end>[.!?…]+[\"'”’)\]*_]*)\s+|\n)")
 _ABBREVIATIONS = _word_set(
@@ -4423,7 +4429,12 @@ class _ChunkReader:
             # Not "Sam is out until Monday, so I paired with Dana": what the writer did is the event.
             return _Outcome("episodic", "state", valid_from=since, valid_to=until)
         past = wording.past
-        date_led = _DATE_LEAD.match(inline.title) is not None and inline.word_count >= 3
+        # A day's log line led by its clock time ("13:00 lunch w/ Aisha", "14:30 call w/ Priya re:
+        # Stripe") tells what happened at it, as one led by its date does.
+        date_led = (
+            _DATE_LEAD.match(inline.title) is not None
+            or (dated and _CLOCK_LEAD.match(inline.title) is not None)
+        ) and inline.word_count >= 3
         # A task ticked done happened, though its words are an order: "- [x] Fix the bike brakes".
         done = candidate.done and dated and _an_order(inline.title)
         if (past and (first_person or wording.diary or dates)) or date_led or done:
