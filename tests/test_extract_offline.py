@@ -5853,3 +5853,12 @@ def test_a_days_log_line_led_by_its_clock_time_is_an_event_of_the_day(text: str,
 
 def test_a_line_led_by_a_clock_time_in_an_undated_note_is_no_event() -> None:
     assert extract("14:30 call w/ Priya re: Stripe", reference=None, title="Schedule").draft.nodes == []
+
+
+def test_lines_led_by_a_bullet_dot_are_items_of_their_own() -> None:
+    text = "• Emailed the landlord\n• Fixed the kitchen sink\n• Called Mum about Easter\n"
+    assert [n.title for n in extract(text).draft.nodes] == [
+        "Emailed the landlord",
+        "Fixed the kitchen sink",
+        "Called Mum about Easter",
+    ]

@@ -225,7 +225,8 @@ _BRACKETED_FIELD = re.compile(
     r"|\((?P<pkey>[A-Za-z][\w -]{0,40}?)::[ \t]*(?P<pvalue>(?:\[\[[^\[\]\n]*\]\]|[^()\[\]\n])*?)[ \t]*\)"
 )
 _ITEM = re.compile(
-    r"^(?P<indent>[ \t]*)(?:(?P<bullet>[-*+])|(?P<number>\d{1,3})[.)])(?:[ \t]+(?P<text>.*)|$)"
+    # "•" too: a list pasted from an app or a bullet journal keeps its dots, each line an item.
+    r"^(?P<indent>[ \t]*)(?:(?P<bullet>[-*+•◦▪‣])|(?P<number>\d{1,3})[.)])(?:[ \t]+(?P<text>.*)|$)"
 )
 _CHECKBOX = re.compile(r"^\[(?P<status>[ xX/>-])\][ \t]+")
 _LOGSEQ_MARKER = re.compile(
