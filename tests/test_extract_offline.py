@@ -5862,3 +5862,9 @@ def test_lines_led_by_a_bullet_dot_are_items_of_their_own() -> None:
         "Fixed the kitchen sink",
         "Called Mum about Easter",
     ]
+
+
+def test_whom_the_writer_reports_to_is_a_state_even_when_no_one_says_who_the_writer_is() -> None:
+    # No author and no user name: no relation, but the day's state stays.
+    node = only_node(extract("Reorg: I now report to Marcus Chen."))
+    assert (node.type, node.timestamp) == ("state", REF)

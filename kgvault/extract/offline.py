@@ -639,10 +639,10 @@ _STATE_STRONG = _Keywords(
     flags=re.IGNORECASE,
 )
 _STATE_FIRST_PERSON = _Keywords(
-    "use run own work live using running working living j'utilise j’utilise utilisons j'habite j’habite"
-    " travaille",
-    r"\b(?:I|[Ww]e)\s+(?:now\s+|still\s+|currently\s+)?(?:use|run|own|work (?:at|for)|live in|am using"
-    r"|am running)\b|\bI['’]m\s+(?:using|running|working|living)\b"
+    "use run own work live using running working living report reporting j'utilise j’utilise utilisons"
+    " j'habite j’habite travaille",
+    r"\b(?:I|[Ww]e)\s+(?:now\s+|still\s+|currently\s+)?(?:use|run|own|work (?:at|for)|live in|report to"
+    r"|am using|am running)\b|\bI['’]m\s+(?:using|running|working|living|reporting to)\b"
     r"|(?i:\bj['’]utilise\b|\bnous utilisons\b|\bj['’]habite\b|\bje travaille\b)",
     starts="(?=[IWw]|(?i:[jn]))",
 )
