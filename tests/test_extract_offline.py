@@ -2072,6 +2072,7 @@ def test_a_note_kept_as_a_person_organization_or_place_is_that_entity(
         ("Senior engineer at [[Cloudflare]].", ("Jamie Chen", "works_for", "Cloudflare")),
         ("Head of Operations at [[Helix Logistics]].", ("Jamie Chen", "works_for", "Helix Logistics")),
         ("Works as a sound engineer at [[The Caves]].", ("Jamie Chen", "works_for", "The Caves")),
+        ("Married to [[Hugo Gomes]].", ("Jamie Chen", "married_to", "Hugo Gomes")),
     ],
 )
 def test_a_line_of_a_persons_note_without_its_subject_is_about_them(
@@ -5868,3 +5869,12 @@ def test_whom_the_writer_reports_to_is_a_state_even_when_no_one_says_who_the_wri
     # No author and no user name: no relation, but the day's state stays.
     node = only_node(extract("Reorg: I now report to Marcus Chen."))
     assert (node.type, node.timestamp) == ("state", REF)
+
+
+@pytest.mark.parametrize("text", ["| Email | jamie@example.com |", "Phone: +44 7700 900123"])
+def test_a_persons_note_row_or_label_line_naming_no_one_is_theirs(text: str) -> None:
+    found = extract(text, path="People/Jamie Chen.md", title="Jamie Chen", heading=(), reference=None)
+    assert only_node(found).entities == ["Jamie Chen"]
+    # Not their note: nobody's.
+    other = extract(text, path="Notes/Contacts.md", title="Contacts", heading=(), reference=None)
+    assert only_node(other).entities == []

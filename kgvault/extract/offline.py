@@ -495,6 +495,8 @@ _LEFT_OUT_SUBJECT = re.compile(
 )
 """A line of a person's note whose subject is its person: left out ("Works at the BBC as a producer.")
 or said as a pronoun ("She is married to [[Hugo Gomes]].")."""
+_LABEL_LINE = re.compile(r"[A-Z][\w'’ -]{0,24}:[ \t]+\S")
+"""A line a label opens ("Email: jose@…", "Birthday: 14 May"): in a person's note, a property of theirs."""
 _PERSON_FIELDS = {
     "company": "works at", "employer": "works at", "works at": "works at", "workplace": "works at",
     "location": "lives in", "city": "lives in", "lives in": "lives in", "based in": "lives in",
@@ -3868,6 +3870,9 @@ class _ChunkReader:
             names.insert(0, candidate.heading_entity)
         confidence = "low" if wording.hedged else "high" if relations else "medium"
         day = self._chunk_date() if outcome.dated_by_note else outcome.day or node_date
+        if self.person_note and not names and (candidate.kind == "row" or _LABEL_LINE.match(inline.title)):
+            # "| Email | jose@example.com |", "Email: jose@…" in José's note: his, though they name no one.
+            names.append(self._note_entity(candidate.quote))
         self._node(inline, candidate, outcome, confidence, day, names, secret)
 
     def _pattern_relations(
@@ -4308,6 +4313,8 @@ class _ChunkReader:
             rest = " is " + text[0].lower() + text[1:]
         elif match is not None and match["pronoun"]:
             rest = text[match.end("pronoun") :]
+        elif text.startswith(("Married to ", "Engaged to ")):  # "Married to [[Carmen]]." as "is married to"
+            rest = " is " + text[0].lower() + text[1:]
         else:
             rest = " " + text[0].lower() + text[1:]
         return replace(
