@@ -1752,6 +1752,16 @@ def test_a_note_saying_what_its_own_subject_is_defines_it() -> None:
     elsewhere = extract(text, title="Journal", path="journal.md", reference=None, heading=())
     assert not elsewhere.draft.nodes and not elsewhere.draft.entities
     assert not extract("Ana is my sister.", reference=None, heading=()).draft.nodes
+    # By an alias of the note: "Project Atlas" with `aliases: [Atlas]`.
+    aliased = extract(
+        text,
+        title="Project Atlas",
+        path="projects/Project Atlas.md",
+        reference=None,
+        heading=(),
+        meta={"aliases": ["Atlas"]},
+    )
+    assert [(n.memory_layer, n.type) for n in aliased.draft.nodes] == [("semantic", "concept")]
 
 
 def test_general_statement_about_a_linked_thing_is_a_semantic_fact() -> None:

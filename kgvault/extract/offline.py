@@ -4689,9 +4689,13 @@ class _ChunkReader:
         return self.entities.add(name, None, candidate.quote, description=description)
 
     def _own_subject(self, term: str) -> bool:
-        """Whether a sentence's subject is the note's own (its title, not a day's): "Atlas is …" in Atlas."""
+        """Whether a sentence's subject is the note's own (its title or an alias of it, not a day's):
+        "Atlas is …" in Atlas, or in "Project Atlas" with the alias Atlas."""
         title = self.source.title
-        return term.casefold() == title.casefold() and _DAY_TITLE.match(title) is None
+        folded = term.casefold()
+        return _DAY_TITLE.match(title) is None and (
+            folded == title.casefold() or any(folded == alias.casefold() for alias in self._note_aliases())
+        )
 
     # -- nodes ----------------------------------------------------------------------------------
 
