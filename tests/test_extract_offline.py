@@ -2461,6 +2461,9 @@ def test_a_date_heading_gives_no_topic_tag_and_list_tags_are_read() -> None:
     for day in ("Mon 20 Jan", "Monday, 23rd September", "Sept 23"):  # a day without its year
         assert only_node(extract("Printed a benchy.", heading=(day,))).tags == [], day
     assert only_node(extract("Printed a benchy.", heading=("Tuesday plans",))).tags == ["tuesday_plans"]
+    # Nor a weekday or a clock time leading it: when, not what.
+    for when in ("Saturday", "Thu 6th", "Friday — retro", "Vendredi 11 avril", "14:00 Call with Acme", "9am"):
+        assert only_node(extract("Printed a benchy.", heading=(when,))).tags == [], when
 
 
 @pytest.mark.parametrize(

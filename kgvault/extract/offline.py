@@ -158,6 +158,15 @@ _A_DAY_ONLY = re.compile(
 )
 
 
+_DAY_OR_TIME_LED = re.compile(
+    r"(?i)^\W*(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|lundi|mardi|mercredi|jeudi"
+    r"|vendredi|samedi|dimanche)(?=\s*(?:$|[,:—–(-]|\d|the\b|le\b))"
+    r"|(?:mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\.?(?:,?\s+\d|\s*$)"
+    r"|(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d|\s*(?:am|pm))\b)"
+)
+"""A heading led by a weekday or a clock time: when its lines were written, no topic of theirs."""
+
+
 def _only_a_day(heading: str) -> bool:
     """Whether a heading only names a day, without its year ("Mon 20 Jan", "Sept 23"): no topic of it."""
     return _A_DAY_ONLY.match(heading) is not None
@@ -4711,6 +4720,8 @@ class _ChunkReader:
                 and topic.casefold() not in GENERIC_EPISODE_NAMES
                 and not find_dates(topic, None)
                 and not _only_a_day(topic)
+                # Not "Saturday", "Thu 6th", "Vendredi 11 avril", "14:00 Call with Acme": when, not what.
+                and not _DAY_OR_TIME_LED.match(topic)
                 and not self.heading_secret
             ):
                 raw.append(topic.replace("/", " "))  # "Setup / Config" is prose, not a tag's levels
