@@ -554,7 +554,9 @@ _HANDLERS_FR: dict[str, Callable[[re.Match[str], date | None], _Span | None]] = 
 
 
 _LEADING_PREPOSITION = re.compile(
-    r"(?i)\b(?:in|on|during|since|of|early|late|by|until|till|from|to|at|for)\s+$"
+    r"(?i)\b(?:(?:in|on|during|since|of|early|late|by|until|till|from|to|at|for)\s+(?P<the>the\s+)?"
+    # "saturday 6th april": a weekday before the day is its preposition too.
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)$"
 )
 _PHRASE_PREPOSITION = re.compile(r"^(?:in|on) ")
 
@@ -617,9 +619,12 @@ def dated_title(title: str, times: list[When]) -> str:
             continue
         before = title[written : time.start]
         phrase = time.phrase()
-        if _LEADING_PREPOSITION.search(before) or title[time.end : time.end + 2] in ("'s", "’s"):
+        leading = _LEADING_PREPOSITION.search(before)
+        if leading or title[time.end : time.end + 2] in ("'s", "’s"):
             # "since last week" → "since the week of …"; "tomorrow's opening" → "5 March 2024's opening"
             phrase = _PHRASE_PREPOSITION.sub("", phrase)
+            if leading and leading["the"] and phrase[:1].isdigit():
+                before = before[: leading.start("the")]  # "on the 3rd" → "on 3 May 2024", not "on the 3 May"
         elif not (pieces or before.strip()):
             phrase = phrase[0].upper() + phrase[1:]  # it opens the sentence
         if time.text.endswith(".") and not title[time.end :].strip():

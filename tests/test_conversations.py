@@ -207,6 +207,13 @@ def test_small_talk_gives_nothing_and_coverage_says_so_turn_by_turn(
         ("Great news: I passed my exam", False),
         ("Love this job.", False),  # a liking, not glue
         ("Super sick", False),  # only a capitalised name may follow the glue
+        # Or whom it is said to, however written, and a kiss.
+        ("Get well soon mum x", True),
+        ("Merry Christmas lovely xx", True),
+        ("Happy new year everyone!!", True),
+        ("omg congrats ravi!!! 🍾", True),
+        ("Well done son, very proud", True),
+        ("Congrats on the new job at Stripe", False),
         ("Welcome to the world, Maya!", False),  # a birth told
         ("Danke, ich bin nach Berlin gezogen.", False),
     ],

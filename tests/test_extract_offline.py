@@ -5891,3 +5891,16 @@ def test_a_persons_note_row_or_label_line_naming_no_one_is_theirs(text: str) -> 
     # Not their note: nobody's.
     other = extract(text, path="Notes/Contacts.md", title="Contacts", heading=(), reference=None)
     assert only_node(other).entities == []
+
+
+@pytest.mark.parametrize(
+    ("text", "who"),
+    [("Mum's in hospital.", ("Mum", "person")), ("Sarah's in labour!!", ("Sarah", "likely_person")),
+     ("She's back in hospital.", None)],
+)  # fmt: skip
+def test_someone_in_hospital_now_is_a_state_of_the_day(text: str, who: tuple[str, str] | None) -> None:
+    found = extract(text)
+    node = only_node(found)
+    assert (node.type, node.timestamp) == ("state", REF)
+    assert [(e.name, e.entity_type) for e in found.draft.entities] == ([who] if who else [])
+    assert not extract("The hospital is in Leeds.").draft.nodes

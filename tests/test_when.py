@@ -360,6 +360,10 @@ def test_text_without_any_time_word_is_empty() -> None:
         ),
         ("On 3 March 2023 I left.", "On 3 March 2023 I left."),
         ("Friday the band played.", "Friday the band played."),
+        # No second "on": after "on the", or a weekday, the date takes their place or follows them.
+        ("It's Mum's 70th on the 3rd May.", "It's Mum's 70th on 3 May 2023."),
+        ("Party saturday 15th April, come!", "Party saturday 15 April 2023, come!"),
+        ("The party is on Saturday 15th April.", "The party is on Saturday 15 April 2023."),
     ],
 )
 def test_dated_title_names_the_date_in_place_of_the_words(title: str, expected: str) -> None:

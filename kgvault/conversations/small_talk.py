@@ -9,7 +9,7 @@ from kgvault.records import Turn
 # One sentence of pure social glue. Each alternative must be the whole sentence (bar a capitalised
 # name or an emoji after it), so "Thanks to Bob I fixed the heater" and "Super sick" are not small talk.
 _GLUE = re.compile(
-    r"""(?ix)^\W*(?:
+    r"""(?ix)^\W*(?:(?:omg|wow|oh|aw+|yay|ah)[\s,!]+)?(?:
         (?:hi|hello|hey|hiya|yo|howdy|greetings|good\ (?:morning|afternoon|evening|night)|bye|goodbye
           |see\ (?:you|ya)(?:\ (?:soon|later|tomorrow))?|take\ care|talk\ (?:soon|later)|cheers|later)
       | (?:thanks|thank\ you|thx|ty|many\ thanks|thanks\ (?:a\ lot|so\ much)|thank\ you\ so\ much)
@@ -30,7 +30,8 @@ _GLUE = re.compile(
       | (?:nice|good|great)\ (?:to\ (?:see|meet|hear\ from)\ you|talking\ to\ you|chatting)(?:\ too|\ again)?
       | how\ (?:are|have)\ you(?:\ been|\ doing)?(?:\ lately)?
       | how'?s\ it\ going | what'?s\ up | what'?s\ new | how\ about\ you | and\ you | you\ too
-      | happy\ (?:birthday|new\ year|holidays)
+      | happy\ (?:birthday|new\ year|holidays|christmas|easter|anniversary|mother'?s\ day|father'?s\ day)
+      | merry\ christmas | x+ | (?:so\ |very\ |really\ )?proud(?:\ of\ (?:you|him|her|them|us))?
       | (?:good|best\ of)\ luck(?:\ (?:with|on|for)\ [\w\s'-]+)? | have\ fun | enjoy(?:\ it)?
       | (?:i'?m\ )?(?:so\ |really\ |very\ )?sorry\ (?:to\ hear\ (?:that|about\ (?:that|it))|for\ your\ loss)
       | long\ time\ no\ (?:see|talk|chat|hear) | oh\ no | oh\ (?:wow|my|man|dear) | me\ neither
@@ -56,7 +57,15 @@ _GLUE = re.compile(
       | obrigad[oa] | parabéns | que\ (?:legal|bom|pena|lindo) | ótimo | boa\ (?:sorte|noite)
       | bom\ dia | até\ (?:logo|amanhã|já) | beijos? | valeu | melhoras
       | grazie(?:\ mille)? | auguri | complimenti | buon(?:giorno|anotte|asera) | a\ domani
-    )(?:[\s,]+(?-i:[A-Z])[\w'-]*)?[\W_]*$""",
+    # Then whom it is to, and a kiss: "Get well soon mum x", "Merry Christmas lovely xx".
+    )(?:[\s,]+(?:(?-i:[A-Z])[\w'-]*|mum|mom|dad|son|love|lovely|babe|hun|mate|guys|all|everyone|everybody
+        |team|darling|sweetie|bro|sis|fam|folks))?(?:[\s,]+x+)?[\W_]*$""",
+)
+# Wishes and thanks said to someone, whose name a chat writes in lowercase ("congrats ravi!!!").
+_ADDRESSED = re.compile(
+    r"(?i)^\W*(?:(?:omg|wow|oh|aw+|yay)[\s,!]+)?(?:congrats|congratulations|happy\s+birthday|get\s+well\s+soon"
+    r"|well\s+done|thanks|thank\s+you|bye|hi|hello|hey|hiya|merry\s+christmas|happy\s+new\s+year|good\s+luck"
+    r"|love\s+you|miss\s+you|night\s+night)[\s,]+[\w'-]+(?:[\s,]+x+)?[\W_]*$"
 )
 # A request to the listener ("Write a cover letter …", "Translate 'I moved …'", "Pretend you are
 # my grandmother …"): what an assistant is asked to do, no memory of the one asking.
@@ -88,7 +97,9 @@ def is_small_talk(text: str) -> bool:
     while "Thanks, I adopted Miso" is not.
     """
     pieces = [p.strip() for p in _PIECE_END.split(text.strip()) if p.strip()]
-    if not all(_NO_LETTERS.match(p) or _GLUE.match(p) or _NAME.match(p) for p in pieces):
+    if not all(
+        _NO_LETTERS.match(p) or _GLUE.match(p) or _ADDRESSED.match(p) or _NAME.match(p) for p in pieces
+    ):
         return False
     # A name alone is an answer ("Where did you move to?" "San Francisco."), not glue.
     return not any(_NAME.match(p) for p in pieces) or any(_GLUE.match(p) for p in pieces)

@@ -1119,6 +1119,16 @@ _PROGRESSIVE = re.compile(
 """Someone named (or ours) in the middle of an affair: "Ana's team is hiring", "Bob is moving to
 Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The launch is postponed";
 not "the cat is sleeping" nor "Ana is going to call"."""
+_IN_CARE = re.compile(
+    r"(?i)^(?P<who>[^.;!?]{1,40}?)(?:\s+(?:is|are|am)|['’](?:s|re|m))\s+(?:still\s+|now\s+|back\s+|currently\s+)?"
+    r"(?:in|at)\s+(?:the\s+)?(?:hospital|a&e|er|icu|intensive\s+care|labou?r|rehab|hospice|surgery|quarantine)\b"
+)
+"""Someone in hospital, or in labour, now: "Mum's in hospital.", "Dad is back in hospital", "Sarah's in
+labour!!" (a state of the day, however short)."""
+_CARED_FOR = re.compile(
+    r"(?P<kin>Mum|Mom|Dad|Nan|Gran|Grandma|Grandpa|Granny|Grandad)|(?-i:[A-Z][a-z]+(?:[ ][A-Z][a-z]+)?)"
+)
+"""Who `_IN_CARE` says is in hospital, when named: a family word, or a name ("Sarah", "Tom Reed")."""
 _KIN_WORD = r"(?:Mum|Mom|Dad|Mummy|Daddy|Nan|Gran|Grandma|Grandpa|Granny|Grandad|Auntie|Uncle|Sis|Bro)"
 _OWN_NEWS_END = (
     # Not "in 5" (minutes), "in the morning", "at the pub", "today": a day's plans.
@@ -3868,6 +3878,13 @@ class _ChunkReader:
                     and (kind != "likely_place" or could_be_home(name))
                 ):
                     names.append(self.entities.add(name, kind, candidate.quote))
+        if outcome.type == "state" and (care := _IN_CARE.match(read.placeholder)) is not None:
+            # "Mum's in hospital", "Sarah's in labour": who is, a person.
+            who = _CARED_FOR.fullmatch(care["who"])
+            if who is not None and (name := clean_name(who[0], self.known)) is not None:
+                names.append(
+                    self.entities.add(name, "person" if who["kin"] else "likely_person", candidate.quote)
+                )
         # "Got an offer from Revolut", "Interviewed at Canva today": an employer, or one that may be.
         if (
             (hunt := _job_hunt(read.placeholder)) is not None
@@ -4532,6 +4549,8 @@ class _ChunkReader:
             return _Outcome("episodic", "observation")  # "Churn is up 3% this quarter": a measure of the day
         if dated and not past and _PROGRESSIVE.match(text):
             return _Outcome("episodic", "state")  # "Ana's team is hiring": what is going on that day
+        if dated and not past and _IN_CARE.match(text):
+            return _Outcome("episodic", "state", brief=True)  # "Mum's in hospital.": news of that day
         if dated and not past and _own_news(text) and not _SOMEDAY.search(text):
             return _Outcome("episodic", "state", brief=True)  # "We're getting married!": news of that day
         if secret or (subject_entity and (not first_person or _OURS.match(text))):
