@@ -1015,11 +1015,17 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
         "Sam: I'm starting a new role at Deliveroo on 1 September.\n"
         "Mum: We're having a baby in October.\n"
         "Mum: We're having the same weather as in February.\n"
-        "Sam: And I'm getting married in June, Tom proposed!\n",
+        "Sam: And I'm getting married in June, Tom proposed!\n"
+        "Sam: got the job at deloitte!! start on 1st april\n"
+        "Mum: party saturday 6th april, everyone come\n",
         "utf-8",
     )
     run_build(notes, vault)
     dated = {str(n["title"]): n["timestamp"] for n in _nodes(vault)}
+    # A past verb elsewhere in the sentence leaves a start ahead ahead (the news is of the day it is
+    # told); a weekday says which year.
+    assert dated["Sam: got the job at deloitte!! start on 1 April 2024"] == date(2024, 3, 12)
+    assert dated["Mum: party saturday 6 April 2024, everyone come"] == date(2024, 4, 6)
     # The writer's own news points ahead, whatever words lie between ("having a baby") or follow.
     assert dated["Mum: We're having a baby in October 2024."] == date(2024, 10, 1)
     assert "Sam: And I'm getting married in June 2024, Tom proposed!" in dated

@@ -332,6 +332,13 @@ def test_two_unsaved_contacts_ending_alike_stay_two_speakers() -> None:
     ]
 
 
+def test_a_contact_saved_with_emoji_is_named_without_them() -> None:
+    text = "[03/03/2024, 21:44:10] Jess 🌸: me and mark broke up\n[03/03/2024, 21:45:02] ✨ Mia ✨: WHAT\n"
+    text += "[03/03/2024, 21:46:02] 👍: ok\n"
+    conversation, _ = read_whatsapp(text, path="c.txt")
+    assert [t.speaker for t in conversation.turns] == ["Jess", "Mia", "👍"]  # nothing else: as it is
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(

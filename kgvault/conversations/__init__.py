@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
@@ -24,6 +25,24 @@ class Conversation:
     """When the conversation started (naive, on the settings' time zone's clocks), when it is known."""
     sha256: str
     """Hex digest of the conversation's own content, so editing one conversation leaves the others cached."""
+
+
+def plain_speaker(name: str) -> str:
+    """A speaker's name without the emoji and symbols a contact is saved with ("Jess 🌸", "✨ Mia ✨"):
+    the person's name, as notes write it; the name as it is when nothing else is left."""
+    kept = "".join(" " if _a_symbol(char) else char for char in name)
+    plain = " ".join(kept.split())
+    return plain if any(char.isalnum() for char in plain) else name.strip()
+
+
+def _a_symbol(char: str) -> bool:
+    """Whether a character is an emoji or a symbol, or what joins or styles one (a ZWJ, a variation
+    selector, a skin tone)."""
+    return (
+        unicodedata.category(char) in ("So", "Sk", "Cs")
+        or char in "\u200d\ufe0e\ufe0f"
+        or ("\U0001f3fb" <= char <= "\U0001f3ff")
+    )
 
 
 ReadOne = Callable[[object, int, str, str, tzinfo, list[Problem]], "Conversation | None"]

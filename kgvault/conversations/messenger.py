@@ -6,7 +6,7 @@ import re
 from datetime import tzinfo
 from typing import Any
 
-from kgvault.conversations import Conversation
+from kgvault.conversations import Conversation, plain_speaker
 from kgvault.conversations.chat_log import chat_of, clean_text, json_pointer, wall_time
 from kgvault.records import Turn
 from kgvault.secrets import mask_secrets
@@ -96,7 +96,9 @@ def _turn(message: dict[str, Any], pointer: str, zone: tzinfo) -> Turn | None:
     speaker = message.get("sender_name", message.get("senderName"))
     if not isinstance(speaker, str) or not speaker.strip():
         return None
-    speaker = mask_secrets(unmangled(speaker.strip()))[0]  # a contact saved under no name: a number
+    speaker = mask_secrets(plain_speaker(unmangled(speaker.strip())))[
+        0
+    ]  # a contact saved under no name: a number
     markers = _markers(message)
     content = message.get("content", message.get("text"))
     said = unmangled(content) if isinstance(content, str) else ""

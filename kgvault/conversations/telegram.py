@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import tzinfo
 from typing import Any
 
-from kgvault.conversations import Conversation
+from kgvault.conversations import Conversation, plain_speaker
 from kgvault.conversations.chat_log import chat_of, clean_text, json_pointer, wall_time
 from kgvault.records import Problem, Role, Turn
 from kgvault.secrets import mask_secrets
@@ -128,10 +128,11 @@ def _turn(
     forwarded = message.get("forwarded_from")
     speaker = forwarded if isinstance(forwarded, str) and forwarded.strip() else message.get("from")
     if isinstance(speaker, str) and speaker.strip():
-        masked = mask_secrets(speaker.strip())[0]
+        speaker = plain_speaker(speaker)  # "Jess 🌸" is Jess
+        masked = mask_secrets(speaker)[0]
         # A contact saved under no name is their number: masked, and named with the chat (two numbers
         # masked alike in two chats are two people).
-        speaker = masked if masked == speaker.strip() or not chat else f"{masked} ({chat})"
+        speaker = masked if masked == speaker or not chat else f"{masked} ({chat})"
     else:  # one who deleted their account: Telegram's name for them, told apart by their id
         who = message.get("from_id")
         speaker = f"Deleted Account ({who})" if isinstance(who, str) and who else "Deleted Account"

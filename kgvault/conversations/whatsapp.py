@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
-from kgvault.conversations import Conversation
+from kgvault.conversations import Conversation, plain_speaker
 from kgvault.conversations.chat_log import is_image_file, split_sessions
 from kgvault.records import Problem, Turn
 from kgvault.secrets import mask_secrets
@@ -383,6 +383,7 @@ def _turn(
     text = _placeholder(text) or _media_lines(text)
     if not text:
         return None
+    speaker = plain_speaker(speaker)  # "Jess 🌸" is Jess
     masked = mask_secrets(speaker)[0]
     if masked != speaker:
         # An unsaved contact is their number, masked, and named with the chat ("+44 …0123 (Book Club)"):

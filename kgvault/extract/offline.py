@@ -838,6 +838,11 @@ _POINTS_AHEAD_BEFORE = re.compile(
 """A verb right before a time that points ahead: a copula up to two words apart ("my last day here is",
 "I'm off from"), a verb of going or starting up to five ("I'm starting a new role at Deliveroo on",
 "we're moving to Bristol in"); not "the photos from our trip in", "still sore from the marathon on"."""
+_WEEKDAY_BEFORE = re.compile(
+    r"(?i)\b(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri"
+    r"|sat|sun)\.?,?\s+(?:the\s+)?$"
+)
+"""A weekday right before a day ("saturday 6th april"): the day is one of that weekday."""
 _RANGE_TO = re.compile(r"(?i)\s*(?:to|until|till|through|–|-)\s*")
 """Between a range's two times: "from 1 April to 14 April"."""
 _AHEAD_VERB = re.compile(
@@ -3498,6 +3503,13 @@ class _ChunkReader:
         if _MONTH_NAMED.search(time.text) is None:
             return time  # "this month", "last Friday": relative words say which one
         before = title[max(0, time.start - 60) : time.start]
+        # "saturday 6th april", said in March 2024: the 6 April that is a Saturday is the coming one.
+        weekday = _WEEKDAY_BEFORE.search(before) if time.granularity == "day" else None
+        if weekday is not None:
+            named = _WEEKDAY_NUMBERS[weekday["day"].lower()]
+            ahead = _a_year_on(time.first)
+            if time.first.weekday() != named and ahead.weekday() == named:
+                return moved_to(time, ahead)
         if _BEHIND_BEFORE.search(before[-40:]) or not _POINTS_AHEAD_BEFORE.search(before):
             return time
         return moved_to(time, _a_year_on(time.first))
@@ -3714,11 +3726,11 @@ class _ChunkReader:
         wording = _wording(read.placeholder, self.french)
         if self.said_at is not None:
             self.times = find_times(inline.title, self.said_at)
-            # "I'm getting married in June, Tom proposed!": the news is ahead, whatever the aside says.
-            if not wording.past or _own_news(read.placeholder):
-                self.times = _ranges_run_forward(
-                    inline.title, [self._ahead_in_a_turn(inline.title, time) for time in self.times]
-                )
+            # "I'm getting married in June, Tom proposed!", "got the job at Deloitte, start on 1st
+            # april": what a verb right before a time points to is ahead, whatever else was.
+            self.times = _ranges_run_forward(
+                inline.title, [self._ahead_in_a_turn(inline.title, time) for time in self.times]
+            )
             dates = [(time.start, time.end, time.first) for time in self.times]
         else:
             dates = find_dates(inline.title, self._chunk_date(), languages=self.date_languages)
