@@ -177,6 +177,26 @@ def _read_source(
     problems: list[Problem],
     opened: list[os.stat_result] | None = None,
 ) -> list[Source]:
+    """Read one file's bytes once and parse them into its sources (`_file_sources`); a conversation's
+    `writer` is the user, whose turns are the notes' owner's among its speakers'."""
+    sources = _file_sources(rel_path, path, max_bytes, user_name, zone, problems, opened)
+    if user_name and any(source.kind == "chat" and source.writer is None for source in sources):
+        return [
+            replace(source, writer=user_name) if source.kind == "chat" and source.writer is None else source
+            for source in sources
+        ]
+    return sources
+
+
+def _file_sources(
+    rel_path: str,
+    path: str,
+    max_bytes: int,
+    user_name: str | None,
+    zone: tzinfo,
+    problems: list[Problem],
+    opened: list[os.stat_result] | None = None,
+) -> list[Source]:
     """Read one file's bytes once and parse them into its sources; none (with a problem) on failure.
 
     `opened`, when given, receives the stats of the file as opened (the very file read).

@@ -1048,3 +1048,32 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
     # A range's end runs on from its start, and reads "to 14 April 2024", not "to on 14 April 2023".
     assert dated["Sam: I'm off from 1 April 2024 to 14 April 2024, flying to Japan."] == date(2024, 4, 1)
     assert dated["Sam: I'm starting a new role at Deliveroo on 1 September 2024."] == date(2024, 9, 1)
+
+
+def test_a_friends_mum_in_a_chat_is_theirs_and_the_users_mum_is_the_notes(tmp_path: Path) -> None:
+    chat = (
+        "[03/03/2024, 21:44:10] Jess: my Mum lives in Cornwall now\n"
+        "[03/03/2024, 21:45:02] Alex: My mum lives in Leeds\n"
+        "[03/03/2024, 21:46:30] Jess: Dad works at Tesco\n"
+    )
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "WhatsApp Chat with Jess.txt": chat,
+            "kgvault.toml": 'user_name = "Alex"\n',
+            "2024-03-05.md": "Mum lives in Leeds.\n",
+        },
+    )
+    run_build(notes, vault)
+    assert set(triples(vault)) == {
+        ("jess-s-mum", "lives_in", "cornwall"),
+        ("jess-s-dad", "works_for", "tesco"),
+        ("mum", "lives_in", "leeds"),
+    }
+    # In a family's chat (someone saved as Mum), "Dad" is the family's Dad, whoever says it.
+    family = "[03/03/2024, 21:44:10] Mum: Dad works at Tesco\n[03/03/2024, 21:45:02] Alex: ok\n"
+    notes, vault = notes_with(
+        tmp_path / "family", {"WhatsApp Chat with Family.txt": family, "kgvault.toml": 'user_name = "Alex"\n'}
+    )
+    run_build(notes, vault)
+    assert triples(vault) == [("dad", "works_for", "tesco")]

@@ -1610,8 +1610,38 @@ def read_turn(
     reader = _ChunkReader(chunk, source)
     reader.author = reader.i_am = speaker
     reader.said_at = said_at
-    raw = reader.read_section()
+    raw = _whose_parents(reader.read_section(), speaker, source)
     return _mask_draft(raw, reader.values) if reader.secrets else raw
+
+
+_PARENT_WORDS = _word_set(
+    "mum mom mam mummy mommy dad daddy mother father grandma grandpa granny gran nan nana grandad granddad"
+)
+"""What a speaker calls a parent or grandparent: "Mum" said by a friend is the friend's mum."""
+
+
+def _whose_parents(raw: dict[str, Any], speaker: str | None, source: Source) -> dict[str, Any]:
+    """A turn's draft with "Mum", "Dad" … named as the speaker's ("Jess's mum"), when the speaker is not
+    the user (`source.writer`) and no one in the chat is saved as a parent ("Mum", "Dad": a family's
+    chat, whose words are the family's). The user's own "Mum" is the notes' Mum."""
+    if speaker is None or (source.writer is not None and speaker.casefold() == source.writer.casefold()):
+        return raw
+    entities = raw.get("entities") or []
+    renamed = {
+        entity["name"]: f"{speaker}'s {entity['name'].casefold()}"
+        for entity in entities
+        if entity["name"].casefold() in _PARENT_WORDS
+    }
+    if not renamed or any(turn.speaker.casefold() in _PARENT_WORDS for turn in source.turns):
+        return raw
+    for entity in entities:
+        entity["name"] = renamed.get(entity["name"], entity["name"])
+    for node in raw.get("nodes") or []:
+        node["entities"] = [renamed.get(name, name) for name in node.get("entities") or []]
+    for relation in raw.get("relations") or []:
+        relation["subject"] = renamed.get(relation["subject"], relation["subject"])
+        relation["object"] = renamed.get(relation["object"], relation["object"])
+    return raw
 
 
 @lru_cache(maxsize=4096)
