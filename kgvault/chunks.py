@@ -26,6 +26,7 @@ from markdown_it.common.utils import mdTrim
 from markdown_it.token import Token
 
 from kgvault.dates import date_line, date_line_days, parse_date_value
+from kgvault.note_kind import DAY_TITLE, kept_kind
 from kgvault.records import Chunk, ChunkKind, Source, record
 
 _BlockKind = Literal["heading", "date", "list", "paragraph", "other"]
@@ -128,7 +129,7 @@ def chunk_source(source: Source, *, max_chars: int = 3000) -> list[Chunk]:
             else []
         )
     cut_body = _markdown_cuts if source.kind == "markdown" else _text_cuts
-    cuts = cut_body(lines, body_start, source.reference_time, max_chars)
+    cuts = cut_body(lines, body_start, source.reference_time, max_chars, _keeps_days(source))
     # Each chunk runs up to the next cut, so lines in no block still land in exactly one chunk.
     for position, cut in enumerate(cuts):
         end = cuts[position + 1].line if position + 1 < len(cuts) else len(lines)
@@ -230,14 +231,23 @@ class _Sizer:
 # -- plain text ---------------------------------------------------------------------------------
 
 
-def _text_cuts(lines: list[str], body_start: int, reference_time: date | None, max_chars: int) -> list[_Cut]:
+def _keeps_days(source: Source) -> bool:
+    """Whether a note may keep days apart by lines that are only their date: not a day's own note (its
+    "20 April 2025" is a day it names), nor a person's (their birthday)."""
+    meta = source.meta if isinstance(source.meta, dict) else {}
+    return DAY_TITLE.match(source.title) is None and kept_kind(meta, source.title, source.path) != "person"
+
+
+def _text_cuts(
+    lines: list[str], body_start: int, reference_time: date | None, max_chars: int, diary: bool = True
+) -> list[_Cut]:
     """Cut a plain-text body into runs of blank-line-separated paragraphs of at most max_chars.
 
     A paragraph opening with a date line starts a run, and the runs up to the next one are of its day,
     unless nothing but another date line follows it.
     """
     sizer = _Sizer(lines, body_start)
-    days = _date_lines(lines, body_start)
+    days = _date_lines(lines, body_start) if diary else {}
     cuts: list[_Cut] = []
     chunk_start = -1
     paragraph_start = -1
@@ -266,7 +276,8 @@ def _line_after(lines: list[str], number: int) -> int | None:
 
 
 def _date_lines(lines: list[str], body_start: int) -> dict[int, date | None]:
-    """Find the body's lines that are only a date (`date_line`), with the day each names."""
+    """Find the body's lines that are only a date (`date_line`), with the day each names: a diary's,
+    two or more (one alone is a day the note names: "20 April 2025" / "Lisbon, 9am from Gatwick")."""
     written: dict[int, str] = {}
     for number in range(body_start, len(lines)):
         line = lines[number]
@@ -275,6 +286,8 @@ def _date_lines(lines: list[str], body_start: int) -> dict[int, date | None]:
             found = date_line(line)
             if found is not None:
                 written[number] = found
+    if len(written) < 2:
+        return {}
     return dict(zip(written, date_line_days(list(written.values())), strict=True))
 
 
@@ -282,14 +295,14 @@ def _date_lines(lines: list[str], body_start: int) -> dict[int, date | None]:
 
 
 def _markdown_cuts(
-    lines: list[str], body_start: int, reference_time: date | None, max_chars: int
+    lines: list[str], body_start: int, reference_time: date | None, max_chars: int, diary: bool = True
 ) -> list[_Cut]:
     """Cut a Markdown body at its top-level headings and date lines, then split sections longer than
     max_chars."""
     sizer = _Sizer(lines, body_start)
     body = "\n".join(lines[body_start:])
     fits = sizer.chars(body_start, len(lines)) <= max_chars
-    days = _date_lines(lines, body_start)
+    days = _date_lines(lines, body_start) if diary else {}
     if fits and not days and not _HEADING_LIKE.search(body):
         return [_Cut(body_start, (), reference_time)]
     if fits and not days and _headings_only(body):

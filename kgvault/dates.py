@@ -106,7 +106,11 @@ def date_in_filename(name: str) -> date | None:
 
 
 _DASHED_DAY = re.compile(r"(?<![\w-])(?P<day>\d{1,2})-(?P<month>[A-Za-z]{3,9})-(?P<year>\d{4})(?![\w-])")
-_FOLDER_DAY = re.compile(r"(?:^|/)(\d{4})/(\d{1,2})/(\d{1,2})(?=/[^/]*$|[^/\d][^/]*$|$)")
+_FOLDER_DAY = re.compile(
+    r"(?:^|/)(\d{4})/(\d{1,2})/(\d{1,2})(?=/[^/]*$|$|[ _]+(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]*$)"
+)
+"""A day's file (or folder) in year and month folders: `2025/03/13`, `2025/03/13 Thursday`, not
+`2024/10/15-minute pasta`."""
 
 
 def date_in_path(rel_path: str, stem: str) -> date | None:

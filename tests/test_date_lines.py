@@ -147,3 +147,30 @@ def test_a_date_line_with_nothing_below_it_heads_no_day(kind: SourceKind, text: 
     assert_exact_coverage(source, chunks)
     assert [c.reference_time for c in chunks] == [None] * len(chunks)
     assert len(chunks) == (2 if kind == "markdown" else 1)
+
+
+def test_a_date_line_in_a_days_or_a_persons_note_or_alone_dates_nothing_after_it(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            # A day's note names a day ahead (a flight); what follows is still of the note's day.
+            "daily/2025-03-03.md": "Booked the flights!\n\n20 April 2025\nLisbon, 9am from Gatwick.\n\n"
+            "Had lunch with Aisha at the ramen place.\n",
+            # A person's note opens with their birthday.
+            "people/Grandad.md": "---\ntags: [person]\n---\n4 June 1941\nGrandad was born in Cork.\n\n"
+            "Grandad lives in Dublin.\n\n12 May 1990\nGrandad loves gardening.\n",
+            # One date line alone, in a note dated otherwise: a day it names, no diary.
+            "trip.md": "---\ndate: 2025-03-05\n---\nPlanned the trip.\n\n20 April 2025\n"
+            "Packed the bags early.\n",
+        },
+    )
+    run_build(notes, vault)
+    days = episodes(vault)
+    assert days["Had lunch with Aisha at the ramen place."] == date(2025, 3, 3)
+    assert days["Packed the bags early."] == date(2025, 3, 5)
+    # What holds of Grandad is no state of 1941 or 1990: facts, as without the dates.
+    assert "Grandad lives in Dublin." not in days and "Grandad loves gardening." not in days
+    assert {p.stem for p in (vault / "semantic").glob("*.md")} >= {
+        "grandad-lives-in-dublin",
+        "grandad-loves-gardening",
+    }

@@ -131,6 +131,7 @@ def test_a_daily_note_named_with_a_written_date_is_dated_by_it(name: str, expect
         ("2025/03/notes.md", "notes", None),  # a month's folder: no day
         ("2025/13/01.md", "01", None),
         ("projects/2025/03/13/a/log.md", "log", None),
+        ("Recipes/2024/10/15-minute pasta.md", "15-minute pasta", None),  # no day's file
     ],
 )
 def test_a_journal_kept_in_year_month_and_day_folders_is_dated_by_them(

@@ -1290,6 +1290,11 @@ def test_who_offers_or_may_offer_a_job_is_likely_an_organization(text: str, empl
         "Had an interview with Priya about the podcast.",
         "Applied the patch to Postgres.",
         "Got the job done at last.",
+        # An offer of something else, a parent's, an interview at someone's house or for a visa.
+        "Got an offer from Dave for the car.",
+        "Got an offer from Mum to babysit on Friday.",
+        "Had my interview at Priya's house.",
+        "Had my visa interview at the US Embassy.",
     ],
 )
 def test_what_only_sounds_like_a_job_hunt_names_no_employer(text: str) -> None:
@@ -5753,7 +5758,10 @@ def test_logseq_tasks_to_do_doing_or_cancelled_state_nothing() -> None:
         "- LATER read the Raft paper\n- CANCELED dinner with [[Sofia]]\n"
         "- NOW reviewing the PR from [[Priya]]\n"
     )
-    assert extract(text).draft.nodes == []
+    assert extract(text, path="journals/2025_03_12.md").draft.nodes == []
+    # Outside a Logseq graph, a word in capitals is a word: "NOW that Aisha lives in Leeds …".
+    found = extract("- NOW that [[Aisha]] lives in Leeds, we see her less.", meta={"author": "Sam"})
+    assert relations(found) == {("Aisha", "lives_in", "Leeds")}
 
 
 @pytest.mark.parametrize(
@@ -5861,12 +5869,22 @@ def test_what_to_do_before_a_dash_defines_no_term() -> None:
     ],
 )
 def test_a_days_log_line_led_by_its_clock_time_is_an_event_of_the_day(text: str, named: list[str]) -> None:
-    node = only_node(extract(text))
+    node = only_node(extract(text, title="2025-03-12", path="daily/2025-03-12.md", heading=()))
     assert (node.type, node.timestamp, node.entities) == ("observation", REF, named)
 
 
-def test_a_line_led_by_a_clock_time_in_an_undated_note_is_no_event() -> None:
-    assert extract("14:30 call w/ Priya re: Stripe", reference=None, title="Schedule").draft.nodes == []
+@pytest.mark.parametrize(
+    ("text", "title", "heading"),
+    [
+        ("14:30 call w/ Priya re: Stripe", "Schedule", ()),  # no day's note
+        ("10:30 haircut with Marco", "2025-03-12", ("Plan for tomorrow",)),  # what is yet to happen
+        ("12.30 train tickets", "2025-03-12", ()),  # a price
+    ],
+)
+def test_a_line_led_by_a_clock_time_outside_a_days_log_is_no_event(
+    text: str, title: str, heading: tuple[str, ...]
+) -> None:
+    assert extract(text, title=title, path=f"{title}.md", heading=heading).draft.nodes == []
 
 
 def test_lines_led_by_a_bullet_dot_are_items_of_their_own() -> None:
@@ -5904,3 +5922,40 @@ def test_someone_in_hospital_now_is_a_state_of_the_day(text: str, who: tuple[str
     assert (node.type, node.timestamp) == ("state", REF)
     assert [(e.name, e.entity_type) for e in found.draft.entities] == ([who] if who else [])
     assert not extract("The hospital is in Leeds.").draft.nodes
+
+
+def test_a_quoted_fence_line_inside_a_code_block_closes_nothing() -> None:
+    text = "```markdown\n> ```\nTom works at Google.\n```\n\nKenji works at Hooli.\n"
+    assert relations(extract(text)) == {("Kenji", "works_for", "Hooli")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Date | Task | Hours |\n|---|---|---|\n| 2025-03-02 | Fixed the boiler | 2 |\n",  # a timesheet
+        "| Time | Action |\n|---|---|\n| 14:02 | Rolled back the deploy |\n",  # an incident's timeline
+    ],
+)
+def test_a_logs_task_or_action_column_keeps_its_events(text: str) -> None:
+    assert [n.type for n in extract(text).draft.nodes] == ["observation"]
+
+
+def test_a_weekday_under_a_days_heading_is_of_that_days_week() -> None:
+    # A weekly review written on Saturday 22 March 2025: Monday is the 17th, not the 24th.
+    found = extract("Fixed the boiler.", heading=("Weekly review 22 March 2025", "Monday"))
+    assert only_node(found).timestamp == date(2025, 3, 17)
+
+
+def test_steps_under_a_heading_naming_highlights_are_steps() -> None:
+    text = "1. Open the Kindle app\n2. Choose Export notebook\n"
+    found = extract(
+        text, heading=("Exporting Kindle highlights",), reference=None, title="Kindle", path="K.md"
+    )
+    assert [n.type for n in found.draft.nodes] == ["procedure"]
+
+
+def test_a_term_led_by_a_verb_of_its_own_is_defined() -> None:
+    found = extract("Merge sort — a divide-and-conquer sorting algorithm.", reference=None, title="Sorting")
+    assert [(e.name, e.description) for e in found.draft.entities] == [
+        ("Merge sort", "a divide-and-conquer sorting algorithm.")
+    ]

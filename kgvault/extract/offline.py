@@ -243,6 +243,10 @@ _LOGSEQ_MARKER = re.compile(
     r"(?:\[#[ABC]\][ \t]+)?"
 )
 """A Logseq task's marker (and priority) opening a block: `TODO write the plan`, `DONE [#A] Ship it`."""
+_PLAIN_WORD_MARKERS = frozenset({"NOW", "LATER", "WAIT"})
+"""Markers that are words too ("- NOW that Aisha lives in Leeds …"): markers only in a Logseq graph."""
+_LOGSEQ_PATH = re.compile(r"(?:^|/)(?:journals|pages)/[^/]+$")
+"""Where a Logseq graph keeps its pages: `journals/2025_03_04.md`, `pages/Atlas.md`."""
 _LOGSEQ_STATUS = {
     "DONE": "x",
     "CANCELED": "-",
@@ -1208,14 +1212,19 @@ _MOVE_WORDS = re.compile("moving|relocating|joining|starting|leaving")
 
 _JOB_HUNT = re.compile(
     r"(?i:\b(?:accepted|took|got|received|had|turned\s+down|declined|signed)\s+(?:an?|the|my|his|her|their)"
-    r"\s+(?:[a-z]+\s+)?(?:job\s+)?offer\s+(?:at|from)"
+    r"\s+(?:(?:better|great|good|formal|verbal|written|official|new)\s+)?(?:job\s+)?offer\s+(?:at|from)"
     r"|\bgot\s+(?:the|a)\s+job\s+at|\b(?:handed\s+in|gave|put\s+in)\s+(?:my|his|her|their)\s+notice\s+at"
-    r"|\b(?:had|have|got|booked)\s+(?:an?|my|the)\s+(?:[a-z]+\s+)?interview\s+at|\binterview(?:ed|ing)\s+at"
+    r"|\b(?:had|have|got|booked)\s+(?:an?|my|the)\s+(?:(?:first|second|third|final|phone|video|onsite|on-site"
+    r"|technical|panel|job)\s+)?interview\s+at|\binterview(?:ed|ing)\s+at"
     r"|\bapplied\s+(?:to|at|for\s+(?:an?|the)\s+(?:[a-z]+\s+){0,3}(?:job|role|position)\s+at))"
-    rf"\s+(?:the\s+)?(?P<employer>{_NEWS_NAME})"
+    rf"\s+(?:the\s+)?(?!{_KIN_WORD}\b)(?P<employer>{_NEWS_NAME})(?<!['’]s)"
+    # What may follow: the clause's end, the job, a time; not "an offer from Dave for the car".
+    r"(?=\s*(?:[.!?,;:)]|$|\s+(?:as|to\s+join|today|yesterday|this|last|on|in|after|before|for\s+(?:an?|the)"
+    r"\s+(?:[\w-]+\s+){0,2}(?:job|role|position))\b))"
 )
 """Where someone looks for work, is offered it or gives notice: "Accepted the offer from Stripe", "Had
-a second interview at Canva", "Handed in my notice at Acme" (not "an interview with Priya": a person)."""
+a second interview at Canva", "Handed in my notice at Acme" (not "an interview with Priya": a person;
+nor "an offer from Dave for the car", "my visa interview at the embassy", "an offer from Mum")."""
 _JOB_HUNT_WORDS = re.compile("offer|job|notice|interview|applied", re.IGNORECASE)
 """A word of every sentence `_JOB_HUNT` matches."""
 
@@ -1534,8 +1543,12 @@ _SOFTWARE_WORDS = re.compile(
     r"|cli|os|language|runtime|server|ui)\b"
 )
 _DATE_LEAD = re.compile(r"^\s*(?:\*\*)?(?P<date>\d{4}-\d{2}-\d{2})(?:\*\*)?\s*(?:[:—–|;-]|\s)\s*\S")
+_PLANNED_HEADING = re.compile(
+    r"(?i)\b(?:plans?|planned|planning|tomorrow|to\s?-?do|todo|agenda|schedule|upcoming|next\s+week|later)\b"
+)
+"""A heading over what is yet to happen: "## Plan for tomorrow", "## Schedule", "## To do"."""
 _CLOCK_LEAD = re.compile(
-    r"(?i)^\s*(?:\*\*)?(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d\s*(?:am|pm)?|\s*(?:am|pm))"
+    r"(?i)^\s*(?:\*\*)?(?:[01]?\d|2[0-3])(?:[:h][0-5]\d\s*(?:am|pm)?|\s*(?:am|pm))"
     r"(?:\s*[-–]\s*(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d)?\s*(?:am|pm)?)?(?:\*\*)?\s*(?:[:—–|;-]\s*)?[A-Za-z\[]"
 )
 """A line led by a clock time, or a span of them: "13:00 lunch w/ Aisha", "9am — gym", "10:00-11:00 deep
@@ -1978,7 +1991,8 @@ def _visible_lines(lines: list[str], markdown: bool = True) -> list[str | None]:
         if fence is not None and fence_quoted and hidden is None:
             fence = None  # a quote's end ends a fence in it (CommonMark)
         if fence is not None:
-            stripped = bare.strip()
+            # A fence opened in a quote closes in it; an open one, only as written ("> ```" is code).
+            stripped = (bare if fence_quoted else line).strip()
             if stripped.startswith(fence) and not stripped.strip(fence[0]):
                 fence = None
             out.append(hidden)
@@ -2169,11 +2183,12 @@ _ANY_LINK = re.compile(r"!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)")
 """A wikilink or a Markdown link, with its text: what a row's words are read without."""
 
 
-_TASK_HEADER = re.compile(
-    r"(?i)^(?:due(?:\s+date)?|deadline|by\s+when|action(?:\s+items?)?|actions|to\s?-?do|tasks?|next\s+steps?"
-    r"|follow[\s-]?ups?)$"
-)
-"""A column of a table of tasks (`Due`, `Deadline`, `Action items`): its rows are to be done."""
+_TASK_HEADER = re.compile(r"(?i)^(?:due(?:\s+(?:date|by))?|deadline|by\s+when|to\s?-?do|action\s+items?)$")
+"""A column only a table of tasks has (`Due`, `Deadline`, `Action items`): its rows are to be done."""
+_TASK_COLUMN = re.compile(r"(?i)^(?:actions?|tasks?|next\s+steps?|follow[\s-]?ups?)$")
+_WHOSE_COLUMN = re.compile(r"(?i)^(?:owner|owners|assignee|assigned\s+to|who|responsible|status)$")
+"""A task column is of a table of tasks beside whose they are (`| Owner | Action |`), not in a log's
+`| Time | Action |` or a timesheet's `| Date | Task | Hours |`."""
 _STATUS_HEADER = re.compile(r"(?i)^(?:status|state|done|progress)$")
 _DONE_STATUS = re.compile(
     r"(?i)^\s*(?:done|complete[d]?|closed|finished|shipped|resolved|x|yes|✅|✔️?|☑️?)\s*$"
@@ -2183,7 +2198,10 @@ _DONE_STATUS = re.compile(
 
 def _task_columns(header: list[str]) -> int | None:
     """Whether a table's header row is a table of tasks: None if not, else its status column (-1: none)."""
-    if not any(_TASK_HEADER.match(_strip_emphasis(cell).strip()) for cell in header):
+    cells = [_strip_emphasis(cell).strip() for cell in header]
+    if not any(_TASK_HEADER.match(cell) for cell in cells) and not (
+        any(_TASK_COLUMN.match(cell) for cell in cells) and any(_WHOSE_COLUMN.match(cell) for cell in cells)
+    ):
         return None
     return next((at for at, cell in enumerate(header) if _STATUS_HEADER.match(cell.strip())), -1)
 
@@ -2208,7 +2226,7 @@ def _is_form_row(cells: list[str], filled: list[str], row: str) -> bool:
     )
 
 
-def _blocks(visible: list[str | None]) -> list[_Block]:
+def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
     """Group visible lines into headings, paragraphs, list items, table rows and fields."""
     blocks: list[_Block] = []
     paragraph: _Block | None = None
@@ -2297,7 +2315,9 @@ def _blocks(visible: list[str | None]) -> list[_Block]:
             status = box.group("status").lower() if box is not None else None
             if box is not None:
                 content = _task_text(content[box.end() :], done=status == "x")
-            elif (marker := _LOGSEQ_MARKER.match(content)) is not None:
+            elif (marker := _LOGSEQ_MARKER.match(content)) is not None and (
+                logseq or marker["marker"] not in _PLAIN_WORD_MARKERS
+            ):
                 status = _LOGSEQ_STATUS.get(marker["marker"], " ")
                 content = content[marker.end() :]
             ordered = listed.group("number") is not None
@@ -2894,16 +2914,18 @@ class _ChunkReader:
             if weekday is None:
                 continue
             named = _WEEKDAY_NUMBERS[(weekday["day"] or weekday["short"]).lower()]
-            # A week above: a heading naming its first day, or the week's note itself.
-            start = self._day_of_headings(path[:depth]) if depth else None
-            start = start or _week_monday(self.source.title)
-            base = start or reference
+            # A day above (a heading naming one), else the week's note itself.
+            above = self._day_of_headings(path[:depth]) if depth else None
+            week = _week_monday(self.source.title) if above is None else None
+            base = above or week or reference
             if base is None or not can_count_from(base):
                 continue
             if weekday["number"]:
                 return _day_numbered(base, named, int(weekday["number"]))
-            if start is not None:
+            if week is not None or (above is not None and self.heading_week):
+                # "# Week 11 (10–16 March 2025)" / "## Wednesday": the first of its name from that day on.
                 return base + timedelta(days=(named - base.weekday()) % 7)
+            # "# Weekly review 22 March 2025" / "## Monday": that day's week, Monday to Sunday.
             return base + timedelta(days=named - base.weekday())
         return None
 
@@ -3065,7 +3087,7 @@ class _ChunkReader:
         """Nodes, entities and relations from a body section."""
         lines = self.chunk.text.split("\n")
         visible = _visible_lines(lines, markdown=self.source.kind == "markdown")
-        blocks = _blocks(visible)
+        blocks = _blocks(visible, logseq=_LOGSEQ_PATH.search(self.source.path) is not None)
         linked, self.chunk_tags = _links_and_tags("\n".join(block.text for block in blocks))
         aliases = self._note_aliases()
         self.known = frozenset(n.casefold() for n in (*linked, self.source.title, *aliases))
@@ -4508,8 +4530,7 @@ class _ChunkReader:
         # A day's log line led by its clock time ("13:00 lunch w/ Aisha", "14:30 call w/ Priya re:
         # Stripe") tells what happened at it, as one led by its date does.
         date_led = (
-            _DATE_LEAD.match(inline.title) is not None
-            or (dated and _CLOCK_LEAD.match(inline.title) is not None)
+            _DATE_LEAD.match(inline.title) is not None or (dated and self._logged_at_a_time(inline.title))
         ) and inline.word_count >= 3
         # A task ticked done happened, though its words are an order: "- [x] Fix the bike brakes".
         done = candidate.done and dated and _an_order(inline.title)
@@ -4708,8 +4729,12 @@ class _ChunkReader:
                 dash
                 and len(dash.group("term").split()) <= 5
                 and (self.glossary or (_ARTICLE_START.match(dash.group("definition")) and _defines(dash)))
-                # Not "Visit **Torre de Belém** — the tower by the river": what to do there, no term.
-                and not (" " in dash.group("term").strip() and _an_order(_strip_emphasis(dash.group("term"))))
+                # Not "Visit **Torre de Belém** — the tower by the river": what to do there, no term (a
+                # term of its own is plain: "Merge sort — a divide-and-conquer sorting algorithm").
+                and not (
+                    _MARKED_OBJECT.match(dash.group("term"))
+                    and _an_order(_strip_emphasis(dash.group("term")))
+                )
             ):
                 term, definition = dash.group("term"), dash.group("definition")
         if term is None and self.glossary and candidate.kind == "item":
@@ -4757,6 +4782,15 @@ class _ChunkReader:
             return None
         description = _cut_at_word(_analyse(definition).title, 200, ellipsis=True)
         return self.entities.add(name, None, candidate.quote, description=description)
+
+    def _logged_at_a_time(self, title: str) -> bool:
+        """Whether a line is a day's log led by its clock time ("13:00 lunch w/ Aisha"): in a note of one
+        day (titled by it, or under a heading naming it), not under a plan ("## Plan for tomorrow")."""
+        if _CLOCK_LEAD.match(title) is None:
+            return False
+        if _DAY_TITLE.match(self.source.title) is None and self.heading_date is None:
+            return False  # "1. 6:30 alarm, no snooze" in a routine's note: no day's log
+        return not any(_PLANNED_HEADING.search(heading) for heading in self.chunk.heading_path)
 
     def _own_subject(self, term: str) -> bool:
         """Whether a sentence's subject is the note's own (its title or an alias of it, not a day's):
@@ -4846,11 +4880,11 @@ class _ChunkReader:
     def _tells_the_day(
         items: list[_Block], intro: _Block | None, heading: tuple[str, ...], *, by_items: bool = True
     ) -> bool:
-        """Whether a numbered list in a note of a day tells the day rather than steps: an item gives a
-        time of day ("1. Metoprolol 25mg at 8am"), or the line before says the day ("Meds given
-        today:"), or the list is a meeting's ("## Board meeting"), or (`by_items`, in a day's own note)
-        an item starts with what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first
-        length", "1. I fixed …"); not "1. Add chopped tomatoes", "1. Make sure my VPN is on"."""
+        """Whether a numbered list in a note of a day tells the day rather than steps: the line before
+        says the day ("Meds given today:"), or the list is a meeting's ("## Board meeting"), or (`by_items`,
+        in a day's own note) an item gives a time of day ("1. Metoprolol 25mg at 8am") or starts with
+        what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first length", "1. I fixed …");
+        not "1. Add chopped tomatoes", "1. Make sure my VPN is on"."""
         # Items that tell what to do are steps, whatever the day ("Restore the NAS backup (did this
         # today): 1. Unplug …", "## Call with the plumber / 1. Turn off the heating").
         firsts = [
@@ -4864,8 +4898,8 @@ class _ChunkReader:
         )
         if _DAY_WORDS.search(label) or any(_MEETING_WORDS.search(line) for line in (*heading, label)):
             return True
-        if any(_TIME_OF_DAY.search(item.text) for item in items):
-            return True
+        if by_items and any(_TIME_OF_DAY.search(item.text) for item in items):
+            return True  # not "1. 6:30 alarm" in a routine's note, which has its date from `created`
         for item in items if by_items else ():
             if item.indent != items[0].indent:
                 continue
@@ -5062,6 +5096,10 @@ _TASK_VERBS = (_IMPERATIVES - _word_set("open let keep go use wait turn run")) |
 """First words of a task ("Fix the bike brakes", "email Priya the slides"): ticked done, it happened."""
 
 
+_MARKED_OBJECT = re.compile(r"\S+\s+(?:\*\*|__|\[\[|\ue000)")
+"""A verb, then a bold or linked name: what to do with something named ("Visit **Torre de Belém**")."""
+
+
 def _an_order(title: str) -> bool:
     """Whether a task's words are an order, a task verb first ("Call the plumber"; not "Open questions
     remain", nor "Postgres runs on port 5432": words a ticked box does not make an event)."""
@@ -5074,7 +5112,8 @@ _MEETING_WORDS = re.compile(
 )
 """What a day's meeting is called: its numbered items are what was said, no steps."""
 _GRATEFUL_WORDS = re.compile(
-    r"(?i)\b(?:grateful|gratitude|thankful|good\s+things|highlights?|wins|went\s+well|best\s+bits)\b"
+    r"(?i)\b(?:grateful|gratitude|thankful|good\s+things|went\s+well|best\s+bits"
+    r"|(?:today['’]?s|this\s+week['’]?s|daily|weekly|small)\s+(?:wins|highlights))\b"
 )
 """What a day's gratitude list or highlights are called ("Grateful for:", "## Three good things"): no
 steps."""
