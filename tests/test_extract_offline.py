@@ -5959,3 +5959,26 @@ def test_a_term_led_by_a_verb_of_its_own_is_defined() -> None:
     assert [(e.name, e.description) for e in found.draft.entities] == [
         ("Merge sort", "a divide-and-conquer sorting algorithm.")
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Anjali had a baby girl called Asha.", ("Anjali", "parent_of", "Asha")),
+        ("We had a baby boy, named Leo, on Tuesday.", ("Sam", "parent_of", "Leo")),
+    ],
+)
+def test_a_birth_makes_a_parent_and_a_child(text: str, triple: tuple[str, str, str]) -> None:
+    assert relations(extract(text, meta={"author": "Sam"})) == {triple}
+
+
+def test_a_pet_called_so_is_no_child() -> None:
+    assert relations(extract("We got a puppy called Biscuit.", meta={"author": "Sam"})) == set()
+
+
+def test_whom_the_writer_moved_in_with_is_a_person_of_it() -> None:
+    found = extract("Moved in with Sarah and Ben yesterday.", meta={"author": "Sam"})
+    assert {(e.name, e.entity_type) for e in found.draft.entities} >= {
+        ("Sarah", "likely_person"),
+        ("Ben", "likely_person"),
+    }

@@ -1459,6 +1459,14 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              r"{O}", "works_for", "works for", True, "person", "organization", keywords=_ROLE_WORDS_FR),
     _pattern(rf"{{S}} a rejoint {{O}} (?:en tant que|comme) {_A_FR}{_ROLE_FR}", "works_for", "works for",
              True, "person", "organization", keywords=_ROLE_WORDS_FR),
+    # A birth: "Anjali had a baby girl called Asha", "We had a baby boy, named Leo" (not a puppy called
+    # Biscuit).
+    _pattern(r"{S} (?:just )?had (?:a|her|his|their) (?:baby|baby girl|baby boy|little girl|little boy|son"
+             r"|daughter),? (?:called|named) {O}", "parent_of", "parent of", False, "person", "person",
+             keywords="called named"),
+    _pattern(r"{W}(?: have|['’]ve)? (?:just )?had (?:a|our) (?:baby|baby girl|baby boy|little girl|little boy"
+             r"|son|daughter),? (?:called|named) {O}", "parent_of", "parent of", False, "person", "person",
+             keywords="called named"),
     _pattern(rf"{{S}} est {_THE_FR}{_SIBLING_FR} {_OF_FR}{{O}}", "sibling_of", "sibling of", False, "person",
              "person", keywords=_SIBLING_WORDS_FR),
     _pattern(rf"{{S}} est {_THE_FR}{_PARENT_FR} {_OF_FR}{{O}}", "parent_of", "parent of", False, "person",

@@ -53,7 +53,7 @@ _PERSON_OR_LINK = rf"(?:\ue000\d+\ue001|{_ONE_NAME})"
 _WITH = r"[ ](?:with|w/)"
 _SOCIAL = (
     rf"(?i:(?:lunch|dinner|breakfast|brunch|coffee|drinks|a[ ]drink|a[ ]beer|a[ ]pint|tea|a[ ]chat){_WITH}"
-    rf"|(?:hung[ ]out|caught[ ]up|met[ ]up|chatted|played[ ][a-z]+|spent[ ]the[ ][a-z]+){_WITH}"
+    rf"|(?:hung[ ]out|caught[ ]up|met[ ]up|chatted|played[ ][a-z]+|spent[ ]the[ ][a-z]+|moved[ ]in){_WITH}"
     r"|texted|messaged|hugged|face[ ]?timed|skyped|(?:bumped|ran)[ ]into|proposed[ ]to|dumped"
     rf"|(?:broke|split)[ ]up{_WITH}|(?:a|on[ ]a|went[ ]on[ ]a)[ ](?:date|first[ ]date){_WITH}"
     rf"|(?:a|went[ ]for[ ]a)[ ](?:run|hike|swim|jog|walk){_WITH}"
