@@ -177,26 +177,6 @@ def _read_source(
     problems: list[Problem],
     opened: list[os.stat_result] | None = None,
 ) -> list[Source]:
-    """Read one file's bytes once and parse them into its sources (`_file_sources`); a conversation's
-    `writer` is the user, whose turns are the notes' owner's among its speakers'."""
-    sources = _file_sources(rel_path, path, max_bytes, user_name, zone, problems, opened)
-    if user_name and any(source.kind == "chat" and source.writer is None for source in sources):
-        return [
-            replace(source, writer=user_name) if source.kind == "chat" and source.writer is None else source
-            for source in sources
-        ]
-    return sources
-
-
-def _file_sources(
-    rel_path: str,
-    path: str,
-    max_bytes: int,
-    user_name: str | None,
-    zone: tzinfo,
-    problems: list[Problem],
-    opened: list[os.stat_result] | None = None,
-) -> list[Source]:
     """Read one file's bytes once and parse them into its sources; none (with a problem) on failure.
 
     `opened`, when given, receives the stats of the file as opened (the very file read).
@@ -227,13 +207,14 @@ def _file_sources(
         return []
     stem = name[: -len(extension)]
     if extension == ".json":
-        return _json_sources(rel_path, stem, text, raw, user_name, zone, problems)
+        return _owned(_json_sources(rel_path, stem, text, raw, user_name, zone, problems), user_name)
     if extension == ".jsonl":
-        return [_chat_log_source(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)]
+        chat = _chat_log_source(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)
+        return _owned([chat], user_name)
     if extension == ".txt":
         named = named_like_whatsapp(stem)
         if looks_like_whatsapp(text, named):
-            return [_whatsapp_source(rel_path, stem, text, raw, problems)]
+            return _owned([_whatsapp_source(rel_path, stem, text, raw, problems)], user_name)
         if named and stem != "_chat":
             problems.append(
                 Problem(
@@ -244,6 +225,14 @@ def _file_sources(
                 )
             )
     return [_note_source(rel_path, stem, SOURCE_KINDS[extension], text, raw, zone, problems, user_name)]
+
+
+def _owned(sources: list[Source], user_name: str | None) -> list[Source]:
+    """These sources with each conversation's `writer` the user, whose turns are the notes' owner's
+    among its speakers'."""
+    if not user_name:
+        return sources
+    return [replace(source, writer=user_name) if source.kind == "chat" else source for source in sources]
 
 
 def _note_source(
