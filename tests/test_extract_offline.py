@@ -5982,3 +5982,22 @@ def test_whom_the_writer_moved_in_with_is_a_person_of_it() -> None:
         ("Sarah", "likely_person"),
         ("Ben", "likely_person"),
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Field | Value |\n|---|---|\n| Birthday | 14 May 1988 |",
+        "Birthday: 14 May 1988",
+        "Allergies: peanuts",
+    ],
+)
+def test_a_property_labelled_in_a_persons_note_is_a_fact_about_them(text: str) -> None:
+    found = extract(text, path="People/Ana Lopez.md", title="Ana Lopez", heading=(), reference=None)
+    node = only_node(found)
+    assert (node.memory_layer, node.type, node.timestamp, node.entities) == (
+        "semantic",
+        "fact",
+        None,
+        ["Ana Lopez"],
+    )

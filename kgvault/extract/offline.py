@@ -508,6 +508,12 @@ _LEFT_OUT_SUBJECT = re.compile(
 )
 """A line of a person's note whose subject is its person: left out ("Works at the BBC as a producer.")
 or said as a pronoun ("She is married to [[Hugo Gomes]].")."""
+_PERSON_PROPERTY = re.compile(
+    r"(?i)^\W*(?:birthday|born|date\s+of\s+birth|dob|birth\s*date|anniversary|address|home\s+address"
+    r"|allerg(?:y|ies)|diet|likes|dislikes|favou?rites?(?:\s+\w+)?|nickname|pronouns)\W*[:;]\s*\S"
+)
+"""A property of a person, labelled in their note ("Birthday: 14 May 1988", "| Allergies | peanuts |"):
+a fact about them, whatever its date."""
 _LABEL_LINE = re.compile(r"[A-Z][\w'’ -]{0,24}:[ \t]+\S")
 """A line a label opens ("Email: jose@…", "Birthday: 14 May"): in a person's note, a property of theirs."""
 _PERSON_FIELDS = {
@@ -4478,6 +4484,9 @@ class _ChunkReader:
         first_person = wording.first_person
 
         self.someone_described = False
+        if self.person_note and _PERSON_PROPERTY.match(inline.title):
+            # "Birthday: 14 May 1988" in Ana's note: hers, recorded on the note's day (none, here).
+            return _Outcome("semantic", "fact", brief=True, dated_by_note=True)
         if self._definition(inline, candidate, words) is not None:
             return _Outcome("semantic", "concept", public=not first_person and not secret)
         if self.someone_described:  # who someone is: a state of the note's day, or a fact
