@@ -554,6 +554,10 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
         )
         entity_keys = {entity_key for name in node.entities if (entity_key := mean(name)) is not None}
         found, roots, capitals = known.mentioned_in(f"{node.title}\n{node.body}")
+        if turns and found and any("'s " in name for name in node.entities):
+            # "Jess: Mum said she loved the flowers" names Jess's mum (`Jess's mum`), not the user's.
+            theirs = {name.rsplit("'s ", 1)[1].casefold() for name in node.entities if "'s " in name}
+            roots = roots - {known.roots[name] for name in found if name in theirs}
         entity_keys.update(mean.own_reading(roots))
         if track:
             names.update(map(normalize_name, node.entities))

@@ -209,6 +209,7 @@ def test_small_talk_gives_nothing_and_coverage_says_so_turn_by_turn(
         ("Super sick", False),  # only a capitalised name may follow the glue
         # Or whom it is said to, however written, and a kiss.
         ("Get well soon mum x", True),
+        ("Get well soon Uncle Bob xx", True),
         ("Merry Christmas lovely xx", True),
         ("Happy new year everyone!!", True),
         ("omg congrats ravi!!! 🍾", True),
@@ -1017,7 +1018,10 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
         "Mum: We're having the same weather as in February.\n"
         "Sam: And I'm getting married in June, Tom proposed!\n"
         "Sam: got the job at deloitte!! start on 1st april\n"
-        "Mum: party saturday 6th april, everyone come\n",
+        "Mum: party saturday 6th april, everyone come\n"
+        "Sam: I booked the tickets on 1st March\n"
+        "Sam: We were flying on 2nd March but it got cancelled\n"
+        "Sam: Thursday 7th March was a nightmare\n",
         "utf-8",
     )
     run_build(notes, vault)
@@ -1026,6 +1030,10 @@ def test_a_day_or_month_ahead_said_without_its_year_is_the_coming_one_in_title_a
     # told); a weekday says which year.
     assert dated["Sam: got the job at deloitte!! start on 1 April 2024"] == date(2024, 3, 12)
     assert dated["Mum: party saturday 6 April 2024, everyone come"] == date(2024, 4, 6)
+    # But a past event's day stays behind, and a weekday in a past sentence is no year's sign.
+    assert dated["Sam: I booked the tickets on 1 March 2024"] == date(2024, 3, 1)
+    assert dated["Sam: We were flying on 2 March 2024 but it got cancelled"] == date(2024, 3, 2)
+    assert dated["Sam: Thursday 7 March 2024 was a nightmare"] == date(2024, 3, 7)
     # The writer's own news points ahead, whatever words lie between ("having a baby") or follow.
     assert dated["Mum: We're having a baby in October 2024."] == date(2024, 10, 1)
     assert "Sam: And I'm getting married in June 2024, Tom proposed!" in dated
@@ -1077,3 +1085,17 @@ def test_a_friends_mum_in_a_chat_is_theirs_and_the_users_mum_is_the_notes(tmp_pa
     )
     run_build(notes, vault)
     assert triples(vault) == [("dad", "works_for", "tesco")]
+    # Nor is it a sister's (the user's surname), and the user's own, by first name, is the notes' Mum.
+    chat = (
+        "[03/03/2024, 21:44:10] Neha Sharma: Mum lives in Leeds now\n"
+        "[03/03/2024, 21:45:02] Alex: Dad works at Tesco\n[03/03/2024, 21:46:02] Jo: Mum said she loved it\n"
+    )
+    notes, vault = notes_with(
+        tmp_path / "sister",
+        {"WhatsApp Chat with Neha.txt": chat, "kgvault.toml": 'user_name = "Alex Sharma"\n'},
+    )
+    run_build(notes, vault)
+    assert set(triples(vault)) == {("mum", "lives_in", "leeds"), ("dad", "works_for", "tesco")}
+    # Jo's "Mum", said with no relation, is Jo's mum's page's, not the user's Mum's.
+    assert "jo-mum-said-she-loved-it" in (vault / "entities" / "jo-s-mum.md").read_text("utf-8")
+    assert "jo-mum-said-she-loved-it" not in (vault / "entities" / "mum.md").read_text("utf-8")

@@ -5887,6 +5887,13 @@ def test_a_line_led_by_a_clock_time_outside_a_days_log_is_no_event(
     assert extract(text, title=title, path=f"{title}.md", heading=heading).draft.nodes == []
 
 
+def test_a_line_led_by_a_clock_time_later_that_day_is_an_event() -> None:
+    found = extract(
+        "16:00 took Bella to the vet", title="2025-03-12", path="d.md", heading=("Later that day",)
+    )
+    assert only_node(found).timestamp == REF
+
+
 def test_lines_led_by_a_bullet_dot_are_items_of_their_own() -> None:
     text = "• Emailed the landlord\n• Fixed the kitchen sink\n• Called Mum about Easter\n"
     assert [n.title for n in extract(text).draft.nodes] == [
@@ -5922,6 +5929,7 @@ def test_someone_in_hospital_now_is_a_state_of_the_day(text: str, who: tuple[str
     assert (node.type, node.timestamp) == ("state", REF)
     assert [(e.name, e.entity_type) for e in found.draft.entities] == ([who] if who else [])
     assert not extract("The hospital is in Leeds.").draft.nodes
+    assert not extract("Tom's at the hospital for his shift.").draft.nodes  # his work
 
 
 def test_a_quoted_fence_line_inside_a_code_block_closes_nothing() -> None:

@@ -58,7 +58,8 @@ _GLUE = re.compile(
       | bom\ dia | até\ (?:logo|amanhã|já) | beijos? | valeu | melhoras
       | grazie(?:\ mille)? | auguri | complimenti | buon(?:giorno|anotte|asera) | a\ domani
     # Then whom it is to, and a kiss: "Get well soon mum x", "Merry Christmas lovely xx".
-    )(?:[\s,]+(?:(?-i:[A-Z])[\w'-]*|mum|mom|dad|son|love|lovely|babe|hun|mate|guys|all|everyone|everybody
+    )(?:[\s,]+(?:(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?|mum|mom|dad|son|love|lovely|babe|hun|mate|guys|all
+        |everyone|everybody
         |team|darling|sweetie|bro|sis|fam|folks))?(?:[\s,]+x+)?[\W_]*$""",
 )
 # Wishes and thanks said to someone, whose name a chat writes in lowercase ("congrats ravi!!!").

@@ -848,6 +848,13 @@ _POINTS_AHEAD_BEFORE = re.compile(
 """A verb right before a time that points ahead: a copula up to two words apart ("my last day here is",
 "I'm off from"), a verb of going or starting up to five ("I'm starting a new role at Deliveroo on",
 "we're moving to Bristol in"); not "the photos from our trip in", "still sore from the marathon on"."""
+_STARTS_AHEAD_BEFORE = re.compile(
+    r"(?i)(?<!\bwas\s)(?<!\bwere\s)(?<!\bhad\s)\b(?:start|starts|starting|begin|begins|beginning|joining|flying"
+    r"|moving|leaving|retiring|(?:to|will|gonna|going\s+to)\s+(?:start|begin|join|move|leave|fly|retire))"
+    r"(?:\s+[\w'’-]+){0,3}?\s+(?:on|in|from|at\s+the\s+(?:end|start|beginning)\s+of)\s+(?:the\s+)?$"
+)
+"""A start still ahead right before a time, in a sentence otherwise past: "start on", "joining Anthropic
+in", "decided to retire at the end of" (not "we were flying on", "I booked the tickets on")."""
 _WEEKDAY_BEFORE = re.compile(
     r"(?i)\b(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri"
     r"|sat|sun)\.?,?\s+(?:the\s+)?$"
@@ -1136,7 +1143,8 @@ Berlin", "The team is migrating to Postgres", "Kai is on parental leave", "The l
 not "the cat is sleeping" nor "Ana is going to call"."""
 _IN_CARE = re.compile(
     r"(?i)^(?P<who>[^.;!?]{1,40}?)(?:\s+(?:is|are|am)|['’](?:s|re|m))\s+(?:still\s+|now\s+|back\s+|currently\s+)?"
-    r"(?:in|at)\s+(?:the\s+)?(?:hospital|a&e|er|icu|intensive\s+care|labou?r|rehab|hospice|surgery|quarantine)\b"
+    r"(?:in\s+(?:the\s+)?(?:hospital|a&e|icu|intensive\s+care|labou?r|rehab|hospice|surgery|quarantine)"
+    r"|at\s+(?:the\s+)?(?:a&e|er)|in\s+the\s+er)\b"
 )
 """Someone in hospital, or in labour, now: "Mum's in hospital.", "Dad is back in hospital", "Sarah's in
 labour!!" (a state of the day, however short)."""
@@ -1550,7 +1558,7 @@ _SOFTWARE_WORDS = re.compile(
 )
 _DATE_LEAD = re.compile(r"^\s*(?:\*\*)?(?P<date>\d{4}-\d{2}-\d{2})(?:\*\*)?\s*(?:[:—–|;-]|\s)\s*\S")
 _PLANNED_HEADING = re.compile(
-    r"(?i)\b(?:plans?|planned|planning|tomorrow|to\s?-?do|todo|agenda|schedule|upcoming|next\s+week|later)\b"
+    r"(?i)\b(?:plans?|planned|planning|tomorrow|to\s?-?do|todo|agenda|schedule|upcoming|next\s+week)\b"
 )
 """A heading over what is yet to happen: "## Plan for tomorrow", "## Schedule", "## To do"."""
 _CLOCK_LEAD = re.compile(
@@ -1640,27 +1648,63 @@ _PARENT_WORDS = _word_set(
 
 
 def _whose_parents(raw: dict[str, Any], speaker: str | None, source: Source) -> dict[str, Any]:
-    """A turn's draft with "Mum", "Dad" … named as the speaker's ("Jess's mum"), when the speaker is not
-    the user (`source.writer`) and no one in the chat is saved as a parent ("Mum", "Dad": a family's
-    chat, whose words are the family's). The user's own "Mum" is the notes' Mum."""
-    if speaker is None or (source.writer is not None and speaker.casefold() == source.writer.casefold()):
+    """A turn's draft with "Mum", "Dad" … named as the speaker's ("Jess's mum") when the speaker is not
+    the user (`_someone_elses`): in its entities and relations, and as an entity of each node that says
+    one ("Mum said she loved the flowers"; pass 2 then takes no other Mum for it). The user's own
+    "Mum" is the notes' Mum."""
+    if not _someone_elses(speaker, source):
         return raw
+    assert speaker is not None
     entities = raw.get("entities") or []
     renamed = {
         entity["name"]: f"{speaker}'s {entity['name'].casefold()}"
         for entity in entities
         if entity["name"].casefold() in _PARENT_WORDS
     }
-    if not renamed or any(turn.speaker.casefold() in _PARENT_WORDS for turn in source.turns):
-        return raw
     for entity in entities:
         entity["name"] = renamed.get(entity["name"], entity["name"])
+    named = {entity["name"] for entity in entities}
     for node in raw.get("nodes") or []:
-        node["entities"] = [renamed.get(name, name) for name in node.get("entities") or []]
+        said = [renamed.get(name, name) for name in node.get("entities") or []]
+        for word in dict.fromkeys(_A_PARENT.findall(node.get("title", ""))):
+            theirs = f"{speaker}'s {word.casefold()}"
+            if theirs not in said:
+                said.append(theirs)
+            if theirs not in named:
+                named.add(theirs)
+                entities.append(
+                    {"name": theirs, "entity_type": "person", "aliases": [], "description": "",
+                     "supporting_text": node.get("supporting_text")}
+                )  # fmt: skip
+        node["entities"] = said
+    raw["entities"] = entities
     for relation in raw.get("relations") or []:
         relation["subject"] = renamed.get(relation["subject"], relation["subject"])
         relation["object"] = renamed.get(relation["object"], relation["object"])
     return raw
+
+
+_A_PARENT = re.compile(
+    r"\b(Mum|Mom|Mam|Mummy|Mommy|Dad|Daddy|Mother|Father|Grandma|Grandpa|Granny|Gran|Nan|Nana"
+    r"|Grandad|Granddad)\b"
+)
+"""A parent named by what a speaker calls them, capitalized as a name ("Mum said …", "my Mum")."""
+
+
+def _someone_elses(speaker: str | None, source: Source) -> bool:
+    """Whether a turn's parents are its speaker's own, not the user's: a person who is not the user
+    (`source.writer`, the settings' `user_name`: by their whole name or first name), in a chat with no
+    assistant and no one saved as a parent ("Mum", "Dad": a family's chat), whose surname is not the
+    user's (a sister's "Mum" is yours too). Nobody's when the user is not known."""
+    user = source.writer
+    if speaker is None or user is None:
+        return False
+    said, mine = speaker.casefold().split(), user.casefold().split()
+    if not said or not mine or said == mine or said[0] == mine[0] or (len(said) > 1 and said[-1] == mine[-1]):
+        return False
+    return not any(
+        turn.role == "assistant" or turn.speaker.casefold() in _PARENT_WORDS for turn in source.turns
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -3549,7 +3593,7 @@ class _ChunkReader:
                 ends.append(date(last, 1, 1))
         return (starts[0] if starts else None), (ends[0] if ends else None)
 
-    def _ahead_in_a_turn(self, title: str, time: When) -> When:
+    def _ahead_in_a_turn(self, title: str, time: When, past: bool = False) -> When:
         """A time named by its month without its year, in a turn's sentence not in the past, as the
         coming one when a verb right before it points ahead: "I start there on 3 June", "we're moving
         to Bristol in July", "my last day is 31 May", said in March, are this year's (the resolver reads
@@ -3561,6 +3605,10 @@ class _ChunkReader:
         if _MONTH_NAMED.search(time.text) is None:
             return time  # "this month", "last Friday": relative words say which one
         before = title[max(0, time.start - 60) : time.start]
+        if past:
+            # In a past sentence only a start still ahead, in the present: "got the job, start on 1st
+            # april" (not "I booked the tickets on 1st March", "we were flying on 2nd March").
+            return moved_to(time, _a_year_on(time.first)) if _STARTS_AHEAD_BEFORE.search(before) else time
         # "saturday 6th april", said in March 2024: the 6 April that is a Saturday is the coming one.
         weekday = _WEEKDAY_BEFORE.search(before) if time.granularity == "day" else None
         if weekday is not None:
@@ -3785,9 +3833,10 @@ class _ChunkReader:
         if self.said_at is not None:
             self.times = find_times(inline.title, self.said_at)
             # "I'm getting married in June, Tom proposed!", "got the job at Deloitte, start on 1st
-            # april": what a verb right before a time points to is ahead, whatever else was.
+            # april": what a verb right before a time points to is ahead, though the rest is past.
+            past = wording.past and not _own_news(read.placeholder)
             self.times = _ranges_run_forward(
-                inline.title, [self._ahead_in_a_turn(inline.title, time) for time in self.times]
+                inline.title, [self._ahead_in_a_turn(inline.title, time, past) for time in self.times]
             )
             dates = [(time.start, time.end, time.first) for time in self.times]
         else:
