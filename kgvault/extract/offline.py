@@ -2035,9 +2035,13 @@ def _visible_lines(lines: list[str], markdown: bool = True) -> list[str | None]:
         if "^" in line and _BLOCK_ID.search(line):  # most lines hold no caret: the regex is skipped
             line = _BLOCK_ID.sub("", line)
         # A fence in a quote or a callout, at any depth ("> ```sql", ">> ```dataview"), is code too.
-        bare = _QUOTE_MARKS.sub("", line) if line.lstrip()[:1] == ">" else line
-        # Hidden in a quote, the quote goes on: its marks alone, an empty line of it.
-        hidden = line[: len(line) - len(bare)].rstrip() or None
+        # Hidden in a quote, the quote goes on: its marks alone, an empty line of it. (Most lines hold
+        # no ">" at all: the test is skipped.)
+        if ">" in line and line.lstrip()[:1] == ">":
+            bare = _QUOTE_MARKS.sub("", line)
+            hidden: str | None = line[: len(line) - len(bare)].rstrip()
+        else:
+            bare, hidden = line, None
         if fence is not None and fence_quoted and hidden is None:
             fence = None  # a quote's end ends a fence in it (CommonMark)
         if fence is not None:
