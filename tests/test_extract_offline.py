@@ -6009,3 +6009,16 @@ def test_a_property_labelled_in_a_persons_note_is_a_fact_about_them(text: str) -
         None,
         ["Ana Lopez"],
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "TIL git worktree lets you check out several branches at once.",
+        "Today I learned that octopuses have three hearts.",
+        "- TIL: Postgres has a MERGE statement since v15",
+    ],
+)
+def test_what_the_writer_learned_is_a_general_fact(text: str) -> None:
+    node = only_node(extract(text))
+    assert (node.memory_layer, node.type, node.sensitivity) == ("semantic", "fact", "private")

@@ -508,6 +508,8 @@ _LEFT_OUT_SUBJECT = re.compile(
 )
 """A line of a person's note whose subject is its person: left out ("Works at the BBC as a producer.")
 or said as a pronoun ("She is married to [[Hugo Gomes]].")."""
+_LEARNED = re.compile(r"(?i)^\W*(?:TIL|today\s+I\s+(?:learned|learnt)(?:\s+that)?)\b[\s:,—–-]*\w")
+"""A line of what the writer learned ("TIL …", "Today I learned that …"): a general fact, not an event."""
 _PERSON_PROPERTY = re.compile(
     r"(?i)^\W*(?:birthday|born|date\s+of\s+birth|dob|birth\s*date|anniversary|address|home\s+address"
     r"|allerg(?:y|ies)|diet|likes|dislikes|favou?rites?(?:\s+\w+)?|nickname|pronouns)\W*[:;]\s*\S"
@@ -4537,6 +4539,9 @@ class _ChunkReader:
         first_person = wording.first_person
 
         self.someone_described = False
+        if _LEARNED.match(inline.title) and inline.word_count >= 4:
+            # "TIL git worktree lets you check out several branches": what holds, learned that day.
+            return _Outcome("semantic", "fact")  # private: "TIL my landlord is selling" is no one else's
         if self.person_note and _PERSON_PROPERTY.match(inline.title):
             # "Birthday: 14 May 1988" in Ana's note: hers, recorded on the note's day (none, here).
             return _Outcome("semantic", "fact", brief=True, dated_by_note=True)
