@@ -728,6 +728,9 @@ def _reference_time(
         why = (
             "is out of range: in the time zone it falls outside years 1 to 9999"
             if isinstance(value, datetime) or _iso_time(value)
+            # "<% tp.date.now() %>", "{{date}}": a template's, never filled in.
+            else "holds a template's placeholder, not a date"
+            if isinstance(value, str) and ("<%" in value or "{{" in value)
             else "is not a date"
         )
         problems.append(
