@@ -554,10 +554,8 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
         )
         entity_keys = {entity_key for name in node.entities if (entity_key := mean(name)) is not None}
         found, roots, capitals = known.mentioned_in(f"{node.title}\n{node.body}")
-        if turns and found and any("'s " in name for name in node.entities):
-            # "Jess: Mum said she loved the flowers" names Jess's mum (`Jess's mum`), not the user's.
-            theirs = {name.rsplit("'s ", 1)[1].casefold() for name in node.entities if "'s " in name}
-            roots = roots - {known.roots[name] for name in found if name in theirs}
+        if found and any(" " in name for name in node.entities):
+            roots = roots - _named_more_fully(node.entities, found, known, turns)
         entity_keys.update(mean.own_reading(roots))
         if track:
             names.update(map(normalize_name, node.entities))
@@ -599,6 +597,22 @@ def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) 
     if not track:
         return _Reading(mean.named, nodes, relations, _NOTHING, _NOTHING)
     return _Reading(mean.named, nodes, relations, frozenset(names), frozenset(heads))
+
+
+def _named_more_fully(
+    entities: Sequence[str], found: Set[str], known: _MentionIndex, turns: bool
+) -> set[str]:
+    """The entities a node's text names by a word that one of its own entities says in full: "Anna" where
+    the node is Anna Kowalski's (a meeting's attendee), "Mum" in a turn that is Jess's mum's."""
+    # A person's full name ("Anna Kowalski"), not a thing's version: "Postgres 15" mentions Postgres too.
+    words = {
+        key.split(" ", 1)[0]
+        for name in entities
+        if " " in name.strip() and not any(c.isdigit() for c in name) and (key := normalize_name(name))
+    }
+    if turns:  # "Jess: Mum said she loved the flowers" names `Jess's mum`, not the user's Mum
+        words.update(name.rsplit("'s ", 1)[1].casefold() for name in entities if "'s " in name)
+    return {known.roots[name] for name in found if name in words}
 
 
 class _MentionIndex:

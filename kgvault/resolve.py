@@ -1047,23 +1047,25 @@ def _stated_aliases(
 def _unambiguous_aliases(
     edges: Sequence[Edge], titled: AbstractSet[str], spelling_of: Mapping[str, str]
 ) -> tuple[list[Edge], list[tuple[str, str, str]]]:
-    """The edges but those of an alias two notes both claim, and (name, alias, why) for each of those.
+    """The edges but those of an alias two names both claim, and (name, alias, why) for each of those.
 
     `aliases: [Tom]` on Tom Becker's note and on Tom Ito's names neither of them: it would make one
-    person of two, each written down on purpose. An alias stated otherwise joins as it is.
+    person of two, each written down on purpose. So does a name two links show (`[[Aisha Silva|Aisha]]`,
+    `[[Aisha Moreau|Aisha]]`): a first name two people share. An alias one name claims joins as it is.
     """
     claims: dict[str, set[str]] = defaultdict(set)
     for _, name, alias, reason in edges:
-        if reason and name in titled:  # a file name (no reason) is the note itself, no alias
+        if reason and name != alias:  # a file name (no reason) is the note itself, no alias
             claims[alias].add(name)
     contested = {alias: sorted(names) for alias, names in claims.items() if len(names) > 1}
     if not contested:
         return list(edges), []
-    kept = [edge for edge in edges if not (edge[3] and edge[2] in contested and edge[1] in titled)]
+    kept = [edge for edge in edges if not (edge[3] and edge[2] in contested)]
     ambiguous: list[tuple[str, str, str]] = []
     for alias, names in sorted(contested.items()):
         spelled = ", ".join(sorted(spelling_of.get(name, name) for name in names))
-        why = f"an alias of {len(names)} notes ({spelled}): it means none of them"
+        what = "notes" if all(name in titled for name in names) else "names"
+        why = f"an alias of {len(names)} {what} ({spelled}): it means none of them"
         ambiguous.extend((name, alias, why) for name in names)
     return kept, ambiguous
 

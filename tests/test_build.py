@@ -533,3 +533,37 @@ def test_a_daily_note_s_fields_are_its_writer_s_and_the_day_is_no_entity(tmp_pat
         ("alex", "met", "sam-lee"),
         ("alex", "people", "dana-kim"),  # a journal's `people` lists whom the day names, not whom it met
     ]
+
+
+def test_a_meetings_first_name_is_its_attendee_not_another_of_that_name(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "Family.md": "- My sister Anna lives in York.\n",
+            "Meetings/2025-05-20 Budget review.md": "---\ndate: 2025-05-20\n"
+            'attendees: ["[[Anna Kowalski]]"]\n---\n- Anna walked through the cloud spend.\n',
+            "kgvault.toml": 'user_name = "Sam Carter"\n',
+        },
+    )
+    run_build(notes, vault)
+    sister = (vault / "entities" / "anna.md").read_text("utf-8")
+    colleague = (vault / "entities" / "anna-kowalski.md").read_text("utf-8")
+    assert "anna-walked-through-the-cloud-spend" in colleague
+    assert "anna-walked-through-the-cloud-spend" not in sister
+
+
+def test_a_links_shown_first_name_is_no_mention_of_another_of_that_name(tmp_path: Path) -> None:
+    # Two Aishas shown by first name, and a bare [[Aisha]] of its own elsewhere.
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "daily/2025-05-20.md": "[[Aisha Silva|Aisha]] and I paired on the budget.\n",
+            "daily/2025-05-21.md": "[[Aisha Moreau|Aisha]] reviewed the backup script.\n",
+            "daily/2025-05-22.md": "Had lunch with [[Aisha]] at the ramen place.\n",
+        },
+    )
+    run_build(notes, vault)
+    bare = (vault / "entities" / "aisha.md").read_text("utf-8")
+    assert "had-lunch-with-aisha" in bare
+    assert "paired-on-the-budget" not in bare and "reviewed-the-backup-script" not in bare
+    assert "paired-on-the-budget" in (vault / "entities" / "aisha-silva.md").read_text("utf-8")

@@ -3527,7 +3527,7 @@ def test_a_numbered_list_in_a_days_note_that_tells_the_day_is_no_procedure() -> 
     told = "Three good things today:\n\n1. Leo swam his first length.\n2. Lunch with [[Kenji]] at Ramen Ya.\n"
     found = extract(told, **day)
     assert "procedure" not in [n.type for n in found.draft.nodes]
-    assert [n.memory_layer for n in found.draft.nodes] == ["episodic"]
+    assert [n.memory_layer for n in found.draft.nodes] == ["episodic", "episodic"]  # the lunch too
     moves = "1. Left Acme, joined Datadog.\n2. Moved to Pankow.\n"
     assert [n.type for n in extract(moves, **day).draft.nodes] == ["observation", "observation"]
     # Steps are steps, whatever word of theirs looks past: "chopped", "raised", "my".
@@ -6022,3 +6022,18 @@ def test_a_property_labelled_in_a_persons_note_is_a_fact_about_them(text: str) -
 def test_what_the_writer_learned_is_a_general_fact(text: str) -> None:
     node = only_node(extract(text))
     assert (node.memory_layer, node.type, node.sensitivity) == ("semantic", "fact", "private")
+
+
+@pytest.mark.parametrize(
+    ("text", "who"),
+    [("Lunch with Daniel Ford.", "Daniel Ford"), ("Coffee w/ Pieter van der Berg.", "Pieter van der Berg")],
+)
+def test_a_meal_or_coffee_with_someone_is_an_event_of_the_day(text: str, who: str) -> None:
+    node = only_node(extract(text, title="2025-03-12", path="daily/2025-03-12.md", heading=()))
+    assert (node.type, node.timestamp, node.entities) == ("observation", REF, [who])
+
+
+def test_leaving_in_a_month_after_a_past_verb_is_the_coming_one() -> None:
+    found = extract("- Tom Baker got a job at Ford. Leaving in December.", meta={"author": "Sam"})
+    (relation,) = found.draft.relations
+    assert (relation.subject, relation.object, relation.valid_at) == ("Tom Baker", "Ford", date(2025, 12, 1))

@@ -304,6 +304,17 @@ def test_an_alias_two_notes_claim_joins_neither_and_says_so() -> None:
     assert graph.merges == (("tom-becker", "Tom Becker + Tom", why), ("tom-ito", "Tom Ito + Tom", why))
 
 
+def test_a_first_name_two_links_show_for_two_people_joins_neither() -> None:
+    # `[[Aisha Silva|Aisha]]` in one note, `[[Aisha Moreau|Aisha]]` in another: no notes of theirs.
+    graph = build(
+        ("a.md", [entity("Aisha Silva", "person", aliases=["Aisha"])]),
+        ("b.md", [entity("Aisha Moreau", "person", aliases=["Aisha"])]),
+    )
+    assert set(titles(graph)) == {"aisha-silva", "aisha-moreau"}
+    why = "an alias of 2 names (Aisha Moreau, Aisha Silva): it means none of them"
+    assert ("aisha-silva", "Aisha Silva + Aisha", why) in graph.merges
+
+
 def test_an_alias_one_note_claims_and_a_draft_repeats_still_joins() -> None:
     sources = [source("people/Tom Becker.md", meta={"aliases": ["Tom"]}), source("log.md")]
     graph = build(

@@ -431,6 +431,23 @@ _NOT_IN_NAMES = _word_set(
 """Words of a title that make it no one's name ("Sarah Weekly Sync", "Anna Karenina")."""
 
 
+def _attendees_named(title: str, attendees: Sequence[str]) -> list[str]:
+    """The attendees a line names by first name, where no other attendee has it ("Anna walked through
+    the cloud spend", of `attendees: [[Anna Kowalski]]`)."""
+    words = set(_CAPITALIZED_WORD.findall(title))
+    if not words:
+        return []
+    firsts = [full.split()[0] for full in attendees]
+    return [
+        full
+        for full, first in zip(attendees, firsts, strict=True)
+        if first in words and firsts.count(first) == 1
+    ]
+
+
+_CAPITALIZED_WORD = re.compile(r"(?<![\w'’-])[A-Z][\w'’-]*")
+
+
 def _people_of(meta: Mapping[str, Any]) -> tuple[str, ...]:
     """The people a note's properties say took part (`attendees: ["[[Ana Souza]]"]`, `people: …`)."""
     # Who took part, not who wrote it: a book's `author` is no one the reader's lines name by first name.
@@ -510,6 +527,12 @@ _LEFT_OUT_SUBJECT = re.compile(
 or said as a pronoun ("She is married to [[Hugo Gomes]].")."""
 _LEARNED = re.compile(r"(?i)^\W*(?:TIL|today\s+I\s+(?:learned|learnt)(?:\s+that)?)\b[\s:,—–-]*\w")
 """A line of what the writer learned ("TIL …", "Today I learned that …"): a general fact, not an event."""
+_MEAL_WITH = re.compile(
+    r"(?i)^\W*(?:a\s+)?(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink|tea|a\s+pint|a\s+walk|a\s+run"
+    r"|a\s+hike|a\s+call|a\s+catch-?up|catch-?up|1:1|one-on-one|a\s+date|date\s+night)\s+(?:with|w/)\s+\S"
+)
+"""A diary's line of whom the writer ate, drank or walked with, no verb said: "Lunch with Daniel Ford.",
+"Coffee w/ Liv at Monzo's office"."""
 _PERSON_PROPERTY = re.compile(
     r"(?i)^\W*(?:birthday|born|date\s+of\s+birth|dob|birth\s*date|anniversary|address|home\s+address"
     r"|allerg(?:y|ies)|diet|likes|dislikes|favou?rites?(?:\s+\w+)?|nickname|pronouns)\W*[:;]\s*\S"
@@ -870,7 +893,8 @@ _AHEAD_VERB = re.compile(
 )
 """A verb of what is still to happen: the month after it without its year is the coming one."""
 _STARTS_BEFORE = re.compile(
-    r"(?i)\b(?:starts?|starting|begins?|beginning|will\s+(?:start|begin)|is\s+(?:starting|due))\s+(?:in\s+)?$"
+    r"(?i)\b(?:starts?|starting|begins?|beginning|leaving|leaves|joining|will\s+(?:start|begin|leave|join)"
+    r"|is\s+(?:starting|due|leaving|joining))\s+(?:in\s+)?$"
 )
 """A start still ahead right before a month, in a sentence otherwise past ("got a job at Shopify,
 starts in")."""
@@ -2859,6 +2883,7 @@ class _ChunkReader:
         self.known: frozenset[str] = frozenset()
         self.linked_names: tuple[str, ...] = ()
         self.note_people: tuple[tuple[str, ...], ...] | None = None
+        self.attendees: tuple[str, ...] | None = None
         """The people the note's properties name, and its own full-name title, once asked for."""
         self.someone_described = False
         """The candidate being read says who someone is ("Fatima is a TA …"), no term it defines."""
@@ -3990,6 +4015,12 @@ class _ChunkReader:
                 self.reasons[outcome.reason] += 1
             return
         names[met_at:met_at] = [self.entities.add(name, kind, candidate.quote) for name, kind in met]
+        if self.source.meta and (attendees := self._attendees()):
+            # A meeting's "Anna walked through the cloud spend" is its attendee Anna Kowalski's, not
+            # another Anna the notes know (the one attendee of that first name).
+            for full in _attendees_named(inline.title, attendees):
+                if full not in names and full.split()[0] not in names:  # not "[[Theo]]", linked as another
+                    names.append(self.entities.add(full, "person", candidate.quote))
         if outcome.type == "state" and (news := _own_news(read.placeholder) or _their_move(read.placeholder)):
             # "We're moving to Leeds in May", "I'm starting at Google", "Bob is moving to Berlin": who
             # and where the news takes them.
@@ -4600,7 +4631,9 @@ class _ChunkReader:
             _DATE_LEAD.match(inline.title) is not None or (dated and self._logged_at_a_time(inline.title))
         ) and inline.word_count >= 3
         # A task ticked done happened, though its words are an order: "- [x] Fix the bike brakes".
-        done = candidate.done and dated and _an_order(inline.title)
+        done = (candidate.done and dated and _an_order(inline.title)) or (
+            dated and _MEAL_WITH.match(inline.title) is not None  # "Lunch with Daniel Ford.": a day's event
+        )
         if (past and (first_person or wording.diary or dates)) or date_led or done:
             if dated:
                 return _Outcome("episodic", "observation")
@@ -4849,6 +4882,12 @@ class _ChunkReader:
             return None
         description = _cut_at_word(_analyse(definition).title, 200, ellipsis=True)
         return self.entities.add(name, None, candidate.quote, description=description)
+
+    def _attendees(self) -> tuple[str, ...]:
+        """The people a note's properties say took part, with full names (`attendees: [[Anna Kowalski]]`)."""
+        if self.attendees is None:
+            self.attendees = tuple(name for name in _people_of(self.source.meta) if " " in name.strip())
+        return self.attendees
 
     def _logged_at_a_time(self, title: str) -> bool:
         """Whether a line is a day's log led by its clock time ("13:00 lunch w/ Aisha"): in a note of one
