@@ -5889,7 +5889,7 @@ def test_a_line_led_by_a_clock_time_outside_a_days_log_is_no_event(
 
 def test_a_line_led_by_a_clock_time_later_that_day_is_an_event() -> None:
     found = extract(
-        "16:00 took Bella to the vet", title="2025-03-12", path="d.md", heading=("Later that day",)
+        "16:00 vet appointment for Bella", title="2025-03-12", path="d.md", heading=("Later that day",)
     )
     assert only_node(found).timestamp == REF
 
