@@ -1050,17 +1050,23 @@ def _unambiguous_aliases(
     """The edges but those of an alias two names both claim, and (name, alias, why) for each of those.
 
     `aliases: [Tom]` on Tom Becker's note and on Tom Ito's names neither of them: it would make one
-    person of two, each written down on purpose. So does a name two links show (`[[Aisha Silva|Aisha]]`,
-    `[[Aisha Moreau|Aisha]]`): a first name two people share. An alias one name claims joins as it is.
+    person of two, each written down on purpose. So does a first name two full names are shown by
+    (`[[Aisha Silva|Aisha]]`, `[[Aisha Moreau|Aisha]]`): two people who share it. An alias stated
+    otherwise joins as it is (two spellings a model gives the same short name are one thing).
     """
     claims: dict[str, set[str]] = defaultdict(set)
     for _, name, alias, reason in edges:
-        if reason and name != alias:  # a file name (no reason) is the note itself, no alias
+        # A file name (no reason) is the note itself, no alias.
+        if reason and (name in titled or (name != alias and name.split(" ", 1)[0] == alias)):
             claims[alias].add(name)
     contested = {alias: sorted(names) for alias, names in claims.items() if len(names) > 1}
     if not contested:
         return list(edges), []
-    kept = [edge for edge in edges if not (edge[3] and edge[2] in contested)]
+    kept = [
+        edge
+        for edge in edges
+        if not (edge[3] and edge[1] in claims.get(edge[2], ()) and edge[2] in contested)
+    ]
     ambiguous: list[tuple[str, str, str]] = []
     for alias, names in sorted(contested.items()):
         spelled = ", ".join(sorted(spelling_of.get(name, name) for name in names))

@@ -313,6 +313,12 @@ def test_a_first_name_two_links_show_for_two_people_joins_neither() -> None:
     assert set(titles(graph)) == {"aisha-silva", "aisha-moreau"}
     why = "an alias of 2 names (Aisha Moreau, Aisha Silva): it means none of them"
     assert ("aisha-silva", "Aisha Silva + Aisha", why) in graph.merges
+    # A short name two spellings of one thing are given still joins them: no first name of two people.
+    graph = build(
+        ("a.md", [entity("Kubernetes", "software", aliases=["K8s"])]),
+        ("b.md", [entity("Kubernetes Engine", "software", aliases=["K8s"])]),
+    )
+    assert len(titles(graph)) == 1
 
 
 def test_an_alias_one_note_claims_and_a_draft_repeats_still_joins() -> None:

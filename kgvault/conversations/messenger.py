@@ -96,9 +96,8 @@ def _turn(message: dict[str, Any], pointer: str, zone: tzinfo) -> Turn | None:
     speaker = message.get("sender_name", message.get("senderName"))
     if not isinstance(speaker, str) or not speaker.strip():
         return None
-    speaker = mask_secrets(plain_speaker(unmangled(speaker.strip())))[
-        0
-    ]  # a contact saved under no name: a number
+    # A contact saved under no name is a number (masked); one saved with emoji, its name ("Jess 🌸").
+    speaker = mask_secrets(plain_speaker(unmangled(speaker.strip())))[0]
     markers = _markers(message)
     content = message.get("content", message.get("text"))
     said = unmangled(content) if isinstance(content, str) else ""
