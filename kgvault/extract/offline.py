@@ -151,6 +151,10 @@ _TAG_SEPARATORS = re.compile(r"[\s-]+")
 _UNDERSCORES = re.compile(r"_+")
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$|^\d{4}-W\d{2}$|^\d{4}-\d{2}$")
 _HAS_WORD = re.compile(r"[^\W_]")
+_SHORT_WEEKDAY = r"(?:mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)"
+"""A weekday as it is shortened ("Thu", "Tues", "Weds"): each a key of `_WEEKDAY_NUMBERS`."""
+_A_WEEKDAY = rf"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|{_SHORT_WEEKDAY})"
+"""A weekday, whole or shortened."""
 _A_DAY_ONLY = re.compile(
     r"(?i)^\W*(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+)?"
     r"(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -161,7 +165,7 @@ _A_DAY_ONLY = re.compile(
 _DAY_OR_TIME_LED = re.compile(
     r"(?i)^\W*(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|lundi|mardi|mercredi|jeudi"
     r"|vendredi|samedi|dimanche)(?=\s*(?:$|[,:—–(-]|\d|the\b|le\b))"
-    r"|(?:mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\.?(?:,?\s+\d|\s*$)"
+    rf"|{_SHORT_WEEKDAY}\.?(?:,?\s+\d|\s*$)"
     r"|(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d|\s*(?:am|pm))\b)"
 )
 """A heading led by a weekday or a clock time: when its lines were written, no topic of theirs."""
@@ -880,10 +884,7 @@ _STARTS_AHEAD_BEFORE = re.compile(
 )
 """A start still ahead right before a time, in a sentence otherwise past: "start on", "joining Anthropic
 in", "decided to retire at the end of" (not "we were flying on", "I booked the tickets on")."""
-_WEEKDAY_BEFORE = re.compile(
-    r"(?i)\b(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri"
-    r"|sat|sun)\.?,?\s+(?:the\s+)?$"
-)
+_WEEKDAY_BEFORE = re.compile(rf"(?i)\b(?P<day>{_A_WEEKDAY})\.?,?\s+(?:the\s+)?$")
 """A weekday right before a day ("saturday 6th april"): the day is one of that weekday."""
 _RANGE_TO = re.compile(r"(?i)\s*(?:to|until|till|through|–|-)\s*")
 """Between a range's two times: "from 1 April to 14 April"."""
@@ -1103,7 +1104,7 @@ _MONTH_DAY_WORDS = re.compile(
 """A day named by its month and number ("Jan 12", "April 1st", "3 February", "le 1er mai"), not a weekday
 or "today"."""
 _HEADING_WEEKDAY = re.compile(
-    rf"(?i)(?:(?P<day>{_WEEKDAYS})|(?P<short>mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\.?"
+    rf"(?i)(?:(?P<day>{_WEEKDAYS})|(?P<short>{_SHORT_WEEKDAY})\.?"
     r"(?=,?[ ]+\d|\s*(?:[:—–-]|$)))(?:,?[ ]+(?P<number>\d{1,2})(?:st|nd|rd|th)?(?![\w'’/.:-]))?(?![\w'’-])"
 )
 """A heading that is or starts with a weekday ("Monday", "Thursday — retro", "Thu", not "Sun cream"), maybe
@@ -1174,11 +1175,9 @@ _IN_CARE = re.compile(
 )
 """Someone in hospital, or in labour, now: "Mum's in hospital.", "Dad is back in hospital", "Sarah's in
 labour!!" (a state of the day, however short)."""
-_CARED_FOR = re.compile(
-    r"(?P<kin>Mum|Mom|Dad|Nan|Gran|Grandma|Grandpa|Granny|Grandad)|(?-i:[A-Z][a-z]+(?:[ ][A-Z][a-z]+)?)"
-)
-"""Who `_IN_CARE` says is in hospital, when named: a family word, or a name ("Sarah", "Tom Reed")."""
 _KIN_WORD = r"(?:Mum|Mom|Dad|Mummy|Daddy|Nan|Gran|Grandma|Grandpa|Granny|Grandad|Auntie|Uncle|Sis|Bro)"
+_CARED_FOR = re.compile(rf"(?P<kin>{_KIN_WORD})|(?-i:[A-Z][a-z]+(?:[ ][A-Z][a-z]+)?)")
+"""Who `_IN_CARE` says is in hospital, when named: a family word, or a name ("Sarah", "Tom Reed")."""
 _OWN_NEWS_END = (
     # Not "in 5" (minutes), "in the morning", "at the pub", "today": a day's plans.
     r"(?=\s*(?:[.!,;]|$|\s+(?:in(?!\s+(?:\d{1,2}\b|the\s+(?:morning|afternoon|evening)|a\s+(?:bit|minute|sec)))"
@@ -1711,8 +1710,9 @@ def _whose_parents(raw: dict[str, Any], speaker: str | None, source: Source) -> 
 
 
 _A_PARENT = re.compile(
-    r"\b(Mum|Mom|Mam|Mummy|Mommy|Dad|Daddy|Mother|Father|Grandma|Grandpa|Granny|Gran|Nan|Nana"
-    r"|Grandad|Granddad)\b"
+    r"\b("
+    + "|".join(sorted((word.capitalize() for word in _PARENT_WORDS), key=lambda w: (-len(w), w)))
+    + r")\b"
 )
 """A parent named by what a speaker calls them, capitalized as a name ("Mum said …", "my Mum")."""
 
@@ -1838,7 +1838,7 @@ def _a_day_written(name: str) -> bool:
     )
 
 
-_WEEKDAY_LEAD = re.compile(r"(?i:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*,?\s+)?")
+_WEEKDAY_LEAD = re.compile(rf"(?i:{_A_WEEKDAY},?\s+)?")
 """A weekday leading a day written out ("Wednesday, "), or nothing."""
 
 
@@ -5364,7 +5364,7 @@ _ME = frozenset({"me", "myself"})
 
 _A_DAY_LINKED_AFTER = re.compile(
     r"(?:^[\s*_(\[-]*|(?i:\b(?:on|by|since|from|until|till|to|before|after|dated)\s+))"
-    r"(?i:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?$"
+    rf"(?i:{_A_WEEKDAY},?\s+)?$"
 )
 """What comes before a link to a daily note that dates the sentence by it: nothing ("[[2025-03-14]]:
 flew to Lisbon"), or a word of time ("Flight to Lisbon on [[2025-04-20]]"); not "Reread
