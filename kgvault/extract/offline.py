@@ -879,7 +879,7 @@ _POINTS_AHEAD_BEFORE = re.compile(
 "we're moving to Bristol in"); not "the photos from our trip in", "still sore from the marathon on"."""
 _STARTS_AHEAD_BEFORE = re.compile(
     r"(?i)(?<!\bwas\s)(?<!\bwere\s)(?<!\bhad\s)\b(?:start|starts|starting|begin|begins|beginning|joining|flying"
-    r"|moving|leaving|retiring|(?:to|will|gonna|going\s+to)\s+(?:start|begin|join|move|leave|fly|retire))"
+    r"|moving|leaving|leaves|retiring|due|(?:to|will|gonna|going\s+to)\s+(?:start|begin|join|move|leave|fly|retire))"
     r"(?:\s+[\w'’-]+){0,3}?\s+(?:on|in|from|at\s+the\s+(?:end|start|beginning)\s+of)\s+(?:the\s+)?$"
 )
 """A start still ahead right before a time, in a sentence otherwise past: "start on", "joining Anthropic
@@ -893,12 +893,6 @@ _AHEAD_VERB = re.compile(
     r"|plans?\s+to|is\s+due|joins|is\s+joining)\b"
 )
 """A verb of what is still to happen: the month after it without its year is the coming one."""
-_STARTS_BEFORE = re.compile(
-    r"(?i)\b(?:starts?|starting|begins?|beginning|leaving|leaves|joining|will\s+(?:start|begin|leave|join)"
-    r"|is\s+(?:starting|due|leaving|joining))\s+(?:in\s+)?$"
-)
-"""A start still ahead right before a month, in a sentence otherwise past ("got a job at Shopify,
-starts in")."""
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _MAX_YEAR_SAID = 2999
 """A day after any year a note names, to read "in March 2025" in a note without a date against."""
@@ -3586,7 +3580,7 @@ class _ChunkReader:
                     when.granularity == "month"
                     and not undated
                     and not _FOUR_DIGITS.search(text, when.start, when.end)
-                    and _STARTS_BEFORE.search(text, max(0, when.start - 24), when.start)
+                    and _STARTS_AHEAD_BEFORE.search(text, max(0, when.start - 60), when.start)
                 ):
                     # "Sam got a job at Shopify, starts in April": a past sentence, a start ahead.
                     first = _a_year_on(first)
