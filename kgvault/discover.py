@@ -28,6 +28,8 @@ SOURCE_KINDS: dict[str, SourceKind] = {
     ".txt": "text",
     ".json": "chat",
     ".jsonl": "chat",
+    ".vtt": "transcript",
+    ".srt": "transcript",
 }
 """Source kind by lowercase file extension; other files are not sources (a note may become a transcript)."""
 IGNORE_FILE = ".kgvaultignore"

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from kgvault.conversations import Conversation
+from kgvault.conversations.captions import CAPTION_EXTENSIONS, looks_like_captions, read_captions
 from kgvault.conversations.transcript import participants, read_turns, session_time
 from kgvault.conversations.whatsapp import chat_name, looks_like_whatsapp, named_like_whatsapp
 from kgvault.dates import date_in_filename, date_in_path, find_dates, parse_date_value
@@ -211,6 +212,8 @@ def _read_source(
     if extension == ".jsonl":
         chat = _chat_log_source(rel_path, stem, text, raw, user_name or DEFAULT_USER_NAME, zone, problems)
         return _owned([chat], user_name)
+    if extension in CAPTION_EXTENSIONS:
+        return _caption_sources(rel_path, stem, text, raw, problems)
     if extension == ".txt":
         named = named_like_whatsapp(stem)
         if looks_like_whatsapp(text, named):
@@ -538,6 +541,73 @@ def _whatsapp_source(rel_path: str, stem: str, text: str, raw: bytes, problems: 
     return _conversation_source(
         rel_path, title, replace(conversation, sha256=hashlib.sha256(raw).hexdigest())
     )
+
+
+_PLAIN_CAPTION_NAMES = frozenset(
+    {
+        "transcript",
+        "captions",
+        "closed_caption",
+        "meeting_saved_closed_caption",
+        "audio_transcript",
+        "subtitles",
+    }
+)
+"""File names a recording app gives every meeting's captions: the folder is the meeting's name."""
+
+
+def _caption_sources(
+    rel_path: str, stem: str, text: str, raw: bytes, problems: list[Problem]
+) -> list[Source]:
+    """A meeting's captions (`.vtt`, `.srt`) as a transcript on the file's own lines, dated by its name
+    (or its folder's); none, with a problem, when they are no captions or name no speaker."""
+    if not looks_like_captions(text):
+        problems.append(
+            Problem(
+                rel_path,
+                None,
+                "no captions: no WEBVTT header or cue timing line (`00:00:01.000 --> …`); skipped",
+            )
+        )
+        return []
+    turns = read_captions(text)
+    if not turns:
+        problems.append(
+            Problem(
+                rel_path,
+                None,
+                "captions that name no speaker (subtitles, or a recording's words): whose words they are "
+                "cannot be told, so they are not read; start each cue's words with `Name: `",
+            )
+        )
+        return []
+    folder = rel_path.rsplit("/", 2)[-2] if "/" in rel_path else ""
+    name = stem.removesuffix(".transcript").removesuffix(".captions")
+    title = folder if name.casefold() in _PLAIN_CAPTION_NAMES and folder else name
+    when = date_in_filename(name) or (date_in_filename(folder) if folder else None)
+    if when is None:
+        problems.append(
+            Problem(
+                rel_path,
+                None,
+                "a transcript with no date: its turns cannot be dated, so they give no episode; "
+                "put the meeting's date in the file's name (`2025-03-12 Weekly sync.vtt`)",
+            )
+        )
+    return [
+        Source(
+            id=rel_path,
+            path=rel_path,
+            kind="transcript",
+            title=mask_secrets(title)[0],
+            meta={},
+            reference_time=when,
+            text=text,
+            body_line=1,
+            sha256=hashlib.sha256(raw).hexdigest(),
+            turns=turns,
+        )
+    ]
 
 
 def decode_text(rel_path: str, raw: bytes, problems: list[Problem]) -> str | None:

@@ -41,6 +41,16 @@ _NOT_SPEAKERS = frozenset(
 )
 
 
+def is_assistant(speaker: str) -> bool:
+    """Whether a speaker's name is a model's (`Assistant`, `ChatGPT`, …): their words are no one's memory."""
+    return speaker.casefold() in _ASSISTANT_NAMES
+
+
+def not_a_speaker(label: str) -> bool:
+    """Whether a label before a colon introduces a line of notes (`Note:`, `Update:`), not a speaker."""
+    return label.casefold() in _NOT_SPEAKERS
+
+
 def participants(meta: dict[str, Any]) -> dict[str, str]:
     """The labels that start a participant's turn, each to that participant's name; {} when the note
     is not a transcript.
@@ -142,14 +152,14 @@ def _stranger(line: str) -> str | None:
     if match is None:
         return None
     label = match.group("label")
-    if label.casefold() in _NOT_SPEAKERS or not all(word[0].isupper() for word in label.split()):
+    if not_a_speaker(label) or not all(word[0].isupper() for word in label.split()):
         return None
     return label
 
 
 def _turn(speaker: str, said: list[str], first: int, last: int, moment: datetime | None) -> Turn:
     """One turn, its text cut to its own lines (trailing blank lines belong to no one)."""
-    role: Role = "assistant" if speaker.casefold() in _ASSISTANT_NAMES else "human"
+    role: Role = "assistant" if is_assistant(speaker) else "human"
     return Turn(
         speaker=speaker,
         role=role,

@@ -1,0 +1,180 @@
+"""Tests for meeting transcripts saved as captions: WebVTT (Zoom, Teams) and SubRip files."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kgvault.check import check_vault
+from kgvault.conversations.captions import looks_like_captions, read_captions
+
+from .conftest import notes_with, run_build, tree_bytes, triples
+
+ZOOM = """WEBVTT
+
+1
+00:00:00.000 --> 00:00:04.120
+Jane Doe: Okay, let's get started. We decided to move
+
+2
+00:00:04.200 --> 00:00:07.000
+Jane Doe: the launch to April.
+
+3
+00:00:07.500 --> 00:00:12.000
+Tom Becker: I switched the staging database to Postgres 16 yesterday.
+
+4
+00:00:12.500 --> 00:00:15.000
+Jane Doe: Great. Priya will own the migration &amp; the rollback plan.
+"""
+
+TEAMS = """WEBVTT
+
+NOTE written by the meeting's recorder
+
+a1b2c3d4-1111/12-0
+00:03.260 --> 00:07.180 align:start
+<v.loud Anna Kowalski>I moved to <i>Berlin</i>
+last month.</v>
+
+a1b2c3d4-1111/13-0
+00:07.300 --> 00:10.000
+<v Ravi Patel>We use Redis for the session cache.</v>
+
+a1b2c3d4-1111/14-0
+00:10.300 --> 00:11.000
+<c.yellow>Ravi Patel:</c> Really.
+"""
+
+SUBRIP = """1
+00:00:01,000 --> 00:00:03,500
+MAYA: I started at Stripe on Monday.
+
+2
+00:00:04,000 --> 00:00:06,000
+and it's going well.
+
+3
+00:00:06,500 --> 00:00:09,000
+LEO: Note: the offsite moved to Lisbon.
+"""
+
+SUBTITLES = """1
+00:00:01,000 --> 00:00:04,000
+I'll be back.
+
+2
+00:00:05,000 --> 00:00:08,000
+Note: Hasta la vista, baby.
+"""
+
+
+def _said(text: str) -> list[tuple[str, str, int, int]]:
+    return [(t.speaker, t.text, t.line_start, t.line_end) for t in read_captions(text)]
+
+
+def test_a_zoom_transcript_joins_each_speakers_cues_on_the_files_lines() -> None:
+    assert _said(ZOOM) == [
+        ("Jane Doe", "Okay, let's get started. We decided to move the launch to April.", 5, 9),
+        ("Tom Becker", "I switched the staging database to Postgres 16 yesterday.", 13, 13),
+        ("Jane Doe", "Great. Priya will own the migration & the rollback plan.", 17, 17),
+    ]
+
+
+def test_teams_voice_tags_name_the_speaker_and_markup_is_dropped() -> None:
+    assert _said(TEAMS) == [
+        ("Anna Kowalski", "I moved to Berlin last month.", 7, 8),
+        ("Ravi Patel", "We use Redis for the session cache. Really.", 12, 16),
+    ]
+
+
+def test_subrip_cues_without_a_name_continue_the_speaker_and_a_notes_label_is_no_speaker() -> None:
+    assert _said(SUBRIP) == [
+        ("MAYA", "I started at Stripe on Monday. and it's going well.", 3, 7),
+        ("LEO", "Note: the offsite moved to Lisbon.", 11, 11),
+    ]
+
+
+def test_subtitles_that_name_no_speaker_give_no_turns() -> None:
+    assert looks_like_captions(SUBTITLES)
+    assert read_captions(SUBTITLES) == ()
+    assert not looks_like_captions("# Notes\n\nMet Ana at 10:00 -- then lunch.\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*ZOOM.split("\n"), *TEAMS.split("\n"), *SUBRIP.split("\n"), "x", ""]), max_size=14
+    )
+)
+def test_the_reader_never_raises_and_its_turns_stay_on_the_files_lines(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    count = len(lines) or 1
+    for turn in read_captions(text):
+        assert 1 <= turn.line_start <= turn.line_end <= count
+        assert turn.speaker.strip() and "<" not in turn.text
+
+
+def _front(page: Path) -> dict[str, object]:
+    return yaml.safe_load(page.read_text("utf-8").split("---\n")[1])
+
+
+def test_caption_files_build_into_dated_episodes_of_their_speakers(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "meetings/GMT20250312-140503_Recording.transcript.vtt": ZOOM,
+            "meetings/2025-03-14 10.00.00 Design review/closed_caption.vtt": TEAMS,
+            "film/movie.srt": SUBTITLES,
+        },
+    )
+    before = {p: p.read_bytes() for p in notes.rglob("*.*") if p.is_file()}
+    report = run_build(notes, vault)
+    assert check_vault(vault, notes=notes) == []
+    assert [(p["path"], p["message"].split(":")[0]) for p in report["problems"]] == [  # type: ignore[index, union-attr]
+        ("film/movie.srt", "captions that name no speaker (subtitles, or a recording's words)")
+    ]
+    episodes = {str(_front(p)["title"]): _front(p) for p in (vault / "episodic").glob("*.md")}
+    decided = episodes["Jane Doe: We decided to move the launch to April."]
+    assert (decided["attributed_to"], decided["timestamp"]) == ("Jane Doe", date(2025, 3, 12))
+    switched = next(e for title, e in episodes.items() if title.startswith("Tom Becker: I switched"))
+    assert switched["timestamp"] == date(2025, 3, 11)
+    moved = next(e for title, e in episodes.items() if title.startswith("Anna Kowalski: I moved to Berlin"))
+    assert moved["timestamp"] == date(2025, 2, 1)  # "last month", said on the folder's day
+    relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
+    assert ("anna-kowalski", "lives_in", "berlin") in {(r["from"], r["relation"], r["to"]) for r in relations}
+    # A generic file name takes its meeting's name from its folder.
+    (page,) = (vault / "sources").rglob("*design-review-closed-caption-summary.md")
+    review = _front(page)
+    assert review["title"] == "2025-03-14 10.00.00 Design review"
+    assert not any("be back" in title or "vista" in title for title in episodes)
+    assert {p: p.read_bytes() for p in notes.rglob("*.*") if p.is_file()} == before
+
+
+def test_captions_without_a_date_say_how_to_give_one(tmp_path: Path) -> None:
+    notes, vault = notes_with(tmp_path, {"Weekly sync.vtt": ZOOM})
+    report = run_build(notes, vault)
+    messages = [p["message"] for p in report["problems"]]  # type: ignore[index, union-attr]
+    assert len(messages) == 1 and "put the meeting's date in the file's name" in messages[0]
+    assert not list((vault / "episodic").glob("*.md"))  # undated turns give no episode
+    (page,) = (vault / "sources").rglob("weekly-sync-summary.md")
+    summary = page.read_text("utf-8")
+    assert "| 5-9 |" in summary  # yet every line is accounted for
+
+
+def test_an_edited_transcript_rebuilds_as_a_clean_build_of_it_does(tmp_path: Path) -> None:
+    notes, vault = notes_with(tmp_path, {"2025-03-12 Weekly sync.vtt": ZOOM})
+    run_build(notes, vault)
+    edited = ZOOM + "\n5\n00:00:15.500 --> 00:00:18.000\nTom Becker: I moved to Lisbon last week.\n"
+    (notes / "2025-03-12 Weekly sync.vtt").write_text(edited, "utf-8")
+    run_build(notes, vault)
+    clean = tmp_path / "clean"
+    run_build(notes, clean)
+    assert tree_bytes(vault) == tree_bytes(clean)
+    assert ("tom-becker", "lives_in", "lisbon") in set(triples(vault))
