@@ -217,6 +217,16 @@ def test_small_talk_gives_nothing_and_coverage_says_so_turn_by_turn(
         ("Congrats on the new job at Stripe", False),
         ("Welcome to the world, Maya!", False),  # a birth told
         ("Danke, ich bin nach Berlin gezogen.", False),
+        # The glue of a call or a meeting.
+        ("Sorry, I was on mute. Good morning!", True),
+        ("Yep, loud and clear.", True),
+        ("Okay, let's get started.", True),
+        ("Okay, I think that's everything. Thanks everyone!", True),
+        ("Great work Tom.", True),
+        ("Sure, one sec.", True),
+        ("Sorry, I broke the vase.", False),
+        ("That's it, I quit my job.", False),
+        ("Okay, let's get started. First we ship the beta.", False),
     ],
 )
 def test_small_talk_is_glue_alone_and_never_news(text: str, glue: bool) -> None:
@@ -1099,3 +1109,30 @@ def test_a_friends_mum_in_a_chat_is_theirs_and_the_users_mum_is_the_notes(tmp_pa
     # Jo's "Mum", said with no relation, is Jo's mum's page's, not the user's Mum's.
     assert "jo-mum-said-she-loved-it" in (vault / "entities" / "jo-s-mum.md").read_text("utf-8")
     assert "jo-mum-said-she-loved-it" not in (vault / "entities" / "mum.md").read_text("utf-8")
+
+
+def test_a_turn_dates_a_weekday_or_day_of_the_month_named_alone(tmp_path: Path) -> None:
+    """ "We switched … on Monday" said on a Wednesday is that week's Monday, "starts on Monday" the
+    coming one, as in a note; "on Mondays" is a habit and dates nothing."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "sync.md").write_text(
+        "---\ndate: 2025-03-12\nparticipants: [Tom Becker, Jane Doe]\n---\n"
+        "Tom Becker: We switched from Jenkins to GitHub Actions on Monday.\n"
+        "Jane Doe: My sister starts at Google on Monday.\n"
+        "Jane Doe: I met Ana on the 3rd.\n"
+        "Tom Becker: I go to the gym on Mondays.\n",
+        "utf-8",
+    )
+    vault = tmp_path / "vault"
+    run_build(notes, vault)
+    by_title = {str(n["title"]): n["timestamp"] for n in _nodes(vault)}
+    assert by_title["Tom Becker: We switched from Jenkins to GitHub Actions on 10 March 2025."] == date(
+        2025, 3, 10
+    )
+    assert by_title["Jane Doe: My sister starts at Google on 17 March 2025."] == date(2025, 3, 17)
+    assert by_title["Jane Doe: I met Ana on 3 March 2025."] == date(2025, 3, 3)
+    assert by_title["Tom Becker: I go to the gym on Mondays."] == date(2025, 3, 12)
+    assert ("tom-becker", "uses", "github-actions", "2025-03-10") in {
+        (r["from"], r["relation"], r["to"], r["valid_at"]) for r in relations_of(vault)
+    }

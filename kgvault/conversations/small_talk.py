@@ -45,6 +45,16 @@ _GLUE = re.compile(
       | (?:so|how)\ (?:cute|sweet|lovely|exciting) | (?:love|miss)\ (?:you|it)(?:\ too)?
       | on\ my\ way | omw | count\ me\ in | sounds\ like\ a\ plan
       | (?:running\ )?(?:\d+|five|ten|a\ few)\ mins?(?:utes)?\ late(?:\ sorry)?
+      # The glue of calls and meetings: who hears whom, whose screen, starting and wrapping up.
+      | sorry | apologies | pardon | excuse\ me | go\ ahead | after\ you | hold\ on | bear\ with\ me
+      | (?:just\ )?(?:one|a)\ (?:sec|second|moment|minute)
+      | (?:sorry\ )?(?:i\ was|i'?m|you'?re|you\ are|we\ can'?t\ hear\ you)(?:\ still)?\ on\ mute
+      | loud\ and\ clear | you'?re\ breaking\ up | (?:can|do)\ you\ hear\ me(?:\ now|\ okay|\ ok)?
+      | let'?s\ (?:get\ started|begin|start|kick\ (?:it\ )?off|dive\ in|wrap\ (?:it\ )?up|get\ going)
+      | (?:i\ think\ )?that'?s\ (?:everything|all|it)(?:\ (?:for\ (?:today|now|me)|from\ me))?
+      | (?:great|good|nice)\ (?:work|job|point|question|call|meeting)
+      | (?:(?:sounds|looks)\ good|works\ for\ me)(?:\ to\ me)?
+      | let\ me\ share\ my\ screen | next\ slide(?:\ please)? | see\ you\ (?:next\ week|on\ \w+day)
       # The glue of chats in the other languages WhatsApp brings: German, Spanish, French,
       # Portuguese, Italian thanks, wishes, greetings and reactions.
       | danke(?:\ (?:schön|sehr|dir|euch))? | gute\ besserung | (?:herzlichen\ )?glückwunsch | alles\ gute

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, Literal
 from urllib.parse import unquote
 
@@ -3447,6 +3448,33 @@ class _ChunkReader:
                 if not _overlaps_any(found, [start for start, _, _ in found], *match.span()):
                     found.append((match.start(), match.end(), last_weekend(today)[0]))
             found.sort()
+        if self.language == "en" and "/" in text:
+            found = self._slash_days(text, found, today, past)
+        return self._bare_days(text, found, today, past)
+
+    def _bare_times(self, text: str, times: list[When], past: bool) -> list[When]:
+        """A turn's times with the weekdays and days of the month it names alone ("I moved to Leeds on
+        Monday": the last one; "She starts on Monday": the coming one), as a note's are read."""
+        said = self.said_at.date() if isinstance(self.said_at, datetime) else self.said_at
+        if self.language != "en" or said is None or not can_count_from(said):
+            return times
+        known = [(time.start, time.end, time.first) for time in times]
+        more = [found for found in self._bare_days(text, list(known), said, past) if found not in known]
+        if not more:
+            return times
+        named = []
+        for start, end, day in more:
+            while end < len(text) and text[end].isalpha():
+                end += 1  # "the 3rd" is replaced whole, ordinal and all
+            named.append(When(start, end, text[start:end], day, day, "day"))
+        return sorted([*times, *named], key=attrgetter("start"))
+
+    def _bare_days(
+        self, text: str, found: list[tuple[int, int, date]], today: date, past: bool
+    ) -> list[tuple[int, int, date]]:
+        """`found` with the weekdays and days of the month named alone after a preposition that no
+        day found already covers: the last one in a `past` sentence, else the coming one."""
+        lower = text.lower()
         if self.language == "fr":  # "jusqu'à jeudi": always the coming one
             weekdays = list(_BARE_WEEKDAY_FR.finditer(text)) if "di" in lower else []
             month_days: list[re.Match[str]] = []
@@ -3468,8 +3496,6 @@ class _ChunkReader:
         if past and self.language == "en" and "day" in lower:
             # "The kit arrived Monday", "Monday: Derek announced the reorg": the last one.
             weekdays = sorted([*weekdays, *_PAST_WEEKDAY.finditer(text)], key=lambda m: m.start("day"))
-        if self.language == "en" and "/" in text:
-            found = self._slash_days(text, found, today, past)
         if not weekdays and not month_days:
             return found
         # Read once per sentence, not per match: a run-on transcript may name a thousand days.
@@ -3863,6 +3889,7 @@ class _ChunkReader:
             self.times = _ranges_run_forward(
                 inline.title, [self._ahead_in_a_turn(inline.title, time, past) for time in self.times]
             )
+            self.times = self._bare_times(inline.title, self.times, past)
             dates = [(time.start, time.end, time.first) for time in self.times]
         else:
             dates = find_dates(inline.title, self._chunk_date(), languages=self.date_languages)
