@@ -1136,3 +1136,24 @@ def test_a_turn_dates_a_weekday_or_day_of_the_month_named_alone(tmp_path: Path) 
     assert ("tom-becker", "uses", "github-actions", "2025-03-10") in {
         (r["from"], r["relation"], r["to"], r["valid_at"]) for r in relations_of(vault)
     }
+
+
+def test_a_start_still_ahead_in_a_past_turn_or_sentence_is_the_coming_day(tmp_path: Path) -> None:
+    """ "handed my notice in at Sky today, I start at Monzo on the 3rd", said on 28 March: 3 April."""
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "jess.md": "---\ndate: 2024-03-28\nparticipants: [Jess, Sam]\n---\n"
+            "Jess: handed my notice in at Sky today 😬 I start at Monzo on the 3rd\n"
+            "Sam: we booked the flights on the 3rd\n",
+            "2025-03-12.md": "Signed the contract with Monzo, I start on Monday.\n\nWe moved the boxes on Monday.\n",
+        },
+    )
+    run_build(notes, vault)
+    by_title = {str(n["title"]): n["timestamp"] for n in _nodes(vault)}
+    assert by_title[
+        "Jess: handed my notice in at Sky on 28 March 2024 😬 I start at Monzo on 3 April 2024"
+    ] == (date(2024, 3, 28))
+    assert by_title["Sam: we booked the flights on 3 March 2024"] == date(2024, 3, 3)
+    assert by_title["Signed the contract with Monzo, I start on Monday."] == date(2025, 3, 17)
+    assert by_title["We moved the boxes on Monday."] == date(2025, 3, 10)

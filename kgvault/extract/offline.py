@@ -3510,8 +3510,13 @@ class _ChunkReader:
                 monday = today - timedelta(days=today.weekday())
                 found.append((start, end, monday + timedelta(days=_WEEKDAY_NUMBERS[match["day"].lower()])))
                 continue
-            # "Worked there until Friday" ended last Friday; "we're closed until Friday" ends next.
-            earlier = back and (match[0][:2].lower() == "on" or not present or match.re is _PAST_WEEKDAY)
+            # "Worked there until Friday" ended last Friday; "we're closed until Friday" ends next;
+            # "handed in my notice today, I start on Monday": a start still ahead is the coming one.
+            earlier = (
+                back
+                and (match[0][:2].lower() == "on" or not present or match.re is _PAST_WEEKDAY)
+                and not _STARTS_AHEAD_BEFORE.search(text[max(0, start - 60) : start])
+            )
             apart = (_WEEKDAY_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
             found.append(
                 (start, end, today - timedelta(days=7 - apart) if earlier else today + timedelta(days=apart))
@@ -3520,7 +3525,8 @@ class _ChunkReader:
             start, end = match.span("day")
             if _overlaps_any(taken, starts, start, end):
                 continue
-            day = _month_day_near(today, int(match["day"]), back=back)
+            ahead = _STARTS_AHEAD_BEFORE.search(text[max(0, start - 60) : start]) is not None
+            day = _month_day_near(today, int(match["day"]), back=back and not ahead)
             if day is not None:
                 found.append((start, end, day))
         return sorted(found)
