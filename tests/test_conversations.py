@@ -1146,7 +1146,8 @@ def test_a_start_still_ahead_in_a_past_turn_or_sentence_is_the_coming_day(tmp_pa
             "jess.md": "---\ndate: 2024-03-28\nparticipants: [Jess, Sam]\n---\n"
             "Jess: handed my notice in at Sky today 😬 I start at Monzo on the 3rd\n"
             "Sam: we booked the flights on the 3rd\n",
-            "2025-03-12.md": "Signed the contract with Monzo, I start on Monday.\n\nWe moved the boxes on Monday.\n",
+            "2025-03-12.md": "Signed the contract with Monzo, I start on Monday.\n\n"
+            "We moved the boxes on Monday.\n",
         },
     )
     run_build(notes, vault)
