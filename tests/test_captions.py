@@ -178,3 +178,19 @@ def test_an_edited_transcript_rebuilds_as_a_clean_build_of_it_does(tmp_path: Pat
     run_build(notes, clean)
     assert tree_bytes(vault) == tree_bytes(clean)
     assert ("tom-becker", "lives_in", "lisbon") in set(triples(vault))
+
+
+def test_speakers_an_app_could_not_name_are_no_one_entity_across_meetings(tmp_path: Path) -> None:
+    """Every transcript's "Speaker 1" is someone else: their words stay theirs, but no page gathers them."""
+    first = "WEBVTT\n\n00:01.000 --> 00:04.000\nSpeaker 1: I moved to Berlin last month.\n"
+    second = "WEBVTT\n\n00:01.000 --> 00:04.000\nSpeaker 1: I moved to Madrid last month.\n"
+    notes, vault = notes_with(tmp_path, {"2025-03-12 Sync.vtt": first, "2025-04-02 Sync.vtt": second})
+    run_build(notes, vault)
+    assert not (vault / "entities" / "speaker-1.md").exists()
+    episodes = [_front(p) for p in (vault / "episodic").glob("*.md")]
+    assert sorted(str(e["title"]) for e in episodes) == [
+        "Speaker 1: I moved to Berlin in February 2025.",
+        "Speaker 1: I moved to Madrid in March 2025.",
+    ]
+    assert {e["attributed_to"] for e in episodes} == {"Speaker 1"}
+    assert not any(r[0] == "speaker-1" for r in triples(vault))  # Berlin and Madrid are no one's homes

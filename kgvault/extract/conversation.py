@@ -48,17 +48,48 @@ def extract_turns(chunk: Chunk, source: Source) -> Extraction:
             told = {**told, "relations": []}  # the rules' relations are in already
         if not merged.add(told, turn) and not gave:
             reasons.append(str(raw.get("skip_reason") or "no statement"))
-    raw = {
-        **merged.envelope,
-        "reference_time": chunk.reference_time,
-        "skip_reason": None if merged.produced() else _skip_reason(reasons),
-        "nodes": merged.nodes,
-        "entities": list(merged.entities.values()),
-        "relations": merged.relations,
-    }
+    raw = _without_unnamed_speakers(
+        {
+            **merged.envelope,
+            "reference_time": chunk.reference_time,
+            "skip_reason": None if merged.produced() else _skip_reason(reasons),
+            "nodes": merged.nodes,
+            "entities": list(merged.entities.values()),
+            "relations": merged.relations,
+        },
+        {turn.speaker.casefold() for turn in chunk.turns if _UNNAMED_SPEAKER.match(turn.speaker)},
+    )
     said = "\n".join(turn.text for turn in chunk.turns)
     draft, dropped = validate_items(raw, said)
     return Extraction(chunk=chunk, draft=draft, extractor=EXTRACTOR, dropped=tuple(dropped))
+
+
+_UNNAMED_SPEAKER = re.compile(
+    r"(?i)^(?:unknown(?:\s+speaker)?|(?:unknown\s+)?(?:speaker|participant|guest|caller|voice|person|attendee)"
+    r"(?:\s*(?:\d+|[a-z]))?|speaker\s*\d+|spk_?\d+)$"
+)
+"""What a transcription app calls a voice it could not name: "Speaker 1", "Unknown Speaker", "Guest 2"."""
+
+
+def _without_unnamed_speakers(raw: dict[str, Any], unnamed: set[str]) -> dict[str, Any]:
+    """The draft without the speakers a transcript does not name as entities: every transcript's
+    "Speaker 1" is someone else, and no one's page should gather them all. Their words stay theirs
+    (`attributed_to`), what they relate is left out (it relates no one known)."""
+    if not unnamed:
+        return raw
+    return {
+        **raw,
+        "nodes": [
+            {**node, "entities": [name for name in node["entities"] if name.casefold() not in unnamed]}
+            for node in raw["nodes"]
+        ],
+        "entities": [entity for entity in raw["entities"] if entity["name"].casefold() not in unnamed],
+        "relations": [
+            relation
+            for relation in raw["relations"]
+            if relation["subject"].casefold() not in unnamed and relation["object"].casefold() not in unnamed
+        ],
+    }
 
 
 class _Merged:
