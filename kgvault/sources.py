@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from kgvault.conversations import Conversation
-from kgvault.conversations.captions import CAPTION_EXTENSIONS, looks_like_captions, read_captions
+from kgvault.conversations.captions import CAPTION_EXTENSIONS, has_cues, looks_like_captions, read_captions
 from kgvault.conversations.transcript import participants, read_turns, session_time
 from kgvault.conversations.whatsapp import chat_name, looks_like_whatsapp, named_like_whatsapp
 from kgvault.dates import date_in_filename, date_in_path, find_dates, parse_date_value
@@ -554,13 +554,17 @@ _PLAIN_CAPTION_NAMES = frozenset(
     }
 )
 """File names a recording app gives every meeting's captions: the folder is the meeting's name."""
+_CAPTION_SUFFIX = re.compile(r"(?i)(?:\.(?:transcript|captions|cc|[a-z]{2}(?:[-_][a-z]{2,4})?))+$")
+"""What a captions file's name ends with before `.vtt`: `.transcript`, `.cc`, a language (`.en-US`)."""
+_ZOOM_FOLDER = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}\.\d{2}\.\d{2} (?P<topic>.+?)(?: \d{9,11})?$")
+"""The folder Zoom keeps a local recording in: `2025-03-14 10.00.00 Design review 81234567890`."""
 
 
 def _caption_sources(
     rel_path: str, stem: str, text: str, raw: bytes, problems: list[Problem]
 ) -> list[Source]:
-    """A meeting's captions (`.vtt`, `.srt`) as a transcript on the file's own lines, dated by its name
-    (or its folder's); none, with a problem, when they are no captions or name no speaker."""
+    """A meeting's captions (`.vtt`, `.srt`) as a transcript on the file's own lines, dated by its path;
+    none, with a problem, when they are no captions or name no speaker."""
     if not looks_like_captions(text):
         problems.append(
             Problem(
@@ -570,21 +574,27 @@ def _caption_sources(
             )
         )
         return []
-    turns = read_captions(text)
+    turns, unread = read_captions(text)
+    problems.extend(Problem(rel_path, line, message) for line, message in unread)
     if not turns:
         problems.append(
             Problem(
                 rel_path,
                 None,
                 "captions that name no speaker (subtitles, or a recording's words): whose words they are "
-                "cannot be told, so they are not read; start each cue's words with `Name: `",
+                "cannot be told, so they are not read; start each cue's words with `Name: `"
+                if has_cues(text)
+                else "captions with no cue: nothing to read",
             )
         )
         return []
     folder = rel_path.rsplit("/", 2)[-2] if "/" in rel_path else ""
-    name = stem.removesuffix(".transcript").removesuffix(".captions")
-    title = folder if name.casefold() in _PLAIN_CAPTION_NAMES and folder else name
-    when = date_in_filename(name) or (date_in_filename(folder) if folder else None)
+    name = _CAPTION_SUFFIX.sub("", stem) or stem
+    zoom = _ZOOM_FOLDER.match(folder)
+    title = name
+    if name.casefold() in _PLAIN_CAPTION_NAMES and any(c.isalpha() for c in folder):
+        title = zoom["topic"] if zoom else folder
+    when = date_in_path(rel_path, name) or (date_in_filename(folder) if folder else None)
     if when is None:
         problems.append(
             Problem(

@@ -76,7 +76,9 @@ Note: Hasta la vista, baby.
 
 
 def _said(text: str) -> list[tuple[str, str, int, int]]:
-    return [(t.speaker, t.text, t.line_start, t.line_end) for t in read_captions(text)]
+    turns, problems = read_captions(text)
+    assert problems == []
+    return [(t.speaker, t.text, t.line_start, t.line_end) for t in turns]
 
 
 def test_a_zoom_transcript_joins_each_speakers_cues_on_the_files_lines() -> None:
@@ -101,9 +103,96 @@ def test_subrip_cues_without_a_name_continue_the_speaker_and_a_notes_label_is_no
     ]
 
 
+def test_names_zoom_shows_are_speakers_and_words_before_a_colon_are_not() -> None:
+    text = """WEBVTT
+
+1
+00:00:00.000 --> 00:00:03.000
+Tom Becker: Let's start, Maria is joining by phone.
+
+2
+00:00:03.500 --> 00:00:06.000
++49 30 1234567: Hi, this is Maria. I moved to Berlin last month.
+
+3
+00:00:06.500 --> 00:00:09.000
+Anna Schmidt (she/her) - Acme GmbH: I started at Stripe on Monday.
+
+4
+00:00:09.500 --> 00:00:12.000
+Dr. María José Pérez de la Cruz: Long story short: we ship Friday.
+
+5
+00:00:12.500 --> 00:00:14.000
+April: I moved to Denver.
+
+6
+00:00:14.500 --> 00:00:16.000
+jane.doe@example.com: Welcome, April.
+
+7
+00:00:16.500 --> 00:00:18.000
+Note: nothing.
+"""
+    assert _said(text) == [
+        ("Tom Becker", "Let's start, Maria is joining by phone.", 5, 5),
+        ("+49 30 1234567", "Hi, this is Maria. I moved to Berlin last month.", 9, 9),
+        ("Anna Schmidt (she/her) - Acme GmbH", "I started at Stripe on Monday.", 13, 13),
+        ("Dr. María José Pérez de la Cruz", "Long story short: we ship Friday.", 17, 17),
+        ("April", "I moved to Denver.", 21, 21),
+        ("jane.doe@example.com", "Welcome, April. Note: nothing.", 25, 29),  # a note's label is no name
+    ]
+
+
+def test_a_line_of_a_cue_may_open_another_speakers_words() -> None:
+    text = """WEBVTT
+
+00:07.300 --> 00:09.000
+- <v Anna Kowalski>Ready?</v>
+- <v Ravi Patel>I started at Google on Monday.</v>
+
+00:09.300 --> 00:11.000
+>> PRIYA: Long story short: we ship Friday.
+and then we rest.
+TOM: ok
+"""
+    assert _said(text) == [
+        ("Anna Kowalski", "Ready?", 4, 4),
+        ("Ravi Patel", "I started at Google on Monday.", 5, 5),
+        ("PRIYA", "Long story short: we ship Friday. and then we rest.", 8, 9),
+        ("TOM", "ok", 10, 10),
+    ]
+    turns, problems = read_captions(
+        "WEBVTT\n\n00:01.000 --> 00:02.000\n<v Jane>Hi! <v Ravi>Hello Jane.</v>\n"
+    )
+    assert [(t.speaker, t.text) for t in turns] == [("Jane", "Hi! Hello Jane.")]
+    assert problems == [
+        (
+            4,
+            "a second voice on one line (`<v Ravi>`): its words are read as the first's; put each voice on a "
+            "line of its own",
+        )
+    ]
+
+
+def test_cues_written_loosely_lose_no_words() -> None:
+    no_spaces = "1\n00:00:01,000-->00:00:02,000\nAna: I moved to Paris last week.\n"
+    assert _said(no_spaces) == [("Ana", "I moved to Paris last week.", 3, 3)]
+    youtube = (
+        "WEBVTT\n\n00:00:00.000 --> 00:00:02.330 align:start\n \nJane:<00:00:00.480><c> so</c><c> today</c>\n"
+    )
+    assert _said(youtube) == [("Jane", "so today", 5, 5)]  # a line of spaces ends no cue
+    packed = (
+        "1\n00:00:01,000 --> 00:00:02,000\nAna: I moved to Paris last week.\n"
+        "2\n00:00:02,000 --> 00:00:03,000\nBen: Nice.\n"
+    )
+    assert _said(packed) == [("Ana", "I moved to Paris last week.", 3, 3), ("Ben", "Nice.", 6, 6)]
+    assert looks_like_captions("\n" * 12 + packed)
+
+
 def test_subtitles_that_name_no_speaker_give_no_turns() -> None:
     assert looks_like_captions(SUBTITLES)
-    assert read_captions(SUBTITLES) == ()
+    assert read_captions(SUBTITLES) == ((), [])
     assert not looks_like_captions("# Notes\n\nMet Ana at 10:00 -- then lunch.\n")
 
 
@@ -116,7 +205,7 @@ def test_subtitles_that_name_no_speaker_give_no_turns() -> None:
 def test_the_reader_never_raises_and_its_turns_stay_on_the_files_lines(lines: list[str]) -> None:
     text = "\n".join(lines)
     count = len(lines) or 1
-    for turn in read_captions(text):
+    for turn in read_captions(text)[0]:
         assert 1 <= turn.line_start <= turn.line_end <= count
         assert turn.speaker.strip() and "<" not in turn.text
 
@@ -130,7 +219,7 @@ def test_caption_files_build_into_dated_episodes_of_their_speakers(tmp_path: Pat
         tmp_path,
         {
             "meetings/GMT20250312-140503_Recording.transcript.vtt": ZOOM,
-            "meetings/2025-03-14 10.00.00 Design review/closed_caption.vtt": TEAMS,
+            "meetings/2025-03-14 10.00.00 Design review 81234567890/closed_caption.vtt": TEAMS,
             "film/movie.srt": SUBTITLES,
         },
     )
@@ -149,12 +238,28 @@ def test_caption_files_build_into_dated_episodes_of_their_speakers(tmp_path: Pat
     assert moved["timestamp"] == date(2025, 2, 1)  # "last month", said on the folder's day
     relations = [json.loads(line) for line in (vault / "relations.jsonl").read_text("utf-8").splitlines()]
     assert ("anna-kowalski", "lives_in", "berlin") in {(r["from"], r["relation"], r["to"]) for r in relations}
-    # A generic file name takes its meeting's name from its folder.
-    (page,) = (vault / "sources").rglob("*design-review-closed-caption-summary.md")
+    # A generic file name takes its meeting's name from its folder (without Zoom's time and meeting id).
+    (page,) = (vault / "sources").rglob("*design-review-81234567890-closed-caption-summary.md")
     review = _front(page)
-    assert review["title"] == "2025-03-14 10.00.00 Design review"
+    assert (review["title"], review["reference_time"]) == ("Design review", date(2025, 3, 14))
     assert not any("be back" in title or "vista" in title for title in episodes)
     assert {p: p.read_bytes() for p in notes.rglob("*.*") if p.is_file()} == before
+
+
+def test_captions_are_dated_by_their_folders_and_named_without_their_suffixes(tmp_path: Path) -> None:
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "meetings/2025/03/14/transcript.vtt": ZOOM,
+            "GMT20250312-140503_Recording.cc.vtt": ZOOM,
+            "empty.vtt": "WEBVTT\n",
+        },
+    )
+    report = run_build(notes, vault)
+    problems = [(p["path"], p["message"]) for p in report["problems"]]  # type: ignore[index, union-attr]
+    assert problems == [("empty.vtt", "captions with no cue: nothing to read")]
+    summaries = {str(s["title"]): s["reference_time"] for s in map(_front, (vault / "sources").rglob("*.md"))}
+    assert summaries == {"transcript": date(2025, 3, 14), "GMT20250312-140503_Recording": date(2025, 3, 12)}
 
 
 def test_captions_without_a_date_say_how_to_give_one(tmp_path: Path) -> None:
