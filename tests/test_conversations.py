@@ -1158,3 +1158,23 @@ def test_a_start_still_ahead_in_a_past_turn_or_sentence_is_the_coming_day(tmp_pa
     assert by_title["Sam: we booked the flights on 3 March 2024"] == date(2024, 3, 3)
     assert by_title["Signed the contract with Monzo, I start on Monday."] == date(2025, 3, 17)
     assert by_title["We moved the boxes on Monday."] == date(2025, 3, 10)
+
+
+def test_a_new_day_something_is_put_off_or_brought_forward_to_is_ahead(tmp_path: Path) -> None:
+    """ "We decided to move the launch to May 6th", said on 15 April 2025: this May, not last year's."""
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "sync.md": "---\ndate: 2025-04-15\nparticipants: [Jane Doe, Tom]\n---\n"
+            "Jane Doe: We decided to move the launch to May 6th because QA needs another week.\n"
+            "Tom: The review was postponed until June 3.\n"
+            "Jane Doe: We went to Lisbon on May 6th.\n",
+        },
+    )
+    run_build(notes, vault)
+    titles = {str(n["title"]) for n in _nodes(vault)}
+    assert titles >= {
+        "Jane Doe: We decided to move the launch to 6 May 2025 because QA needs another week.",
+        "Tom: The review was postponed until 3 June 2025.",
+        "Jane Doe: We went to Lisbon on 6 May 2024.",
+    }

@@ -879,12 +879,17 @@ _POINTS_AHEAD_BEFORE = re.compile(
 "I'm off from"), a verb of going or starting up to five ("I'm starting a new role at Deliveroo on",
 "we're moving to Bristol in"); not "the photos from our trip in", "still sore from the marathon on"."""
 _STARTS_AHEAD_BEFORE = re.compile(
-    r"(?i)(?<!\bwas\s)(?<!\bwere\s)(?<!\bhad\s)\b(?:start|starts|starting|begin|begins|beginning|joining|flying"
-    r"|moving|leaving|leaves|retiring|due|(?:to|will|gonna|going\s+to)\s+(?:start|begin|join|move|leave|fly|retire))"
-    r"(?:\s+[\w'’-]+){0,3}?\s+(?:on|in|from|at\s+the\s+(?:end|start|beginning)\s+of)\s+(?:the\s+)?$"
+    r"(?i)(?:(?<!\bwas\s)(?<!\bwere\s)(?<!\bhad\s)\b(?:start|starts|starting|begin|begins|beginning|joining"
+    r"|flying|moving|leaving|leaves|retiring|due|(?:to|will|gonna|going\s+to)\s+(?:start|begin|join|move|leave"
+    r"|fly|retire))(?:\s+[\w'’-]+){0,3}?\s+(?:on|in|from|at\s+the\s+(?:end|start|beginning)\s+of)"
+    # A new day something was put off or brought forward to: "moved the launch to May 6th".
+    r"|\b(?:move[sd]?|moving|push(?:e[sd])?|pushing|postpon(?:e[sd]?|ing)|delay(?:ed|s|ing)?|reschedul(?:e[sd]?|ing)"
+    r"|bump(?:ed|s)?|shift(?:ed|s)?|slip(?:ped|s)?|brought\s+forward|bring\s+forward|pushed\s+back)"
+    r"(?:\s+[\w'’-]+){0,4}?\s+(?:to|until|till))\s+(?:the\s+)?$"
 )
-"""A start still ahead right before a time, in a sentence otherwise past: "start on", "joining Anthropic
-in", "decided to retire at the end of" (not "we were flying on", "I booked the tickets on")."""
+"""A start or a new day still ahead right before a time, in a sentence otherwise past: "start on",
+"joining Anthropic in", "decided to retire at the end of", "moved the launch to", "was postponed until"
+(not "we were flying on", "I booked the tickets on", "moved here on")."""
 _WEEKDAY_BEFORE = re.compile(rf"(?i)\b(?P<day>{_A_WEEKDAY})\.?,?\s+(?:the\s+)?$")
 """A weekday right before a day ("saturday 6th april"): the day is one of that weekday."""
 _RANGE_TO = re.compile(r"(?i)\s*(?:to|until|till|through|–|-)\s*")
