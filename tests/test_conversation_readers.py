@@ -622,3 +622,19 @@ def test_transcript_turns_by_alias_after_a_time_cue_and_strangers_reported() -> 
         ("Caroline Jones", "I adopted a puppy.\nNote: the puppy is called Miso.", 10, 11),
     ]
     assert strangers == [(6, "Carol")]  # "Note:" introduces notes, not a speaker
+
+
+def test_transcript_turns_with_the_recordings_time_after_the_name() -> None:
+    """Otter's and Fireflies' exports write the time after the speaker: `Jordan Blake (00:01:20): …`."""
+    text = (
+        "---\nparticipants: x\n---\n"
+        "Jordan Blake (00:01:20): I'm leaving Globex in December.\n"
+        "**Sam** [00:01:02]: I'll send you the checklist today.\n"
+        "Carol (00:02:00): I moved to Berlin.\n"
+    )
+    turns, strangers = read_turns(text, 4, {"Jordan Blake": "Jordan Blake", "Sam": "Sam"}, None)
+    assert [(t.speaker, t.text, t.line_start) for t in turns] == [
+        ("Jordan Blake", "I'm leaving Globex in December.", 4),
+        ("Sam", "I'll send you the checklist today.", 5),
+    ]
+    assert strangers == [(6, "Carol")]

@@ -3980,6 +3980,14 @@ def test_lines_under_someone_elses_report_heading_are_theirs(heading: str, their
         "- Ana told me:\n    - I moved to Dublin last week",
         # A transcript's speaker lines.
         "Priya Natarajan  0:42\nI live in Toronto.\n\nTom Berg  1:05\nI work at Shopify as a staff engineer.",
+        # tl;dv's and Granola's bold names, a Teams copy's time first, an unnamed voice.
+        "**Tom Becker** 00:01\nI live in Toronto.\n\n**Priya Shah** 00:05\nNice.",
+        "[10:04] Tom Becker\nI work at Shopify and I live in Toronto.\n\n[10:05] Priya Shah\nok",
+        "Speaker 2  0:09\nI live in Toronto.\n\nSpeaker 1  0:15\nGreat.",
+        # A label with the recording's time, and a later line of a paragraph that opens with a label.
+        "Speaker 2 (00:00:09): I work at Shopify and I live in Toronto.",
+        "Priya Shah: Okay, let's start.\nTom Becker: I work at Shopify and I live in Toronto.",
+        "Priya Shah (00:01): Okay, let's start.\nTom Becker (00:09): I work at Shopify and I live in Toronto.",
     ],
 )
 def test_someone_elses_i_is_theirs_on_all_their_lines(text: str) -> None:
@@ -3999,6 +4007,7 @@ def test_someone_elses_i_is_theirs_on_all_their_lines(text: str) -> None:
         "- Wins:\n    - I live in Leeds now",
         "- Priya:\n\t- I live in Leeds now",
         "Lunch 12:30\nI live in Leeds now.",  # a time-blocked log, no transcript
+        "Priya: Okay, let's start.\nSam: I live in Leeds now.",  # the writer's own label on a later line
     ],
 )
 def test_the_writers_own_lines_after_a_label_are_the_writers(text: str) -> None:

@@ -16,12 +16,15 @@ _ASSISTANT_NAMES = frozenset({"assistant", "ai", "chatgpt", "claude", "gpt", "bo
 # A recording's time before the speaker ("[00:01:12] Hank: …", "(14:03) Ivy: …"); the turn keeps
 # the session's time: it may be a clock time or an offset into the recording.
 _CUE = r"(?:[\[(]?\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?[\])]?[ \t]+)?"
+_CUE_AFTER = r"(?:[ \t]*[\[(]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?[\])])?"
+"""A recording's time after the speaker, before the colon ("Jordan Blake (00:01:20): …"), as Otter
+and Fireflies export."""
 _MARK = r"(?:>[ \t]*|[-*+][ \t]+)?"
 """A quote or list marker a turn's line may start with (`> Ann: …`, `- Ann: …`)."""
 # A line that looks like another speaker's ("Carol: …"): one to three capitalized words and a colon.
 _WORD = r"[^\W\d_][\w'’.-]*"
 _LABEL = re.compile(
-    rf"^[ \t]*{_MARK}{_CUE}(?:\*\*)?(?P<label>{_WORD}(?:[ \t]{_WORD}){{0,2}})[ \t]*:(?:\*\*)?[ \t]+\S"
+    rf"^[ \t]*{_MARK}{_CUE}(?:\*\*)?(?P<label>{_WORD}(?:[ \t]{_WORD}){{0,2}}){_CUE_AFTER}[ \t]*:(?:\*\*)?[ \t]+\S"
 )
 # Labels that introduce a line of notes, not a speaker.
 _NOT_SPEAKERS = frozenset(
@@ -109,8 +112,9 @@ def read_turns(
         return (), []
     alternation = "|".join(re.escape(name) for name in sorted(names, key=lambda n: (-len(n), n)))
     starts = re.compile(
-        rf"^[ \t]*{_MARK}{_CUE}(?:\*\*(?P<bold>{alternation})[ \t]*:[ \t]*\*\*"
-        rf"|\*\*(?P<bold2>{alternation})\*\*[ \t]*:|(?P<plain>{alternation})[ \t]*:)[ \t]*(?P<text>.*)$",
+        rf"^[ \t]*{_MARK}{_CUE}(?:\*\*(?P<bold>{alternation}){_CUE_AFTER}[ \t]*:[ \t]*\*\*"
+        rf"|\*\*(?P<bold2>{alternation})\*\*{_CUE_AFTER}[ \t]*:|(?P<plain>{alternation}){_CUE_AFTER}[ \t]*:)"
+        rf"[ \t]*(?P<text>.*)$",
         re.IGNORECASE,
     )
     canonical = {label.casefold(): name for label, name in names.items()}

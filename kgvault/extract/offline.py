@@ -930,7 +930,9 @@ _REPORTED_BEFORE_COLON = re.compile(
 """What someone else said, reported before a colon: an "I" after it is theirs ("Ana texted me: I just
 started a new job at Stripe!", "Overheard on the train: I quit my job")."""
 _SPEAKER_LABEL = re.compile(
-    r"^[\W_]*(?:(?P<speaker>(?!I\b|We\b)[A-Z][\w'’-]*)(?:\x20[A-Z][\w'’-]*)?|\ue000\d+\ue001)(?:\*\*|__)?"
+    r"^[\W_]*(?:(?P<speaker>(?!I\b|We\b)[A-Z][\w'’-]*)(?:\x20(?:[A-Z][\w'’-]*|\d{1,2}))?|\ue000\d+\ue001)"
+    # A recording's time after the name: "Speaker 2 (00:00:09): …", "Tom [01:12]: …".
+    r"(?:\*\*|__)?(?:[\x20\t]*[\[(]\d{1,2}:\d\d(?::\d\d)?[\])])?"
     r"[\x20\t]*(?::|[—–]|\x20-)(?:\*\*|__)?[\x20\t]*$"
 )
 """A speaker's label before their words: "Ana: I live in Berlin now", "**Ana**: …", "Ana — I moved …",
@@ -1016,11 +1018,15 @@ def _label_only(text: str) -> bool:
     return stripped.endswith(":") and "\n" not in stripped
 
 
-_LABEL_END = re.compile(r":|[\x20\t](?:[—–]|-)[\x20\t]")
+_LABEL_END = re.compile(r"(?<!\d):(?!\d)|[\x20\t](?:[—–]|-)[\x20\t]")
+"""Where a label ends: a colon (not a clock's: "Speaker 2 (00:00:09): …") or a spaced dash."""
+_SPEAKER_NAME = r"(?:\*\*|__)?(?!I\b)[A-Z][\w'’-]*(?:\x20(?:[A-Z][\w'’-]*|\d{1,2})){0,2}(?:\*\*|__)?"
+_CLOCK = r"[\[(]?\d{1,2}:\d\d(?::\d\d)?[\])]?"
 _TRANSCRIPT_SPEAKER = re.compile(
-    r"(?m)^(?!I\b)[A-Z][\w'’-]*(?:\x20[A-Z][\w'’-]*){0,2}[\x20\t]+\(?\d{1,2}:\d\d(?::\d\d)?\)?[\x20\t]*$"
+    rf"(?m)^(?:{_SPEAKER_NAME}[\x20\t]+{_CLOCK}|{_CLOCK}[\x20\t]+{_SPEAKER_NAME})[\x20\t]*$"
 )
-"""A transcript's speaker line (Otter, Zoom): "Priya Natarajan  0:42", "Tom (00:03:12)"."""
+"""A transcript's speaker line: "Priya Natarajan  0:42", "Tom (00:03:12)" (Otter, Zoom), "**Tom
+Becker** 00:01" (tl;dv, Granola), "[10:04] Tom Becker" (a Teams copy), "Speaker 2  1:05"."""
 
 
 _YEARS_SAID = re.compile(r"\b(?:19|20)\d\d\b")
@@ -3296,14 +3302,37 @@ class _ChunkReader:
                 )
                 continue
             spoken, line_end, at = self.spoken, block.text.find("\n"), 0
+            reported = self.reported
+            # A later line may open with someone's label too ("Priya: Let's start.\nTom: I live in …").
+            labelled = self._labelled_lines(block.text, transcript) if line_end >= 0 else {}
             for sentence, sentence_quote in self._paragraph_sentences(block, lines):
                 at = block.text.find(sentence, at)
                 self.sentence_at = at if at > 0 and block.text[at - 1] != "\n" else 0
                 # A label's words run to the end of its line: the lines under it are the writer's again.
                 self.spoken = spoken and (self.spoken_lines < 0 or line_end < 0 or at < line_end)
-                self.reported = self.reported and self.spoken
+                self.reported = reported and self.spoken
+                opened = (
+                    labelled.get(block.text.rfind("\n", 0, at) + 1) if labelled and at > line_end else None
+                )
+                if opened is not None:
+                    self.spoken, self.reported = True, opened == "reported"
                 self._candidate(_Candidate(sentence, sentence_quote, "sentence", heading_entity, quoted))
         return self._envelope(self._skip_reason(blocks))
+
+    def _labelled_lines(self, text: str, transcript: bool) -> dict[int, str]:
+        """Where each line after a paragraph's first starts, for the lines that open with someone else's
+        label ("Tom Becker: I live in Lisbon."): how it opens them (see `_speaker_opens`)."""
+        found: dict[int, str] = {}
+        start = text.find("\n") + 1
+        while start > 0:
+            end = text.find("\n", start)
+            line = text[start:] if end < 0 else text[start:end]
+            if _LABEL_MARK.search(line, 0, 160) and not self._mine(line):
+                opens = _speaker_opens(line, transcript)
+                if opens is not None:
+                    found[start] = opens
+            start = end + 1
+        return found
 
     def _someone_elses_heading(self, heading: str) -> bool:
         """Whether a heading says the lines under it are someone else's report ("Priya's updates", "Her
