@@ -24,7 +24,8 @@ _MARK = r"(?:>[ \t]*|[-*+][ \t]+)?"
 # A line that looks like another speaker's ("Carol: …"): one to three capitalized words and a colon.
 _WORD = r"[^\W\d_][\w'’.-]*"
 _LABEL = re.compile(
-    rf"^[ \t]*{_MARK}{_CUE}(?:\*\*)?(?P<label>{_WORD}(?:[ \t]{_WORD}){{0,2}}){_CUE_AFTER}[ \t]*:(?:\*\*)?[ \t]+\S"
+    rf"^[ \t]*{_MARK}{_CUE}(?:\*\*)?(?P<label>{_WORD}(?:[ \t]{_WORD}){{0,2}})"
+    rf"{_CUE_AFTER}[ \t]*:(?:\*\*)?[ \t]+\S"
 )
 # Labels that introduce a line of notes, not a speaker.
 _NOT_SPEAKERS = frozenset(
