@@ -3987,7 +3987,7 @@ def test_lines_under_someone_elses_report_heading_are_theirs(heading: str, their
         # A label with the recording's time, and a later line of a paragraph that opens with a label.
         "Speaker 2 (00:00:09): I work at Shopify and I live in Toronto.",
         "Priya Shah: Okay, let's start.\nTom Becker: I work at Shopify and I live in Toronto.",
-        "Priya Shah (00:01): Okay, let's start.\nTom Becker (00:09): I work at Shopify and I live in Toronto.",
+        "Priya Shah (00:01): Let's start.\nTom Becker (00:09): I work at Shopify and I live in Toronto.",
     ],
 )
 def test_someone_elses_i_is_theirs_on_all_their_lines(text: str) -> None:
