@@ -3893,6 +3893,30 @@ def test_a_days_attendees_are_whom_its_writer_met_that_day(key: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "properties",
+    [
+        "attendees: [Priya Shah, Marcus Lee, Design Team, priya@acme.com]",
+        "attendees:\n  - Priya Shah\n  - Marcus Lee\n  - Platform team",
+        'with: "Priya Shah, Marcus Lee"',
+    ],
+)
+def test_a_days_attendees_written_without_links_are_whom_its_writer_met(properties: str) -> None:
+    """A notetaker app lists attendees as plain names: the full names are people, not a team or an email."""
+    text = f"---\n{properties}\n---"
+    source = make_source(text, path="daily/2025-03-12.md", title="2025-03-12", meta={"author": "Sam"})
+    draft = extract_chunk(make_chunk(text, source, heading=(), kind="frontmatter"), source).draft
+    assert {relation_fields(r) for r in draft.relations} == {
+        ("Sam", "met", "Priya Shah", REF, None),
+        ("Sam", "met", "Marcus Lee", REF, None),
+    }
+    assert {e.name: e.entity_type for e in draft.entities} == {
+        "Sam": "person",
+        "Priya Shah": "person",
+        "Marcus Lee": "person",
+    }
+
+
+@pytest.mark.parametrize(
     ("properties", "expected"),
     [
         # An interview's or a 1:1's properties of a person's life are not the writer's, and whose they
@@ -3941,6 +3965,20 @@ def test_a_first_name_is_the_one_attendee_the_notes_properties_link_by_it() -> N
     found = extract("Ana reports to Tom now.", meta=meta, title="Atlas sync", path="Atlas sync.md")
     # Ana is one attendee; "Tom" is two, so it stays as written.
     assert relations(found) == {("Ana Souza", "reports_to", "Tom")}
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        {"person": "[[Lena Ortiz]]", "date": "2025-09-04"},  # a 1:1's
+        {"attendees": ["Lena Ortiz", "Sam Reed"], "date": "2025-09-04"},  # a notetaker's, unlinked
+    ],
+)
+def test_a_first_name_is_the_person_a_one_to_one_or_a_notetaker_names(meta: dict[str, Any]) -> None:
+    found = extract(
+        "Lena is a senior engineer at Acme.", meta=meta, title="2025-09-04 1-1 Lena", path="1on1/x.md"
+    )
+    assert relations(found) == {("Lena Ortiz", "works_for", "Acme")}
 
 
 @pytest.mark.parametrize(

@@ -454,20 +454,42 @@ _CAPITALIZED_WORD = re.compile(r"(?<![\w'’-])[A-Z][\w'’-]*")
 
 
 def _people_of(meta: Mapping[str, Any]) -> tuple[str, ...]:
-    """The people a note's properties say took part (`attendees: ["[[Ana Souza]]"]`, `people: …`)."""
+    """The people a note's properties say took part (`attendees: ["[[Ana Souza]]"]`, `people: …`, a
+    notetaker's `attendees: [Priya Shah, Marcus Lee]`)."""
     # Who took part, not who wrote it: a book's `author` is no one the reader's lines name by first name.
-    values = [value for key, value in meta.items() if str(key).lower() in _COMPANY_KEYS or key == "people"]
+    # A 1:1's `person: "[[Lena Ortiz]]"` is whom its "Lena" means, as a meeting's attendees are.
+    values = [
+        value
+        for key, value in meta.items()
+        if str(key).lower() in _COMPANY_KEYS or key in ("people", "person")
+    ]
     texts = [str(v) for value in values for v in (value if isinstance(value, list) else [value])]
-    return tuple(
-        sorted(
-            {
-                name
-                for text in texts
-                for link in _WIKILINK.finditer(text)
-                if (name := _parse_link(link["body"])[0])
-            }
-        )
-    )
+    linked = {
+        name for text in texts for link in _WIKILINK.finditer(text) if (name := _parse_link(link["body"])[0])
+    }
+    plain = {name for text in texts if "[[" not in text for name in _plain_people(text)}
+    return tuple(sorted(linked | plain))
+
+
+_FULL_NAME = re.compile(
+    r"[A-Z][\w'’-]+(?:[ ](?:[A-Z][\w'’.-]+|de|la|del|van|von|der|den|da|di|du|le|bin|al)){1,3}"
+)
+"""A person's full name written out: "Priya Shah", "Mei Tanaka", "Anna van der Berg"."""
+
+
+def _plain_people(text: str) -> list[str]:
+    """The full names a property lists without links (`attendees: [Priya Shah, Marcus Lee]`, `- Priya
+    Shah`, `with: Priya Shah, Tom Reed`); not a team, a place or an email."""
+    value = re.sub(r"^\s*(?:[\w -]+:\s*|-\s+)", "", text).strip().strip("[]")
+    names = (part.strip().strip("'\"").strip() for part in value.split(","))
+    return [name for name in names if _FULL_NAME.fullmatch(name) and not _TEAM_OR_PLACE.search(name)]
+
+
+_TEAM_OR_PLACE = re.compile(
+    r"(?i)\b(?:team|group|squad|crew|department|dept|office|room|hq|inc|ltd|llc|gmbh|corp|company|committee"
+    r"|board|council|staff|everyone|all|members|leads|managers|engineering|design|product|sales|marketing)\b"
+)
+"""Words of a body of people or a place, which a meeting's `attendees` may list beside people."""
 
 
 def _key_type(key: str, name: str | None) -> str | None:
@@ -3102,10 +3124,15 @@ class _ChunkReader:
                             scalar = (indent, value[0] in "|>")
                     elif not nested:
                         key = None  # a top-level line that is no key we read (`"": …`, `? …`): relate nothing
-            if key is None or key.lower() in _SKIPPED_KEYS or "[[" not in line:
+            if key is None or key.lower() in _SKIPPED_KEYS:
                 continue
             if key.lower() == "participants" and self.source.kind == "transcript":
                 # Who speaks in it: each is an entity of their own turns, and the talk no entity.
+                continue
+            if "[[" not in line:
+                if key.lower() in _COMPANY_KEYS or key.lower() in _ABOUT_KEYS or key.lower() == "people":
+                    # A meeting's `attendees: [Priya Shah, Marcus Lee]`, as a notetaker app writes them.
+                    found.extend((key, name, line.strip()) for name in _plain_people(line))
                 continue
             for link in _WIKILINK.finditer(line):
                 name, _display, alias = _parse_link(link.group("body"))
