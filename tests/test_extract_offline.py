@@ -6084,3 +6084,27 @@ def test_leaving_in_a_month_after_a_past_verb_is_the_coming_one() -> None:
     found = extract("- Tom Baker got a job at Ford. Leaving in December.", meta={"author": "Sam"})
     (relation,) = found.draft.relations
     assert (relation.subject, relation.object, relation.valid_at) == ("Tom Baker", "Ford", date(2025, 12, 1))
+
+
+def test_a_dated_meetings_numbered_decisions_are_decisions_of_its_day() -> None:
+    """ "1. We decided to postpone the launch to December 1; …" in a meeting's note is no procedure, and
+    the days it names are of what was decided, not of the deciding; "decided on Monday" is."""
+    text = (
+        "1. We decided to postpone the launch to December 1; the beta stays on Oct 20.\n"
+        "2. We decided on Monday to cancel the offsite.\n"
+    )
+    found = extract(
+        text,
+        heading=(),
+        title="2025-10-15 Atlas weekly",
+        path="Sync/2025-10-15 Atlas weekly.md",
+        reference=date(2025, 10, 15),
+    )
+    assert sorted((n.type, n.title, n.timestamp) for n in found.draft.nodes) == [
+        ("decision", "We decided on Monday to cancel the offsite.", date(2025, 10, 13)),
+        (
+            "decision",
+            "We decided to postpone the launch to December 1; the beta stays on Oct 20.",
+            date(2025, 10, 15),
+        ),
+    ]

@@ -672,6 +672,25 @@ _FRENCH_NOT_PARTICIPLE = _word_set(
 _FRENCH_PARTICIPLE_ENDINGS = tuple(
     sorted(_word_set("é ée és ées i ie is it u ue us ert erte eint aint oint û"))
 )
+_DECIDING = re.compile(r"(?i)\b(?:decided|agreed|chose|opted|committed|settled)\b")
+_RIGHT_AFTER = re.compile(r"[\x20\t]*(?:(?:on|at|in|during)[\x20\t]+)?")
+
+
+def _days_of_what_was_decided(title: str, dates: Sequence[tuple[int, int, date]]) -> bool:
+    """Whether every day a decision names is of what was decided, after its verb ("We decided to
+    postpone the launch to December 1; the beta stays on Oct 20"), none of when it was decided ("We
+    decided on Monday to …", "Yesterday we agreed …")."""
+    verb = _DECIDING.search(title)
+    return (
+        verb is not None
+        and bool(dates)
+        and all(
+            start > verb.end() and not _RIGHT_AFTER.fullmatch(title, verb.end(), start)
+            for start, _, _ in dates
+        )
+    )
+
+
 _DECISION = _Keywords(
     "decided decide decision chose chosen choose switched picked went going settled opted use agreed"
     " committed décidé décidons décide choisi opté utiliser",
@@ -4679,7 +4698,11 @@ class _ChunkReader:
         if _DECISION.search(text, words) and not _NOT_DECIDED.search(text):
             if not dated:
                 return _Outcome(None, reason="undated event")
-            return _Outcome("episodic", "decision", day=self._planned(inline.title, dates, wording))
+            planned = self._planned(inline.title, dates, wording)
+            if planned is None and _days_of_what_was_decided(inline.title, dates):
+                # "We decided to postpone the launch to December 1": decided on the note's day.
+                return _Outcome("episodic", "decision", dated_by_note=True)
+            return _Outcome("episodic", "decision", day=planned)
         if (
             (self.decisions and (candidate.kind == "item" or _WE_WILL.match(text)))
             or _DECISION_LABEL.match(text)
@@ -5076,9 +5099,10 @@ class _ChunkReader:
     ) -> bool:
         """Whether a numbered list in a note of a day tells the day rather than steps: the line before
         says the day ("Meds given today:"), or the list is a meeting's ("## Board meeting"), or (`by_items`,
-        in a day's own note) an item gives a time of day ("1. Metoprolol 25mg at 8am") or starts with
-        what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first length", "1. I fixed …");
-        not "1. Add chopped tomatoes", "1. Make sure my VPN is on"."""
+        in a day's own note) an item gives a time of day ("1. Metoprolol 25mg at 8am"), or an item starts with
+        what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first length", "1. I fixed …",
+        also in a dated meeting's note: "1. We decided to …"); not "1. Add chopped tomatoes", "1. Make sure
+        my VPN is on"."""
         # Items that tell what to do are steps, whatever the day ("Restore the NAS backup (did this
         # today): 1. Unplug …", "## Call with the plumber / 1. Turn off the heating").
         firsts = [
@@ -5094,15 +5118,18 @@ class _ChunkReader:
             return True
         if by_items and any(_TIME_OF_DAY.search(item.text) for item in items):
             return True  # not "1. 6:30 alarm" in a routine's note, which has its date from `created`
-        for item in items if by_items else ():
+        # In any dated note, as in a day's: "1. We decided to postpone the launch", a meeting's decisions.
+        for item in items:
             if item.indent != items[0].indent:
                 continue
             words = _ITEM_WORDS.findall(item.text, 0, 200)[:2]
             if not words:
                 continue
             first = words[0].lower()
-            if first in ("i", "we") or _is_past_word(first):
+            if _is_past_word(first):
                 return True
+            if first in ("i", "we") and (by_items or (len(words) == 2 and _is_past_word(words[1].lower()))):
+                return True  # not "1. I heat the bed." in a dated note: its steps, written as the writer's
             # "Leo swam", "[[Mia]] took her first steps".
             if (
                 len(words) == 2
