@@ -5818,6 +5818,10 @@ def test_logseq_tasks_to_do_doing_or_cancelled_state_nothing() -> None:
         ("- DONE [#A] fix flaky test in [[Atlas]]\n  DEADLINE: <2025-03-20 Thu>", "fix flaky test in Atlas"),
         ("- [x] Fix the bike brakes", "Fix the bike brakes"),
         ("- [x] email Priya the slides", "email Priya the slides"),
+        # A meeting's action items, someone's: "X to …", "@X — …".
+        ("- [x] Sam to create the Slack channel", "Sam to create the Slack channel"),
+        ("- [x] @Ravi — publish the load test runbook", "@Ravi — publish the load test runbook"),
+        ("- [x] [[Ravi Kumar]] to book the venue", "Ravi Kumar to book the venue"),
     ],
 )
 def test_a_task_ticked_done_happened_on_the_notes_day(text: str, title: str) -> None:
@@ -5831,6 +5835,9 @@ def test_a_task_ticked_done_happened_on_the_notes_day(text: str, title: str) -> 
         "- [x] Open questions remain about ownership.",
         "- [ ] Fix the bike brakes",
         "- TODO fix the bike brakes",
+        "- [ ] Sam to create the Slack channel",
+        "- [x] Sam: the Slack channel is noisy",
+        "- [x] Better to write it down now than to forget it by next week.",  # no one's task
     ],
 )
 def test_a_ticked_box_makes_no_event_of_words_that_are_no_order(text: str) -> None:

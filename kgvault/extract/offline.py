@@ -5312,6 +5312,7 @@ _TASK_VERBS = (_IMPERATIVES - _word_set("open let keep go use wait turn run")) |
     sign register get replace repair refactor migrate upgrade confirm follow invite visit collect drop
     transfer publish upload tidy vacuum hoover cook wash mow draft cancel change finalize finalise organize
     organise backup hand post clear empty charge top declutter iron pick vote see try watch eat
+    create share arrange announce present document onboard hire brief
     """
 )
 """First words of a task ("Fix the bike brakes", "email Priya the slides"): ticked done, it happened."""
@@ -5323,9 +5324,35 @@ _MARKED_OBJECT = re.compile(r"\S+\s+(?:\*\*|__|\[\[|\ue000)")
 
 def _an_order(title: str) -> bool:
     """Whether a task's words are an order, a task verb first ("Call the plumber"; not "Open questions
-    remain", nor "Postgres runs on port 5432": words a ticked box does not make an event)."""
-    first = title.split(None, 1)[0].casefold() if title.strip() else ""
+    remain", nor "Postgres runs on port 5432": words a ticked box does not make an event), maybe for
+    someone named first, as a meeting's action items are ("Sam to create the Slack channel", "@Ravi —
+    publish the runbook", "Ravi: publish the runbook")."""
+    owner = _ACTION_OWNER.match(title)
+    if (
+        owner is not None
+        and owner["to"]
+        and " " not in owner["who"]
+        and owner["who"].lower() in _NO_OWNER_BEFORE_TO
+    ):
+        owner = None  # "Better to write it down now", "Remember to call Mum": no one's
+    rest = title[owner.end() :] if owner is not None else title
+    first = rest.split(None, 1)[0].casefold() if rest.strip() else ""
     return first in _TASK_VERBS
+
+
+_ACTION_OWNER = re.compile(
+    r"[\x20\t]*(?P<who>@?[A-Z][\w'’-]*(?:[\x20][A-Z][\w'’-]*)?|\ue000\d+\ue001)"
+    r"(?:(?P<to>[\x20\t]+to[\x20\t]+)|[\x20\t]*[:—–][\x20\t]*|[\x20\t]+-[\x20\t]+)"
+)
+"""Whose an action item is, before it: "Sam to …", "@Ravi — …", "Ravi: …", a link's placeholder."""
+_NO_OWNER_BEFORE_TO = _word_set(
+    """better best need needs want wants time how what where when why ready nice good hard easy important
+    worth remember try going plan planning back due have has had used able reminder note things stuff
+    ways go start started decide decided make also just still then later next forgot forget remembered
+    tried learn learned learning questions ideas nothing something everything anything ok okay fine
+    happy glad sad sorry tough first last only one places reasons steps"""
+)
+"""Capitalized words before "to" that own no task: "Better to write it down", "Remember to call Mum"."""
 
 
 _MEETING_WORDS = re.compile(
