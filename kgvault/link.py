@@ -39,6 +39,7 @@ from kgvault.records import (
     SourceSummary,
 )
 from kgvault.resolve import HOMONYM_SEPARATOR, EntityGroup, Resolution, make_entity, resolve_entities
+from kgvault.secrets import mask_secrets
 from kgvault.tags import TaggedNode, TagTree, build_tag_tree
 from kgvault.temporal import Assertion, apply_time
 
@@ -1145,6 +1146,7 @@ def _turn_rows(
         rows.extend(_gap_rows(lines, covered, turn.line_start - 1))
         covered = turn.line_end + 1
         counts = said.get(turn.line_start)
+        speaker = mask_secrets(turn.speaker)[0]  # a dial-in's phone number, a guest's email
         if counts:
             parts = [
                 _plural(counts[kind], kind, "entities" if kind == "entity" else None)
@@ -1152,11 +1154,11 @@ def _turn_rows(
                 for kind in ("node", "duplicate node", "entity", "relation")
                 if counts[kind]
             ]
-            result = f"{turn.speaker}: {', '.join(parts)}"
+            result = f"{speaker}: {', '.join(parts)}"
         elif failed:
-            result = f"{turn.speaker}: nothing: {draft.skip_reason}"
+            result = f"{speaker}: nothing: {draft.skip_reason}"
         else:
-            result = f"{turn.speaker}: nothing: {silence_reason(turn)}"
+            result = f"{speaker}: nothing: {silence_reason(turn)}"
         rows.append(
             CoverageRow(turn.line_start, turn.line_end, result + _read_instead(extraction), turn.pointer)
         )

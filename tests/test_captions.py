@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from kgvault.check import check_vault
 from kgvault.conversations.captions import looks_like_captions, read_captions
 
-from .conftest import notes_with, run_build, tree_bytes, triples
+from .conftest import assert_written_nowhere, notes_with, run_build, tree_bytes, triples
 
 ZOOM = """WEBVTT
 
@@ -299,3 +299,18 @@ def test_speakers_an_app_could_not_name_are_no_one_entity_across_meetings(tmp_pa
     ]
     assert {e["attributed_to"] for e in episodes} == {"Speaker 1"}
     assert not any(r[0] == "speaker-1" for r in triples(vault))  # Berlin and Madrid are no one's homes
+
+
+def test_a_voice_shown_by_an_email_or_a_phone_number_is_written_nowhere(tmp_path: Path) -> None:
+    text = (
+        "WEBVTT\n\n00:01.000 --> 00:04.000\njane.doe@example.com: I moved to Berlin last month.\n\n"
+        "00:05.000 --> 00:08.000\n+49 30 1234567: I started at Stripe last week.\n"
+    )
+    notes, vault = notes_with(tmp_path, {"2025-03-12 Sync.vtt": text})
+    run_build(notes, vault)
+    assert_written_nowhere(vault, ["jane.doe@example.com", "+49 30 1234567", "1234567"])
+    episodes = sorted(str(_front(p)["attributed_to"]) for p in (vault / "episodic").glob("*.md"))
+    assert episodes == ["+49 …4567", "j…@example.com"]
+    assert not (vault / "entities").exists() or not [
+        p for p in (vault / "entities").glob("*.md") if "example" in p.name or "4567" in p.name
+    ]

@@ -35,7 +35,16 @@ def extract_turns(chunk: Chunk, source: Source) -> Extraction:
     """
     merged = _Merged()
     reasons: list[str] = []
+    # A voice shown by an email or a phone number (a dial-in, a guest) is named by its mask only.
+    unnamed = {turn.speaker for turn in chunk.turns if _UNNAMED_SPEAKER.match(turn.speaker)}
+    turns = []
     for turn in chunk.turns:
+        masked, found = mask_secrets(turn.speaker)
+        if found:
+            turn = replace(turn, speaker=masked)
+            unnamed.add(masked)
+        turns.append(turn)
+    for turn in turns:
         if is_small_talk(turn.text):
             reasons.append("small talk")
             continue
@@ -57,7 +66,7 @@ def extract_turns(chunk: Chunk, source: Source) -> Extraction:
             "entities": list(merged.entities.values()),
             "relations": merged.relations,
         },
-        {turn.speaker.casefold() for turn in chunk.turns if _UNNAMED_SPEAKER.match(turn.speaker)},
+        {speaker.casefold() for speaker in unnamed},
     )
     said = "\n".join(turn.text for turn in chunk.turns)
     draft, dropped = validate_items(raw, said)

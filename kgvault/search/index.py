@@ -428,7 +428,8 @@ def _spoken(turn: Turn, source: Source, ceiling: int) -> str:
     masked, kinds = mask_secrets(turn.text)
     marked = str(source.meta.get("sensitivity", "")).strip().lower() == "confidential"
     level = _SENSITIVITY["confidential" if kinds or marked else "private"]
-    return f"{turn.speaker}: {masked}" if level <= ceiling else ""
+    speaker = mask_secrets(turn.speaker)[0]  # a dial-in's phone number, a guest's email
+    return f"{speaker}: {masked}" if level <= ceiling else ""
 
 
 def _date_words(day: date | None) -> str:
