@@ -1178,3 +1178,26 @@ def test_a_new_day_something_is_put_off_or_brought_forward_to_is_ahead(tmp_path:
         "Tom: The review was postponed until 3 June 2025.",
         "Jane Doe: We went to Lisbon on 6 May 2024.",
     }
+
+
+def test_a_turns_day_named_alone_stays_behind_after_a_participle_and_a_habit_names_none(
+    tmp_path: Path,
+) -> None:
+    """Said on Thursday 20 March 2025: a participle is no start ahead, a rescheduled day is the nearest,
+    and what recurs names no one day."""
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "chat.md": "---\ndate: 2025-03-20\nparticipants: [Ana, Sam]\n---\n"
+            "Ana: Flying back from Rome on Sunday was a nightmare.\n"
+            "Sam: We pushed the release to March 10 and it shipped on time.\n"
+            "Ana: I always call Mum on Sunday.\n"
+            "Sam: I get paid on the 15th.\n",
+        },
+    )
+    run_build(notes, vault)
+    by_title = {str(n["title"]): n["timestamp"] for n in _nodes(vault)}
+    assert by_title["Ana: Flying back from Rome on 16 March 2025 was a nightmare."] == date(2025, 3, 16)
+    assert "Sam: We pushed the release to 10 March 2025 and it shipped on time." in by_title  # not 2026
+    assert by_title["Ana: I always call Mum on Sunday."] == date(2025, 3, 20)
+    assert by_title["Sam: I get paid on the 15th."] == date(2025, 3, 20)

@@ -52,7 +52,7 @@ _GLUE = re.compile(
       | loud\ and\ clear | you'?re\ breaking\ up | (?:can|do)\ you\ hear\ me(?:\ now|\ okay|\ ok)?
       | let'?s\ (?:get\ started|begin|start|kick\ (?:it\ )?off|dive\ in|wrap\ (?:it\ )?up|get\ going)
       | (?:i\ think\ )?that'?s\ (?:everything|all|it)(?:\ (?:for\ (?:today|now|me)|from\ me))?
-      | (?:great|good|nice)\ (?:work|job|point|question|call|meeting)
+      | (?:great|good|nice)\ (?:work|job|point|question)
       | (?:(?:sounds|looks)\ good|works\ for\ me)(?:\ to\ me)?
       | let\ me\ share\ my\ screen | next\ slide(?:\ please)? | see\ you\ (?:next\ week|on\ \w+day)
       # The glue of chats in the other languages WhatsApp brings: German, Spanish, French,
@@ -68,7 +68,8 @@ _GLUE = re.compile(
       | bom\ dia | até\ (?:logo|amanhã|já) | beijos? | valeu | melhoras
       | grazie(?:\ mille)? | auguri | complimenti | buon(?:giorno|anotte|asera) | a\ domani
     # Then whom it is to, and a kiss: "Get well soon mum x", "Merry Christmas lovely xx".
-    )(?:[\s,]+(?:(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?|mum|mom|dad|son|love|lovely|babe|hun|mate|guys|all
+    )(?:[\s,]+(?:(?!(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|tonight)\b)
+        (?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?|mum|mom|dad|son|love|lovely|babe|hun|mate|guys|all
         |everyone|everybody
         |team|darling|sweetie|bro|sis|fam|folks))?(?:[\s,]+x+)?[\W_]*$""",
 )

@@ -438,8 +438,8 @@ _NOT_IN_NAMES = _word_set(
 
 def _attendees_named(title: str, attendees: Sequence[str]) -> list[str]:
     """The attendees a line names by first name, where no other attendee has it ("Anna walked through
-    the cloud spend", of `attendees: [[Anna Kowalski]]`)."""
-    words = set(_CAPITALIZED_WORD.findall(title))
+    the cloud spend", of `attendees: [[Anna Kowalski]]`; not "Anna Bell's talk", someone else)."""
+    words = set(_LONE_CAPITALIZED_WORD.findall(title))
     if not words:
         return []
     firsts = [full.split()[0] for full in attendees]
@@ -450,7 +450,8 @@ def _attendees_named(title: str, attendees: Sequence[str]) -> list[str]:
     ]
 
 
-_CAPITALIZED_WORD = re.compile(r"(?<![\w'’-])[A-Z][\w'’-]*")
+_LONE_CAPITALIZED_WORD = re.compile(r"(?<![\w'’-])[A-Z][\w'’-]*(?![\w'’-])(?!\x20[A-Z])")
+"""A capitalized word no other capitalized word follows: a first name said alone."""
 
 
 def _people_of(meta: Mapping[str, Any]) -> tuple[str, ...]:
@@ -477,11 +478,11 @@ _FULL_NAME = re.compile(
 """A person's full name written out: "Priya Shah", "Mei Tanaka", "Anna van der Berg"."""
 
 
-def _plain_people(text: str) -> list[str]:
-    """The full names a property lists without links (`attendees: [Priya Shah, Marcus Lee]`, `- Priya
-    Shah`, `with: Priya Shah, Tom Reed`); not a team, a place or an email."""
-    value = re.sub(r"^\s*(?:[\w -]+:\s*|-\s+)", "", text).strip().strip("[]")
-    names = (part.strip().strip("'\"").strip() for part in value.split(","))
+def _plain_people(value: str) -> list[str]:
+    """The full names a property's value lists without links (`attendees: [Priya Shah, Marcus Lee]`,
+    `with: Priya Shah, Tom Reed`); not a team or an email. Only whom a first name may mean: a plain
+    value may as well be a place or a product ("New York", "Google Meet"), so it makes no entity."""
+    names = (part.strip().strip("'\"").strip() for part in value.strip().strip("[]").split(","))
     return [name for name in names if _FULL_NAME.fullmatch(name) and not _TEAM_OR_PLACE.search(name)]
 
 
@@ -673,20 +674,20 @@ _FRENCH_PARTICIPLE_ENDINGS = tuple(
     sorted(_word_set("é ée és ées i ie is it u ue us ert erte eint aint oint û"))
 )
 _DECIDING = re.compile(r"(?i)\b(?:decided|agreed|chose|opted|committed|settled)\b")
-_RIGHT_AFTER = re.compile(r"[\x20\t]*(?:(?:on|at|in|during)[\x20\t]+)?")
+_DECIDED_CLAUSE = re.compile(r"(?i)\b(?:to|that)\b")
+"""What opens what was decided, after its verb: "decided to …", "agreed that …"."""
 
 
 def _days_of_what_was_decided(title: str, dates: Sequence[tuple[int, int, date]]) -> bool:
-    """Whether every day a decision names is of what was decided, after its verb ("We decided to
-    postpone the launch to December 1; the beta stays on Oct 20"), none of when it was decided ("We
-    decided on Monday to …", "Yesterday we agreed …")."""
+    """Whether every day a decision names is in what was decided ("We decided to postpone the launch
+    to December 1; the beta stays on Oct 20"), none of when it was decided ("We decided on Monday to
+    …", "We decided, after the March 12 demo, to …", "We opted for Stripe in the 2024-11-05 review")."""
     verb = _DECIDING.search(title)
     return (
         verb is not None
         and bool(dates)
         and all(
-            start > verb.end() and not _RIGHT_AFTER.fullmatch(title, verb.end(), start)
-            for start, _, _ in dates
+            start > verb.end() and _DECIDED_CLAUSE.search(title, verb.end(), start) for start, _, _ in dates
         )
     )
 
@@ -920,17 +921,27 @@ _POINTS_AHEAD_BEFORE = re.compile(
 "I'm off from"), a verb of going or starting up to five ("I'm starting a new role at Deliveroo on",
 "we're moving to Bristol in"); not "the photos from our trip in", "still sore from the marathon on"."""
 _STARTS_AHEAD_BEFORE = re.compile(
-    r"(?i)(?:(?<!\bwas\s)(?<!\bwere\s)(?<!\bhad\s)\b(?:start|starts|starting|begin|begins|beginning|joining"
-    r"|flying|moving|leaving|leaves|retiring|due|(?:to|will|gonna|going\s+to)\s+(?:start|begin|join|move|leave"
-    r"|fly|retire))(?:\s+[\w'’-]+){0,3}?\s+(?:on|in|from|at\s+the\s+(?:end|start|beginning)\s+of)"
-    # A new day something was put off or brought forward to: "moved the launch to May 6th".
-    r"|\b(?:move[sd]?|moving|push(?:e[sd])?|pushing|postpon(?:e[sd]?|ing)|delay(?:ed|s|ing)?|reschedul(?:e[sd]?|ing)"
-    r"|bump(?:ed|s)?|shift(?:ed|s)?|slip(?:ped|s)?|brought\s+forward|bring\s+forward|pushed\s+back)"
-    r"(?:\s+[\w'’-]+){0,4}?\s+(?:to|until|till))\s+(?:the\s+)?$"
+    r"(?i)(?<!\bwas\s)(?<!\bwere\s)(?<!\bhad\s)\b(?:start|starts|starting|begin|begins|beginning|joining|flying"
+    r"|moving|leaving|leaves|retiring|due|(?:to|will|gonna|going\s+to)\s+(?:start|begin|join|move|leave|fly|retire))"
+    r"(?:\s+[\w'’-]+){0,3}?\s+(?:on|in|from|at\s+the\s+(?:end|start|beginning)\s+of)\s+(?:the\s+)?$"
 )
-"""A start or a new day still ahead right before a time, in a sentence otherwise past: "start on",
-"joining Anthropic in", "decided to retire at the end of", "moved the launch to", "was postponed until"
-(not "we were flying on", "I booked the tickets on", "moved here on")."""
+"""A start still ahead right before a time, in a sentence otherwise past: "start on", "joining Anthropic
+in", "decided to retire at the end of" (not "we were flying on", "I booked the tickets on")."""
+_STARTS_ON_BEFORE = re.compile(
+    r"(?i)(?<!\bwas\s)(?<!\bwere\s)(?<!\bhad\s)\b(?:start|starts|begin|begins|due"
+    r"|(?:to|will|gonna|going\s+to|['’]ll)\s+(?:start|begin|join|move|leave|fly|retire))"
+    r"(?:\s+[\w'’-]+){0,3}?\s+(?:on|from)\s+(?:the\s+)?$"
+)
+"""A start still ahead right before a weekday or a day of the month, in a sentence otherwise past: "I
+start at Monzo on the 3rd" (not "Flying back from Rome on Sunday was a nightmare", "Starting on
+Monday, I logged every meal": a participle tells what was)."""
+_RESCHEDULED_BEFORE = re.compile(
+    r"(?i)\b(?:moved|pushed|postponed|delayed|rescheduled|bumped|shifted|brought\s+forward|pushed\s+back"
+    r"|(?:to|will|'ll)\s+(?:move|push|postpone|delay|reschedule|bump|shift))(?:\s+[\w'’-]+){0,4}?\s+"
+    r"(?:to|until|till)\s+(?:the\s+)?$"
+)
+"""A new day something was put off or brought forward to: "moved the launch to", "was postponed until".
+Said before or after it, it is the nearest such day: "pushed the release to March 10, and it shipped"."""
 _WEEKDAY_BEFORE = re.compile(rf"(?i)\b(?P<day>{_A_WEEKDAY})\.?,?\s+(?:the\s+)?$")
 """A weekday right before a day ("saturday 6th april"): the day is one of that weekday."""
 _RANGE_TO = re.compile(r"(?i)\s*(?:to|until|till|through|–|-)\s*")
@@ -971,9 +982,11 @@ _REPORTED_BEFORE_COLON = re.compile(
 """What someone else said, reported before a colon: an "I" after it is theirs ("Ana texted me: I just
 started a new job at Stripe!", "Overheard on the train: I quit my job")."""
 _SPEAKER_LABEL = re.compile(
-    r"^[\W_]*(?:(?P<speaker>(?!I\b|We\b)[A-Z][\w'’-]*)(?:\x20(?:[A-Z][\w'’-]*|\d{1,2}))?|\ue000\d+\ue001)"
-    # A recording's time after the name: "Speaker 2 (00:00:09): …", "Tom [01:12]: …".
-    r"(?:\*\*|__)?(?:[\x20\t]*[\[(]\d{1,2}:\d\d(?::\d\d)?[\])])?"
+    r"^[\W_]*(?:(?P<speaker>(?!I\b|We\b)[A-Z][\w'’-]*)(?:\x20[A-Z][\w'’-]*)?|\ue000\d+\ue001"
+    # A recording's time after a full name or an unnamed voice: "Priya Shah (00:01): …", "Speaker 2
+    # (00:00:09): …" (not "Flight (14:00): I moved to Lisbon today", the writer's own line).
+    r"|(?:(?P<named>[A-Z][\w'’-]*)\x20[A-Z][\w'’-]*|(?:Speaker|Participant|Guest|Caller)\x20\d{1,2})"
+    r"(?:\*\*|__)?(?:[\x20\t]*[\[(]\d{1,2}:\d\d(?::\d\d)?[\])])?)(?:\*\*|__)?"
     r"[\x20\t]*(?::|[—–]|\x20-)(?:\*\*|__)?[\x20\t]*$"
 )
 """A speaker's label before their words: "Ana: I live in Berlin now", "**Ana**: …", "Ana — I moved …",
@@ -1012,7 +1025,7 @@ def _someone_elses_words(before: str) -> bool:
     speaker = _SPEAKER_LABEL.match(before)
     if speaker is None:
         return False
-    first = (speaker["speaker"] or "").lower()
+    first = (speaker["speaker"] or speaker["named"] or "").lower()
     return not (first in _DIARY_LABELS or first in _NOT_SPEAKERS or _a_topic(first) or _is_past_word(first))
 
 
@@ -1061,10 +1074,14 @@ def _label_only(text: str) -> bool:
 
 _LABEL_END = re.compile(r"(?<!\d):(?!\d)|[\x20\t](?:[—–]|-)[\x20\t]")
 """Where a label ends: a colon (not a clock's: "Speaker 2 (00:00:09): …") or a spaced dash."""
-_SPEAKER_NAME = r"(?:\*\*|__)?(?!I\b)[A-Z][\w'’-]*(?:\x20(?:[A-Z][\w'’-]*|\d{1,2})){0,2}(?:\*\*|__)?"
-_CLOCK = r"[\[(]?\d{1,2}:\d\d(?::\d\d)?[\])]?"
+_FULL_SPEAKER = r"[A-Z][\w'’-]*(?:\x20[A-Z][\w'’-]*){1,2}"
+_NUMBERED_VOICE = r"(?:Speaker|Participant|Guest|Caller)\x20\d{1,2}"
+"""A voice a transcription app could not name: "Speaker 2"."""
+_CLOCK = r"\d{1,2}:\d\d(?::\d\d)?"
 _TRANSCRIPT_SPEAKER = re.compile(
-    rf"(?m)^(?:{_SPEAKER_NAME}[\x20\t]+{_CLOCK}|{_CLOCK}[\x20\t]+{_SPEAKER_NAME})[\x20\t]*$"
+    rf"(?m)^(?:(?:(?!I\b)[A-Z][\w'’-]*(?:\x20[A-Z][\w'’-]*){{0,2}}|{_NUMBERED_VOICE})[\x20\t]+\(?{_CLOCK}\)?"
+    rf"|(?:\*\*|__)(?:{_FULL_SPEAKER}|{_NUMBERED_VOICE})(?:\*\*|__)[\x20\t]+[\[(]?{_CLOCK}[\])]?"
+    rf"|\[{_CLOCK}\][\x20\t]+(?:{_FULL_SPEAKER}|{_NUMBERED_VOICE}))[\x20\t]*$"
 )
 """A transcript's speaker line: "Priya Natarajan  0:42", "Tom (00:03:12)" (Otter, Zoom), "**Tom
 Becker** 00:01" (tl;dv, Granola), "[10:04] Tom Becker" (a Teams copy), "Speaker 2  1:05"."""
@@ -1337,6 +1354,8 @@ _HALF_A_YEAR = 183
 _SOON = 62
 """Days ahead within which a day "from" which something holds is taken as coming, not gone."""
 _FROM_ONLY_BEFORE = re.compile(r"(?i)\bfrom\s+(?:the\s+)?$")
+_NOT_ONE_DAY = re.compile(r"(?i)\b(?:born|paid|payday|birthday|anniversary)\b")
+"""Words that make a day named alone no day of the news: "I was born on the 2nd", "I get paid on the 15th"."""
 _RECURRING = re.compile(r"(?i)\b(?:every|each)\s+(?:year|month|week)\b|\bannually\b|\byearly\b")
 """A sentence about what recurs: its day is no one day ("Every year on 5 November we go to …")."""
 _RECURS = re.compile(
@@ -3143,15 +3162,10 @@ class _ChunkReader:
                             scalar = (indent, value[0] in "|>")
                     elif not nested:
                         key = None  # a top-level line that is no key we read (`"": …`, `? …`): relate nothing
-            if key is None or key.lower() in _SKIPPED_KEYS:
+            if key is None or key.lower() in _SKIPPED_KEYS or "[[" not in line:
                 continue
             if key.lower() == "participants" and self.source.kind == "transcript":
                 # Who speaks in it: each is an entity of their own turns, and the talk no entity.
-                continue
-            if "[[" not in line:
-                if key.lower() in _COMPANY_KEYS or key.lower() in _ABOUT_KEYS or key.lower() == "people":
-                    # A meeting's `attendees: [Priya Shah, Marcus Lee]`, as a notetaker app writes them.
-                    found.extend((key, name, line.strip()) for name in _plain_people(line))
                 continue
             for link in _WIKILINK.finditer(line):
                 name, _display, alias = _parse_link(link.group("body"))
@@ -3349,8 +3363,11 @@ class _ChunkReader:
                 continue
             spoken, line_end, at = self.spoken, block.text.find("\n"), 0
             reported = self.reported
-            # A later line may open with someone's label too ("Priya: Let's start.\nTom: I live in …").
-            labelled = self._labelled_lines(block.text, transcript) if line_end >= 0 else {}
+            # In a dialogue, a later line may open with someone's label too ("Priya: Let's start.\nTom: I
+            # live in …"); not under a line that opens with none ("Dentist: at 3pm. I live in …").
+            labelled = (
+                self._labelled_lines(block.text, transcript) if line_end >= 0 and opens == "speaker" else {}
+            )
             for sentence, sentence_quote in self._paragraph_sentences(block, lines):
                 at = block.text.find(sentence, at)
                 self.sentence_at = at if at > 0 and block.text[at - 1] != "\n" else 0
@@ -3538,6 +3555,8 @@ class _ChunkReader:
         said = self.said_at.date() if isinstance(self.said_at, datetime) else self.said_at
         if self.language != "en" or said is None or not can_count_from(said):
             return times
+        if _USUAL_DAY.search(text) or _RECURS.search(text) or _NOT_ONE_DAY.search(text):
+            return times  # "I always call Mum on Sunday", "I get paid on the 15th": no one day
         known = [(time.start, time.end, time.first) for time in times]
         more = [found for found in self._bare_days(text, list(known), said, past) if found not in known]
         if not more:
@@ -3579,11 +3598,15 @@ class _ChunkReader:
         if not weekdays and not month_days:
             return found
         # Read once per sentence, not per match: a run-on transcript may name a thousand days.
-        back = past and self.language == "en" and not _FUTURE.search(text)
+        # Past, unless a word of the future comes before the day: "We agreed on Monday that I'd lead
+        # it" is last Monday, "Tom said he'd call on Monday" the coming one.
+        future = _FUTURE.search(text) if past and self.language == "en" else None
+        ahead_from = future.start() if future is not None else len(text)
         present = _PRESENT_STATE.search(text) is not None
         taken, starts = list(found), [start for start, _, _ in found]
         for match in weekdays:
             start, end = match.span("day")
+            back = past and self.language == "en" and start < ahead_from
             if _overlaps_any(taken, starts, start, end) or (match.re is _PAST_WEEKDAY and not back):
                 continue
             if self.heading_week:  # "## Week of 2025-01-20 / Shipped it on Wednesday": the 22nd
@@ -3595,7 +3618,7 @@ class _ChunkReader:
             earlier = (
                 back
                 and (match[0][:2].lower() == "on" or not present or match.re is _PAST_WEEKDAY)
-                and not _STARTS_AHEAD_BEFORE.search(text[max(0, start - 60) : start])
+                and not _STARTS_ON_BEFORE.search(text[max(0, start - 60) : start])
             )
             apart = (_WEEKDAY_NUMBERS[match["day"].lower()] - today.weekday()) % 7 or 7
             found.append(
@@ -3605,7 +3628,8 @@ class _ChunkReader:
             start, end = match.span("day")
             if _overlaps_any(taken, starts, start, end):
                 continue
-            ahead = _STARTS_AHEAD_BEFORE.search(text[max(0, start - 60) : start]) is not None
+            back = past and self.language == "en" and start < ahead_from
+            ahead = _STARTS_ON_BEFORE.search(text[max(0, start - 60) : start]) is not None
             day = _month_day_near(today, int(match["day"]), back=back and not ahead)
             if day is not None:
                 found.append((start, end, day))
@@ -3742,6 +3766,8 @@ class _ChunkReader:
         if _MONTH_NAMED.search(time.text) is None:
             return time  # "this month", "last Friday": relative words say which one
         before = title[max(0, time.start - 60) : time.start]
+        if _RESCHEDULED_BEFORE.search(before):
+            return moved_to(time, _nearest_year(time.first, today))  # "moved the launch to May 6th"
         if past:
             # In a past sentence only a start still ahead, in the present: "got the job, start on 1st
             # april" (not "I booked the tickets on 1st March", "we were flying on 2nd March").
@@ -5099,10 +5125,10 @@ class _ChunkReader:
     ) -> bool:
         """Whether a numbered list in a note of a day tells the day rather than steps: the line before
         says the day ("Meds given today:"), or the list is a meeting's ("## Board meeting"), or (`by_items`,
-        in a day's own note) an item gives a time of day ("1. Metoprolol 25mg at 8am"), or an item starts with
-        what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first length", "1. I fixed …",
-        also in a dated meeting's note: "1. We decided to …"); not "1. Add chopped tomatoes", "1. Make sure
-        my VPN is on"."""
+        in a day's own note) an item gives a time of day ("1. Metoprolol 25mg at 8am") or starts with
+        what happened ("1. Left Acme, joined Datadog", "1. Leo swam his first length", "1. I fixed …"),
+        or (in a note dated otherwise) most items say what the writer's side did ("1. We decided to …");
+        not "1. Add chopped tomatoes", "1. Make sure my VPN is on"."""
         # Items that tell what to do are steps, whatever the day ("Restore the NAS backup (did this
         # today): 1. Unplug …", "## Call with the plumber / 1. Turn off the heating").
         firsts = [
@@ -5118,7 +5144,19 @@ class _ChunkReader:
             return True
         if by_items and any(_TIME_OF_DAY.search(item.text) for item in items):
             return True  # not "1. 6:30 alarm" in a routine's note, which has its date from `created`
-        # In any dated note, as in a day's: "1. We decided to postpone the launch", a meeting's decisions.
+        if not by_items:
+            # In a note dated otherwise (a meeting's), a list of what the writer's side did or decided,
+            # most of its items saying so: "1. We decided to postpone …" (not a recipe with one "Fed
+            # the starter", nor a how-to's "Installed …, Created …": no one said).
+            said = [
+                _ITEM_WORDS.findall(item.text, 0, 200)[:2] for item in items if item.indent == items[0].indent
+            ]
+            ours = sum(
+                1
+                for words in said
+                if len(words) == 2 and words[0].lower() in ("i", "we") and _is_past_word(words[1].lower())
+            )
+            return ours > 0 and ours * 2 >= len(said)
         for item in items:
             if item.indent != items[0].indent:
                 continue
@@ -5126,10 +5164,8 @@ class _ChunkReader:
             if not words:
                 continue
             first = words[0].lower()
-            if _is_past_word(first):
+            if first in ("i", "we") or _is_past_word(first):
                 return True
-            if first in ("i", "we") and (by_items or (len(words) == 2 and _is_past_word(words[1].lower()))):
-                return True  # not "1. I heat the bed." in a dated note: its steps, written as the writer's
             # "Leo swam", "[[Mia]] took her first steps".
             if (
                 len(words) == 2
@@ -5312,7 +5348,7 @@ _TASK_VERBS = (_IMPERATIVES - _word_set("open let keep go use wait turn run")) |
     sign register get replace repair refactor migrate upgrade confirm follow invite visit collect drop
     transfer publish upload tidy vacuum hoover cook wash mow draft cancel change finalize finalise organize
     organise backup hand post clear empty charge top declutter iron pick vote see try watch eat
-    create share arrange announce present document onboard hire brief
+    arrange announce onboard
     """
 )
 """First words of a task ("Fix the bike brakes", "email Priya the slides"): ticked done, it happened."""
@@ -5336,8 +5372,10 @@ def _an_order(title: str) -> bool:
     ):
         owner = None  # "Better to write it down now", "Remember to call Mum": no one's
     rest = title[owner.end() :] if owner is not None else title
-    first = rest.split(None, 1)[0].casefold() if rest.strip() else ""
-    return first in _TASK_VERBS
+    first = rest.split(None, 1)[0] if rest.strip() else ""
+    if owner is not None and owner["to"]:
+        return first.isalpha() and first.islower()  # "Sam to create the Slack channel": whatever the verb
+    return first.casefold() in _TASK_VERBS
 
 
 _ACTION_OWNER = re.compile(
