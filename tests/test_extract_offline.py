@@ -2604,28 +2604,6 @@ def test_switched_from_to_ends_the_old_value_and_starts_the_new() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("We decided to use Postgres for Atlas.", {("Atlas", "uses", "Postgres", REF, None)}),
-        (
-            "We decided to use [[Postgres]] for [[Atlas]] metadata.",
-            {("Atlas", "uses", "Postgres", REF, None)},
-        ),
-        (
-            "Decision: we switch Atlas metadata from Postgres to MySQL.",
-            {("Atlas", "runs", "MySQL", REF, None), ("Atlas", "runs", "Postgres", None, REF)},
-        ),
-        ("We'll move Atlas from Postgres to MySQL next sprint.", set()),  # a plan, not done
-        ("We decided to use Slack for announcements.", set()),
-    ],
-)
-def test_a_meetings_decision_of_what_a_project_uses_relates_it_from_that_day(
-    text: str, expected: set[tuple[str, str, str, date | None, date | None]]
-) -> None:
-    assert {relation_fields(r) for r in extract(text).draft.relations} == expected
-
-
-@pytest.mark.parametrize(
     "text",
     [
         "The [[Ender 3]] ran Marlin from 12 March 2025.",

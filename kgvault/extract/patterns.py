@@ -996,10 +996,6 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="migrated"),
     _pattern(r"(?i:switched|migrated|moved|changed|converted) {T} (?:back |over )?from {A} to "
              + _NO_ARTICLE + "{O}", "runs", "runs", True, None, "software", keywords="from", software=True),
-    # A switch decided, said in the present: "Decision: we switch Atlas metadata from Postgres to MySQL"
-    # (taken on the note's day, as the decision is; not "we'll move Atlas …", a plan).
-    _pattern(r"(?i:we) (?:switch|migrate|move) {T}(?: [a-z]+)? (?:back |over )?from {A} to "
-             + _NO_ARTICLE + "{O}", "runs", "runs", True, None, "software", keywords="from", software=True),
     # Moved to a machine, named with its article: "Moved Plex from the NUC to the Synology" runs it
     # there (not "Plex runs Synology"); not to "a VM", which names no machine of its own.
     _pattern(r"(?i:migrated|moved) {S} (?:over |back )?(?:from " + _ARTICLE + "{A} )?to " + _ARTICLE
@@ -1025,9 +1021,6 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="installed flashed"),
     _pattern(r"(?i:updated|upgraded|flashed) {S} (?:to|with) {O}", "runs", "runs", True, None, "software",
              keywords="updated upgraded flashed", software=True),
-    # What was decided for a project: "We decided to use Postgres for Atlas" (from that day).
-    _pattern(r"(?i:decided|agreed|chose|opted) to use {O} (?:for|in) {S}", "uses", "uses", False,
-             keywords="decided agreed chose opted"),
     # Before the plain "uses": "Atlas now uses Postgres instead of MySQL" ends its use of MySQL.
     _pattern(rf"{{S}} {_ADVERB}uses {{O}} instead of {{A}}", "uses", "uses", False, keywords="instead"),
     _pattern(rf"{{S}} {_ADVERB}uses {{O}}", "uses", "uses", False, keywords="uses"),
