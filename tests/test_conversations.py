@@ -1184,7 +1184,7 @@ def test_a_turns_day_named_alone_stays_behind_after_a_participle_and_a_habit_nam
     tmp_path: Path,
 ) -> None:
     """Said on Thursday 20 March 2025: a participle is no start ahead, a rescheduled day is the nearest,
-    and what recurs names no one day."""
+    what recurs names no one day, and a day a sentence does not tell is left as said."""
     notes, vault = notes_with(
         tmp_path,
         {
@@ -1192,12 +1192,16 @@ def test_a_turns_day_named_alone_stays_behind_after_a_participle_and_a_habit_nam
             "Ana: Flying back from Rome on Sunday was a nightmare.\n"
             "Sam: We pushed the release to March 10 and it shipped on time.\n"
             "Ana: I always call Mum on Sunday.\n"
-            "Sam: I get paid on the 15th.\n",
+            "Sam: I get paid on the 15th.\n"
+            "Sam: Booked the flights, leaving on Friday.\n"
+            "Ana: The move dragged on until Tuesday, but we're finally in.\n",
         },
     )
     run_build(notes, vault)
     by_title = {str(n["title"]): n["timestamp"] for n in _nodes(vault)}
-    assert by_title["Ana: Flying back from Rome on 16 March 2025 was a nightmare."] == date(2025, 3, 16)
+    assert by_title["Ana: Flying back from Rome on Sunday was a nightmare."] == date(2025, 3, 20)  # not ahead
     assert "Sam: We pushed the release to 10 March 2025 and it shipped on time." in by_title  # not 2026
     assert by_title["Ana: I always call Mum on Sunday."] == date(2025, 3, 20)
     assert by_title["Sam: I get paid on the 15th."] == date(2025, 3, 20)
+    assert by_title["Sam: Booked the flights, leaving on Friday."] == date(2025, 3, 20)
+    assert by_title["Ana: The move dragged on until Tuesday, but we're finally in."] == date(2025, 3, 20)

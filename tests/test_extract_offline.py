@@ -4005,7 +4005,8 @@ def test_lines_under_someone_elses_report_heading_are_theirs(heading: str, their
         "Priya Natarajan  0:42\nI live in Toronto.\n\nTom Berg  1:05\nI work at Shopify as a staff engineer.",
         # tl;dv's and Granola's bold names, a Teams copy's time first, an unnamed voice.
         "**Tom Becker** 00:01\nI live in Toronto.\n\n**Priya Shah** 00:05\nNice.",
-        "[10:04] Tom Becker\nI work at Shopify and I live in Toronto.\n\n[10:05] Priya Shah\nok",
+        "[10:04] Tom Becker\nI work at Shopify and I live in Toronto.\n\n[10:05] Priya Shah\nok\n\n"
+        "[10:06] Tom Becker\nthanks",
         "Speaker 2  0:09\nI live in Toronto.\n\nSpeaker 1  0:15\nGreat.",
         # A label with the recording's time, and a later line of a paragraph that opens with a label.
         "Speaker 2 (00:00:09): I work at Shopify and I live in Toronto.",
@@ -4038,6 +4039,10 @@ def test_someone_elses_i_is_theirs_on_all_their_lines(text: str) -> None:
         "Week 2: I live in Leeds now.",
         "Flight (14:00): I live in Leeds now.",
         "Mood: 7/10\nDentist: at 3pm. I live in Leeds now.",
+        # A day plan's blocks of two words, at a time of day (not a recording's).
+        "**Deep Work** 10:00\nI live in Leeds now.\n\n**Team Lunch** 12:30\nsoup",
+        "[07:00] Morning Run\nI live in Leeds now.\n\n[09:30] Team Standup\nok",
+        "Flight Home (18:00): I live in Leeds now.",
     ],
 )
 def test_the_writers_own_lines_after_a_label_are_the_writers(text: str) -> None:

@@ -23,6 +23,7 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
@@ -986,7 +987,7 @@ _SPEAKER_LABEL = re.compile(
     # A recording's time after a full name or an unnamed voice: "Priya Shah (00:01): …", "Speaker 2
     # (00:00:09): …" (not "Flight (14:00): I moved to Lisbon today", the writer's own line).
     r"|(?:(?P<named>[A-Z][\w'’-]*)\x20[A-Z][\w'’-]*|(?:Speaker|Participant|Guest|Caller)\x20\d{1,2})"
-    r"(?:\*\*|__)?(?:[\x20\t]*[\[(]\d{1,2}:\d\d(?::\d\d)?[\])])?)(?:\*\*|__)?"
+    r"(?:\*\*|__)?(?:[\x20\t]*[\[(](?:0?0:\d\d(?::\d\d)?|\d{1,2}:\d\d:\d\d)[\])])?)(?:\*\*|__)?"
     r"[\x20\t]*(?::|[—–]|\x20-)(?:\*\*|__)?[\x20\t]*$"
 )
 """A speaker's label before their words: "Ana: I live in Berlin now", "**Ana**: …", "Ana — I moved …",
@@ -1029,12 +1030,14 @@ def _someone_elses_words(before: str) -> bool:
     return not (first in _DIARY_LABELS or first in _NOT_SPEAKERS or _a_topic(first) or _is_past_word(first))
 
 
-def _speaker_opens(text: str, transcript: bool) -> Literal["speaker", "reported", "transcript"] | None:
+def _speaker_opens(
+    text: str, transcript: AbstractSet[str]
+) -> Literal["speaker", "reported", "transcript"] | None:
     """Whether a block opens with someone else's label or speaker line: "reported" when the writer
     reports them ("Ana told me:"), "speaker" after their label ("Priya:"), "transcript" after a speaker
     line of a `transcript` ("Priya Natarajan  0:42", its lines below all theirs)."""
     first_line = text.split("\n", 1)[0]
-    if transcript and _TRANSCRIPT_SPEAKER.match(first_line) and "\n" in text:
+    if transcript and first_line.strip() in transcript and "\n" in text:
         return "transcript"
     colon = _LABEL_END.search(first_line, 0, 120)
     # A link in the label reads as the extractor's placeholder for it ("[[Priya]]:").
@@ -1078,13 +1081,28 @@ _FULL_SPEAKER = r"[A-Z][\w'’-]*(?:\x20[A-Z][\w'’-]*){1,2}"
 _NUMBERED_VOICE = r"(?:Speaker|Participant|Guest|Caller)\x20\d{1,2}"
 """A voice a transcription app could not name: "Speaker 2"."""
 _CLOCK = r"\d{1,2}:\d\d(?::\d\d)?"
+_RECORDING_TIME = r"(?:0?0:\d\d(?::\d\d)?|\d{1,2}:\d\d:\d\d)"
+"""A time into a recording ("00:01", "0:42:10"), not a time of day ("10:00"): a day plan's block
+("**Deep Work** 10:00", "Flight Home (18:00):") is no one's line."""
 _TRANSCRIPT_SPEAKER = re.compile(
     rf"(?m)^(?:(?:(?!I\b)[A-Z][\w'’-]*(?:\x20[A-Z][\w'’-]*){{0,2}}|{_NUMBERED_VOICE})[\x20\t]+\(?{_CLOCK}\)?"
-    rf"|(?:\*\*|__)(?:{_FULL_SPEAKER}|{_NUMBERED_VOICE})(?:\*\*|__)[\x20\t]+[\[(]?{_CLOCK}[\])]?"
-    rf"|\[{_CLOCK}\][\x20\t]+(?:{_FULL_SPEAKER}|{_NUMBERED_VOICE}))[\x20\t]*$"
+    rf"|(?:\*\*|__)(?:{_FULL_SPEAKER}|{_NUMBERED_VOICE})(?:\*\*|__)[\x20\t]+[\[(]?{_RECORDING_TIME}[\])]?"
+    rf"|\[{_CLOCK}\][\x20\t]+(?P<who>{_FULL_SPEAKER}|{_NUMBERED_VOICE}))[\x20\t]*$"
 )
 """A transcript's speaker line: "Priya Natarajan  0:42", "Tom (00:03:12)" (Otter, Zoom), "**Tom
-Becker** 00:01" (tl;dv, Granola), "[10:04] Tom Becker" (a Teams copy), "Speaker 2  1:05"."""
+Becker** 00:01" (tl;dv, Granola), "[10:04] Tom Becker" (a Teams copy: its speakers speak again, a
+day plan's "[07:00] Morning Run" does not), "Speaker 2  1:05"."""
+
+
+def _transcript_speaker_lines(text: str) -> frozenset[str]:
+    """The speaker lines of a chunk that reads as a transcript (two or more of them), stripped; a
+    Teams copy's `[10:04] Tom Becker` only where that name comes back."""
+    found = list(_TRANSCRIPT_SPEAKER.finditer(text))
+    if len(found) < 2:
+        return frozenset()
+    again = Counter(match["who"] for match in found if match["who"])
+    lines = frozenset(m[0].strip() for m in found if m["who"] is None or again[m["who"]] > 1)
+    return lines if len(lines) >= 2 else frozenset()
 
 
 _YEARS_SAID = re.compile(r"\b(?:19|20)\d\d\b")
@@ -1354,6 +1372,13 @@ _HALF_A_YEAR = 183
 _SOON = 62
 """Days ahead within which a day "from" which something holds is taken as coming, not gone."""
 _FROM_ONLY_BEFORE = re.compile(r"(?i)\bfrom\s+(?:the\s+)?$")
+_ON_BEFORE_A_DAY = re.compile(r"(?i)\bon\s+(?:the\s+)?$")
+"""A day said with "on": a past sentence's "on Monday" is the last one ("until Monday" may be either)."""
+_ON_THE_WAY_BEFORE = re.compile(
+    r"(?i)\b(?:leaving|moving|flying|heading|coming|going|arriving|travell?ing|driving|returning)\b"
+    r"(?:\s+[\w'’-]+){0,3}?\s+on\s+(?:the\s+)?$"
+)
+"""A move under way before a day: "Booked the flights, leaving on Friday" (ahead, though booked)."""
 _NOT_ONE_DAY = re.compile(r"(?i)\b(?:born|paid|payday|birthday|anniversary)\b")
 """Words that make a day named alone no day of the news: "I was born on the 2nd", "I get paid on the 15th"."""
 _RECURRING = re.compile(r"(?i)\b(?:every|each)\s+(?:year|month|week)\b|\bannually\b|\byearly\b")
@@ -3268,7 +3293,7 @@ class _ChunkReader:
         done: set[int] = set()
         spoken_at: tuple[int, bool] | None = None  # an item naming a speaker above their words: its
         # indent, and whether it reports what they said ("- Ana told me:")
-        transcript = len(_TRANSCRIPT_SPEAKER.findall(self.chunk.text)) >= 2
+        transcript = _transcript_speaker_lines(self.chunk.text)
         # Under "## Priya's updates" (or "## Her topics"), a line with no subject is hers.
         theirs = bool(self.chunk.heading_path) and self._someone_elses_heading(self.chunk.heading_path[-1])
         for position, block in enumerate(blocks):
@@ -3382,7 +3407,7 @@ class _ChunkReader:
                 self._candidate(_Candidate(sentence, sentence_quote, "sentence", heading_entity, quoted))
         return self._envelope(self._skip_reason(blocks))
 
-    def _labelled_lines(self, text: str, transcript: bool) -> dict[int, str]:
+    def _labelled_lines(self, text: str, transcript: AbstractSet[str]) -> dict[int, str]:
         """Where each line after a paragraph's first starts, for the lines that open with someone else's
         label ("Tom Becker: I live in Lisbon."): how it opens them (see `_speaker_opens`)."""
         found: dict[int, str] = {}
@@ -3550,15 +3575,30 @@ class _ChunkReader:
         return self._bare_days(text, found, today, past)
 
     def _bare_times(self, text: str, times: list[When], past: bool) -> list[When]:
-        """A turn's times with the weekdays and days of the month it names alone ("I moved to Leeds on
-        Monday": the last one; "She starts on Monday": the coming one), as a note's are read."""
+        """A turn's times with the weekdays and days of the month it names alone, where what is said
+        tells which: "I moved to Leeds on Monday", said on a Wednesday, the last one; "She starts on
+        Monday" the coming one. Else left as said: "closed until Monday", "the move dragged on until
+        Tuesday, but we're in", "leaving on Friday" may be either."""
         said = self.said_at.date() if isinstance(self.said_at, datetime) else self.said_at
         if self.language != "en" or said is None or not can_count_from(said):
             return times
         if _USUAL_DAY.search(text) or _RECURS.search(text) or _NOT_ONE_DAY.search(text):
             return times  # "I always call Mum on Sunday", "I get paid on the 15th": no one day
         known = [(time.start, time.end, time.first) for time in times]
-        more = [found for found in self._bare_days(text, list(known), said, past) if found not in known]
+        more = [
+            (start, end, day)
+            for start, end, day in self._bare_days(text, list(known), said, past)
+            if (start, end, day) not in known
+            and (
+                _STARTS_ON_BEFORE.search(text[max(0, start - 60) : start])
+                or (
+                    past
+                    and day < said
+                    and _ON_BEFORE_A_DAY.search(text[max(0, start - 8) : start])
+                    and not _ON_THE_WAY_BEFORE.search(text[max(0, start - 60) : start])
+                )
+            )
+        ]
         if not more:
             return times
         named = []
