@@ -3638,15 +3638,11 @@ class _ChunkReader:
         if not weekdays and not month_days:
             return found
         # Read once per sentence, not per match: a run-on transcript may name a thousand days.
-        # Past, unless a word of the future comes before the day: "We agreed on Monday that I'd lead
-        # it" is last Monday, "Tom said he'd call on Monday" the coming one.
-        future = _FUTURE.search(text) if past and self.language == "en" else None
-        ahead_from = future.start() if future is not None else len(text)
+        back = past and self.language == "en" and not _FUTURE.search(text)
         present = _PRESENT_STATE.search(text) is not None
         taken, starts = list(found), [start for start, _, _ in found]
         for match in weekdays:
             start, end = match.span("day")
-            back = past and self.language == "en" and start < ahead_from
             if _overlaps_any(taken, starts, start, end) or (match.re is _PAST_WEEKDAY and not back):
                 continue
             if self.heading_week:  # "## Week of 2025-01-20 / Shipped it on Wednesday": the 22nd
@@ -3668,7 +3664,6 @@ class _ChunkReader:
             start, end = match.span("day")
             if _overlaps_any(taken, starts, start, end):
                 continue
-            back = past and self.language == "en" and start < ahead_from
             ahead = _STARTS_ON_BEFORE.search(text[max(0, start - 60) : start]) is not None
             day = _month_day_near(today, int(match["day"]), back=back and not ahead)
             if day is not None:
