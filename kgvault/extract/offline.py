@@ -982,12 +982,17 @@ _REPORTED_BEFORE_COLON = re.compile(
 )
 """What someone else said, reported before a colon: an "I" after it is theirs ("Ana texted me: I just
 started a new job at Stripe!", "Overheard on the train: I quit my job")."""
+_NUMBERED_VOICE = r"(?:Speaker|Participant|Guest|Caller)\x20\d{1,2}"
+"""A voice a transcription app could not name: "Speaker 2"."""
+_RECORDING_TIME = r"(?:0?0:\d\d(?::\d\d)?|\d{1,2}:\d\d:\d\d)"
+"""A time into a recording ("00:01", "0:42:10"), not a time of day ("10:00"): a day plan's block
+("**Deep Work** 10:00", "Flight Home (18:00):") is no one's line."""
 _SPEAKER_LABEL = re.compile(
     r"^[\W_]*(?:(?P<speaker>(?!I\b|We\b)[A-Z][\w'’-]*)(?:\x20[A-Z][\w'’-]*)?|\ue000\d+\ue001"
     # A recording's time after a full name or an unnamed voice: "Priya Shah (00:01): …", "Speaker 2
     # (00:00:09): …" (not "Flight (14:00): I moved to Lisbon today", the writer's own line).
-    r"|(?:(?P<named>[A-Z][\w'’-]*)\x20[A-Z][\w'’-]*|(?:Speaker|Participant|Guest|Caller)\x20\d{1,2})"
-    r"(?:\*\*|__)?(?:[\x20\t]*[\[(](?:0?0:\d\d(?::\d\d)?|\d{1,2}:\d\d:\d\d)[\])])?)(?:\*\*|__)?"
+    rf"|(?:(?P<named>[A-Z][\w'’-]*)\x20[A-Z][\w'’-]*|{_NUMBERED_VOICE})"
+    rf"(?:\*\*|__)?(?:[\x20\t]*[\[(]{_RECORDING_TIME}[\])])?)(?:\*\*|__)?"
     r"[\x20\t]*(?::|[—–]|\x20-)(?:\*\*|__)?[\x20\t]*$"
 )
 """A speaker's label before their words: "Ana: I live in Berlin now", "**Ana**: …", "Ana — I moved …",
@@ -1078,12 +1083,7 @@ def _label_only(text: str) -> bool:
 _LABEL_END = re.compile(r"(?<!\d):(?!\d)|[\x20\t](?:[—–]|-)[\x20\t]")
 """Where a label ends: a colon (not a clock's: "Speaker 2 (00:00:09): …") or a spaced dash."""
 _FULL_SPEAKER = r"[A-Z][\w'’-]*(?:\x20[A-Z][\w'’-]*){1,2}"
-_NUMBERED_VOICE = r"(?:Speaker|Participant|Guest|Caller)\x20\d{1,2}"
-"""A voice a transcription app could not name: "Speaker 2"."""
 _CLOCK = r"\d{1,2}:\d\d(?::\d\d)?"
-_RECORDING_TIME = r"(?:0?0:\d\d(?::\d\d)?|\d{1,2}:\d\d:\d\d)"
-"""A time into a recording ("00:01", "0:42:10"), not a time of day ("10:00"): a day plan's block
-("**Deep Work** 10:00", "Flight Home (18:00):") is no one's line."""
 _TRANSCRIPT_SPEAKER = re.compile(
     rf"(?m)^(?:(?:(?!I\b)[A-Z][\w'’-]*(?:\x20[A-Z][\w'’-]*){{0,2}}|{_NUMBERED_VOICE})[\x20\t]+\(?{_CLOCK}\)?"
     rf"|(?:\*\*|__)(?:{_FULL_SPEAKER}|{_NUMBERED_VOICE})(?:\*\*|__)[\x20\t]+[\[(]?{_RECORDING_TIME}[\])]?"
