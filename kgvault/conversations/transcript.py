@@ -15,8 +15,9 @@ _ASSISTANT_NAMES = frozenset({"assistant", "ai", "chatgpt", "claude", "gpt", "bo
 
 # A recording's time before the speaker ("[00:01:12] Hank: …", "(14:03) Ivy: …"); the turn keeps
 # the session's time: it may be a clock time or an offset into the recording.
-_CUE = r"(?:[\[(]?\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?[\])]?[ \t]+)?"
-_CUE_AFTER = r"(?:[ \t]*[\[(]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?[\])])?"
+_TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?"
+_CUE = rf"(?:[\[(]?{_TIME}[\])]?[ \t]+)?"
+_CUE_AFTER = rf"(?:[ \t]*[\[(]{_TIME}[\])])?"
 """A recording's time after the speaker, before the colon ("Jordan Blake (00:01:20): …"), as Otter
 and Fireflies export."""
 _MARK = r"(?:>[ \t]*|[-*+][ \t]+)?"
