@@ -308,6 +308,10 @@ def note_type(meta: Mapping[str, Any], title: str, path: str) -> str | None:
                 return _CATEGORY_TYPES[word]
     if not _CITATION_KEYS.isdisjoint(meta):  # a literature note (Zotero): about a work
         return "paper"
+    if "authors" in meta and ("year" in meta or path.rsplit("/", 1)[-1].startswith("@")):
+        # The Citations plugin's literature note (`title`, `authors`, `year`; named `@citekey.md`): its
+        # authors wrote the work, not the note.
+        return "paper"
     if not _BOOK_KEYS.isdisjoint(key.lower() for key in meta if isinstance(key, str)):
         return "book"  # what the Book Search plugin and reading logs write: about a book
     if "author" in meta and (

@@ -2178,6 +2178,26 @@ def test_a_link_to_a_day_written_out_is_no_entity(target: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Met Priya's husband Dev at the party.", ("Priya", "married_to", "Dev")),
+        ("Saw Tom's sister Ana in town.", ("Tom", "sibling_of", "Ana")),
+        ("Called Sofia's mum Rosa about the surprise.", ("Sofia", "child_of", "Rosa")),
+        ("Visited Ben's daughter Lily in hospital.", ("Ben", "parent_of", "Lily")),
+        ("Ted Lasso's wife Anna works at Google.", ("Ted Lasso", "married_to", "Anna")),
+    ],
+)
+def test_a_diary_line_s_opening_verb_is_no_part_of_whose_family_it_names(
+    text: str, triple: tuple[str, str, str]
+) -> None:
+    found = extract(text, meta={"author": "Sam"})
+    assert triple in relations(found)
+    assert not {
+        name for name in entity_names(found) if name.startswith(("Met ", "Saw ", "Called ", "Visited "))
+    }
+
+
+@pytest.mark.parametrize(
     "text",
     ["Ana is my wife (ex).", "Tom is my brother (in-law).", "Max is my brother - in law, technically."],
 )
@@ -2194,6 +2214,10 @@ def test_a_remark_saying_the_family_tie_is_other_or_over_relates_nobody(text: st
         ("Works on multilingual MT. Works at UiO.", ["Works on multilingual MT.", "Works at UiO."]),
         ("Climbed Mt.\nEverest was next.", ["Climbed Mt.", "Everest was next."]),
         ("Lakers VS. Celtics tonight.", ["Lakers VS. Celtics tonight."]),  # capitals, still "vs"
+        # A citation's year goes on with it; "et al." before a new sentence still ends one.
+        ("Presented Vaswani et al. (2017) with Ana.", ["Presented Vaswani et al. (2017) with Ana."]),
+        ("Skimmed Bahdanau et al. 2014 today.", ["Skimmed Bahdanau et al. 2014 today."]),
+        ("Read Smith et al. They were right.", ["Read Smith et al.", "They were right."]),
     ],
 )
 def test_sentences_end_where_no_abbreviation_holds_them(text: str, sentences: list[str]) -> None:
@@ -3236,6 +3260,33 @@ def test_a_literature_note_s_authors_are_not_its_first_person() -> None:
     meta = {"citekey": "clear2018atomic", "authors": ["James Clear"]}
     assert relations(extract("I moved to Lisbon on 12 March 2025.", meta=meta)) == set()
     assert relations(extract("I moved to Lisbon on 12 March 2025.", meta={"authors": ["Sam"]})) != set()
+
+
+def test_a_podcast_snip_over_two_lines_is_its_speaker_s_words() -> None:
+    line = (
+        "- I moved to Berkeley in 2007 and I've been running the sleep lab there since.\n"
+        "  Caffeine has a half-life of about six hours. ([Time 0:14:32](https://share.snipd.com/snip/9f8e))"
+    )
+    result = extract(line, meta={"author": "Sam"}, heading=("Highlights",))
+    assert relations(result) == set()
+
+
+@pytest.mark.parametrize(
+    ("meta", "path"),
+    [
+        (
+            {"title": "Atomic Habits", "authors": "James Clear", "year": 2018},
+            "Literature Notes/Atomic Habits.md",
+        ),
+        ({"title": "Atomic Habits", "authors": "James Clear"}, "Literature Notes/@clear2018atomic.md"),
+    ],
+)
+def test_a_citation_plugin_note_s_i_is_its_reader(meta: dict[str, Any], path: str) -> None:
+    """The Citations plugin's literature note names the work's authors, not the note's: "I" is the reader."""
+    source = make_source("I moved to Leeds in 2021.", meta=meta, path=path, title="Atomic Habits")
+    source = replace(source, writer="Sam Lee")
+    result = extract_chunk(make_chunk("I moved to Leeds in 2021.", source), source)
+    assert relations(result) == {("Sam Lee", "lives_in", "Leeds")}
 
 
 def test_only_done_tasks_happened_and_their_plugin_fields_are_no_words() -> None:

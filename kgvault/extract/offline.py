@@ -215,11 +215,12 @@ _HIGHLIGHTS = re.compile(r"^new\s+highlights\s+added\b", re.IGNORECASE)
 """Readwise's heading over passages it adds to a book's note. Not any "Highlights": a weekly
 review's are the writer's own."""
 _PASSAGE_LINK = re.compile(
-    r"\(\[[^\]\n]*\]\((?:zotero://|kindle://|https://(?:read\.)?readwise\.io/)[^()\s]*\)\)\s*$"
+    r"\(\[[^\]\n]*\]\((?:zotero://|kindle://|https://(?:(?:read\.)?readwise\.io|share\.snipd\.com|hyp\.is"
+    r"|omnivore\.app|glasp\.co)/)[^()\s]*\)\)\s*$"
 )
 """A link back to where a marked passage stands in its source, ending it: `([Location 1234](https://
 readwise.io/…))`, `([View Highlight](https://read.readwise.io/…))`, `([Clear, 2018, p. 12](zotero://
-…))`: the book's or article's words, not the writer's."""
+…))`, a podcast's `([Time 0:14:32](https://share.snipd.com/…))`: the work's words, not the writer's."""
 _KINDLE_PASSAGE = re.compile(
     r"(?m)[—–-][\x20\t]*(?i:location|loc\.|page):[\x20\t]*(?:\[\d[\d–-]*\]\(kindle://[^()\s]*\)|\d[\d–-]*)"
     r"(?:[\x20\t]+\^[\w-]+)?[\x20\t]*$"
@@ -2574,6 +2575,13 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
             written = before.rsplit(None, 1)[-1].lstrip("([{\"'“‘") if before.strip() else ""
             last_word = written.lower()
             # Not after a line break, nor an acronym: "Works on multilingual MT.\nWorks at …" is two.
+            # "Vaswani et al. (2017) showed …": a citation's year goes on with it.
+            if (
+                last_word == "al"
+                and before[-6:].lower() == " et al"
+                and text[boundary.end()] in "(0123456789"
+            ):
+                continue
             if (
                 (
                     last_word in _ABBREVIATIONS
@@ -2802,6 +2810,15 @@ _NOT_A_CALLER = _word_set("so project app tool band film book song company team 
 """Capitalized words before "called" that name a thing, not someone calling ("Project called …")."""
 _SAT_DAY = re.compile(r"\bSat\.?\s+\d")
 """Saturday's date ("Sat 14 June: party"), not the verb ("Sat in the garden")."""
+
+
+def _after_a_diary_verb(hit: PatternHit, wording: _Wording) -> str:
+    """A subject without the past verb a diary line opens with: "Met Priya's husband Dev" is Priya's."""
+    if not wording.diary or not hit.subject[:1].isupper():
+        return hit.subject
+    verb, _, rest = hit.subject.partition(" ")
+    lead = verb.lower()
+    return rest if rest[:1].isupper() and (_is_past_word(lead) or lead in _DIARY_PAST) else hit.subject
 
 
 def _is_past_word(word: str) -> bool:
@@ -4304,7 +4321,9 @@ class _ChunkReader:
             subject = (
                 self.i_am
                 if pattern.first_person
-                else self._resolve(hit.subject, inline, person=pattern.subject_type == "person")
+                else self._resolve(
+                    _after_a_diary_verb(hit, wording), inline, person=pattern.subject_type == "person"
+                )
             )
             object_name = (
                 self.i_am  # `{ME}`: "Ravi reports to me"
