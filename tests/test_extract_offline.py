@@ -3306,6 +3306,33 @@ def test_only_done_tasks_happened_and_their_plugin_fields_are_no_words() -> None
     }
 
 
+def test_a_kanban_card_s_date_link_time_and_line_breaks_are_no_words() -> None:
+    text = (
+        "- [x] Dropped the Elasticsearch cluster @[[2025-03-10]]\n"
+        "- [x] Set up CI on GitHub Actions @{2025-03-05} @@{09:30}\n"
+        "- [x] Hired [[Olivia Chen]]<br>she joins the backend team @{2025-03-18}\n"
+    )
+    nodes = extract(text, heading=("Done",), meta={"kanban-plugin": "basic"}).draft.nodes
+    assert {(n.title, str(n.timestamp)) for n in nodes} == {
+        ("Dropped the Elasticsearch cluster on 2025-03-10", "2025-03-10"),
+        ("Set up CI on GitHub Actions on 2025-03-05", "2025-03-05"),
+        ("Hired Olivia Chen she joins the backend team on 2025-03-18", "2025-03-18"),
+    }
+
+
+def test_the_tasks_plugin_s_global_filter_is_no_word_nor_topic() -> None:
+    text = (
+        "Priya got promoted to tech lead of Atlas.\n- [x] #task Pay rent ✅ 2025-03-10\n"
+        "- [ ] #task Renew it\n"
+    )
+    nodes = extract(text, heading=("Log",)).draft.nodes
+    assert sorted(n.title for n in nodes) == [
+        "Pay rent on 2025-03-10",
+        "Priya got promoted to tech lead of Atlas.",
+    ]
+    assert not [n.title for n in nodes if "task" in n.tags]
+
+
 def test_template_commands_and_placeholders_left_in_a_note_are_no_words() -> None:
     text = (
         'Moved to <% tp.system.suggester(["Lisbon", "Porto"], ["Lisbon", "Porto"]) %> last week.\n\n'
@@ -3555,6 +3582,15 @@ def test_a_tables_row_of_blanks_and_labels_states_nothing(row: str) -> None:
     assert extract(table, reference=date(2023, 4, 28)).draft.nodes == []
 
 
+def test_a_habit_tracker_s_rows_of_days_and_ticks_state_nothing() -> None:
+    table = (
+        "| Date | Gym | Meditate | Read |\n| --- | --- | --- | --- |\n| 2025-03-10 | ✅ | ❌ | ✅ |\n"
+        "| [[2025-03-11]] | x |  | x |\n| 2025-03-12 | ✔️ | - | yes |\n"
+    )
+    found = extract(table, heading=("March",), reference=None)
+    assert (found.draft.nodes, found.draft.skip_reason) == ([], "no statement")
+
+
 def test_a_sparse_row_with_words_still_states_them() -> None:
     table = "| Day | Run | Read | Notes |\n|---|---|---|---|\n| 2025-03-04 | | | Fixed the bed leveling |\n"
     assert [n.type for n in extract(table).draft.nodes] == ["observation"]
@@ -3625,6 +3661,17 @@ def test_a_gratitude_list_is_no_procedure(lead: str) -> None:
     text = f"{lead}\n\n1. Coffee with Jo this morning\n2. Mum's voice on the phone\n3. The sun came out\n"
     found = extract(text, title="Gratitude journal", path="gratitude.md", heading=(), reference=None)
     assert "procedure" not in [n.type for n in found.draft.nodes]
+
+
+@pytest.mark.parametrize("heading", ["Wins", "🏆 Wins", "Lessons learned", "My takeaways", "Key takeaways"])
+def test_a_review_s_numbered_wins_and_lessons_are_no_procedure(heading: str) -> None:
+    text = "1. Shipped the Atlas migration to staging\n2. I deleted Twitter from my phone on 2022-09-03\n"
+    found = extract(text, title="2025-W12", path="Periodic/2025-W12.md", heading=(heading,), reference=None)
+    assert "procedure" not in [n.type for n in found.draft.nodes]
+    assert "I deleted Twitter from my phone on 2022-09-03" in [n.title for n in found.draft.nodes]
+    # Under a heading of steps, the same shape is still a procedure.
+    steps = "1. Install Docker on the server\n2. Clone the repository\n3. Run make up\n"
+    assert [n.type for n in extract(steps, heading=("Setup",), reference=None).draft.nodes] == ["procedure"]
 
 
 def test_a_long_paragraph_naming_meetings_or_the_day_does_not_make_steps_a_log() -> None:
@@ -5987,6 +6034,15 @@ def test_a_line_led_by_a_clock_time_outside_a_days_log_is_no_event(
     text: str, title: str, heading: tuple[str, ...]
 ) -> None:
     assert extract(text, title=title, path=f"{title}.md", heading=heading).draft.nodes == []
+
+
+@pytest.mark.parametrize("heading", ["📅 Schedule", "Today's plan", "Agenda"])
+def test_a_ticked_time_block_under_a_plan_happened(heading: str) -> None:
+    """A Day Planner block ticked done is what the day held, whatever the plan's heading; an open one
+    is not."""
+    text = "- [x] 13:00 - 14:00 Lunch with [[Priya]]\n- [ ] 17:00 - 18:00 Dinner with [[Tom]] at Sushi Ya\n"
+    found = extract(text, title="2025-03-12", path="daily/2025-03-12.md", heading=(heading,))
+    assert [(n.title, n.timestamp) for n in found.draft.nodes] == [("13:00 - 14:00 Lunch with Priya", REF)]
 
 
 def test_a_line_led_by_a_clock_time_later_that_day_is_an_event() -> None:

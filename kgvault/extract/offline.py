@@ -266,13 +266,17 @@ _LOGSEQ_STATUS = {
 _LOGSEQ_PLANNING = re.compile(r"^(?:SCHEDULED|DEADLINE):[ \t]*<[^<>]*>$")
 """A Logseq task's planning line (`SCHEDULED: <2025-03-06 Thu>`): when it is meant for, no words of it."""
 _TASK_DONE = re.compile(r"✅\uFE0F?[ \t]*(?P<date>\d{4}-\d{2}-\d{2})")
-_CARD_DATE = re.compile(r"@\{(?P<date>\d{4}-\d{2}-\d{2})\}")
+_CARD_DATE = re.compile(r"@(?:\{|\[\[)(?P<date>\d{4}-\d{2}-\d{2})(?:\}|\]\])")
 _TASK_FIELDS = re.compile(
     r"[ \t]*(?:(?:📅|⏳|🛫|➕|❌)\uFE0F?[ \t]*\d{4}-\d{2}-\d{2}|(?:⏫|🔼|🔽|⏬|🔺)\uFE0F?"
-    r"|(?:🔁|🆔|⛔)\uFE0F?[ \t]*[^📅⏳🛫➕❌✅⏫🔼🔽⏬🔺🔁🆔⛔\n]*|@\{\d{4}-\d{2}-\d{2}\})"
+    r"|(?:🔁|🆔|⛔)\uFE0F?[ \t]*[^📅⏳🛫➕❌✅⏫🔼🔽⏬🔺🔁🆔⛔\n]*|@(?:\{|\[\[)\d{4}-\d{2}-\d{2}(?:\}|\]\])"
+    r"|@@\{\d{1,2}:\d{2}\})"
 )
 """A task's fields as the Tasks and Kanban plugins write them (due, scheduled, start, created and
-cancelled dates, priority, recurrence, id, dependencies, a card's `@{date}`): no words of the task."""
+cancelled dates, priority, recurrence, id, dependencies, a card's `@{date}` or `@[[date]]` and its
+`@@{time}`): no words of the task."""
+_TASK_FILTER = re.compile(r"(?<!\S)#(?:task|tasks|todo)(?!\S)[ \t]*", re.IGNORECASE)
+"""The tag the Tasks plugin's global filter marks tasks with (`- [ ] #task Pay rent`): no word, no topic."""
 _RELATION_ITEM = re.compile(
     r"^(?P<predicate>[a-z][a-z0-9_]*(?: [a-z][a-z0-9_]*){0,2}) \[\[(?P<target>[^\[\]\n]+)\]\]"
     r"(?:\s*\((?P<context>[^)\n]*)\))?\s*$"
@@ -2051,6 +2055,8 @@ def _analyse(text: str) -> _Inline:
             body.append(whole)
         elif kind == "html":
             placeholder.append(" ")
+            if _LINE_BREAK_TAG.fullmatch(whole):  # a Kanban card's lines: "Hired [[Olivia]]<br>she starts …"
+                title.append(" ")
             body.append(whole)
         else:  # tag
             tag_body = match.group("tag_body")
@@ -2302,6 +2308,8 @@ def _names_only(items: list[_Block]) -> bool:
 def _task_text(text: str, done: bool) -> str:
     """A task's words without its plugin fields; done on a day (`✅ 2024-06-01`, or a done Kanban
     card's `@{2024-06-01}`), it says so."""
+    if "#" in text:
+        text = _TASK_FILTER.sub("", text)
     if not any(mark in text for mark in "📅⏳🛫➕❌✅⏫🔼🔽⏬🔺🔁🆔⛔@"):
         return text
     day = _TASK_DONE.search(text) or (_CARD_DATE.search(text) if done else None)
@@ -2319,6 +2327,11 @@ def _field_as_words(found: re.Match[str]) -> str:
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_LINE_BREAK_TAG = re.compile(r"(?i)<br\s*/?>")
+_TICK = r"(?:[✅❌✔✖☑✓✗☐⬜🟩🟥]\uFE0F?|(?i:x|y|n|yes|no|done)|[-–—/])"
+_DAY_OR_TICK = rf"(?:(?:\[\[)?\d{{4}}-\d{{2}}-\d{{2}}(?:\]\])?|{_TICK})"
+_MARKS_ONLY_ROW = re.compile(rf"{_DAY_OR_TICK}(?:; {_DAY_OR_TICK})*")
+"""A table row of days and ticks only (a habit tracker's `| 2025-03-10 | ✅ | ❌ |`): no words to read."""
 
 
 def _split_row(row: str) -> list[str]:
@@ -3396,6 +3409,8 @@ class _ChunkReader:
             if block.kind == "row":
                 if block.task not in (None, "x"):
                     self.reasons["open task"] += 1  # a row of a table of tasks, not done
+                elif _MARKS_ONLY_ROW.fullmatch(block.text):
+                    self.reasons["no statement"] += 1  # a habit tracker's "2025-03-10; ✅; ❌; ✅"
                 elif not block.header_row:
                     self._candidate(_Candidate(block.text, quote, "row", heading_entity, quoted))
                 continue
@@ -4834,7 +4849,8 @@ class _ChunkReader:
         # A day's log line led by its clock time ("13:00 lunch w/ Aisha", "14:30 call w/ Priya re:
         # Stripe") tells what happened at it, as one led by its date does.
         date_led = (
-            _DATE_LEAD.match(inline.title) is not None or (dated and self._logged_at_a_time(inline.title))
+            _DATE_LEAD.match(inline.title) is not None
+            or (dated and self._logged_at_a_time(inline.title, done=candidate.done))
         ) and inline.word_count >= 3
         # A task ticked done happened, though its words are an order: "- [x] Fix the bike brakes".
         done = (candidate.done and dated and _an_order(inline.title)) or (
@@ -5095,14 +5111,15 @@ class _ChunkReader:
             self.attendees = tuple(name for name in _people_of(self.source.meta) if " " in name.strip())
         return self.attendees
 
-    def _logged_at_a_time(self, title: str) -> bool:
+    def _logged_at_a_time(self, title: str, *, done: bool = False) -> bool:
         """Whether a line is a day's log led by its clock time ("13:00 lunch w/ Aisha"): in a note of one
-        day (titled by it, or under a heading naming it), not under a plan ("## Plan for tomorrow")."""
+        day (titled by it, or under a heading naming it), not under a plan ("## Plan for tomorrow")
+        unless its box is ticked (a Day Planner's "- [x] 12:30 Lunch with Priya" under "## Schedule")."""
         if _CLOCK_LEAD.match(title) is None:
             return False
         if _DAY_TITLE.match(self.source.title) is None and self.heading_date is None:
             return False  # "1. 6:30 alarm, no snooze" in a routine's note: no day's log
-        return not any(_PLANNED_HEADING.search(heading) for heading in self.chunk.heading_path)
+        return done or not any(_PLANNED_HEADING.search(heading) for heading in self.chunk.heading_path)
 
     def _own_subject(self, term: str) -> bool:
         """Whether a sentence's subject is the note's own (its title or an alias of it, not a day's):
@@ -5474,10 +5491,20 @@ _GRATEFUL_WORDS = re.compile(
 steps."""
 
 
+_REVIEW_HEADING = re.compile(
+    r"(?i)^(?:(?:my|key|main|the|big|top(?:\s+\d+)?)\s+)*(?:wins|highlights|lessons(?:\s+learn[et]d?)?|learnings"
+    r"|takeaways|accomplishments|achievements|insights|reflections|what\s+(?:went\s+well|i\s+learn[et]d?))$"
+)
+"""A review's or a book note's heading ("## Wins", "## 🏆 Lessons learned", "## My takeaways"): what
+was done or learnt, no steps to follow."""
+
+
 def _a_grateful_list(intro: _Block | None, heading: tuple[str, ...]) -> bool:
-    """Whether a numbered list is what the writer is grateful for, or the day's highlights: its heading or
-    the label right above says so (`_GRATEFUL_WORDS`)."""
+    """Whether a numbered list is what the writer is grateful for, the day's highlights or a review's
+    wins and lessons: its heading or the label right above says so (`_GRATEFUL_WORDS`)."""
     label = intro.text if intro is not None and intro.kind == "paragraph" and len(intro.text) <= 80 else ""
+    if heading and _REVIEW_HEADING.match(_bare_heading(heading[-1])):
+        return True
     return any(_GRATEFUL_WORDS.search(line) for line in (*heading[-1:], label))
 
 
