@@ -1470,11 +1470,37 @@ def test_a_day_without_its_year_is_the_one_the_sentence_can_mean(
         ("Signed up for the gym on 2 March.", date(2025, 3, 2)),  # a day just gone: then
         ("Reserved a table for 8pm on Saturday.", REF),  # a weekday booked for: the coming one
         ("Registered for the 10k on 28 September 2024.", date(2024, 9, 28)),  # with its year: then
+        # However the day booked is put after the booking: after a colon, a comma, a dash, in brackets.
+        ("Flights booked: Lisbon 24–28 April, TAP, for Mum's 60th.", REF),
+        ("Hotel booked: Porto 12 June.", REF),
+        ("Bought train tickets to Paris, 5 May.", REF),
+        ("Flights to Lisbon booked (24 April).", REF),
+        ("Paid the deposit for the wedding venue — 12 September.", REF),
+        ("Moved to Leeds, 2 March.", date(2025, 3, 2)),  # no booking: then
     ],
 )
 def test_a_day_something_was_booked_for_is_not_the_day_of_the_booking(text: str, day: date) -> None:
     node = only_node(extract(text))
     assert (node.memory_layer, node.timestamp) == ("episodic", day)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Called Mum, her knee op is on March 18.", REF),
+        ("Lunch w/ James — he's doing the Brighton Marathon on 6 April.", REF),
+        ("Coffee with Sofia, she's flying to Lisbon on 3 April.", REF),
+        ("Met Lena for dinner; she got the job at Spotify and starts April 1st!!", REF),
+        ("Had lunch with Tom, he starts at Google on 1 April.", REF),
+        # Not the writer's act first: the news's day ahead is the line's.
+        ("Dan got a new job at Arup, starts 4 April.", date(2025, 4, 4)),
+        ("Kitchen reno starts April 1st, we'll cook on a camping stove.", date(2025, 4, 1)),
+    ],
+)
+def test_the_writer_s_act_opening_a_line_is_of_the_note_s_day_not_of_the_news_after_it(
+    text: str, day: date
+) -> None:
+    assert only_node(extract(text, meta={"author": "Sam"})).timestamp == day
 
 
 @pytest.mark.parametrize(

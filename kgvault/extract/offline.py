@@ -909,6 +909,28 @@ _BOOKED_BEFORE = re.compile(
 """Before the day of what was booked: "Registered for the Berlin marathon on 28 September", "Bought
 tickets for the concert on June 3", "Signed up for the half marathon (April 6)": the booking is of the
 note's day (but "Booked the flights on Monday" was done then)."""
+_SOCIAL_ACT = re.compile(
+    r"(?i)^\W*(?:called|phoned|rang|met|saw|visited|texted|messaged|emailed|face-?timed|skyped|talked\s+to"
+    r"|spoke\s+(?:to|with)|chatted\s+(?:to|with)|caught\s+up\s+with|had\s+(?:a\s+)?(?:lunch|dinner|breakfast"
+    r"|brunch|coffee|drinks|a\s+drink|tea|call|chat|catch-?up)\s+with)\s+\S"
+)
+"""A diary line opening with time spent with someone: "Called Mum", "Met Lena for dinner"."""
+_THEIR_NEWS = re.compile(r"(?:[,;—–]|\s-\s)\s*(?:he|she|they|his|her|their|[A-Z][a-z]+)\b")
+"""A later clause telling someone else's news: ", her knee op is …", "; she starts …", " — he's …"."""
+
+
+def _their_news_before(title: str, at: int) -> bool:
+    """Whether a clause telling someone else's news starts before a place in a line (see `_THEIR_NEWS`)."""
+    found = _THEIR_NEWS.search(title, 0, at)
+    return found is not None and found.group(0).strip(",;—–- \t").casefold() not in ("i", "we")
+
+
+_BOOKING = re.compile(
+    r"(?i)\b(?:booked|reserved|registered|signed\s+up|enrolled|rsvp['’]?d"
+    r"|(?:bought|got|ordered)\s+(?:\w+\s+){0,2}tickets?|tickets?\s+(?:bought|sorted)"
+    r"|paid\s+(?:the\s+|a\s+)?deposit)\b"
+)
+"""A booking, wherever the day booked stands (a month and day long gone when read as past is ahead)."""
 _UNTIL_BEFORE = re.compile(
     r"(?i)\b(?:until|till|til|jusqu['’]au|jusqu['’]à)\s+(?:the\s+|le\s+)?(?:(?:very\s+)?end\s+of\s+(?:the\s+)?)?$"
 )
@@ -4125,13 +4147,18 @@ class _ChunkReader:
                 today is not None
                 and not _FOUR_DIGITS.search(inline.title, d[0], d[1])
                 and (
-                    _WEEKDAY_WORD.search(inline.title, d[0], d[1]) is not None
+                    (
+                        _WEEKDAY_WORD.search(inline.title, d[0], d[1]) is not None
+                        and _BOOKED_BEFORE.search(inline.title[max(0, d[0] - 90) : d[0]])
+                    )
                     or (
                         (today - d[2]).days > _JUST_GONE
                         and _MONTH_DAY_WORDS.search(inline.title, d[0], d[1]) is not None
+                        # "Flights booked: Lisbon 24 April", "Bought train tickets to Paris, 5 May":
+                        # however the day is put after the booking, it is what was booked.
+                        and _BOOKING.search(inline.title)
                     )
                 )
-                and _BOOKED_BEFORE.search(inline.title[max(0, d[0] - 90) : d[0]])
             )
             and not (
                 _INTENT_BEFORE.search(inline.title[max(0, d[0] - 60) : d[0]])
@@ -4161,6 +4188,15 @@ class _ChunkReader:
                 # Under "## Week of 2025-01-20", that week's Wednesday.
                 or (self.heading_week and d[2] <= today + timedelta(days=6 - today.weekday()))
             ]
+        if (
+            happened
+            and today is not None
+            and (_MEAL_WITH.match(inline.title) or _SOCIAL_ACT.match(inline.title))
+        ):
+            # "Called Mum, her knee op is on March 18.", "Lunch w/ James — he runs Brighton on 6 April.":
+            # time with someone is that day's episode; a day ahead their news names is what they told
+            # then (not "Called Mum, we're visiting on Sunday": the writer's own plan dates the line).
+            happened = [d for d in happened if d[2] <= today or not _their_news_before(inline.title, d[0])]
         if happened and today is not None and wording.past:
             # "Fixed the bug that was reported on March 3.", "Replaced the boiler, the old one broke
             # down yesterday.": the day of what a later clause tells, not of what the sentence did.
