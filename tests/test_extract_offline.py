@@ -1487,6 +1487,28 @@ def test_a_day_something_was_booked_for_is_not_the_day_of_the_booking(text: str,
 @pytest.mark.parametrize(
     ("text", "day"),
     [
+        ("I read the BERT paper yesterday.", date(2025, 3, 11)),
+        ("Read [[Dune]] on the flight.", REF),
+        ("I read Dune on the flight to Lisbon.", REF),
+        ("Read chapter 3 of Deep Work this morning.", REF),
+        ("- Mar 12: read Vaswani et al. 2017", REF),
+    ],
+)
+def test_a_reading_done_is_the_day_s_event(text: str, day: date) -> None:
+    """ "Read" is spelled alike in the past: a diary line opening with it, or a reading said done."""
+    node = only_node(extract(text, title="2025-03-12", path="daily/2025-03-12.md", meta={"author": "Sam"}))
+    assert (node.memory_layer, node.timestamp) == ("episodic", day)
+
+
+@pytest.mark.parametrize("text", ["I read before bed most nights.", "Read by the fire, it says."])
+def test_a_habit_of_reading_or_a_passive_read_is_no_event(text: str) -> None:
+    found = extract(text, title="2025-03-12", path="daily/2025-03-12.md", meta={"author": "Sam"})
+    assert [n.memory_layer for n in found.draft.nodes if n.type == "observation"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
         ("Called Mum, her knee op is on March 18.", REF),
         ("Lunch w/ James — he's doing the Brighton Marathon on 6 April.", REF),
         ("Coffee with Sofia, she's flying to Lisbon on 3 April.", REF),

@@ -642,9 +642,17 @@ _NOT_PAST = _word_set(
     " called named advanced interested supposed detailed limited beloved sacred naked wicked kindred hatred"
     " used unused aged excited thrilled worried scared"
 )
-_DIARY_PAST = _word_set("called used needed named")
+_DIARY_PAST = _word_set("called used needed named read")
 """Words of `_NOT_PAST` that are past verbs when a line starts with them ("Called Kevin about it.")."""
 _NOT_AFTER_DIARY_PAST = _word_set("by to after as for in on")
+_READ_THEN = re.compile(
+    r"(?i)\b(?:I|we)\s+(?:finally\s+|just\s+|also\s+|re)?read\b(?=.*?\b(?:yesterday|last\s+(?:night|week|weekend"
+    r"|month|year)|ago|this\s+(?:morning|afternoon|evening)|earlier|today|tonight|on\s+the\s+(?:flight|train"
+    r"|plane|bus|way)|over\s+the\s+weekend)\b)"
+    r"|^\W*(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}-\d{2})\s*[:—–-]\s*(?:re)?read\b"
+)
+"""A reading the sentence says is done: "I read Dune on the flight", "Mar 14: read Vaswani et al.",
+not "I read before bed"."""
 """After one of `_DIARY_PAST`, a passive, a habit or a description: "Used by", "Used to", "Named after"."""
 # Not "you": a note that tells "you" what happened addresses its reader (rules, a story, advice),
 # and in a conversation it is the listener's: neither is the writer's own event.
@@ -2690,6 +2698,8 @@ class _Wording:
                 ) or _is_verb_after_subject(tokens, folded, index):
                     past = True
                     break
+        if not past and "read" in words and _READ_THEN.search(text):
+            past = True  # "I read the BERT paper yesterday": "read" is spelled alike in the past
         if not past and french:
             past = any(
                 (word := match.group("word").lower()) not in _FRENCH_NOT_PARTICIPLE
