@@ -165,6 +165,45 @@ def test_a_relation_that_says_someones_health_or_family_is_not_shared(tmp_path: 
     assert check_vault(public, notes=notes, max_sensitivity="public") == []
 
 
+def test_check_max_sensitivity_fails_on_a_private_relation_of_a_vault_built_without_it(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes"
+    for name, text in HEALTH_AND_FAMILY.items():
+        (notes / name).parent.mkdir(parents=True, exist_ok=True)
+        (notes / name).write_text(text, "utf-8")
+    full = tmp_path / "full"
+    run_build(notes, full)
+    problems = check_vault(full, max_sensitivity="public")
+    flagged = {(p.path, p.message.split(":")[0]) for p in problems}
+    assert {
+        ("relations.jsonl", "relation `takes` (sam-carter → sertraline) is private by its predicate"),
+        ("relations.jsonl", "relation `child_of` (sam-carter → linda-carter) is private by its predicate"),
+        (
+            "relations.jsonl",
+            "relation `works_for` (linda-carter → tesco) cites lines that gave a private relation too",
+        ),
+        ("entities/sam-carter.md", "relation `takes` is private by its predicate"),
+        ("entities/linda-carter.md", "relation `child of` is private by its predicate"),
+    } <= flagged
+    assert not any("atlas" in p.message or p.path == "entities/atlas.md" for p in problems)
+    assert check_vault(full, max_sensitivity="private") == []
+
+
+def test_a_notes_floor_makes_its_relations_private_to_check_too(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "deal.md").write_text(
+        '---\nsensitivity: confidential\nclient: "[[Zephyrion Corp]]"\n---\n', "utf-8"
+    )
+    full = tmp_path / "full"
+    run_build(notes, full)
+    assert triples(full) != []
+    assert check_vault(full, max_sensitivity="public") == []  # the vault alone cannot tell
+    problems = check_vault(full, notes=notes, max_sensitivity="private")
+    assert any("cites a note marked `sensitivity: confidential`" in p.message for p in problems)
+
+
 @pytest.mark.parametrize(
     ("predicate", "sensitivity"),
     [
