@@ -25,7 +25,8 @@ import yaml
 
 from kgvault.layout import MANIFEST, MARKER, PENDING_MANIFEST, TABLE_DELIMITER
 from kgvault.names import is_word_char
-from kgvault.records import Problem
+from kgvault.records import Evidence, Problem
+from kgvault.sensitivity import RANK, Tainted, above, label_predicate, predicate_sensitivity
 from kgvault.sources import decode_text
 
 """The line that ends the generated part of every page kgvault writes."""
@@ -153,8 +154,8 @@ def check_vault(
 ) -> list[Problem]:
     """Check a built vault against the vault contract and Obsidian's rules; return every problem, sorted.
 
-    With `max_sensitivity`, a node page above that level is a problem too: the proof that a vault
-    built to be shared (`build --max-sensitivity`) holds nothing more private.
+    With `max_sensitivity`, a node page or a relation above that level is a problem too: the proof
+    that a vault built to be shared (`build --max-sensitivity`) holds nothing more private.
     """
     root = Path(vault)
     if not root.is_dir():
@@ -169,7 +170,7 @@ def check_vault(
     checker.run()
     problems.extend(checker.problems)
     if max_sensitivity is not None:
-        problems.extend(_above(root, max_sensitivity))
+        problems.extend(_above(root, max_sensitivity, notes))
     return sorted(set(problems), key=lambda p: (p.path, p.line or 0, p.message))
 
 
@@ -190,7 +191,12 @@ def check_written(vault: Path, paths: Iterable[str]) -> list[Problem]:
 _SENSITIVITY_LINE = re.compile(r"^sensitivity:[ \t]*(\S+)[ \t]*$", re.MULTILINE)
 
 
-def _above(vault: Path, level: str) -> list[Problem]:
+def _above(vault: Path, level: str, notes: Path | None) -> list[Problem]:
+    """Node pages, relations and relation lines of pages that reveal more than `level`."""
+    return [*_nodes_above(vault, level), *_relations_above(vault, level, notes), *_lines_above(vault, level)]
+
+
+def _nodes_above(vault: Path, level: str) -> list[Problem]:
     """Node pages whose sensitivity is above `level`."""
     allowed = SENSITIVITY_LEVELS[: SENSITIVITY_LEVELS.index(level) + 1]
     problems = []
@@ -212,6 +218,130 @@ def _above(vault: Path, level: str) -> list[Problem]:
                     )
                 )
     return problems
+
+
+def _relations_above(vault: Path, level: str, notes: Path | None) -> list[Problem]:
+    """Lines of relations.jsonl that reveal more than `level` (docs/security.md, "Sharing a vault"):
+    by their predicate (`takes`, `child_of`), by citing lines that gave such a relation too, or (with
+    the notes) by citing a note whose `sensitivity:` floor is above the level."""
+    try:
+        text = (vault / RELATIONS).read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    edges = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        try:
+            edge = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(edge, dict) and isinstance(edge.get("relation"), str):
+            refs = edge["evidence"] if isinstance(edge.get("evidence"), list) else []
+            cited = [e for ref in refs if isinstance(ref, str) and (e := _evidence(ref)) is not None]
+            edges.append((number, edge, predicate_sensitivity(edge["relation"]), cited))
+    told = Tainted(e for _, _, sensitivity, cited in edges if above(sensitivity, level) for e in cited)
+    floors: dict[str, str | None] = {}
+    problems = []
+    for number, edge, sensitivity, cited in edges:
+        name = f"relation `{edge['relation']}` ({edge.get('from')} → {edge.get('to')})"
+        floor = max(
+            (f for e in cited if (f := _floor(notes, e.file(), floors)) is not None),
+            key=RANK.__getitem__,
+            default=None,
+        )
+        if above(sensitivity, level):
+            why = f"is {sensitivity} by its predicate"
+        elif any(told.holds(e) for e in cited):
+            why = "cites lines that gave a private relation too"
+        elif floor is not None and above(floor, level):
+            why = f"cites a note marked `sensitivity: {floor}`"
+        else:
+            continue
+        problems.append(
+            Problem(RELATIONS, number, f"{name} {why}: above {level}, the most this vault may hold")
+        )
+    return problems
+
+
+def _evidence(ref: str) -> Evidence | None:
+    """A `path#Lstart-Lend` or `file#/pointer` reference as evidence, to compare places."""
+    lines = _LINE_EVIDENCE.fullmatch(ref)
+    if lines is not None:
+        return Evidence(lines.group("path"), int(lines.group("start")), int(lines.group("end")))
+    pointer = _POINTER_EVIDENCE.fullmatch(ref)
+    if pointer is not None:
+        return Evidence(pointer.group("path"), 0, 0, pointer.group("pointer"))
+    return None
+
+
+def _floor(notes: Path | None, path: str, floors: dict[str, str | None]) -> str | None:
+    """The `sensitivity:` a note's frontmatter sets (`private`, `confidential`), read once per note."""
+    if notes is None or not _is_relative_posix(path):
+        return None
+    if path not in floors:
+        floors[path] = None
+        try:
+            text = decode_text(path, (notes / path).read_bytes(), [])
+        except OSError:
+            text = None
+        lines = (text or "").split("\n")
+        if lines[0].strip() == "---":
+            end = next((i for i, line in enumerate(lines[1:], start=1) if line.strip() in ("---", "...")), 0)
+            found = _SENSITIVITY_LINE.search("\n".join(lines[1:end]))
+            value = found.group(1).strip("'\"").lower() if found is not None else ""
+            floors[path] = value if value in ("private", "confidential") else None
+    return floors[path]
+
+
+_RELATIONS_HEADING = "## Relations"
+
+
+def _lines_above(vault: Path, level: str) -> list[Problem]:
+    """Relation lines of entity and node pages whose label reads a predicate above `level`:
+    "- takes [[entities/sertraline|Sertraline]]", "- [[entities/sam|Sam]] child of this"."""
+    problems = []
+    for folder in ("entities", "episodic", "semantic"):
+        for page in sorted((vault / folder).glob("*.md")):
+            try:
+                lines = page.read_text("utf-8").split("\n")
+            except (OSError, UnicodeDecodeError):
+                continue
+            lines = lines[: lines.index(MARKER)] if MARKER in lines else lines  # the generated part
+            if _RELATIONS_HEADING not in lines:
+                continue
+            start = lines.index(_RELATIONS_HEADING) + 1
+            for number, line in enumerate(lines[start:], start=start + 1):
+                if line.startswith("## "):
+                    break
+                label = _relation_label(line)
+                if label and above(sensitivity := predicate_sensitivity(label_predicate(label)), level):
+                    problems.append(
+                        Problem(
+                            page.relative_to(vault).as_posix(),
+                            number,
+                            f"relation `{label}` is {sensitivity} by its predicate: above {level}, "
+                            "the most this vault may hold",
+                        )
+                    )
+    return problems
+
+
+_PERIOD = re.compile(r"\s*\((?:since|until) [^()]*\)$")
+
+
+def _relation_label(line: str) -> str | None:
+    """The label of a page's relation line: an entity's `- LABEL [[to]]` and `- [[from]] LABEL this`,
+    a node's `- [[from]] LABEL [[to]]`."""
+    if not line.startswith("- "):
+        return None
+    parts = _WIKILINK.split(line[2:])
+    # split() keeps each link's target among the parts: text, target, text, target, text.
+    texts = parts[::2]
+    if len(texts) < 2:
+        return None
+    if texts[0].strip():
+        return texts[0].strip()
+    label = _PERIOD.sub("", texts[1]).strip()
+    return label.removesuffix(" this").strip() if len(texts) == 2 else label
 
 
 @dataclass(slots=True)

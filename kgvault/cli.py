@@ -734,7 +734,7 @@ def mcp(vault: Path, notes: Path | None, inbox: str) -> None:
 @click.option(
     "--max-sensitivity",
     type=click.Choice(["public", "private", "confidential"]),
-    help="Also fail on any node more sensitive than this (the proof a vault is safe to share).",
+    help="Also fail on any node or relation more sensitive than this (the proof a vault is safe to share).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as a JSON list.")
 def check(vault: Path, notes: Path | None, max_sensitivity: str | None, as_json: bool) -> None:

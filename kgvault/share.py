@@ -1,14 +1,16 @@
 """Sensitivity: a note's own floor for what it yields, and a graph cut down to what may be shared.
 
 `build --max-sensitivity public|private` makes a vault to hand to someone: nodes above the level
-are left out, and with them whatever their chunks said — a relation or an entity survives only
-with evidence from chunks that gave no left-out node. Summaries, coverage, the index and the tag
-tree then list only what remains. `check --max-sensitivity` proves the result.
+are left out, and so are relations whose predicate says more (health, family, money: see
+`kgvault.sensitivity`), and with them whatever their chunks said — a relation or an entity survives
+only with evidence from chunks that gave no left-out node nor left-out relation. Summaries,
+coverage, the index and the tag tree then list only what remains. `check --max-sensitivity` proves
+the result.
 """
 
 from __future__ import annotations
 
-import re
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -17,9 +19,10 @@ from kgvault.extract import Extraction
 from kgvault.link import tag_counts
 from kgvault.names import note_aliases
 from kgvault.records import CoverageRow, Evidence, Graph, Node, Relation, Source, SourceSummary
+from kgvault.sensitivity import LEVELS, Tainted, above, predicate_sensitivity
+from kgvault.sensitivity import RANK as _RANK
 
-LEVELS = ("public", "private", "confidential")
-_RANK = {level: rank for rank, level in enumerate(LEVELS)}
+__all__ = ["LEVELS", "WITHHELD", "apply_floors", "floor_of", "restrict"]
 WITHHELD = "withheld: above the sharing level"
 _NODE_LINKS = ("superseded_by", "conflicts_with", "derived_from", "causes", "precedes", "related_to")
 
@@ -51,41 +54,61 @@ def apply_floors(extractions: Sequence[Extraction], sources: Sequence[Source]) -
 
 
 def restrict(graph: Graph, level: str) -> Graph:
-    """The graph without anything above `level`, nor anything only the left-out nodes' chunks said.
+    """The graph without anything above `level`, nor anything only the left-out nodes' and
+    relations' chunks said.
 
-    A note whose `sensitivity:` floor is above the level is left out whole: what its properties,
-    fields and aliases said too, not only its nodes' chunks.
+    A relation is left out when its predicate reveals more than the level (`takes`, `child_of`):
+    like a left-out node, it takes what else its chunk said with it ("My mum. Company: Tesco" says
+    where the writer's mother works). A note whose `sensitivity:` floor is above the level is left
+    out whole: what its properties, fields and aliases said too, not only its nodes' chunks.
     """
     kept = [node for node in graph.nodes if _RANK[node.sensitivity] <= _RANK[level]]
     floored = {
         s.source.path for s in graph.summaries if _RANK.get(floor_of(s.source) or "public", 0) > _RANK[level]
     }
-    if len(kept) == len(graph.nodes) and not floored:
+    told = [r for r in graph.relations if above(predicate_sensitivity(r.relation), level)]
+    if len(kept) == len(graph.nodes) and not floored and not told:
         return graph
     out = {node.id for node in graph.nodes} - {node.id for node in kept}
-    tainted = _Tainted((e for node in graph.nodes if node.id in out for e in node.evidence), floored)
+    tainted = Tainted(
+        itertools.chain(
+            (e for node in graph.nodes if node.id in out for e in node.evidence),
+            (e for relation in told for e in relation.evidence),
+        ),
+        floored,
+    )
     withheld_names = {
         alias.casefold()
         for s in graph.summaries
         if s.source.path in floored
         for alias in note_aliases(s.source.meta)
     }
+    texts = {s.source.path: s.source.text for s in graph.summaries}
+    lines: dict[str, list[str]] = {}
+    unsaid: set[str] = set()
     entities = []
     for entity in graph.entities:
         evidence = tuple(e for e in entity.evidence if not tainted.holds(e))
         if evidence:
             aliases = tuple(a for a in entity.aliases if a.casefold() not in withheld_names)
+            if len(evidence) < len(entity.evidence):
+                # "My mum." names Linda Carter "Mum": a name only withheld lines gave goes with them.
+                said = tuple(a for a in aliases if _said(a, evidence, texts, lines))
+                unsaid.update(a.casefold() for a in aliases if a not in said)
+                aliases = said
             entities.append(replace(entity, evidence=evidence, aliases=aliases))
     entity_ids = {entity.id for entity in entities}
     relations = []
     for relation in graph.relations:
+        if above(predicate_sensitivity(relation.relation), level):
+            continue
         evidence = tuple(e for e in relation.evidence if not tainted.holds(e))
         if evidence and relation.from_id in entity_ids and relation.to_id in entity_ids:
             relations.append(replace(relation, evidence=evidence))
     nodes = tuple(_without(node, out, entity_ids) for node in kept)
     # What a correction or a merge row quotes of what was left out goes with it.
     names = {entity.title.casefold() for entity in graph.entities if entity.id not in entity_ids}
-    names |= {node.title.casefold() for node in graph.nodes if node.id in out} | withheld_names
+    names |= {node.title.casefold() for node in graph.nodes if node.id in out} | withheld_names | unsaid
     names |= {path.casefold() for path in floored}
     counts = tag_counts(nodes)
     paths = {path for path, _ in counts}
@@ -111,42 +134,20 @@ def restrict(graph: Graph, level: str) -> Graph:
     )
 
 
-class _Tainted:
-    """The places left-out nodes came from: a piece of evidence there is not shared."""
+def _said(
+    name: str, evidence: Iterable[Evidence], texts: dict[str, str], lines: dict[str, list[str]]
+) -> bool:
+    """Whether a name is in the lines of any of this evidence (or its source is not at hand).
 
-    def __init__(self, evidence: Iterable[Evidence], whole: Iterable[str] = ()) -> None:
-        self.whole = frozenset(whole)
-        """Sources nothing of which is shared (a note whose floor is above the level)."""
-        self.lines: dict[str, list[tuple[int, int]]] = {}
-        self.pointers: dict[str, set[str]] = {}
-        for e in evidence:
-            if e.pointer is not None:
-                self.pointers.setdefault(e.path, set()).add(_pointer_chunk(e.pointer))
-            else:
-                self.lines.setdefault(e.path, []).append((e.line_start, e.line_end))
-
-    def holds(self, evidence: Evidence) -> bool:
-        if evidence.path in self.whole:
+    `lines` keeps each source's text split, for the next name."""
+    folded = name.casefold()
+    for e in evidence:
+        if e.path not in texts:
             return True
-        if evidence.pointer is not None:
-            tainted = self.pointers.get(evidence.path, ())
-            if any(evidence.pointer == p or evidence.pointer.startswith(p + "/") for p in tainted):
-                return True
-        return any(
-            start <= evidence.line_end and evidence.line_start <= end
-            for start, end in self.lines.get(evidence.path, ())
-        )
-
-
-_DRAFT_NODE = re.compile(r"^(?P<draft>(?:/\d+)?)/nodes/\d+$")
-
-
-def _pointer_chunk(pointer: str) -> str:
-    """What a left-out node's JSON pointer taints, as a chunk of a note would: a kgvault draft's
-    node its whole draft (`/1/nodes/0` → `/1`, whose entities and relations it gave), any other
-    item itself and what lies under it (a Mnemon insight `/insights/0` and its `/entities/…`)."""
-    found = _DRAFT_NODE.match(pointer)
-    return found.group("draft") if found else pointer
+        said = lines.get(e.path) or lines.setdefault(e.path, texts[e.path].split("\n"))
+        if folded in "\n".join(said[e.line_start - 1 : e.line_end]).casefold():
+            return True
+    return False
 
 
 def _without(node: Node, out: set[str], entity_ids: set[str]) -> Node:
@@ -163,7 +164,7 @@ def _without(node: Node, out: set[str], entity_ids: set[str]) -> Node:
     return replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 
-def _summary(summary: SourceSummary, out: set[str], entity_ids: set[str], tainted: _Tainted) -> SourceSummary:
+def _summary(summary: SourceSummary, out: set[str], entity_ids: set[str], tainted: Tainted) -> SourceSummary:
     """A summary listing only what remains; the coverage of withheld lines says so, nothing more."""
     path = summary.source.path
     rows = tuple(

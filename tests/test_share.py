@@ -6,12 +6,14 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from kgvault.check import check_vault
 from kgvault.cli import main
+from kgvault.sensitivity import label_predicate, predicate_sensitivity
 
-from .conftest import assert_written_nowhere, run_build
+from .conftest import assert_written_nowhere, run_build, triples
 
 NOTES = {
     "work.md": (
@@ -127,3 +129,97 @@ def test_what_a_private_notes_properties_fields_and_aliases_said_is_not_shared(t
         public, ("zephyrion", "vantablack", "nightjar", "secret-client"), skip=(".kgvault",)
     )
     assert (public / "entities" / "orbitronix.md").is_file()  # what a public note says stays
+
+
+HEALTH_AND_FAMILY = {
+    "kgvault.toml": 'user_name = "Sam Carter"\n',
+    "Health/Medications.md": "# Medications\n## Current\n- Sertraline 100mg, mornings (since Oct 2024)\n",
+    "People/Linda Carter.md": (
+        "---\ntags: [person]\n---\nMy mum.\nCompany: Tesco\n## Medications\n- Donepezil 10mg\n"
+    ),
+    "Projects/Atlas.md": "---\ntags: [project]\n---\n# Atlas\n\nuses:: [[Postgres]]\n",
+}
+
+
+def test_a_relation_that_says_someones_health_or_family_is_not_shared(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    for name, text in HEALTH_AND_FAMILY.items():
+        (notes / name).parent.mkdir(parents=True, exist_ok=True)
+        (notes / name).write_text(text, "utf-8")
+    full, public = tmp_path / "full", tmp_path / "public"
+    run_build(notes, full)
+    assert {("sam-carter", "takes", "sertraline"), ("sam-carter", "child_of", "linda-carter")} <= set(
+        triples(full)
+    )
+    run_build(notes, public, "--max-sensitivity", "public")
+    # No node said any of it, yet the medicines taken and the writer's mother are not shared, nor
+    # where she works (the lines that say she is the mother), nor the "Mum" they named her.
+    assert triples(public) == [("atlas", "uses", "postgres")]  # a project's relation stays
+    pages = _pages(public)
+    for name in ("sertraline", "donepezil", "sam-carter", "tesco"):
+        assert f"entities/{name}.md" not in pages
+    for text in pages.values():
+        assert "takes" not in text and "child of" not in text and "Mum" not in text
+    medications = pages["sources/health-medications-summary.md"]
+    assert "| 2-3 | withheld: above the sharing level |" in medications and "Sertraline" not in medications
+    assert check_vault(public, notes=notes, max_sensitivity="public") == []
+
+
+def test_check_max_sensitivity_fails_on_a_private_relation_of_a_vault_built_without_it(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes"
+    for name, text in HEALTH_AND_FAMILY.items():
+        (notes / name).parent.mkdir(parents=True, exist_ok=True)
+        (notes / name).write_text(text, "utf-8")
+    full = tmp_path / "full"
+    run_build(notes, full)
+    problems = check_vault(full, max_sensitivity="public")
+    flagged = {(p.path, p.message.split(":")[0]) for p in problems}
+    assert {
+        ("relations.jsonl", "relation `takes` (sam-carter → sertraline) is private by its predicate"),
+        ("relations.jsonl", "relation `child_of` (sam-carter → linda-carter) is private by its predicate"),
+        (
+            "relations.jsonl",
+            "relation `works_for` (linda-carter → tesco) cites lines that gave a private relation too",
+        ),
+        ("entities/sam-carter.md", "relation `takes` is private by its predicate"),
+        ("entities/linda-carter.md", "relation `child of` is private by its predicate"),
+    } <= flagged
+    assert not any("atlas" in p.message or p.path == "entities/atlas.md" for p in problems)
+    assert check_vault(full, max_sensitivity="private") == []
+
+
+def test_a_notes_floor_makes_its_relations_private_to_check_too(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "deal.md").write_text(
+        '---\nsensitivity: confidential\nclient: "[[Zephyrion Corp]]"\n---\n', "utf-8"
+    )
+    full = tmp_path / "full"
+    run_build(notes, full)
+    assert triples(full) != []
+    assert check_vault(full, max_sensitivity="public") == []  # the vault alone cannot tell
+    problems = check_vault(full, notes=notes, max_sensitivity="private")
+    assert any("cites a note marked `sensitivity: confidential`" in p.message for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("predicate", "sensitivity"),
+    [
+        ("takes", "private"),
+        ("diagnosed_with", "private"),
+        ("allergic_to", "private"),
+        ("child_of", "private"),
+        ("married_to", "private"),
+        ("partner_of", "private"),
+        ("owes", "private"),
+        ("uses", "public"),
+        ("works_for", "public"),
+        ("depends_on", "public"),
+        ("lives_in", "public"),
+    ],
+)
+def test_what_a_predicate_reveals(predicate: str, sensitivity: str) -> None:
+    assert predicate_sensitivity(predicate) == sensitivity
+    assert predicate_sensitivity(label_predicate(predicate.replace("_", " "))) == sensitivity
