@@ -799,6 +799,55 @@ def test_leaving_one_employer_for_another_ends_the_first(text: str, person: str,
     assert found == {(person, "works_for", new): (REF, None), (person, "works_for", old): (None, REF)}
 
 
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Lena is my partner.", ("Sam", "partner_of", "Lena")),
+        ("My boyfriend Tom cooked dinner.", ("Sam", "partner_of", "Tom")),
+        ("Ana's girlfriend Bea works at Zara.", ("Ana", "partner_of", "Bea")),
+        ("Tom is Rui's fiancé.", ("Tom", "partner_of", "Rui")),
+    ],
+)
+def test_a_couple_not_married_are_partners(text: str, triple: tuple[str, str, str]) -> None:
+    assert triple in relations(extract(text, meta={"author": "Sam"}))
+
+
+def test_a_business_partner_is_no_couple() -> None:
+    assert relations(extract("My partner at the firm retired.", meta={"author": "Sam"})) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Partner: [[Tiago Ribeiro]]", ("Sofia Marques", "partner_of", "Tiago Ribeiro")),
+        ("My girlfriend.", ("Sam", "partner_of", "Sofia Marques")),
+    ],
+)
+def test_a_person_note_s_partner_line_relates_them(text: str, triple: tuple[str, str, str]) -> None:
+    source = make_source(
+        text, path="People/Sofia Marques.md", title="Sofia Marques", meta={"tags": ["person"]}
+    )
+    source = replace(source, writer="Sam")
+    found = extract_chunk(make_chunk(text, source, heading=()), source)
+    assert relations(found) == {triple}
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("She's a product designer at Farfetch.", ("Ana Lee", "works_for", "Farfetch")),
+        ("He's married to [[Ana Souza]].", ("Ana Lee", "married_to", "Ana Souza")),
+        ("She is a product designer at Farfetch.", ("Ana Lee", "works_for", "Farfetch")),
+        ("Lives in: Leeds", ("Ana Lee", "lives_in", "Leeds")),
+    ],
+)
+def test_a_person_note_s_contracted_pronoun_and_labels_are_its_person(
+    text: str, triple: tuple[str, str, str]
+) -> None:
+    found = extract(text, path="People/Ana Lee.md", title="Ana Lee", meta={"tags": ["person"]}, heading=())
+    assert relations(found) == {triple}
+
+
 def test_a_person_notes_line_leaving_one_job_now_at_another_dates_both() -> None:
     found = extract(
         "Left Greenleaf in Aug 2024, now at [[Wren Kitchen]].",
@@ -2603,6 +2652,7 @@ VERB_CASES = [
     ("Dana Kim leads Project Atlas.", "Dana Kim", "leads", "Project Atlas"),
     ("Sam Ortiz reports to Dana Kim.", "Sam Ortiz", "reports_to", "Dana Kim"),
     ("Dana Kim is married to Alex Kim.", "Dana Kim", "married_to", "Alex Kim"),
+    ("Alex Kim is Sam Ortiz's partner.", "Alex Kim", "partner_of", "Sam Ortiz"),
     ("Sam Ortiz owns a Prusa MK4.", "Sam Ortiz", "owns", "Prusa MK4"),
     ("Klipper replaces Marlin on the Voron.", "Klipper", "replaces", "Marlin"),
     ("Klipper supports Input Shaping.", "Klipper", "supports", "Input Shaping"),

@@ -524,7 +524,8 @@ _FROM_WORD = re.compile(r"(?i)\b(?:since|from|in|on)\s+(?:the\s+)?$")
 """Before a time a relation holds from, in its own clause ("… and worked at Datadog since 22 April")."""
 _MY_KIN = re.compile(
     r"My\s+(?:(?P<kin>mum|mom|mam|mother|dad|father|grandma|grandpa|granny|gran|nana|nan|grandmother"
-    r"|grandfather)|wife|husband|daughter|son|sister|brother|manager|boss|supervisor)\s*[.!]?\s*$"
+    r"|grandfather)|wife|husband|partner|girlfriend|boyfriend|daughter|son|sister|brother|manager|boss"
+    r"|supervisor)\s*[.!]?\s*$"
 )
 """A person's note saying, and only saying, who they are to the writer: "My mum." (by the word the
 diary calls her), "My wife.", "My manager." (not "My mum, Linda, in Whitby." in a family page, nor
@@ -555,10 +556,14 @@ _LEFT_OUT_SUBJECT = re.compile(
     r"|resigned|switched|migrated|stopped|co-founded|cofounded)\b)"
     r"|(?:Works|Worked|Lives|Lived|Reports|Joined|Moved|Studied|Studies|Graduated|Manages|Leads|Founded"
     r"|Owns|Uses|Left|Quit|Started|Married|Retired|Resigned|Switched|Migrated|Stopped|Co-founded"
-    r"|Cofounded)[ \t])"
+    r"|Cofounded)[ \t](?![^\s:]*:))"  # "Lives in: Leeds" is a label's (`_PERSON_FIELD`)
 )
 """A line of a person's note whose subject is its person: left out ("Works at the BBC as a producer.")
 or said as a pronoun ("She is married to [[Hugo Gomes]].")."""
+_CONTRACTED_PRONOUN = re.compile(
+    r"(?P<pronoun>She|He|They)(?P<mark>['’](?:s|re))(?=[ \t](?P<been>(?:been|got|gone|had)\b)?)"
+)
+"""A person's note's line opening with "She's", "He's", "They're": read as "She is" (or "has")."""
 _LEARNED = re.compile(r"(?i)^\W*(?:TIL|today\s+I\s+(?:learned|learnt)(?:\s+that)?)\b[\s:,—–-]*\w")
 """A line of what the writer learned ("TIL …", "Today I learned that …"): a general fact, not an event."""
 _MEAL_WITH = re.compile(
@@ -579,6 +584,7 @@ _PERSON_FIELDS = {
     "company": "works at", "employer": "works at", "works at": "works at", "workplace": "works at",
     "location": "lives in", "city": "lives in", "lives in": "lives in", "based in": "lives in",
     "spouse": "is married to", "wife": "is married to", "husband": "is married to",
+    "partner": "is the partner of", "girlfriend": "is the partner of", "boyfriend": "is the partner of",
     "manager": "reports to", "reports to": "reports to", "boss": "reports to",
 }  # fmt: skip
 _FIELD_PREDICATES = {
@@ -586,6 +592,7 @@ _FIELD_PREDICATES = {
     "lives in": "lives_in",
     "is married to": "married_to",
     "reports to": "reports_to",
+    "is the partner of": "partner_of",
 }
 _PERSON_KEY_PREDICATES = {
     **{key.replace(" ", "_"): _FIELD_PREDICATES[says] for key, says in _PERSON_FIELDS.items()},
@@ -4734,6 +4741,13 @@ class _ChunkReader:
         line saying who they are to the writer ("My mum."), as "<Linda Wilson> is my mum."."""
         text = inline.placeholder
         who = who or self.source.title
+        if not fields_only and (contracted := _CONTRACTED_PRONOUN.match(text)) is not None:
+            # "She's a designer at Farfetch." as "She is …"; "He's been at Monzo since 2023" as "He has …".
+            verb = "has" if contracted["been"] else "are" if contracted["pronoun"] == "They" else "is"
+            text = (
+                f"{contracted['pronoun']} {verb}{text[contracted.end('pronoun') + len(contracted['mark']) :]}"
+            )
+            inline = replace(inline, placeholder=text)
         match = None if fields_only else _LEFT_OUT_SUBJECT.match(text)
         # "Her husband is [[Piotr]]." opening its line; not after "His mum is [[Linda]].": hers.
         theirs = None if fields_only or match is not None or self.sentence_at else _THEIR_KIN.match(text)

@@ -513,6 +513,11 @@ _PARENT_BEFORE_NAME = _any_of(_PARENT_WORDS)
 _CHILD_BEFORE_NAME = rf"(?:(?:oldest|eldest|youngest) )?{_any_of(_CHILD_WORDS)}"
 _SPOUSE_WORDS = "wife husband spouse"
 _SPOUSE = rf"{_any_of(_SPOUSE_WORDS)}{_KIN_END}"
+_PARTNER_WORDS = "partner boyfriend girlfriend fiance fiancee fiancé fiancée"
+_PARTNER = rf"{_any_of(_PARTNER_WORDS)}{_KIN_END}"
+_PARTNER_WORD = rf"{_any_of(_PARTNER_WORDS)}(?![\w'’-])"
+"""Whom someone lives their life with, unmarried: no business partner ("my partner at the firm" is not
+read: a name must follow, or the line must say whose)."""
 _MANAGER_WORDS = "manager boss supervisor"
 _MANAGER = rf"(?:new |current )?(?:line )?{_any_of(_MANAGER_WORDS)}(?![\w'’-])"
 """Whom the writer reports to, named as such (not "my manager's boss": that one's own)."""
@@ -1197,6 +1202,18 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              True, "person", "person", keywords="married"),
     _pattern(r"{S}['’]s (?:wife|husband|spouse) (?:is )?{O}", "married_to", "married to", True, "person",
              "person", keywords="wife husband spouse", object_test=_could_be_a_spouse, undated=True),
+    # A couple not (or not yet) married: "Lena is my partner", "my boyfriend Tom", "Sofia's partner is
+    # [[Tiago]]", "Tiago is Sofia's partner".
+    _pattern(rf"{{O}} is my {_PARTNER}", "partner_of", "partner of", True, "person", "person",
+             keywords=_PARTNER_WORDS, writer=True, undated=True),
+    _pattern(rf"(?i:my) {_PARTNER_WORD} (?:is )?{{O}}", "partner_of", "partner of", True, "person", "person",
+             keywords=_PARTNER_WORDS, writer=True, object_test=_could_be_a_spouse, undated=True),
+    _pattern(r"{S} is the partner of {O}", "partner_of", "partner of", True, "person", "person",
+             keywords="partner", object_test=_could_be_a_spouse, undated=True),
+    _pattern(rf"{{S}} is {{O}}['’]s {_PARTNER}", "partner_of", "partner of", True, "person", "person",
+             keywords=_PARTNER_WORDS, undated=True),
+    _pattern(rf"{{S}}['’]s {_PARTNER_WORD} (?:is )?{{O}}", "partner_of", "partner of", True, "person",
+             "person", keywords=_PARTNER_WORDS, object_test=_could_be_a_spouse, undated=True),
     _pattern(rf"{{O}} is (?:now )?my {_MANAGER}", "reports_to", "reports to", True, "person", "person",
              keywords=_MANAGER_WORDS, writer=True),
     _pattern(rf"(?i:my) {_MANAGER} is (?:now )?{{O}}", "reports_to", "reports to", True, "person", "person",
