@@ -3761,6 +3761,15 @@ def test_a_gratitude_list_is_no_procedure(lead: str) -> None:
     assert "procedure" not in [n.type for n in found.draft.nodes]
 
 
+@pytest.mark.parametrize(
+    ("heading", "title"), [("Steps", "Dal: Steps"), ("Method", "Dal: Method"), ("Dough", "Dough")]
+)
+def test_steps_under_a_heading_saying_only_steps_are_named_by_their_note(heading: str, title: str) -> None:
+    steps = "1. Rinse the lentils well\n2. Simmer them for twenty minutes\n"
+    found = extract(steps, title="Dal", path="Recipes/Dal.md", heading=(heading,), reference=None)
+    assert [(n.type, n.title) for n in found.draft.nodes] == [("procedure", title)]
+
+
 @pytest.mark.parametrize("heading", ["Wins", "🏆 Wins", "Lessons learned", "My takeaways", "Key takeaways"])
 def test_a_review_s_numbered_wins_and_lessons_are_no_procedure(heading: str) -> None:
     text = "1. Shipped the Atlas migration to staging\n2. I deleted Twitter from my phone on 2022-09-03\n"
@@ -3796,13 +3805,15 @@ def test_two_numbered_lists_under_one_heading_are_titled_by_their_labels() -> No
     found = extract(text, heading=("Directions",), reference=None, title="Tart", path="recipes/Tart.md")
     assert [n.title for n in found.draft.nodes if n.type == "procedure"] == [
         "Directions: Making the crust",
-        "Directions",  # a step's words in brackets are no label
+        "Tart: Directions",  # a step's words in brackets are no label; "Directions" says only steps follow
     ]
     for lead in ("Serves 4", "Source: https://example.com/tart", "Adapted from my grandmother's recipe"):
         found = extract(
             f"{lead}\n\n1. Melt the butter.\n2. Spread it.\n", heading=("Directions",), reference=None
         )
-        assert [n.title for n in found.draft.nodes if n.type == "procedure"] == ["Directions"], lead
+        assert [n.title for n in found.draft.nodes if n.type == "procedure"] == [
+            "Printing journal: Directions"
+        ], lead
 
 
 @pytest.mark.parametrize(

@@ -5340,9 +5340,19 @@ class _ChunkReader:
                     and not _wording(label, self.french).first_person
                 ):
                     title = f"{self.heading or self.source.title}: {label}"
+        names: list[str] = []
         if not title:
             title = self.heading or self.source.title
-        names: list[str] = []
+            if (
+                self.heading
+                and _STEPS_HEADING.match(_bare_heading(self.heading))
+                and _DAY_TITLE.match(self.source.title) is None
+            ):
+                # A recipe's "## Method", a guide's "## Steps": a hundred notes' steps would all be
+                # "Steps"; they are the note's, and about what it is about.
+                title = f"{self.source.title}: {self.heading}"
+                if self.entities.own is not None:
+                    names.append(self.source.title)
         tags: list[str] = []
         body_lines: list[str] = []
         number = 0
@@ -5551,6 +5561,11 @@ _GRATEFUL_WORDS = re.compile(
 steps."""
 
 
+_STEPS_HEADING = re.compile(
+    r"(?i)^(?:the\s+)?(?:steps|method|directions|instructions|procedure|preparation|how\s+to|how-to"
+    r"|instructions\s+and\s+steps)$"
+)
+"""A heading that says only that steps follow: the steps are named by the note they are in."""
 _REVIEW_HEADING = re.compile(
     r"(?i)^(?:(?:my|key|main|the|big|top(?:\s+\d+)?)\s+)*(?:wins|highlights|lessons(?:\s+learn[et]d?)?|learnings"
     r"|takeaways|accomplishments|achievements|insights|reflections|what\s+(?:went\s+well|i\s+learn[et]d?))$"
