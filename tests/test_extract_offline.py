@@ -848,6 +848,29 @@ def test_a_person_note_s_contracted_pronoun_and_labels_are_its_person(
     assert relations(found) == {triple}
 
 
+@pytest.mark.parametrize(
+    ("line", "theirs"),
+    [
+        ("- 2025-02-09: called, her knee is worse", True),
+        ("- Last talked: 2025-01-20 — she's moving to Lisbon in May", True),
+        ("- Built the Dagster spike with [[Atlas]] in February.", True),
+        ("- She told me Duarte started daycare today.", True),
+        ("- [[Harbor Foundry]] moved to Montréal today.", False),  # another subject
+        ("- I called the bank today.", False),  # the writer's own
+    ],
+)
+def test_a_line_of_a_person_s_note_naming_no_subject_is_about_them(line: str, theirs: bool) -> None:
+    found = extract(
+        line,
+        path="People/Sofia Marques.md",
+        title="Sofia Marques",
+        meta={"tags": ["person"]},
+        heading=("Log",),
+    )
+    (node,) = found.draft.nodes
+    assert ("Sofia Marques" in node.entities) is theirs
+
+
 def test_a_person_notes_line_leaving_one_job_now_at_another_dates_both() -> None:
     found = extract(
         "Left Greenleaf in Aug 2024, now at [[Wren Kitchen]].",

@@ -1724,6 +1724,13 @@ _SOFTWARE_WORDS = re.compile(
     r"|cli|os|language|runtime|server|ui)\b"
 )
 _DATE_LEAD = re.compile(r"^\s*(?:\*\*)?(?P<date>\d{4}-\d{2}-\d{2})(?:\*\*)?\s*(?:[:—–|;-]|\s)\s*\S")
+_SUBJECT_LEFT_OUT = re.compile(
+    r"^\W*(?:(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+(?:[ \t][a-z]+){0,2}:)[^\w]*)?"  # "2025-03-03:", "Last talked:"
+    r"(?:[a-z]|(?:She|He|They|Her|His|Their)\b|[A-Z][a-z]+ed\b|(?:Met|Saw|Had|Got|Went|Left|Took|Gave|Made|Spent"
+    r"|Built|Told|Sent|Came|Became|Ran|Led|Won|Lost|Moved|Called|Used)\b)"
+)
+"""A line whose subject is left out or said by a pronoun (lower case after its date or label, "She
+…", "Joined …", "Built …"): in a person's note, theirs."""
 _PLANNED_HEADING = re.compile(
     r"(?i)\b(?:plans?|planned|planning|tomorrow|to\s?-?do|todo|agenda|schedule|upcoming|next\s+week)\b"
 )
@@ -5241,6 +5248,15 @@ class _ChunkReader:
         if outcome.layer == "episodic" and self.author:
             author = self.entities.add(self.author, "person", None)
             names = [*names, author]
+        if (
+            self.person_note
+            and _SUBJECT_LEFT_OUT.match(inline.title)
+            and not any(name.casefold() == self.source.title.casefold() for name in names)
+        ):
+            # A line of a person's note that names no subject is about them: "- 2025-03-03: wants to
+            # move toward a tech lead role", "Built the Dagster spike in February." (not "Harbor
+            # Foundry is based in Montréal.", nor the writer's "I prefer …").
+            names = [*names, self.entities.add(self.source.title, None, None)]
         if title.casefold() in self.node_titles:
             return
         episodic = outcome.layer == "episodic"
