@@ -314,7 +314,7 @@ def note_type(meta: Mapping[str, Any], title: str, path: str) -> str | None:
         return "paper"
     if not _BOOK_KEYS.isdisjoint(key.lower() for key in meta if isinstance(key, str)):
         return "book"  # what the Book Search plugin and reading logs write: about a book
-    if "author" in meta and (
+    if ("author" in meta or "authors" in meta) and (
         _READING_TAGS.intersection(_tag_words(meta))
         or not _READING_KEYS.isdisjoint(key.lower() for key in meta if isinstance(key, str))
         or not _READING_TAGS.isdisjoint(part.lower() for part in path.split("/")[:-1])

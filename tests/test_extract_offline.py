@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -2832,6 +2833,34 @@ def frontmatter_relations(text: str) -> set[tuple[str, str]]:
     source = make_source(text, title="Voron")
     draft = extract_chunk(make_chunk(text, source, kind="frontmatter"), source).draft
     return {(r.predicate, r.object) for r in draft.relations}
+
+
+@pytest.mark.parametrize(
+    ("properties", "authors"),
+    [
+        ("citekey: kahneman2011\nauthors: Kahneman, Daniel\n", {"Daniel Kahneman"}),
+        ("tags: [book]\nauthor: Cal Newport\nrating: 3\n", {"Cal Newport"}),
+        ("doi: 10.1/x\nauthors:\n  - Ashish Vaswani\n  - Noam Shazeer\n", {"Ashish Vaswani", "Noam Shazeer"}),
+        ("tags: [book]\nauthors: Daniel Kahneman; Amos Tversky\n", {"Daniel Kahneman", "Amos Tversky"}),
+        ("author: Sam Lee\n", set()),  # a note's own writer, not a work's
+    ],
+)
+def test_a_work_s_plain_authors_are_people_who_wrote_it(properties: str, authors: set[str]) -> None:
+    text = f"---\n{properties}---"
+    source = make_source(text, title="Thinking", path="Notes/Thinking.md", meta=yaml.safe_load(properties))
+    draft = extract_chunk(make_chunk(text, source, kind="frontmatter"), source).draft
+    assert {(r.subject, r.predicate, r.object) for r in draft.relations} == {
+        ("Thinking", "author", name) for name in authors
+    }
+    assert {e.name for e in draft.entities if e.entity_type == "person"} == authors
+
+
+def test_readwise_s_tag_lines_name_no_entities() -> None:
+    text = (
+        "- Habits are the compound interest of self-improvement. ([Location 1121](https://readwise.io/to_kindle?x))\n"
+        "    - Tags: [[identity]] [[favorite]]\n- Document Tags: [[career]] [[essays]]\n"
+    )
+    assert entity_names(extract(text, heading=("Highlights",))) == []
 
 
 def test_a_frontmatter_link_is_related_by_its_own_key() -> None:

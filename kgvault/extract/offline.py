@@ -307,6 +307,33 @@ def _plain_name(value: str) -> str | None:
     return value
 
 
+_AUTHOR_KEYS = frozenset(["author", "authors"])
+_ALL_INITIALS = re.compile(r"^(?:[A-Z]\.?\s*){1,3}$")
+
+
+def _plain_authors(value: str) -> list[str]:
+    """The people a plain `author` property names: `Daniel Kahneman`, `Kahneman, Daniel` (a citation's
+    order), `Daniel Kahneman; Amos Tversky`, `Kahneman and Tversky`; not a link, a number or a sentence."""
+    value = value.strip().strip("'\"").strip()
+    if not value or len(value) > 200:
+        return []
+    names: list[str] = []
+    for part in re.split(r"\s*;\s*|\s+(?:and|&)\s+", value):
+        pieces = [piece.strip() for piece in part.split(",") if piece.strip()]
+        if (
+            len(pieces) == 2
+            and " " not in pieces[0]
+            and (" " not in pieces[1] or _ALL_INITIALS.match(pieces[1]))
+        ):
+            pieces = [f"{pieces[1]} {pieces[0]}"]  # "Kahneman, Daniel"
+        names.extend(
+            piece
+            for piece in pieces
+            if _PLAIN_NAME.fullmatch(piece) and piece.casefold() not in _NOT_PLAIN_NAMES
+        )
+    return names
+
+
 _ABOUT_KEYS = frozenset(["candidate", "interviewee", "person", "employee", "patient", "mentee"])
 """A day note's properties naming whom the note is about (`candidate: [[Olivia Chen]]` on an interview,
 `person: [[Priya]]` on a 1:1): its writer met them, and its properties of a person's life are not the
@@ -1724,6 +1751,8 @@ _SOFTWARE_WORDS = re.compile(
     r"|cli|os|language|runtime|server|ui)\b"
 )
 _DATE_LEAD = re.compile(r"^\s*(?:\*\*)?(?P<date>\d{4}-\d{2}-\d{2})(?:\*\*)?\s*(?:[:—–|;-]|\s)\s*\S")
+_TAGS_LINE = re.compile(r"(?i)^\W*(?:document\s+)?tags\s*::?\s*(?:#?\[\[[^\]\n]+\]\][\s,]*)+$")
+"""A line of links labelled as tags (Readwise's `- Tags: [[favorite]] [[blue]]`): topics, no entities."""
 _SUBJECT_LEFT_OUT = re.compile(
     r"^\W*(?:(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+(?:[ \t][a-z]+){0,2}:)[^\w]*)?"  # "2025-03-03:", "Last talked:"
     r"(?:[a-z]|(?:She|He|They|Her|His|Their)\b|[A-Z][a-z]+ed\b|(?:Met|Saw|Had|Got|Went|Left|Took|Gave|Made|Spent"
@@ -3245,6 +3274,7 @@ class _ChunkReader:
         # goes on, indented): its lines are no keys, and a block of text relates nothing.
         scalar: tuple[int, bool] | None = None  # (indent of its key, whether it is a block of text)
         plain: list[tuple[str, str, str]] = []  # a person's properties named without a link
+        authors: list[tuple[str, str, str]] = []  # a work's authors named without a link
         for line in self.chunk.text.split("\n"):
             if line.strip() in ("---", "..."):
                 continue  # delimiters
@@ -3270,10 +3300,26 @@ class _ChunkReader:
                             named = _plain_name(value)
                             if named is not None:  # `company: Acme` on a person's note (kept below)
                                 plain.append((key, named, line.strip()))
+                        if (
+                            key is not None
+                            and not nested
+                            and key.lower() in _AUTHOR_KEYS
+                            and "[[" not in value
+                        ):
+                            # `authors: Daniel Kahneman`, `author: Kahneman, Daniel` (kept below for a work)
+                            authors.extend((key, name, line.strip()) for name in _plain_authors(value))
                         if value and not value.startswith(("#", "&", "*", "!")):
                             scalar = (indent, value[0] in "|>")
                     elif not nested:
                         key = None  # a top-level line that is no key we read (`"": …`, `? …`): relate nothing
+            if (
+                key is not None
+                and key.lower() in _AUTHOR_KEYS
+                and stripped.startswith("-")
+                and "[[" not in line
+            ):
+                # `authors:` as a list: `  - Daniel Kahneman`
+                authors.extend((key, name, line.strip()) for name in _plain_authors(stripped[1:]))
             if key is None or key.lower() in _SKIPPED_KEYS or "[[" not in line:
                 continue
             if key.lower() == "participants" and self.source.kind == "transcript":
@@ -3285,6 +3331,10 @@ class _ChunkReader:
                     found.append((key, name, line.strip()))
                     if alias and _is_proper_alias(alias, name):
                         self.entities.add(name, None, line.strip(), (alias,))
+        if authors and (self.about_a_work or self.clipped):
+            # A book's, a paper's or a clipped page's `author: Cal Newport` says what a link to him does.
+            linked = {key for key, _, _ in found}
+            found.extend(item for item in authors if item[0] not in linked)
         # The note itself is an entity when it links to others, declares an entity type or has aliases
         # (so `[[Klipper firmware]]` elsewhere finds `Klipper`), or is where a person, an organization
         # or a place is kept (`tags: [person]`, `People/`); `type` alone types it but is no reason.
@@ -3303,7 +3353,7 @@ class _ChunkReader:
             found.extend(item for item in plain if item[0] not in {key for key, _, _ in found})
         about = {name for key, name, _ in found if key.lower() in _ABOUT_KEYS} if a_day else set()
         for key, name, quote in found:
-            predicate = _snake(key)
+            predicate = "author" if key.lower() == "authors" else _snake(key)  # one predicate, however many
             who = subject
             if about and key.lower() in _PERSON_KEY_PREDICATES:
                 # An interview's `employer: [[Wise]]` or `location:` is not its writer's, and whose it
@@ -4032,7 +4082,9 @@ class _ChunkReader:
             return
         inline = _analyse(candidate.text)
         size = inline.word_count
-        navigation = bool(inline.refs) and _is_navigation(inline)
+        navigation = bool(inline.refs) and (
+            _is_navigation(inline) or _TAGS_LINE.match(candidate.text) is not None
+        )
         company = _met_links(inline.placeholder) if "\ue000" in inline.placeholder else _NO_LINKS
         names = (
             []
