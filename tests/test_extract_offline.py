@@ -3051,6 +3051,22 @@ def test_blockquotes_and_clipped_pages_are_not_the_owners_episodes() -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "> [!note] My notes\n> I started using Anki again today because of this.",
+        "my take: she's right. I started using Anki again today.",
+    ],
+)
+def test_the_writer_s_note_on_a_clipped_page_is_theirs(text: str) -> None:
+    page = f"I moved to Berlin in 1885 to study memory.\n\n{text}\n"
+    meta = {"source": "https://fs.blog/post", "author": ["[[Shane Parrish]]"], "tags": ["clippings"]}
+    source = replace(make_source(page, meta=meta, path="Clippings/Post.md", title="Post"), writer="Sam")
+    found = extract_chunk(make_chunk(page, source), source)
+    assert relations(found) == {("Sam", "uses", "Anki")}
+    assert [(n.attributed_to, n.timestamp) for n in found.draft.nodes] == [(None, REF)]
+
+
+@pytest.mark.parametrize(
     "text", ["I called Bob about the invoice.", "We used the new printer all day.", "She needed a nozzle."]
 )
 def test_a_word_usually_no_verb_is_one_after_its_subject(text: str) -> None:

@@ -1751,6 +1751,10 @@ _SOFTWARE_WORDS = re.compile(
     r"|cli|os|language|runtime|server|ui)\b"
 )
 _DATE_LEAD = re.compile(r"^\s*(?:\*\*)?(?P<date>\d{4}-\d{2}-\d{2})(?:\*\*)?\s*(?:[:—–|;-]|\s)\s*\S")
+_MY_COMMENT = re.compile(
+    r"(?i)^\W*(?:my\s+(?:take|notes?|thoughts?|comments?|two\s+cents|2\s+cents)|note\s+to\s+self|me)\s*:"
+)
+"""The writer's comment on a clipped page, labelled so: "my take: she's right about meetings"."""
 _TAGS_LINE = re.compile(r"(?i)^\W*(?:document\s+)?tags\s*::?\s*(?:#?\[\[[^\]\n]+\]\][\s,]*)+$")
 """A line of links labelled as tags (Readwise's `- Tags: [[favorite]] [[blue]]`): topics, no entities."""
 _SUBJECT_LEFT_OUT = re.compile(
@@ -2351,6 +2355,8 @@ class _Block:
     header_row: bool = False
     quoted: bool = False
     """Inside a blockquote (not a callout but a quote, cite or abstract one): someone else's words."""
+    callout: bool = False
+    """In a callout that is no quotation (`> [!note]`): the writer's, even in a page clipped from the web."""
     task: str | None = None
     """A task's status (`[ ]` open, `[x]` done, `[/]` doing, `[-]` cancelled, `[>]` moved), if it is one."""
     parts: list[str] = field(default_factory=list)
@@ -2559,7 +2565,17 @@ def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
             filled = [c for c in cells if c]
             row = "; ".join(filled)
             form = _is_form_row(cells, filled, row)
-            blocks.append(_Block("row", row, index, index, header_row=form, quoted=quoting == "quote"))
+            blocks.append(
+                _Block(
+                    "row",
+                    row,
+                    index,
+                    index,
+                    header_row=form,
+                    quoted=quoting == "quote",
+                    callout=quoting == "callout",
+                )
+            )
             if tasks is not None:
                 # "| Priya | Review ranking PR | 2025-04-10 |": to be done by then, not done then.
                 said = cells[tasks] if 0 <= tasks < len(cells) else ""
@@ -2600,7 +2616,16 @@ def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
             kind: Literal["item", "relation_item"] = (
                 "relation_item" if "[[" in content and _RELATION_ITEM.match(content) else "item"
             )
-            item = _Block(kind, content, index, index, indent, list_id, quoted=quoting == "quote")
+            item = _Block(
+                kind,
+                content,
+                index,
+                index,
+                indent,
+                list_id,
+                quoted=quoting == "quote",
+                callout=quoting == "callout",
+            )
             item.task = status
             blocks.append(item)
             paragraph = None
@@ -2618,7 +2643,9 @@ def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
         if text[:1] not in " \t":
             list_id = -1
         if paragraph is None:
-            paragraph = _Block("paragraph", "", index, index, quoted=quoting == "quote")
+            paragraph = _Block(
+                "paragraph", "", index, index, quoted=quoting == "quote", callout=quoting == "callout"
+            )
             blocks.append(paragraph)
         paragraph.parts.append(text.strip())
         paragraph.last = index
@@ -3401,6 +3428,7 @@ class _ChunkReader:
         aliases = self._note_aliases()
         self.known = frozenset(n.casefold() for n in (*linked, self.source.title, *aliases))
         self.linked_names = tuple(sorted({n for n in linked if len(n) > 2}, key=lambda n: (-len(n), n)))
+        clipped_voice, mine = (self.author, self.i_am), False
 
         if self.chunk.index == 0 and self._kept_kind() is not None:
             # `People/Ana Souza.md` with no frontmatter: its first lines are where the note's entity is.
@@ -3461,10 +3489,15 @@ class _ChunkReader:
                 and _names_a_speaker(block.text, opens)
             ):
                 spoken_at = (block.indent, opens == "reported")
+            if self.clipped:
+                # The writer's own note on a page clipped from the web ("> [!note] My notes", "my take:
+                # …"): theirs, and its "I" the notes' owner; the rest is the page's, its author's.
+                mine = block.callout or _MY_COMMENT.match(block.text) is not None
+                self.author, self.i_am = (None, self.source.writer) if mine else clipped_voice
             quoted = (
                 block.quoted
                 or _ATTRIBUTED_QUOTE.match(block.text) is not None  # '"I love this city" — the taxi driver'
-                or self.clipped
+                or (self.clipped and not mine)
                 or self.highlights
                 or (block.kind in ("item", "paragraph") and self._passage(block.text))
             )
@@ -3545,6 +3578,7 @@ class _ChunkReader:
                 if opened is not None:
                     self.spoken, self.reported = True, opened == "reported"
                 self._candidate(_Candidate(sentence, sentence_quote, "sentence", heading_entity, quoted))
+        self.author, self.i_am = clipped_voice
         return self._envelope(self._skip_reason(blocks))
 
     def _labelled_lines(self, text: str, transcript: AbstractSet[str]) -> dict[int, str]:
