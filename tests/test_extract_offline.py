@@ -813,6 +813,23 @@ def test_a_couple_not_married_are_partners(text: str, triple: tuple[str, str, st
     assert triple in relations(extract(text, meta={"author": "Sam"}))
 
 
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Aisha Khan is joining Globex as head of data next month.", ("Aisha Khan", "works_for", "Globex")),
+        ("Priya got promoted to tech lead of Atlas.", ("Priya", "leads", "Atlas")),
+        ("Ana was made team lead for Heron.", ("Ana", "leads", "Heron")),
+    ],
+)
+def test_a_job_about_to_start_or_a_lead_given_is_a_relation(text: str, triple: tuple[str, str, str]) -> None:
+    assert triple in relations(extract(text))
+
+
+@pytest.mark.parametrize("text", ["Tom is joining us for dinner.", "Ana is joining Strava as a member."])
+def test_joining_without_a_job_relates_no_employer(text: str) -> None:
+    assert not {r for r in relations(extract(text)) if r[1] == "works_for"}
+
+
 def test_a_business_partner_is_no_couple() -> None:
     assert relations(extract("My partner at the firm retired.", meta={"author": "Sam"})) == set()
 

@@ -1097,6 +1097,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "leads", "leads", False, "person", None, keywords="lead"),
     _pattern(r"{S} (?:leads|manages|heads) {O}" + _NOT_A_MODIFIER, "leads", "leads", False, "person", None,
              keywords="leads manages heads"),
+    # "Priya got promoted to tech lead of Atlas", "Ana was made team lead for Heron": leads it from then.
+    _pattern(r"{S} (?:got|was|has been|just got) (?:promoted to|made) (?:the )?(?:tech |technical |team "
+             r"|project )?lead (?:for|of|on) {O}", "leads", "leads", False, "person", None,
+             keywords="promoted made"),
     _pattern(rf"{{S}} reports to {_ROLE_BEFORE_NAME}{{O}}", "reports_to", "reports to", True, "person",
              "person", keywords="reports", object_test=_no_role),
     # The writer's reports: "Ravi reports to me", "Ravi and Lena report to me", "Ravi is my direct report".
@@ -1240,6 +1244,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "person", "organization", keywords=_ROLE_WORDS),
     _pattern(rf"{{I}} (?:just )?(?:joined|started at) {{O}}{_WHEN_JOINED} as {_A_ROLE_OR_ROLE}", "works_for",
              "works for", True, "person", "organization", keywords=_ROLE_WORDS),
+    # A job about to start, its role said: "Aisha is joining Globex as head of data next month".
+    _pattern(rf"{{S}} (?:is|['’]s) (?:joining|going to join|about to join) {{O}}{_WHEN_JOINED} as "
+             rf"{_A_ROLE_OR_ROLE}", "works_for", "works for", True, "person", "organization",
+             keywords="joining join", undated=True),
     # A new job named as such: someone's ("Priya started a new job at Monzo"), the writer's first day
     # at one, and their last. Not "first day at PyCon", "started at Heathrow", "joined Strava as a member".
     _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) {_JOB} at {{O}}", "works_for", "works for",
