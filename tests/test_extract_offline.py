@@ -2880,6 +2880,30 @@ def test_readwise_s_tag_lines_name_no_entities() -> None:
     assert entity_names(extract(text, heading=("Highlights",))) == []
 
 
+@pytest.mark.parametrize(
+    ("properties", "event"),
+    [
+        (
+            'title: Dentist\nallDay: false\nstartTime: "10:00"\ndate: 2025-04-02\ntype: single\n',
+            ("Dentist", date(2025, 4, 2), "2025-04-02T10:00:00"),
+        ),
+        ("title: Team offsite\nallDay: true\ndate: 2025-03-18\n", ("Team offsite", date(2025, 3, 18), None)),
+        ('title: Standup\ntype: recurring\nstartTime: "09:30"\ndate: 2025-03-18\n', None),  # no one day
+        ("title: Trip notes\ndate: 2025-03-18\n", None),  # no calendar's event
+    ],
+)
+def test_a_full_calendar_event_note_is_an_event_of_its_day(
+    properties: str, event: tuple[str, date, str | None] | None
+) -> None:
+    text = f"---\n{properties}---"
+    meta = yaml.safe_load(properties)
+    day = meta["date"]
+    source = make_source(text, title="(A) Event", path="Calendar/(A) Event.md", meta=meta, reference=day)
+    draft = extract_chunk(make_chunk(text, source, kind="frontmatter", reference=day), source).draft
+    assert [(n.title, n.timestamp, n.occurred_at) for n in draft.nodes] == ([event] if event else [])
+    assert draft.entities == []
+
+
 def test_a_frontmatter_link_is_related_by_its_own_key() -> None:
     text = (
         '---\nuses: "[[Klipper]]"\n"": "[[Empty]]"\nmeta:\n  author: "[[Ann Lee]]"\n'

@@ -1755,6 +1755,8 @@ _MY_COMMENT = re.compile(
     r"(?i)^\W*(?:my\s+(?:take|notes?|thoughts?|comments?|two\s+cents|2\s+cents)|note\s+to\s+self|me)\s*:"
 )
 """The writer's comment on a clipped page, labelled so: "my take: she's right about meetings"."""
+_START_TIME = re.compile(r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?::[0-5]\d)?")
+"""A calendar event's `startTime` ("10:00", "9:30")."""
 _TAGS_LINE = re.compile(r"(?i)^\W*(?:document\s+)?tags\s*::?\s*(?:#?\[\[[^\]\n]+\]\][\s,]*)+$")
 """A line of links labelled as tags (Readwise's `- Tags: [[favorite]] [[blue]]`): topics, no entities."""
 _SUBJECT_LEFT_OUT = re.compile(
@@ -3282,6 +3284,47 @@ class _ChunkReader:
     def _note_entity(self, quote: str | None) -> str:
         return self.entities.add(self.source.title, self._note_entity_type(), quote, self._note_aliases())
 
+    def _calendar_event(self, title_quote: str | None) -> None:
+        """A Full Calendar event note (`title`, `date`, `startTime` or `allDay`, `type: single`) is an
+        event of that day, at its start time: "Dentist" on 2025-04-02 at 10:00."""
+        meta, day = self.meta, self.chunk.reference_time
+        title = meta.get("title")
+        if (
+            day is None
+            or not isinstance(title, str)
+            or not title.strip()
+            or not ("startTime" in meta or "allDay" in meta)
+            or meta.get("type", "single") != "single"
+        ):
+            return
+        masked = _cut_at_word(mask_secrets(" ".join(title.split()))[0], TITLE_MAX, ellipsis=True)
+        start = meta.get("startTime")
+        clock = (
+            _START_TIME.fullmatch(str(start).strip())
+            if start is not None and meta.get("allDay") is not True
+            else None
+        )
+        self.nodes.append(
+            {
+                "memory_layer": "episodic",
+                "type": "observation",
+                "title": masked,
+                "body": masked,
+                "tags": self._tags([]),
+                "timestamp": day,
+                "occurred_at": f"{day.isoformat()}T{int(clock['hour']):02d}:{clock['minute']}:00"
+                if clock
+                else None,
+                "sensitivity": "private",
+                "confidence": "medium",
+                "origin": "stated",
+                "language": self.language,
+                "entities": [],
+                "supporting_text": title_quote,
+            }
+        )
+        self.node_titles.add(masked.casefold())
+
     def _note_subject(self, quote: str | None) -> str | None:
         """Who the note's fields and properties are about: the note's entity; in a daily note
         (`2024-05-05.md`: `met:: [[Sam Lee]]`), the day is no entity, and they are its writer's
@@ -3358,6 +3401,7 @@ class _ChunkReader:
                     found.append((key, name, line.strip()))
                     if alias and _is_proper_alias(alias, name):
                         self.entities.add(name, None, line.strip(), (alias,))
+        self._calendar_event(title_quote)
         if authors and (self.about_a_work or self.clipped):
             # A book's, a paper's or a clipped page's `author: Cal Newport` says what a link to him does.
             linked = {key for key, _, _ in found}
@@ -3371,7 +3415,7 @@ class _ChunkReader:
             or isinstance(self.meta.get("entity_type"), str)
             or self._kept_kind() is not None
         ):
-            return self._envelope("structural: no linked properties")
+            return self._envelope(None if self.nodes else "structural: no linked properties")
         subject = writer = self._note_subject(title_quote)
         a_day = _DAY_TITLE.match(self.source.title) is not None
         a_person = not a_day and self._note_entity_type() == "person"
