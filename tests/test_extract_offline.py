@@ -6409,6 +6409,33 @@ def test_a_meal_or_coffee_with_someone_is_an_event_of_the_day(text: str, who: st
     assert (node.type, node.timestamp, node.entities) == ("observation", REF, [who])
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dentist at 9:30 with Dr. Lopes.",
+        "Vet at 10:15, Biscuit's ear infection.",
+        "Mum's knee operation today.",
+        "Haircut at 5pm.",
+        "Valentine's dinner with Marta at Ibérico.",
+    ],
+)
+def test_an_appointment_or_a_meal_of_the_day_is_its_event(text: str) -> None:
+    node = only_node(extract(text, title="2025-03-12", path="daily/2025-03-12.md", heading=()))
+    assert (node.type, node.timestamp) == ("observation", REF)
+
+
+@pytest.mark.parametrize("text", ["Dentist recommends flossing twice a day.", "The vet is great."])
+def test_a_care_word_without_a_time_is_no_appointment(text: str) -> None:
+    found = extract(text, title="2025-03-12", path="daily/2025-03-12.md", heading=())
+    assert [n.type for n in found.draft.nodes if n.type == "observation"] == []
+
+
+@pytest.mark.parametrize("text", ["Started sertraline 50mg today.", "Started taking metformin 500mg."])
+def test_a_health_log_s_start_without_a_subject_is_the_writer_s_medicine(text: str) -> None:
+    found = extract(text, title="2025-03-12", path="daily/2025-03-12.md", heading=(), meta={"author": "Sam"})
+    assert [r[:2] for r in relations(found)] == [("Sam", "takes")]
+
+
 def test_leaving_in_a_month_after_a_past_verb_is_the_coming_one() -> None:
     found = extract("- Tom Baker got a job at Ford. Leaving in December.", meta={"author": "Sam"})
     (relation,) = found.draft.relations

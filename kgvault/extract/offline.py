@@ -594,11 +594,20 @@ _CONTRACTED_PRONOUN = re.compile(
 _LEARNED = re.compile(r"(?i)^\W*(?:TIL|today\s+I\s+(?:learned|learnt)(?:\s+that)?)\b[\s:,—–-]*\w")
 """A line of what the writer learned ("TIL …", "Today I learned that …"): a general fact, not an event."""
 _MEAL_WITH = re.compile(
-    r"(?i)^\W*(?:a\s+)?(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink|tea|a\s+pint|a\s+walk|a\s+run"
+    r"(?i)^\W*(?:[A-Z][\w'’-]*['’]s\s+)?(?:a\s+)?(?:lunch|dinner|breakfast|brunch|coffee|drinks|a\s+drink|tea|a\s+pint|a\s+walk|a\s+run"
     r"|a\s+hike|a\s+call|a\s+catch-?up|catch-?up|1:1|one-on-one|a\s+date|date\s+night)\s+(?:with|w/)\s+\S"
 )
 """A diary's line of whom the writer ate, drank or walked with, no verb said: "Lunch with Daniel Ford.",
 "Coffee w/ Liv at Monzo's office"."""
+_APPOINTMENT = re.compile(
+    r"(?i)^\W*(?:[A-Z][\w'’-]*['’]s\s+)?(?:(?:knee|hip|eye|back|tooth|wisdom\s+tooth|follow-?up|annual|yearly)\s+)?"
+    r"(?:dentist|doctor|doctor['’]s|gp|vet|physio|physiotherapy|hairdresser|haircut|barber|optician|check-?up|therapy"
+    r"|therapist|counsellor|counselor|appointment|appt|scan|mri|x-ray|blood\s+test|surgery|operation|massage"
+    r"|dermatologist|orthodontist|vaccination|jab|booster)(?:\s+(?:appointment|appt|visit))?\b"
+    r"(?=[^.!?]*\b(?:at\s+\d{1,2}(?:[:.h]\d\d)?\s*(?:am|pm)?\b|today|this\s+(?:morning|afternoon|evening)))"
+)
+"""A health or care appointment of the day, its time said: "Dentist at 9:30 with Dr. Lopes.", "Mum's knee
+operation today.", "Vet at 10:15, Biscuit's ear infection."."""
 _PERSON_PROPERTY = re.compile(
     r"(?i)^\W*(?:birthday|born|date\s+of\s+birth|dob|birth\s*date|anniversary|address|home\s+address"
     r"|allerg(?:y|ies)|diet|likes|dislikes|favou?rites?(?:\s+\w+)?|nickname|pronouns)\W*[:;]\s*\S"
@@ -5051,7 +5060,11 @@ class _ChunkReader:
         ) and inline.word_count >= 3
         # A task ticked done happened, though its words are an order: "- [x] Fix the bike brakes".
         done = (candidate.done and dated and _an_order(inline.title)) or (
-            dated and _MEAL_WITH.match(inline.title) is not None  # "Lunch with Daniel Ford.": a day's event
+            dated
+            and (
+                _MEAL_WITH.match(inline.title) is not None  # "Lunch with Daniel Ford.": a day's event
+                or _APPOINTMENT.match(inline.title) is not None  # "Dentist at 9:30 with Dr. Lopes."
+            )
         )
         if (past and (first_person or wording.diary or dates)) or date_led or done:
             if dated:

@@ -1399,6 +1399,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     _pattern(r"(?i:started|began)(?<![\w\ue001,][\x20\t](?i:started))(?<![\w\ue001,][\x20\t](?i:began))"
              r" using {O}", "uses", "uses", False, "person", keywords="started began", writer=True,
              object_test=is_known_tool),
+    # A health log's start with no subject: "Started sertraline 50mg today", "Started taking metformin".
+    _pattern(rf"(?i:started|began|restarted)(?<![\w\ue001,][\x20\t](?i:started))(?<![\w\ue001,][\x20\t](?i:began))"
+             rf" (?:taking |on )?{_DRUG}", "takes", "takes", False, "person", "medication",
+             keywords="started began restarted", writer=True, object_test=is_medicine),
     _pattern(r"{I}(?: am|['’]m) (?:now )?married to {O}", "married_to", "married to", True, "person",
              "person", keywords="married"),
     # The writer's own company: "I founded Fernhill Studio in 2022", "We co-founded Acme".
