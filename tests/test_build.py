@@ -567,3 +567,22 @@ def test_a_links_shown_first_name_is_no_mention_of_another_of_that_name(tmp_path
     assert "had-lunch-with-aisha" in bare
     assert "paired-on-the-budget" not in bare and "reviewed-the-backup-script" not in bare
     assert "paired-on-the-budget" in (vault / "entities" / "aisha-silva.md").read_text("utf-8")
+
+
+@pytest.mark.parametrize("name", ["Kindle clippings.md", "My Clippings.txt"])
+def test_a_kindle_s_clippings_are_the_book_s_words_and_their_marks_no_words(
+    tmp_path: Path, name: str
+) -> None:
+    clippings = (
+        "Project Hail Mary (Andy Weir)\n"
+        "- Your Highlight on Location 1540-1541 | Added on Saturday, December 16, 2023 11:40:19 PM\n\n"
+        "I moved to San Diego and started teaching middle school science.\n==========\n"
+        "The Power Broker (Robert A. Caro)\n"
+        "- Your Note on page 219 | Location 3310 | Added on Monday, January 8, 2024 10:14:02 PM\n\n"
+        "I moved to Leeds in 2021 because of this book.\n==========\n"
+    )
+    front = "---\ncreated: 2024-01-09\n---\n" if name.endswith(".md") else ""
+    notes, vault = notes_with(tmp_path, {name: front + clippings, "kgvault.toml": 'user_name = "Sam Lee"\n'})
+    run_build(notes, vault)
+    assert triples(vault) == [("sam-lee", "lives_in", "leeds")]  # the reader's note, not the highlight
+    assert not [p.name for p in (vault / "episodic").glob("your-*.md")]

@@ -1764,6 +1764,11 @@ _MY_COMMENT = re.compile(
     r"(?i)^\W*(?:my\s+(?:take|notes?|thoughts?|comments?|two\s+cents|2\s+cents)|note\s+to\s+self|me)\s*:"
 )
 """The writer's comment on a clipped page, labelled so: "my take: she's right about meetings"."""
+_KINDLE_MARK = re.compile(
+    r"^(?:-\s*)?Your\s+(?P<kind>Highlight|Note|Bookmark)\b[^|\n]*(?:\|[^|\n]*)*\|\s*Added\s+on\b",
+    re.IGNORECASE,
+)
+"""The line a Kindle writes over each clipping: "- Your Highlight on Location 1540-1541 | Added on …"."""
 _START_TIME = re.compile(r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?::[0-5]\d)?")
 """A calendar event's `startTime` ("10:00", "9:30")."""
 _TAGS_LINE = re.compile(r"(?i)^\W*(?:document\s+)?tags\s*::?\s*(?:#?\[\[[^\]\n]+\]\][\s,]*)+$")
@@ -3482,6 +3487,12 @@ class _ChunkReader:
         self.known = frozenset(n.casefold() for n in (*linked, self.source.title, *aliases))
         self.linked_names = tuple(sorted({n for n in linked if len(n) > 2}, key=lambda n: (-len(n), n)))
         clipped_voice, mine = (self.author, self.i_am), False
+        # A Kindle's "My Clippings.txt", pasted or kept: after "Your Highlight on Location …", the book's
+        # words; after "Your Note on page …", the reader's.
+        kindle = "" if "Added on" not in self.chunk.text else None
+        if _KINDLE_SEPARATOR.search(self.chunk.text):
+            # "==========" under a clipping makes it a heading of its own chunk: its mark is above it.
+            kindle = _kindle_mark_above(self.source, self.chunk.line_start) or kindle
 
         if self.chunk.index == 0 and self._kept_kind() is not None:
             # `People/Ana Souza.md` with no frontmatter: its first lines are where the note's entity is.
@@ -3542,6 +3553,12 @@ class _ChunkReader:
                 and _names_a_speaker(block.text, opens)
             ):
                 spoken_at = (block.indent, opens == "reported")
+            if kindle is None or kindle:
+                marked = _KINDLE_MARK.match(block.text)
+                if marked is not None:
+                    kindle = marked["kind"].lower()
+                    self.reasons["app boilerplate"] += 1
+                    continue
             if self.clipped:
                 # The writer's own note on a page clipped from the web ("> [!note] My notes", "my take:
                 # …"): theirs, and its "I" the notes' owner; the rest is the page's, its author's.
@@ -3551,6 +3568,7 @@ class _ChunkReader:
                 block.quoted
                 or _ATTRIBUTED_QUOTE.match(block.text) is not None  # '"I love this city" — the taxi driver'
                 or (self.clipped and not mine)
+                or kindle == "highlight"
                 or self.highlights
                 or (block.kind in ("item", "paragraph") and self._passage(block.text))
             )
@@ -5746,6 +5764,26 @@ _TIME_OF_DAY = re.compile(
     r"(?i)\b(?:[01]?\d|2[0-3])(?::[0-5]\d)?\s?(?:am|pm)\b|\b(?:[01]?\d|2[0-3]):[0-5]\d\b"
 )
 """A clock time ("8am", "9:30 pm", "14:00"): a list of them is a day's log or schedule, no steps."""
+
+
+_KINDLE_SEPARATOR = re.compile(r"(?m)^={10}[ \t]*$")
+
+
+def _kindle_mark_above(source: Source, line: int) -> str:
+    """The kind of Kindle clipping ("highlight", "note") whose mark is the last line written above a
+    line of the source, or "" when none is."""
+    lines = _source_lines(source.path, source.sha256, source.text)
+    for above in range(min(line - 2, len(lines) - 1), max(-1, line - 8), -1):
+        if lines[above].strip():
+            marked = _KINDLE_MARK.match(lines[above].strip())
+            return marked["kind"].lower() if marked is not None else ""
+    return ""
+
+
+@lru_cache(maxsize=4)
+def _source_lines(path: str, sha256: str, text: str) -> list[str]:
+    """A source's lines, split once for all its chunks (`path` and `sha256` name the text cheaply)."""
+    return text.split("\n")
 
 
 @lru_cache(maxsize=16)
