@@ -2193,6 +2193,22 @@ def test_a_heading_naming_a_day_dates_what_is_under_it(heading: str, text: str, 
 
 
 @pytest.mark.parametrize(
+    ("heading", "meta", "day"),
+    [
+        ("Day 1 — Porto", {"date": "2025-03-12"}, REF),
+        ("Day 3 — Coimbra", {"date": "2025-03-12"}, date(2025, 3, 14)),
+        ("Day 3 — Coimbra", {"created": "2025-03-12"}, REF),  # written then: no first day said
+        ("Day 30 of 100", {"date": "2025-03-12"}, REF),  # a count, no day of a trip
+    ],
+)
+def test_a_numbered_day_of_a_trip_counts_from_its_first(
+    heading: str, meta: dict[str, str], day: date
+) -> None:
+    found = extract("Visited the university library with Marta.", heading=(heading,), meta=meta)
+    assert only_node(found).timestamp == day
+
+
+@pytest.mark.parametrize(
     ("path", "title", "meta", "kind"),
     [
         ("People/Ana Souza.md", "Ana Souza", {}, "person"),

@@ -1769,6 +1769,10 @@ _KINDLE_MARK = re.compile(
     re.IGNORECASE,
 )
 """The line a Kindle writes over each clipping: "- Your Highlight on Location 1540-1541 | Added on …"."""
+_START_KEYS = frozenset(["date", "start", "start_date", "startDate", "departure"])
+"""Properties that date a trip's or a course's note by its first day."""
+_DAY_NUMBER = re.compile(r"(?i)^\W*day\s+(?P<number>[1-9]|[1-5]\d|60)\b(?!\s*(?:of|/)\s*\d)")
+"""A heading numbering a day of a trip or a course ("Day 3 — Coimbra"; not "Day 30 of 100", a count)."""
 _START_TIME = re.compile(r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?::[0-5]\d)?")
 """A calendar event's `startTime` ("10:00", "9:30")."""
 _TAGS_LINE = re.compile(r"(?i)^\W*(?:document\s+)?tags\s*::?\s*(?:#?\[\[[^\]\n]+\]\][\s,]*)+$")
@@ -3241,6 +3245,16 @@ class _ChunkReader:
                 for when in find_times(heading, reference, self.language):
                     if when.granularity == "day" and not _FOUR_DIGITS.search(heading[when.start : when.end]):
                         return _nearest_year(when.first, reference)
+                numbered = _DAY_NUMBER.match(heading)
+                if (
+                    numbered is not None
+                    and _DAY_TITLE.match(self.source.title) is None
+                    and not _START_KEYS.isdisjoint(self.meta)
+                    and can_count_from(reference)
+                ):
+                    # A trip's or a course's "## Day 3 — Coimbra", in a note whose `date` is its first day
+                    # (not one dated by when it was `created`: written after, perhaps).
+                    return reference + timedelta(days=int(numbered["number"]) - 1)
             weekday = _HEADING_WEEKDAY.match(heading)
             if weekday is None:
                 continue
