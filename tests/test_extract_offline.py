@@ -830,6 +830,21 @@ def test_joining_without_a_job_relates_no_employer(text: str) -> None:
     assert not {r for r in relations(extract(text)) if r[1] == "works_for"}
 
 
+def test_a_person_note_s_children_label_names_each_child_but_its_property_is_a_hierarchy_s() -> None:
+    found = extract(
+        "Children: Oscar and Lily",
+        path="People/Ben Walsh.md",
+        title="Ben Walsh",
+        meta={"tags": ["person"]},
+        heading=(),
+    )
+    assert relations(found) == {("Ben Walsh", "parent_of", "Oscar"), ("Ben Walsh", "parent_of", "Lily")}
+    text = '---\ntags: [person]\nchildren: "[[Project notes]]"\n---'
+    source = make_source(text, title="Ben Walsh", path="People/Ben Walsh.md", meta={"tags": ["person"]})
+    draft = extract_chunk(make_chunk(text, source, kind="frontmatter"), source).draft
+    assert [r.predicate for r in draft.relations if r.predicate == "parent_of"] == []
+
+
 def test_a_business_partner_is_no_couple() -> None:
     assert relations(extract("My partner at the firm retired.", meta={"author": "Sam"})) == set()
 
@@ -857,6 +872,8 @@ def test_a_person_note_s_partner_line_relates_them(text: str, triple: tuple[str,
         ("He's married to [[Ana Souza]].", ("Ana Lee", "married_to", "Ana Souza")),
         ("She is a product designer at Farfetch.", ("Ana Lee", "works_for", "Farfetch")),
         ("Lives in: Leeds", ("Ana Lee", "lives_in", "Leeds")),
+        ("Sister: [[Rita Marques]]", ("Ana Lee", "sibling_of", "Rita Marques")),
+        ("Kids: [[Inês]]", ("Ana Lee", "parent_of", "Inês")),
     ],
 )
 def test_a_person_note_s_contracted_pronoun_and_labels_are_its_person(

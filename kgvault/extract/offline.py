@@ -621,6 +621,9 @@ _PERSON_FIELDS = {
     "location": "lives in", "city": "lives in", "lives in": "lives in", "based in": "lives in",
     "spouse": "is married to", "wife": "is married to", "husband": "is married to",
     "partner": "is the partner of", "girlfriend": "is the partner of", "boyfriend": "is the partner of",
+    "sister": "is the sibling of", "brother": "is the sibling of", "siblings": "is the sibling of",
+    "kids": "is the parent of", "children": "is the parent of", "son": "is the parent of",
+    "daughter": "is the parent of", "sons": "is the parent of", "daughters": "is the parent of",
     "manager": "reports to", "reports to": "reports to", "boss": "reports to",
 }  # fmt: skip
 _FIELD_PREDICATES = {
@@ -629,9 +632,15 @@ _FIELD_PREDICATES = {
     "is married to": "married_to",
     "reports to": "reports_to",
     "is the partner of": "partner_of",
+    "is the sibling of": "sibling_of",
+    "is the parent of": "parent_of",
 }
 _PERSON_KEY_PREDICATES = {
-    **{key.replace(" ", "_"): _FIELD_PREDICATES[says] for key, says in _PERSON_FIELDS.items()},
+    **{
+        key.replace(" ", "_"): _FIELD_PREDICATES[says]
+        for key, says in _PERSON_FIELDS.items()
+        if key not in ("kids", "children", "siblings")  # as properties, a hierarchy's (see below)
+    },
     # Not `parent`, `children`, `sibling`: a hierarchy's links as often (Breadcrumbs' `parent: [[Cooking]]`).
     **dict.fromkeys(["mother", "father", "mum", "mom", "dad"], "child_of"),
     **dict.fromkeys(["son", "sons", "daughter", "daughters"], "parent_of"),

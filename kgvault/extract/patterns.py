@@ -1214,6 +1214,11 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords=_PARTNER_WORDS, writer=True, object_test=_could_be_a_spouse, undated=True),
     _pattern(r"{S} is the partner of {O}", "partner_of", "partner of", True, "person", "person",
              keywords="partner", object_test=_could_be_a_spouse, undated=True),
+    # What a person's note's labels say ("Sister: [[Rita]]", "Kids: [[Inês]], [[Duarte]]"), as read.
+    _pattern(r"{S} is the sibling of {O}", "sibling_of", "sibling of", False, "person", "person",
+             keywords="sibling", object_test=no_kin, undated=True),
+    _pattern(r"{S} is the parent of {O}", "parent_of", "parent of", False, "person", "person",
+             keywords="parent", object_test=no_kin, undated=True),
     _pattern(rf"{{S}} is {{O}}['’]s {_PARTNER}", "partner_of", "partner of", True, "person", "person",
              keywords=_PARTNER_WORDS, undated=True),
     _pattern(rf"{{S}}['’]s {_PARTNER_WORD} (?:is )?{{O}}", "partner_of", "partner of", True, "person",
