@@ -2937,6 +2937,23 @@ def test_a_full_calendar_event_note_is_an_event_of_its_day(
     assert draft.entities == []
 
 
+def test_a_book_note_s_reading_dates_are_the_reader_s_events() -> None:
+    properties = "author: Andy Weir\nrating: 4.5\nstarted: 2023-12-10\n"
+    properties += "finished: 2024-01-02\ntags: [books]\nread: true\n"
+    text = f"---\n{properties}---"
+    source = make_source(
+        text, title="Project Hail Mary", path="Books/Project Hail Mary.md", meta=yaml.safe_load(properties)
+    )
+    draft = extract_chunk(make_chunk(text, source, kind="frontmatter"), source).draft
+    assert sorted((n.title, n.timestamp, tuple(n.entities)) for n in draft.nodes) == [
+        ("Finished reading Project Hail Mary (rated 4.5)", date(2024, 1, 2), ("Project Hail Mary",)),
+        ("Started reading Project Hail Mary", date(2023, 12, 10), ("Project Hail Mary",)),
+    ]
+    # Not in a note about no book: a project's `started` is no reading.
+    other = make_source(text, title="Atlas", path="Projects/Atlas.md", meta={"started": date(2023, 12, 10)})
+    assert extract_chunk(make_chunk(text, other, kind="frontmatter"), other).draft.nodes == []
+
+
 def test_a_frontmatter_link_is_related_by_its_own_key() -> None:
     text = (
         '---\nuses: "[[Klipper]]"\n"": "[[Empty]]"\nmeta:\n  author: "[[Ann Lee]]"\n'

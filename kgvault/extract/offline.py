@@ -32,7 +32,7 @@ from typing import Any, Literal
 from urllib.parse import unquote
 
 from kgvault.dates import MONTHS as _MONTHS
-from kgvault.dates import find_dates
+from kgvault.dates import find_dates, parse_date_value
 from kgvault.extract import Extraction
 from kgvault.extract.draft import GENERIC_EPISODE_NAMES, SCHEMA_VERSION, normalize_for_match, validate_items
 from kgvault.extract.patterns import (
@@ -1782,6 +1782,9 @@ _START_KEYS = frozenset(["date", "start", "start_date", "startDate", "departure"
 """Properties that date a trip's or a course's note by its first day."""
 _DAY_NUMBER = re.compile(r"(?i)^\W*day\s+(?P<number>[1-9]|[1-5]\d|60)\b(?!\s*(?:of|/)\s*\d)")
 """A heading numbering a day of a trip or a course ("Day 3 — Coimbra"; not "Day 30 of 100", a count)."""
+_STARTED_KEYS = ("started", "date_started", "started_reading", "start_date", "startDate", "date_start")
+_FINISHED_KEYS = ("finished", "date_finished", "finished_reading", "date_read", "end_date", "endDate", "read")
+_RATING_KEYS = ("rating", "my_rating", "stars")
 _START_TIME = re.compile(r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?::[0-5]\d)?")
 """A calendar event's `startTime` ("10:00", "9:30")."""
 _TAGS_LINE = re.compile(r"(?i)^\W*(?:document\s+)?tags\s*::?\s*(?:#?\[\[[^\]\n]+\]\][\s,]*)+$")
@@ -3321,6 +3324,48 @@ class _ChunkReader:
     def _note_entity(self, quote: str | None) -> str:
         return self.entities.add(self.source.title, self._note_entity_type(), quote, self._note_aliases())
 
+    def _reading_events(self) -> None:
+        """A book's note's reading dates (`started: 2023-12-10`, `finished: 2024-01-02`, as the Book Search
+        plugin and reading logs write them) are the reader's events: "Started reading Project Hail Mary",
+        "Finished reading Project Hail Mary (rated 4.5)"."""
+        title, meta = self.source.title, self.meta
+        rating = next(
+            (meta[key] for key in _RATING_KEYS if isinstance(meta.get(key), int | float | str)), None
+        )
+        rated = (
+            f" (rated {rating})"
+            if rating is not None and str(rating).strip() and len(str(rating)) <= 12
+            else ""
+        )
+        for keys, says in ((_STARTED_KEYS, "Started reading"), (_FINISHED_KEYS, "Finished reading")):
+            key = next((key for key in keys if key in meta), None)
+            value = meta[key] if key is not None else None
+            # A day as written (`2024-01-02`), not `read: true` nor a number a clock could read.
+            day = parse_date_value(value) if isinstance(value, date | str) else None
+            if day is None:
+                continue
+            words = f"{says} {title}{rated if says.startswith('Finished') else ''}"
+            masked = _cut_at_word(mask_secrets(words)[0], TITLE_MAX, ellipsis=True)
+            if masked.casefold() in self.node_titles:
+                continue
+            self.nodes.append(
+                {
+                    "memory_layer": "episodic",
+                    "type": "observation",
+                    "title": masked,
+                    "body": masked,
+                    "tags": self._tags([]),
+                    "timestamp": day,
+                    "sensitivity": "private",
+                    "confidence": "medium",
+                    "origin": "stated",
+                    "language": self.language,
+                    "entities": [self.entities.add(title, "book", None)],
+                    "supporting_text": f"{key}: {value}",
+                }
+            )
+            self.node_titles.add(masked.casefold())
+
     def _calendar_event(self, title_quote: str | None) -> None:
         """A Full Calendar event note (`title`, `date`, `startTime` or `allDay`, `type: single`) is an
         event of that day, at its start time: "Dentist" on 2025-04-02 at 10:00."""
@@ -3439,6 +3484,8 @@ class _ChunkReader:
                     if alias and _is_proper_alias(alias, name):
                         self.entities.add(name, None, line.strip(), (alias,))
         self._calendar_event(title_quote)
+        if self.about_a_work and self._note_entity_type() == "book":
+            self._reading_events()
         if authors and (self.about_a_work or self.clipped):
             # A book's, a paper's or a clipped page's `author: Cal Newport` says what a link to him does.
             linked = {key for key, _, _ in found}
