@@ -16,34 +16,33 @@ from kgvault.records import Evidence
 LEVELS = ("public", "private", "confidential")
 RANK = {level: rank for rank, level in enumerate(LEVELS)}
 
-_PRIVATE_PREDICATES = frozenset({"takes"})
-"""The table's predicates whose words alone do not tell: `takes` is a medicine taken (patterns.py)."""
+_PRIVATE_PREDICATES = frozenset(
+    {
+        "takes",
+        "married_to",
+        "partner_of",
+        "child_of",
+        "parent_of",
+        "sibling_of",
+        "diagnosed_with",
+        "allergic_to",
+    }
+)
+"""The table's predicates about someone's health, family or partner (patterns.py): `takes` a medicine,
+`married_to`, …; a note's own properties keep their key as predicate, and the words below read those."""
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_HEALTH_WORDS = _words(
+_PRIVATE_WORDS = _words(
     """diagnosed diagnosis allergic allergy allergies prescribed prescription medication medications
-    medicine medicines medicated treated treatment suffers symptom symptoms therapy therapist patient
-    surgery hospitalized hospitalised illness disorder disease injured injury disability dose dosage
-    vaccinated pregnant doctor gp dentist psychiatrist psychologist counsellor counselor"""
+    owes owed lent borrowed loan loans debt debts salary mortgage"""
 )
-_FAMILY_WORDS = _words(
-    """married marries spouse husband wife partner boyfriend girlfriend fiance fiancee engaged divorced
-    dating widow widower mother father mum mom dad parent child children son daughter sibling brother
-    sister twin grandparent grandmother grandfather grandma grandpa grandchild grandson granddaughter
-    aunt uncle cousin niece nephew relative stepmother stepfather stepson stepdaughter godparent
-    godmother godfather family"""
-)
-_MONEY_WORDS = _words(
-    """owes owed lent lends borrowed borrows loan loans debt debts salary earns earned mortgage banks
-    paid pays"""
-)
-_PRIVATE_WORDS = _HEALTH_WORDS | _FAMILY_WORDS | _MONEY_WORDS
-"""Words of a predicate about someone's health, family or partner, or money: any one makes it private
-(`diagnosed_with`, `allergic_to`, `married_to`, `parent_of`, `owes`, `banks_with`)."""
+"""Words of a property's own name that tell health or money (`diagnosed_with`, `allergic_to`,
+`medications`, `owes`, `salary`); not words a hierarchy, a plant's family, a client's `partner`, a
+game's `treatment` or an invoice's `paid_by` use too."""
 
 _WORD = re.compile(r"[a-z]+")
 

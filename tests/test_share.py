@@ -218,6 +218,14 @@ def test_a_notes_floor_makes_its_relations_private_to_check_too(tmp_path: Path) 
         ("works_for", "public"),
         ("depends_on", "public"),
         ("lives_in", "public"),
+        # A note's own property names: a hierarchy's, a plant's family, a client's partner, an invoice's.
+        ("parent", "public"),
+        ("child", "public"),
+        ("sibling", "public"),
+        ("family", "public"),
+        ("partner", "public"),
+        ("treatment", "public"),
+        ("paid_by", "public"),
     ],
 )
 def test_what_a_predicate_reveals(predicate: str, sensitivity: str) -> None:

@@ -275,7 +275,7 @@ _TASK_FIELDS = re.compile(
 """A task's fields as the Tasks and Kanban plugins write them (due, scheduled, start, created and
 cancelled dates, priority, recurrence, id, dependencies, a card's `@{date}` or `@[[date]]` and its
 `@@{time}`): no words of the task."""
-_TASK_FILTER = re.compile(r"(?<!\S)#(?:task|tasks|todo)(?!\S)[ \t]*", re.IGNORECASE)
+_TASK_FILTER = re.compile(r"^[ \t]*#(?:task|tasks|todo)(?!\S)[ \t]*", re.IGNORECASE)
 """The tag the Tasks plugin's global filter marks tasks with (`- [ ] #task Pay rent`): no word, no topic."""
 _RELATION_ITEM = re.compile(
     r"^(?P<predicate>[a-z][a-z0-9_]*(?: [a-z][a-z0-9_]*){0,2}) \[\[(?P<target>[^\[\]\n]+)\]\]"
@@ -312,8 +312,9 @@ _ALL_INITIALS = re.compile(r"^(?:[A-Z]\.?\s*){1,3}$")
 
 
 def _plain_authors(value: str) -> list[str]:
-    """The people a plain `author` property names: `Daniel Kahneman`, `Kahneman, Daniel` (a citation's
-    order), `Daniel Kahneman; Amos Tversky`, `Kahneman and Tversky`; not a link, a number or a sentence."""
+    """The people a plain `author` property names: `Daniel Kahneman`, `Kahneman, Daniel` and `Le Guin,
+    Ursula K.` (a citation's order), `Smith, J., Jones, K.`, `Daniel Kahneman; Amos Tversky`, `Kahneman
+    and Tversky`; not a link, a number, a sentence, nor `Anonymous` or a publisher (`Penguin Books`)."""
     value = value.strip().strip("'\"").strip()
     if not value or len(value) > 200:
         return []
@@ -321,17 +322,40 @@ def _plain_authors(value: str) -> list[str]:
     for part in re.split(r"\s*;\s*|\s+(?:and|&)\s+", value):
         pieces = [piece.strip() for piece in part.split(",") if piece.strip()]
         if (
-            len(pieces) == 2
-            and " " not in pieces[0]
-            and (" " not in pieces[1] or _ALL_INITIALS.match(pieces[1]))
+            len(pieces) % 2 == 0
+            and all(_GIVEN.fullmatch(given) for given in pieces[1::2])
+            and (
+                len(pieces) > 2
+                or " " not in pieces[0]
+                or pieces[0].split()[0].casefold() in _SURNAME_PARTICLES
+            )
         ):
-            pieces = [f"{pieces[1]} {pieces[0]}"]  # "Kahneman, Daniel"
-        names.extend(
-            piece
-            for piece in pieces
-            if _PLAIN_NAME.fullmatch(piece) and piece.casefold() not in _NOT_PLAIN_NAMES
-        )
+            pieces = [f"{given} {surname}" for surname, given in zip(pieces[::2], pieces[1::2], strict=True)]
+        names.extend(piece for piece in pieces if _an_author(piece))
     return names
+
+
+_GIVEN = re.compile(r"(?:[A-Z][a-z]+|[A-Z]\.)(?:[ -](?:[A-Z][a-z]+|[A-Z]\.))*|(?:[A-Z]\.){1,3}")
+"""Given names or initials after a surname and a comma: `Daniel`, `Ursula K.`, `J.`, `J.R.R.`."""
+_SURNAME_PARTICLES = _word_set("le la de du van von der den di da del")
+_NOT_AUTHORS = _word_set("anonymous unknown anon staff editors editor various n/a none")
+_PUBLISHER_WORDS = _word_set(
+    "books press news times magazine journal board team staff editors publishing media blog post review"
+    " inc ltd llc group"
+)
+
+
+def _an_author(name: str) -> bool:
+    """Whether a name from an `author` property may be a person's who wrote the work."""
+    words = name.split()
+    return (
+        _PLAIN_NAME.fullmatch(name) is not None
+        and name.casefold() not in _NOT_PLAIN_NAMES
+        and name.casefold() not in _NOT_AUTHORS
+        and words[0].casefold() != "the"
+        and words[-1].casefold() not in _PUBLISHER_WORDS
+        and not (len(words) == 1 and len(name) <= 2)  # a lone initial
+    )
 
 
 _ABOUT_KEYS = frozenset(["candidate", "interviewee", "person", "employee", "patient", "mentee"])
@@ -604,7 +628,8 @@ _APPOINTMENT = re.compile(
     r"(?:dentist|doctor|doctor['’]s|gp|vet|physio|physiotherapy|hairdresser|haircut|barber|optician|check-?up|therapy"
     r"|therapist|counsellor|counselor|appointment|appt|scan|mri|x-ray|blood\s+test|surgery|operation|massage"
     r"|dermatologist|orthodontist|vaccination|jab|booster)(?:\s+(?:appointment|appt|visit))?\b"
-    r"(?=[^.!?]*\b(?:at\s+\d{1,2}(?:[:.h]\d\d)?\s*(?:am|pm)?\b|today|this\s+(?:morning|afternoon|evening)))"
+    r"(?=[^.!?]*\b(?:at\s+\d{1,2}(?:[:.h]\d\d\s*(?:am|pm)?|\s*(?:am|pm))\b|today|this\s+(?:morning|afternoon"
+    r"|evening)))(?![^.!?]*\b(?:cancel(?:l)?ed|postponed|moved|closing|closed|called\s+off)\b)"
 )
 """A health or care appointment of the day, its time said: "Dentist at 9:30 with Dr. Lopes.", "Mum's knee
 operation today.", "Vet at 10:15, Biscuit's ear infection."."""
@@ -639,7 +664,8 @@ _PERSON_KEY_PREDICATES = {
     **{
         key.replace(" ", "_"): _FIELD_PREDICATES[says]
         for key, says in _PERSON_FIELDS.items()
-        if key not in ("kids", "children", "siblings")  # as properties, a hierarchy's (see below)
+        # As properties, a hierarchy's (see below), and a client's firm (`partner: "[[Kirkland & Ellis]]"`).
+        if key not in ("kids", "children", "siblings", "partner")
     },
     # Not `parent`, `children`, `sibling`: a hierarchy's links as often (Breadcrumbs' `parent: [[Cooking]]`).
     **dict.fromkeys(["mother", "father", "mum", "mom", "dad"], "child_of"),
@@ -697,8 +723,15 @@ _NOT_PAST = _word_set(
 _DIARY_PAST = _word_set("called used needed named read")
 """Words of `_NOT_PAST` that are past verbs when a line starts with them ("Called Kevin about it.")."""
 _NOT_AFTER_DIARY_PAST = _word_set("by to after as for in on")
+_NOT_A_READING = re.compile(
+    r"(?i)^\W*read\s+(?:the\s+room|the\s+riot\s+act|between\s+the\s+lines|my\s+mind|it\s+and\s+weep|more\b|me\b)"
+    r"|\b(?:every|each|usually|always|often|daily)\b"
+)
+""""Read the room.", "Read more", "Read every morning": an idiom, a link's label or a habit, no reading
+done."""
 _READ_THEN = re.compile(
-    r"(?i)\b(?:I|we)\s+(?:finally\s+|just\s+|also\s+|re)?read\b(?=.*?\b(?:yesterday|last\s+(?:night|week|weekend"
+    r"(?i)\b(?:I|we)\s+(?:finally\s+|just\s+|also\s+|re)?read\b(?!.*\b(?:every|each|usually|always|often))"
+    r"(?=.*?\b(?:yesterday|last\s+(?:night|week|weekend"
     r"|month|year)|ago|this\s+(?:morning|afternoon|evening)|earlier|today|tonight|on\s+the\s+(?:flight|train"
     r"|plane|bus|way)|over\s+the\s+weekend)\b)"
     r"|^\W*(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{4}-\d{2}-\d{2})\s*[:—–-]\s*(?:re)?read\b"
@@ -1769,6 +1802,11 @@ _SOFTWARE_WORDS = re.compile(
     r"|cli|os|language|runtime|server|ui)\b"
 )
 _DATE_LEAD = re.compile(r"^\s*(?:\*\*)?(?P<date>\d{4}-\d{2}-\d{2})(?:\*\*)?\s*(?:[:—–|;-]|\s)\s*\S")
+_MY_CALLOUT = re.compile(
+    r"(?i)^\[!(?:comment|comments|thought|thoughts|personal|reflection|mine|my[\w-]*)\]"
+    r"|^\[![\w-]+\][+-]?[ \t]*(?:my\b|me\b|note\s+to\s+self|thoughts\b|comments?\b|reflections?\b)"
+)
+"""A callout its writer labels theirs: `> [!note] My notes`, `> [!comment]`, `> [!info] Thoughts`."""
 _MY_COMMENT = re.compile(
     r"(?i)^\W*(?:my\s+(?:take|notes?|thoughts?|comments?|two\s+cents|2\s+cents)|note\s+to\s+self|me)\s*:"
 )
@@ -1785,6 +1823,32 @@ _DAY_NUMBER = re.compile(r"(?i)^\W*day\s+(?P<number>[1-9]|[1-5]\d|60)\b(?!\s*(?:
 _STARTED_KEYS = ("started", "date_started", "started_reading", "start_date", "startDate", "date_start")
 _FINISHED_KEYS = ("finished", "date_finished", "finished_reading", "date_read", "end_date", "endDate", "read")
 _RATING_KEYS = ("rating", "my_rating", "stars")
+_NAMES_SOMEONE = re.compile(
+    r"(?i:\b(?:mum|mom|dad|mother|father|gran|granny|grandma|grandpa|nan|nana|son|daughter|wife|husband"
+    r"|partner|sister|brother|kids?|baby|dog|cat|puppy|kitten)\b)|\b[A-Z][a-z]+['’]s\b|\bfor\s+[A-Z][a-z]+"
+)
+"""A family word, someone's ("Lily's ear"), or whom it is for ("for Tom"): someone the line may be about."""
+_A_NAME_HEADING = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?(?:['’]s\b.*)?")
+_LOG_HEADINGS = _word_set(
+    "health meds medication medications medicine medicines log notes today morning afternoon evening night"
+    " diary journal symptoms treatment doctor appointments mood sleep food body"
+)
+
+
+def _someones_heading(heading: str) -> bool:
+    """Whether a heading names someone the lines under it are about ("Mum", "Dad's meds", "Biscuit"), not
+    a log's section ("Health", "Meds", "Morning")."""
+    bare = _bare_heading(heading)
+    if _FAMILY_WORD.search(bare):
+        return True
+    return _A_NAME_HEADING.fullmatch(bare) is not None and bare.split()[0].casefold() not in _LOG_HEADINGS
+
+
+_FAMILY_WORD = re.compile(
+    r"(?i)\b(?:mum|mom|dad|mother|father|gran|granny|grandma|grandpa|nan|nana|son|daughter|wife|husband"
+    r"|partner|sister|brother|kids?|baby|dog|cat|puppy|kitten)\b"
+)
+_CANCELLED = re.compile(r"(?i)\b(?:cancel(?:l)?ed|called\s+off|postponed)\b")
 _START_TIME = re.compile(r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?::[0-5]\d)?")
 """A calendar event's `startTime` ("10:00", "9:30")."""
 _TAGS_LINE = re.compile(r"(?i)^\W*(?:document\s+)?tags\s*::?\s*(?:#?\[\[[^\]\n]+\]\][\s,]*)+$")
@@ -1800,6 +1864,8 @@ _PLANNED_HEADING = re.compile(
     r"(?i)\b(?:plans?|planned|planning|tomorrow|to\s?-?do|todo|agenda|schedule|upcoming|next\s+week)\b"
 )
 """A heading over what is yet to happen: "## Plan for tomorrow", "## Schedule", "## To do"."""
+_AHEAD_HEADING = re.compile(r"(?i)\b(?:tomorrow|next\s+week|upcoming|coming\s+up|later\s+this\s+week)\b")
+"""A plan's heading naming days ahead: a box ticked under it was not done on the note's day."""
 _CLOCK_LEAD = re.compile(
     r"(?i)^\s*(?:\*\*)?(?:[01]?\d|2[0-3])(?:[:h][0-5]\d\s*(?:am|pm)?|\s*(?:am|pm))"
     r"(?:\s*[-–]\s*(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d)?\s*(?:am|pm)?)?(?:\*\*)?\s*(?:[:—–|;-]\s*)?[A-Za-z\[]"
@@ -2388,7 +2454,9 @@ class _Block:
     quoted: bool = False
     """Inside a blockquote (not a callout but a quote, cite or abstract one): someone else's words."""
     callout: bool = False
-    """In a callout that is no quotation (`> [!note]`): the writer's, even in a page clipped from the web."""
+    """In a callout labelled the writer's (`> [!note] My notes`, `> [!comment]`): theirs even in a page
+    clipped from the web (whose own `> [!NOTE]` and `> [!IMPORTANT]`, as GitHub writes them, are the
+    page's)."""
     task: str | None = None
     """A task's status (`[ ]` open, `[x]` done, `[/]` doing, `[-]` cancelled, `[>]` moved), if it is one."""
     parts: list[str] = field(default_factory=list)
@@ -2541,6 +2609,8 @@ def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
     list_indent = 0
     next_list = 0
     quoting: Literal["callout", "quote"] | None = None
+    own = False
+    """The callout the lines are in is labelled the writer's (`> [!note] My notes`, `> [!comment]`)."""
     in_table = False
     """Rows of a table whose lines need not start with a pipe (`a | b`) go on until a blank line."""
     tasks: int | None = None
@@ -2549,7 +2619,7 @@ def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
         if line is None or not line.strip():
             paragraph = None
             blank_before = True
-            quoting = None
+            quoting, own = None, False
             in_table = False
             tasks = None
             continue
@@ -2559,7 +2629,7 @@ def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
         if (text is not line) != (quoting is not None):
             paragraph = None  # a quotation starts or ends here: "Sam texted me this:" / "> I quit."
         if text is line:
-            quoting = None
+            quoting, own = None, False
         else:
             if quoting is None:
                 callout = (
@@ -2569,6 +2639,7 @@ def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
                     and not _SPEAKER_CALLOUT.match(_CALLOUT.sub("", text))
                 )
                 quoting = "callout" if callout else "quote"
+                own = callout and _MY_CALLOUT.match(text) is not None
             text = _CALLOUT.sub("", text)
             if not text.strip():
                 paragraph = None
@@ -2605,7 +2676,7 @@ def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
                     index,
                     header_row=form,
                     quoted=quoting == "quote",
-                    callout=quoting == "callout",
+                    callout=own,
                 )
             )
             if tasks is not None:
@@ -2656,7 +2727,7 @@ def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
                 indent,
                 list_id,
                 quoted=quoting == "quote",
-                callout=quoting == "callout",
+                callout=own,
             )
             item.task = status
             blocks.append(item)
@@ -2675,9 +2746,7 @@ def _blocks(visible: list[str | None], logseq: bool = False) -> list[_Block]:
         if text[:1] not in " \t":
             list_id = -1
         if paragraph is None:
-            paragraph = _Block(
-                "paragraph", "", index, index, quoted=quoting == "quote", callout=quoting == "callout"
-            )
+            paragraph = _Block("paragraph", "", index, index, quoted=quoting == "quote", callout=own)
             blocks.append(paragraph)
         paragraph.parts.append(text.strip())
         paragraph.last = index
@@ -2825,6 +2894,7 @@ class _Wording:
                         lead in _DIARY_PAST
                         and not head[0].endswith(":")
                         and (len(head) < 2 or head[1].lower() not in _NOT_AFTER_DIARY_PAST)
+                        and not (lead == "read" and _NOT_A_READING.search(text))
                     )
                 )
             )
@@ -2959,13 +3029,30 @@ _SAT_DAY = re.compile(r"\bSat\.?\s+\d")
 """Saturday's date ("Sat 14 June: party"), not the verb ("Sat in the garden")."""
 
 
+def _end_type(raw: str, entity_type: str | None) -> str | None:
+    """The type a verb pattern gives one end of its relation: for a link, a guess (`likely_…`), since
+    the note it links to says what it is ("works at [[Atlas]]" is no company where `Atlas.md` is a
+    project's note); for a name written out, the pattern's."""
+    if entity_type is None or entity_type == "person" or not PLACEHOLDER_RE.fullmatch(raw):
+        return entity_type
+    return "likely_" + entity_type
+
+
+_MEETING_VERBS = _word_set(
+    "met saw called phoned rang texted messaged emailed visited hugged thanked invited congratulated helped"
+    " interviewed hosted joined contacted pinged facetimed skyped drove picked dropped fed babysat"
+)
+"""The past verbs a diary line opens with before whom the writer saw ("Met Priya's husband Dev"); not
+any "-ed" word: "Mohammed Ali", "Alfred Jones" are names."""
+
+
 def _after_a_diary_verb(hit: PatternHit, wording: _Wording) -> str:
     """A subject without the past verb a diary line opens with: "Met Priya's husband Dev" is Priya's."""
     if not wording.diary or not hit.subject[:1].isupper():
         return hit.subject
     verb, _, rest = hit.subject.partition(" ")
     lead = verb.lower()
-    return rest if rest[:1].isupper() and (_is_past_word(lead) or lead in _DIARY_PAST) else hit.subject
+    return rest if rest[:1].isupper() and lead in _MEETING_VERBS else hit.subject
 
 
 def _is_past_word(word: str) -> bool:
@@ -3366,6 +3453,15 @@ class _ChunkReader:
             )
             self.node_titles.add(masked.casefold())
 
+    def _writers_own_health_line(self, inline: _Inline) -> bool:
+        """Whether a health log's line with no subject ("Started sertraline 50mg today.") is the writer's:
+        in a day's own note, under no heading naming anyone, and naming no one ("for Lily's ear")."""
+        if _DAY_TITLE.match(self.source.title) is None or self.person_note or inline.refs:
+            return False
+        if any(_someones_heading(heading) for heading in self.chunk.heading_path):
+            return False  # "## Mum", "## Dad's meds", "## Biscuit"
+        return _NAMES_SOMEONE.search(inline.title) is None
+
     def _calendar_event(self, title_quote: str | None) -> None:
         """A Full Calendar event note (`title`, `date`, `startTime` or `allDay`, `type: single`) is an
         event of that day, at its start time: "Dentist" on 2025-04-02 at 10:00."""
@@ -3377,6 +3473,7 @@ class _ChunkReader:
             or not title.strip()
             or not ("startTime" in meta or "allDay" in meta)
             or meta.get("type", "single") != "single"
+            or _CANCELLED.search(title)
         ):
             return
         masked = _cut_at_word(mask_secrets(" ".join(title.split()))[0], TITLE_MAX, ellipsis=True)
@@ -4406,8 +4503,15 @@ class _ChunkReader:
                         (today - d[2]).days > _JUST_GONE
                         and _MONTH_DAY_WORDS.search(inline.title, d[0], d[1]) is not None
                         # "Flights booked: Lisbon 24 April", "Bought train tickets to Paris, 5 May":
-                        # however the day is put after the booking, it is what was booked.
-                        and _BOOKING.search(inline.title)
+                        # however the day is put after the booking, it is what was booked (not "Registered
+                        # the car on March 3", "Went to the concert on 3 March that Tom booked").
+                        and (
+                            _BOOKED_BEFORE.search(inline.title[max(0, d[0] - 90) : d[0]])
+                            or (
+                                _BOOKING.search(inline.title, 0, d[0])
+                                and not _ON_BEFORE_A_DAY.search(inline.title[max(0, d[0] - 12) : d[0]])
+                            )
+                        )
                     )
                 )
             )
@@ -4640,6 +4744,8 @@ class _ChunkReader:
                 subject, hit.old, object_name, moved=pattern.subject_type == "software"
             ):
                 continue  # "Switched the Golf from Admiral to Aviva", "Moved Grandma to the Willows"
+            if pattern.predicate == "takes" and not hit.subject and not self._writers_own_health_line(inline):
+                continue  # "Started metformin today." in Dad's log, a pet's note, under "## Mum": not theirs
             if pattern.predicate == "takes":  # "sertraline 50mg": the medicine, named as a name
                 object_name = medicine_name(object_name)
             if pattern.predicate == "runs":
@@ -4669,10 +4775,14 @@ class _ChunkReader:
             if "upgraded" in pattern.keywords and _one_family(subject, object_name):
                 continue  # "Upgraded Postgres 14 to Postgres 16": a new version, no host of the old
             subject = self.entities.add(
-                subject, pattern.subject_type or _type_from_name(subject), candidate.quote
+                subject,
+                _end_type(hit.subject, pattern.subject_type) or _type_from_name(subject),
+                candidate.quote,
             )
             object_name = self.entities.add(
-                object_name, pattern.object_type or _type_from_name(object_name), candidate.quote
+                object_name,
+                _end_type(hit.object, pattern.object_type) or _type_from_name(object_name),
+                candidate.quote,
             )
             # "Zoe worked at SAP before and now works at SAP again": the past and the present both count.
             if (subject, pattern.predicate, object_name, hit.past_state) in stated:
@@ -5153,6 +5263,8 @@ class _ChunkReader:
                 _MEAL_WITH.match(inline.title) is not None  # "Lunch with Daniel Ford.": a day's event
                 or _APPOINTMENT.match(inline.title) is not None  # "Dentist at 9:30 with Dr. Lopes."
             )
+            # Not under "## Plan for tomorrow": what is yet to happen.
+            and not any(_PLANNED_HEADING.search(heading) for heading in self.chunk.heading_path)
         )
         if (past and (first_person or wording.diary or dates)) or date_led or done:
             if dated:
@@ -5417,7 +5529,9 @@ class _ChunkReader:
             return False
         if _DAY_TITLE.match(self.source.title) is None and self.heading_date is None:
             return False  # "1. 6:30 alarm, no snooze" in a routine's note: no day's log
-        return done or not any(_PLANNED_HEADING.search(heading) for heading in self.chunk.heading_path)
+        planned = any(_PLANNED_HEADING.search(heading) for heading in self.chunk.heading_path)
+        ahead = any(_AHEAD_HEADING.search(heading) for heading in self.chunk.heading_path)
+        return not planned or (done and not ahead)
 
     def _own_subject(self, term: str) -> bool:
         """Whether a sentence's subject is the note's own (its title or an alias of it, not a day's):

@@ -514,8 +514,11 @@ _CHILD_BEFORE_NAME = rf"(?:(?:oldest|eldest|youngest) )?{_any_of(_CHILD_WORDS)}"
 _SPOUSE_WORDS = "wife husband spouse"
 _SPOUSE = rf"{_any_of(_SPOUSE_WORDS)}{_KIN_END}"
 _PARTNER_WORDS = "partner boyfriend girlfriend fiance fiancee fiancé fiancée"
-_PARTNER = rf"{_any_of(_PARTNER_WORDS)}{_KIN_END}"
-_PARTNER_WORD = rf"{_any_of(_PARTNER_WORDS)}(?![\w'’-])"
+_PARTNER = rf"{_any_of(_PARTNER_WORDS)}(?=[\t\x20]*(?:[,.;:!?)]|$))"
+"""A partner said at a clause's end ("Lena is my partner."; not "my partner in the practice")."""
+_LOVER_WORDS = "boyfriend girlfriend fiance fiancee fiancé fiancée"
+_LOVER = rf"{_any_of(_LOVER_WORDS)}(?![\w'’-])"
+"""Before a name, only a word no business uses: "my boyfriend Tom" (not "Microsoft's partner OpenAI")."""
 """Whom someone lives their life with, unmarried: no business partner ("my partner at the firm" is not
 read: a name must follow, or the line must say whose)."""
 _MANAGER_WORDS = "manager boss supervisor"
@@ -861,6 +864,19 @@ def _could_be_a_spouse(name: str) -> bool:
 _ROLE_PARTS = _word_set("head lead chief manager director engineer team product officer president vp")
 
 
+def _a_person_s_name(name: str) -> bool:
+    """Whether a name may be a person's, not a firm's ("Kirkland & Ellis", "Acme LLP", "KPMG")."""
+    words = name.split()
+    return (
+        _could_be_a_spouse(name)
+        and "&" not in name
+        and (not words or words[-1].casefold() not in _FIRM_WORDS)
+    )
+
+
+_FIRM_WORDS = _word_set("llp llc ltd inc plc gmbh co corp group partners associates consulting")
+
+
 def _a_school(name: str) -> bool:
     """Whether the name says a school's: a university, a college, … or an acronym (`MIT`, `UCL`)."""
     words = name.split()
@@ -1097,10 +1113,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "leads", "leads", False, "person", None, keywords="lead"),
     _pattern(r"{S} (?:leads|manages|heads) {O}" + _NOT_A_MODIFIER, "leads", "leads", False, "person", None,
              keywords="leads manages heads"),
-    # "Priya got promoted to tech lead of Atlas", "Ana was made team lead for Heron": leads it from then.
-    _pattern(r"{S} (?:got|was|has been|just got) (?:promoted to|made) (?:the )?(?:tech |technical |team "
+    # "Priya got promoted to tech lead of Atlas": leads it from then.
+    _pattern(r"{S} (?:got|was|has been|just got) promoted to (?:the )?(?:tech |technical |team "
              r"|project )?lead (?:for|of|on) {O}", "leads", "leads", False, "person", None,
-             keywords="promoted made"),
+             keywords="promoted"),
     _pattern(rf"{{S}} reports to {_ROLE_BEFORE_NAME}{{O}}", "reports_to", "reports to", True, "person",
              "person", keywords="reports", object_test=_no_role),
     # The writer's reports: "Ravi reports to me", "Ravi and Lena report to me", "Ravi is my direct report".
@@ -1210,10 +1226,10 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
     # [[Tiago]]", "Tiago is Sofia's partner".
     _pattern(rf"{{O}} is my {_PARTNER}", "partner_of", "partner of", True, "person", "person",
              keywords=_PARTNER_WORDS, writer=True, undated=True),
-    _pattern(rf"(?i:my) {_PARTNER_WORD} (?:is )?{{O}}", "partner_of", "partner of", True, "person", "person",
-             keywords=_PARTNER_WORDS, writer=True, object_test=_could_be_a_spouse, undated=True),
+    _pattern(rf"(?i:my) {_LOVER} (?:is )?{{O}}", "partner_of", "partner of", True, "person", "person",
+             keywords=_LOVER_WORDS, writer=True, object_test=_could_be_a_spouse, undated=True),
     _pattern(r"{S} is the partner of {O}", "partner_of", "partner of", True, "person", "person",
-             keywords="partner", object_test=_could_be_a_spouse, undated=True),
+             keywords="partner", object_test=_a_person_s_name, undated=True),
     # What a person's note's labels say ("Sister: [[Rita]]", "Kids: [[Inês]], [[Duarte]]"), as read.
     _pattern(r"{S} is the sibling of {O}", "sibling_of", "sibling of", False, "person", "person",
              keywords="sibling", object_test=no_kin, undated=True),
@@ -1221,8 +1237,8 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="parent", object_test=no_kin, undated=True),
     _pattern(rf"{{S}} is {{O}}['’]s {_PARTNER}", "partner_of", "partner of", True, "person", "person",
              keywords=_PARTNER_WORDS, undated=True),
-    _pattern(rf"{{S}}['’]s {_PARTNER_WORD} (?:is )?{{O}}", "partner_of", "partner of", True, "person",
-             "person", keywords=_PARTNER_WORDS, object_test=_could_be_a_spouse, undated=True),
+    _pattern(rf"{{S}}['’]s {_LOVER} (?:is )?{{O}}", "partner_of", "partner of", True, "person",
+             "person", keywords=_LOVER_WORDS, object_test=_could_be_a_spouse, undated=True),
     _pattern(rf"{{O}} is (?:now )?my {_MANAGER}", "reports_to", "reports to", True, "person", "person",
              keywords=_MANAGER_WORDS, writer=True),
     _pattern(rf"(?i:my) {_MANAGER} is (?:now )?{{O}}", "reports_to", "reports to", True, "person", "person",
@@ -1249,10 +1265,6 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              "person", "organization", keywords=_ROLE_WORDS),
     _pattern(rf"{{I}} (?:just )?(?:joined|started at) {{O}}{_WHEN_JOINED} as {_A_ROLE_OR_ROLE}", "works_for",
              "works for", True, "person", "organization", keywords=_ROLE_WORDS),
-    # A job about to start, its role said: "Aisha is joining Globex as head of data next month".
-    _pattern(rf"{{S}} (?:is|['’]s) (?:joining|going to join|about to join) {{O}}{_WHEN_JOINED} as "
-             rf"{_A_ROLE_OR_ROLE}", "works_for", "works for", True, "person", "organization",
-             keywords="joining join", undated=True),
     # A new job named as such: someone's ("Priya started a new job at Monzo"), the writer's first day
     # at one, and their last. Not "first day at PyCon", "started at Heathrow", "joined Strava as a member".
     _pattern(rf"{{S}} (?:just |officially )?(?:started|starts) {_JOB} at {{O}}", "works_for", "works for",
