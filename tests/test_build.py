@@ -586,3 +586,21 @@ def test_a_kindle_s_clippings_are_the_book_s_words_and_their_marks_no_words(
     run_build(notes, vault)
     assert triples(vault) == [("sam-lee", "lives_in", "leeds")]  # the reader's note, not the highlight
     assert not [p.name for p in (vault / "episodic").glob("your-*.md")]
+
+
+def test_a_link_s_note_says_what_it_is_not_the_verb_before_it(tmp_path: Path) -> None:
+    """ "works at [[Atlas]]" guesses a company; Atlas's own note says a project: one entity, the project."""
+    notes, vault = notes_with(
+        tmp_path,
+        {
+            "Projects/Atlas.md": "---\ntype: project\n---\nAtlas is our internal search service.\n",
+            "Daily/2025-03-12.md": "Olivia works at [[Atlas]] now.\nAna works at [[Globex]] now.\n",
+        },
+    )
+    run_build(notes, vault)
+    pages = sorted(p.name for p in (vault / "entities").glob("*.md"))
+    assert [p for p in pages if p.startswith("atlas")] == ["atlas.md"]
+    assert "entity_type: project" in (vault / "entities" / "atlas.md").read_text("utf-8")
+    # A link no note types keeps what the verb guessed.
+    assert "entity_type: organization" in (vault / "entities" / "globex.md").read_text("utf-8")
+    assert ("olivia", "works_for", "atlas") in triples(vault)
