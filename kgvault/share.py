@@ -70,10 +70,17 @@ def restrict(graph: Graph, level: str) -> Graph:
     if len(kept) == len(graph.nodes) and not floored and not told:
         return graph
     out = {node.id for node in graph.nodes} - {node.id for node in kept}
+    # A note's properties each say one thing: one left out (a book's `finished:` reading, a person's
+    # `spouse:`) takes no other property with it, while a body's lines are read together.
+    body_starts = {s.source.path: s.source.body_line for s in graph.summaries}
     tainted = Tainted(
-        itertools.chain(
-            (e for node in graph.nodes if node.id in out for e in node.evidence),
-            (e for relation in told for e in relation.evidence),
+        (
+            e
+            for e in itertools.chain(
+                (e for node in graph.nodes if node.id in out for e in node.evidence),
+                (e for relation in told for e in relation.evidence),
+            )
+            if e.pointer is not None or e.line_end >= body_starts.get(e.path, 1)
         ),
         floored,
     )
@@ -84,6 +91,13 @@ def restrict(graph: Graph, level: str) -> Graph:
         for alias in note_aliases(s.source.meta)
     }
     texts = {s.source.path: s.source.text for s in graph.summaries}
+    # A note's own names (its file name, its `aliases`) are no withheld line's word.
+    note_names = {
+        name.casefold()
+        for s in graph.summaries
+        if s.source.path not in floored
+        for name in (s.source.path.rsplit("/", 1)[-1].rsplit(".", 1)[0], *note_aliases(s.source.meta))
+    }
     lines: dict[str, list[str]] = {}
     unsaid: set[str] = set()
     entities = []
@@ -92,10 +106,18 @@ def restrict(graph: Graph, level: str) -> Graph:
         if evidence:
             aliases = tuple(a for a in entity.aliases if a.casefold() not in withheld_names)
             if len(evidence) < len(entity.evidence):
-                # "My mum." names Linda Carter "Mum": a name only withheld lines gave goes with them.
-                said = tuple(a for a in aliases if _said(a, evidence, texts, lines))
-                unsaid.update(a.casefold() for a in aliases if a not in said)
-                aliases = said
+                # "My mum." names Linda Carter "Mum": a name only withheld lines gave goes with them (not
+                # one no line says: a note's file name, "decision-log").
+                withheld = tuple(e for e in entity.evidence if tainted.holds(e))
+                gone = {
+                    a
+                    for a in aliases
+                    if a.casefold() not in note_names
+                    and _said(a, withheld, texts, lines)
+                    and not _said(a, evidence, texts, lines)
+                }
+                unsaid.update(a.casefold() for a in gone)
+                aliases = tuple(a for a in aliases if a not in gone)
             entities.append(replace(entity, evidence=evidence, aliases=aliases))
     entity_ids = {entity.id for entity in entities}
     relations = []

@@ -825,6 +825,23 @@ def test_joining_relates_no_employer_yet(text: str) -> None:
     assert not {r for r in relations(extract(text)) if r[1] == "works_for"}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kids: Two boys",
+        "Brother: Older, in Munich",
+        "Son: Works at Google",
+        "Sister: Yes, older",
+        "Children: N/A",
+    ],
+)
+def test_a_family_label_saying_something_else_than_a_name_relates_nobody(text: str) -> None:
+    found = extract(
+        text, path="People/Ben Walsh.md", title="Ben Walsh", meta={"tags": ["person"]}, heading=()
+    )
+    assert relations(found) == set()
+
+
 def test_a_person_note_s_children_label_names_each_child_but_its_property_is_a_hierarchy_s() -> None:
     found = extract(
         "Children: Oscar and Lily",
@@ -2223,15 +2240,28 @@ def test_a_heading_naming_a_day_dates_what_is_under_it(heading: str, text: str, 
     [
         ("Day 1 — Porto", {"date": "2025-03-12"}, REF),
         ("Day 3 — Coimbra", {"date": "2025-03-12"}, date(2025, 3, 14)),
+        ("Day 3 — Coimbra", {"created": "2025-03-12", "start": "2025-03-10"}, date(2025, 3, 12)),
         ("Day 3 — Coimbra", {"created": "2025-03-12"}, REF),  # written then: no first day said
         ("Day 30 of 100", {"date": "2025-03-12"}, REF),  # a count, no day of a trip
+        ("Day 3 of the sprint", {"date": "2025-03-12"}, REF),
     ],
 )
 def test_a_numbered_day_of_a_trip_counts_from_its_first(
     heading: str, meta: dict[str, str], day: date
 ) -> None:
-    found = extract("Visited the university library with Marta.", heading=(heading,), meta=meta)
+    line = "Visited the university library with Marta."
+    text = f"## Day 1 — Porto\nHad dinner with Marta.\n\n## {heading}\n{line}\n"
+    source = make_source(text, meta=meta, path="Trips/Portugal.md", title="Portugal")
+    found = extract_chunk(make_chunk(line, source, heading=(heading,)), source)
     assert only_node(found).timestamp == day
+
+
+def test_a_note_of_one_numbered_day_is_that_day() -> None:
+    """ "Whole30 Day 12.md" dated 12 June with "# Day 12": the day it is, not eleven days later."""
+    text = "# Day 12\nCooked a frittata with Marta.\n"
+    source = make_source(text, meta={"date": "2025-03-12"}, path="Whole30 Day 12.md", title="Whole30 Day 12")
+    found = extract_chunk(make_chunk("Cooked a frittata with Marta.", source, heading=("Day 12",)), source)
+    assert only_node(found).timestamp == REF
 
 
 @pytest.mark.parametrize(
@@ -2908,6 +2938,10 @@ def frontmatter_relations(text: str) -> set[tuple[str, str]]:
         ("tags: [book]\nauthor: Le Guin, Ursula K.\n", {"Ursula K. Le Guin"}),
         ("tags: [book]\nauthors: Smith, J., Jones, K.\n", {"J. Smith", "K. Jones"}),
         ("tags: [book]\nauthor: Anonymous\n", set()),
+        (
+            "tags: [book]\nauthors: Daniel Kahneman, Amos Tversky, Paul Slovic\n",
+            {"Daniel Kahneman", "Amos Tversky", "Paul Slovic"},
+        ),
     ],
 )
 def test_a_work_s_plain_authors_are_people_who_wrote_it(properties: str, authors: set[str]) -> None:
@@ -2964,6 +2998,12 @@ def test_a_book_note_s_reading_dates_are_the_reader_s_events() -> None:
         ("Finished reading Project Hail Mary (rated 4.5)", date(2024, 1, 2), ("Project Hail Mary",)),
         ("Started reading Project Hail Mary", date(2023, 12, 10), ("Project Hail Mary",)),
     ]
+    # Put down unfinished: no reading finished.
+    abandoned = {**yaml.safe_load(properties), "status": "abandoned"}
+    put_down = make_source(text, title="Project Hail Mary", path="Books/Project Hail Mary.md", meta=abandoned)
+    assert [
+        n.title for n in extract_chunk(make_chunk(text, put_down, kind="frontmatter"), put_down).draft.nodes
+    ] == ["Started reading Project Hail Mary"]
     # Not in a note about no book: a project's `started` is no reading.
     other = make_source(text, title="Atlas", path="Projects/Atlas.md", meta={"started": date(2023, 12, 10)})
     assert extract_chunk(make_chunk(text, other, kind="frontmatter"), other).draft.nodes == []
@@ -6321,6 +6361,14 @@ def test_a_line_led_by_a_clock_time_outside_a_days_log_is_no_event(
     text: str, title: str, heading: tuple[str, ...]
 ) -> None:
     assert extract(text, title=title, path=f"{title}.md", heading=heading).draft.nodes == []
+
+
+@pytest.mark.parametrize("heading", ["To do", "Today's agenda"])
+def test_a_meal_ticked_done_under_a_to_do_list_happened(heading: str) -> None:
+    found = extract(
+        "- [x] Lunch with Marco.", title="2025-03-12", path="daily/2025-03-12.md", heading=(heading,)
+    )
+    assert [(n.type, n.timestamp) for n in found.draft.nodes] == [("observation", REF)]
 
 
 def test_a_ticked_time_block_under_a_plan_for_days_ahead_is_no_event_of_the_note_s_day() -> None:

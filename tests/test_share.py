@@ -231,3 +231,22 @@ def test_a_notes_floor_makes_its_relations_private_to_check_too(tmp_path: Path) 
 def test_what_a_predicate_reveals(predicate: str, sensitivity: str) -> None:
     assert predicate_sensitivity(predicate) == sensitivity
     assert predicate_sensitivity(label_predicate(predicate.replace("_", " "))) == sensitivity
+
+
+def test_a_left_out_property_takes_no_other_property_and_a_file_name_stays_an_alias(tmp_path: Path) -> None:
+    """A book note's `finished:` reading is private; its `author` is still shared. A note's file name,
+    which no withheld line says, stays an alias of its entity."""
+    notes = tmp_path / "notes"
+    (notes / "Books").mkdir(parents=True)
+    (notes / "Books" / "Project Hail Mary.md").write_text(
+        '---\nauthor: "[[Andy Weir]]"\nfinished: 2024-01-02\ntags: [books]\n---\nA good book.\n', "utf-8"
+    )
+    (notes / "decision-log.md").write_text(
+        '---\ntitle: Atlas decision log\nproject: "[[Atlas]]"\n---\nWe decided to use Postgres for Atlas.\n',
+        "utf-8",
+    )
+    (notes / "2025-02-03.md").write_text("Logged it in [[decision-log]].\n", "utf-8")
+    vault = tmp_path / "vault"
+    run_build(notes, vault, "--max-sensitivity", "public")
+    assert ("project-hail-mary", "author", "andy-weir") in triples(vault)
+    assert "decision-log" in (vault / "entities" / "atlas-decision-log.md").read_text("utf-8")

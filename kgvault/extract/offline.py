@@ -321,23 +321,23 @@ def _plain_authors(value: str) -> list[str]:
     names: list[str] = []
     for part in re.split(r"\s*;\s*|\s+(?:and|&)\s+", value):
         pieces = [piece.strip() for piece in part.split(",") if piece.strip()]
+        # "Kahneman, Daniel", "Le Guin, Ursula K.", "Smith, J., Jones, K.": each surname a word (or a
+        # particle and a word) and each given name one word and initials; "Daniel Kahneman, Amos Tversky"
+        # are two names.
         if (
             len(pieces) % 2 == 0
             and all(_GIVEN.fullmatch(given) for given in pieces[1::2])
-            and (
-                len(pieces) > 2
-                or " " not in pieces[0]
-                or pieces[0].split()[0].casefold() in _SURNAME_PARTICLES
-            )
+            and all(_SURNAME.fullmatch(surname) for surname in pieces[::2])
         ):
             pieces = [f"{given} {surname}" for surname, given in zip(pieces[::2], pieces[1::2], strict=True)]
         names.extend(piece for piece in pieces if _an_author(piece))
     return names
 
 
-_GIVEN = re.compile(r"(?:[A-Z][a-z]+|[A-Z]\.)(?:[ -](?:[A-Z][a-z]+|[A-Z]\.))*|(?:[A-Z]\.){1,3}")
-"""Given names or initials after a surname and a comma: `Daniel`, `Ursula K.`, `J.`, `J.R.R.`."""
-_SURNAME_PARTICLES = _word_set("le la de du van von der den di da del")
+_GIVEN = re.compile(r"(?:[A-Z][a-z]+|[A-Z]\.)(?:[ -]?[A-Z]\.)*|(?:[A-Z]\.){1,3}")
+"""A given name and initials after a surname and a comma: `Daniel`, `Ursula K.`, `J.`, `J.R.R.`."""
+_SURNAME = re.compile(r"(?:(?i:le|la|de|du|van|von|der|den|di|da|del)[ ])?[A-Z][\w'’-]+")
+"""A surname before a comma: `Kahneman`, `Le Guin`, `van Gogh`."""
 _NOT_AUTHORS = _word_set("anonymous unknown anon staff editors editor various n/a none")
 _PUBLISHER_WORDS = _word_set(
     "books press news times magazine journal board team staff editors publishing media blog post review"
@@ -1816,12 +1816,16 @@ _KINDLE_MARK = re.compile(
     re.IGNORECASE,
 )
 """The line a Kindle writes over each clipping: "- Your Highlight on Location 1540-1541 | Added on …"."""
-_START_KEYS = frozenset(["date", "start", "start_date", "startDate", "departure"])
+_START_KEYS = ("start", "start_date", "startDate", "departure", "date")
 """Properties that date a trip's or a course's note by its first day."""
-_DAY_NUMBER = re.compile(r"(?i)^\W*day\s+(?P<number>[1-9]|[1-5]\d|60)\b(?!\s*(?:of|/)\s*\d)")
-"""A heading numbering a day of a trip or a course ("Day 3 — Coimbra"; not "Day 30 of 100", a count)."""
-_STARTED_KEYS = ("started", "date_started", "started_reading", "start_date", "startDate", "date_start")
-_FINISHED_KEYS = ("finished", "date_finished", "finished_reading", "date_read", "end_date", "endDate", "read")
+_DAY_NUMBER = re.compile(r"(?i)^\W*day\s+(?P<number>[1-9]|[1-5]\d|60)\b(?!\s*(?:of\b|/))")
+"""A heading numbering a day of a trip or a course ("Day 3 — Coimbra"; not "Day 30 of 100", "Day 3 of
+the sprint": a count)."""
+_DAY_ONE_HEADING = re.compile(r"(?im)^#{1,6}[ \t]+\W*day[ \t]+1\b(?![ \t]*(?:of\b|/))")
+_STARTED_KEYS = ("started", "date_started", "started_reading", "date_start")
+_FINISHED_KEYS = ("finished", "date_finished", "finished_reading", "date_read", "read")
+_NOT_FINISHED = _word_set("abandoned dnf dropped unfinished paused to-read tbr want-to-read wishlist reading")
+"""A book's `status` that says it was not read to its end ("abandoned", "DNF")."""
 _RATING_KEYS = ("rating", "my_rating", "stars")
 _NAMES_SOMEONE = re.compile(
     r"(?i:\b(?:mum|mom|dad|mother|father|gran|granny|grandma|grandpa|nan|nana|son|daughter|wife|husband"
@@ -3345,15 +3349,12 @@ class _ChunkReader:
                     if when.granularity == "day" and not _FOUR_DIGITS.search(heading[when.start : when.end]):
                         return _nearest_year(when.first, reference)
                 numbered = _DAY_NUMBER.match(heading)
-                if (
-                    numbered is not None
-                    and _DAY_TITLE.match(self.source.title) is None
-                    and not _START_KEYS.isdisjoint(self.meta)
-                    and can_count_from(reference)
-                ):
+                first = self._first_day() if numbered is not None else None
+                if numbered is not None and first is not None:
                     # A trip's or a course's "## Day 3 — Coimbra", in a note whose `date` is its first day
-                    # (not one dated by when it was `created`: written after, perhaps).
-                    return reference + timedelta(days=int(numbered["number"]) - 1)
+                    # and whose days start at "Day 1" (not one dated by when it was `created`: written
+                    # after, perhaps; nor "Whole30 Day 12.md", already that day).
+                    return first + timedelta(days=int(numbered["number"]) - 1)
             weekday = _HEADING_WEEKDAY.match(heading)
             if weekday is None:
                 continue
@@ -3371,6 +3372,18 @@ class _ChunkReader:
                 return base + timedelta(days=(named - base.weekday()) % 7)
             # "# Weekly review 22 March 2025" / "## Monday": that day's week, Monday to Sunday.
             return base + timedelta(days=named - base.weekday())
+        return None
+
+    def _first_day(self) -> date | None:
+        """The first day of a trip's or a course's note that numbers its days from "## Day 1": its `date`,
+        `start` or `departure` property."""
+        if _DAY_TITLE.match(self.source.title) is not None or not _DAY_ONE_HEADING.search(self.source.text):
+            return None
+        for key in _START_KEYS:
+            value = self.meta.get(key)
+            day = parse_date_value(value) if isinstance(value, date | str) else None
+            if day is not None and can_count_from(day):
+                return day
         return None
 
     def _author(self) -> str | None:
@@ -3424,7 +3437,10 @@ class _ChunkReader:
             if rating is not None and str(rating).strip() and len(str(rating)) <= 12
             else ""
         )
+        status = str(meta.get("status") or "").strip().casefold().replace(" ", "-")
         for keys, says in ((_STARTED_KEYS, "Started reading"), (_FINISHED_KEYS, "Finished reading")):
+            if says.startswith("Finished") and status in _NOT_FINISHED:
+                continue  # `status: abandoned`: its end date is when it was put down
             key = next((key for key in keys if key in meta), None)
             value = meta[key] if key is not None else None
             # A day as written (`2024-01-02`), not `read: true` nor a number a clock could read.
@@ -5263,8 +5279,11 @@ class _ChunkReader:
                 _MEAL_WITH.match(inline.title) is not None  # "Lunch with Daniel Ford.": a day's event
                 or _APPOINTMENT.match(inline.title) is not None  # "Dentist at 9:30 with Dr. Lopes."
             )
-            # Not under "## Plan for tomorrow": what is yet to happen.
-            and not any(_PLANNED_HEADING.search(heading) for heading in self.chunk.heading_path)
+            # Not under "## Plan for tomorrow": what is yet to happen, unless ticked done.
+            and (
+                candidate.done
+                or not any(_PLANNED_HEADING.search(heading) for heading in self.chunk.heading_path)
+            )
         )
         if (past and (first_person or wording.diary or dates)) or date_led or done:
             if dated:

@@ -874,6 +874,24 @@ def _a_person_s_name(name: str) -> bool:
     )
 
 
+def _a_relative_s_name(name: str) -> bool:
+    """Whether a label's value names a relative ("Sister: [[Rita]]", "Kids: Oscar and Lily"), not says
+    something of them ("Kids: Two boys", "Brother: Older, in Munich", "Son: Works at Google")."""
+    if PLACEHOLDER_RE.fullmatch(name):
+        return True
+    words = name.split()
+    return (
+        0 < len(words) <= 3
+        and all(word[:1].isupper() and len(word) > 1 for word in words)
+        and not any(word.casefold() in _NOT_A_RELATIVE for word in words)
+        and no_kin(name)
+    )
+
+
+_NOT_A_RELATIVE = _word_set(
+    "one two three four five six none n/a na yes no older younger elder eldest youngest big little twin twins"
+    " step half works worked lives lived married single deceased passed boys girls boy girl kids baby unknown"
+)
 _FIRM_WORDS = _word_set("llp llc ltd inc plc gmbh co corp group partners associates consulting")
 
 
@@ -1232,9 +1250,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords="partner", object_test=_a_person_s_name, undated=True),
     # What a person's note's labels say ("Sister: [[Rita]]", "Kids: [[Inês]], [[Duarte]]"), as read.
     _pattern(r"{S} is the sibling of {O}", "sibling_of", "sibling of", False, "person", "person",
-             keywords="sibling", object_test=no_kin, undated=True),
+             keywords="sibling", object_test=_a_relative_s_name, undated=True),
     _pattern(r"{S} is the parent of {O}", "parent_of", "parent of", False, "person", "person",
-             keywords="parent", object_test=no_kin, undated=True),
+             keywords="parent", object_test=_a_relative_s_name, undated=True),
     _pattern(rf"{{S}} is {{O}}['’]s {_PARTNER}", "partner_of", "partner of", True, "person", "person",
              keywords=_PARTNER_WORDS, undated=True),
     _pattern(rf"{{S}}['’]s {_LOVER} (?:is )?{{O}}", "partner_of", "partner of", True, "person",
