@@ -807,6 +807,7 @@ def test_leaving_one_employer_for_another_ends_the_first(text: str, person: str,
         ("My boyfriend Tom cooked dinner.", ("Sam", "partner_of", "Tom")),
         ("Ana's girlfriend Bea works at Zara.", ("Ana", "partner_of", "Bea")),
         ("Tom is Rui's fiancé.", ("Tom", "partner_of", "Rui")),
+        ("My partner is Dana.", ("Sam", "partner_of", "Dana")),
     ],
 )
 def test_a_couple_not_married_are_partners(text: str, triple: tuple[str, str, str]) -> None:
@@ -865,6 +866,8 @@ def test_a_person_note_s_children_label_names_each_child_but_its_property_is_a_h
         "My partner Dana and I closed the Hill deal for the firm.",
         "Microsoft's partner OpenAI shipped a new model.",
         "Met KPMG's partner Jane Smith about the audit.",
+        "Microsoft's partner is OpenAI.",
+        "My partner is Kirkland & Ellis.",
     ],
 )
 def test_a_business_partner_is_no_couple(text: str) -> None:

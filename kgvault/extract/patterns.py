@@ -1257,6 +1257,9 @@ VERB_PATTERNS: tuple[VerbPattern, ...] = (
              keywords=_PARTNER_WORDS, undated=True),
     _pattern(rf"{{S}}['’]s {_LOVER} (?:is )?{{O}}", "partner_of", "partner of", True, "person",
              "person", keywords=_LOVER_WORDS, object_test=_could_be_a_spouse, undated=True),
+    # "My partner is Dana.": a person named, and nothing after (not "Microsoft's partner is OpenAI").
+    _pattern(r"(?i:my) partner is {O}(?=[\t\x20]*(?:[.!;]|$))", "partner_of", "partner of", True, "person",
+             "person", keywords="partner", writer=True, object_test=_a_person_s_name, undated=True),
     _pattern(rf"{{O}} is (?:now )?my {_MANAGER}", "reports_to", "reports to", True, "person", "person",
              keywords=_MANAGER_WORDS, writer=True),
     _pattern(rf"(?i:my) {_MANAGER} is (?:now )?{{O}}", "reports_to", "reports to", True, "person", "person",
