@@ -2259,6 +2259,25 @@ def test_a_numbered_day_of_a_trip_counts_from_its_first(
     assert only_node(found).timestamp == day
 
 
+def test_a_heading_s_day_without_its_year_takes_the_year_the_title_names() -> None:
+    found = extract(
+        "Climbed Arthur's Seat with Marta.",
+        heading=("Tue 6 Aug — Edinburgh",),
+        title="Scotland 2024",
+        path="Trips/Scotland 2024.md",
+        reference=None,
+    )
+    assert only_node(found).timestamp == date(2024, 8, 6)
+    untitled = extract(
+        "Climbed Arthur's Seat with Marta.",
+        heading=("Tue 6 Aug",),
+        title="Scotland",
+        path="Scotland.md",
+        reference=None,
+    )
+    assert untitled.draft.nodes == []  # no year anywhere: no day
+
+
 def test_a_note_of_one_numbered_day_is_that_day() -> None:
     """ "Whole30 Day 12.md" dated 12 June with "# Day 12": the day it is, not eleven days later."""
     text = "# Day 12\nCooked a frittata with Marta.\n"

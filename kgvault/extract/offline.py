@@ -3344,6 +3344,11 @@ class _ChunkReader:
                 return _range_firsts(heading, found)[0][2]
             if self.language not in ("en", "fr"):
                 continue
+            if reference is None:
+                # "Scotland 2024" / "## Tue 6 Aug — Edinburgh": the title's year, as its sentences' days.
+                days = self._days_of_the_titles_year(heading)
+                if days:
+                    return days[0][2]
             if reference is not None:
                 for when in find_times(heading, reference, self.language):
                     if when.granularity == "day" and not _FOUR_DIGITS.search(heading[when.start : when.end]):
