@@ -3218,6 +3218,15 @@ def test_blockquotes_and_clipped_pages_are_not_the_owners_episodes() -> None:
     assert [n.type for n in callout.draft.nodes] == ["observation"]
 
 
+def test_a_clipped_page_speaks_as_of_when_it_was_published() -> None:
+    page = "Lilian Weng works at OpenAI.\n\n> [!note] My notes\n> I started using Anki again today.\n"
+    meta = {"source": "https://x.org/p", "published": "2023-01-27", "tags": ["clippings"]}
+    source = replace(make_source(page, meta=meta, path="Clippings/Post.md", title="Post"), writer="Sam")
+    found = extract_chunk(make_chunk(page, source), source)
+    dated = {(r.subject, r.object): r.valid_at for r in found.draft.relations}
+    assert dated == {("Lilian Weng", "OpenAI"): date(2023, 1, 27), ("Sam", "Anki"): REF}
+
+
 @pytest.mark.parametrize(
     "text",
     [

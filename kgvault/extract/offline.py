@@ -3379,6 +3379,11 @@ class _ChunkReader:
             return base + timedelta(days=named - base.weekday())
         return None
 
+    def _published(self) -> date | None:
+        """When a page clipped from the web was published (its `published` property), if it says."""
+        value = self.meta.get("published")
+        return parse_date_value(value) if isinstance(value, date | str) else None
+
     def _first_day(self) -> date | None:
         """The first day of a trip's or a course's note that numbers its days from "## Day 1": its `date`,
         `start` or `departure` property."""
@@ -3675,6 +3680,8 @@ class _ChunkReader:
         self.known = frozenset(n.casefold() for n in (*linked, self.source.title, *aliases))
         self.linked_names = tuple(sorted({n for n in linked if len(n) > 2}, key=lambda n: (-len(n), n)))
         clipped_voice, mine = (self.author, self.i_am), False
+        # A clipped page speaks as of when it was published; the writer's note on it, as of the clipping.
+        clipped_days = (self.heading_date, self.heading_date or self._published()) if self.clipped else None
         # A Kindle's "My Clippings.txt", pasted or kept: after "Your Highlight on Location …", the book's
         # words; after "Your Note on page …", the reader's.
         kindle = "" if "Added on" not in self.chunk.text else None
@@ -3752,6 +3759,8 @@ class _ChunkReader:
                 # …"): theirs, and its "I" the notes' owner; the rest is the page's, its author's.
                 mine = block.callout or _MY_COMMENT.match(block.text) is not None
                 self.author, self.i_am = (None, self.source.writer) if mine else clipped_voice
+                if clipped_days is not None:
+                    self.heading_date = clipped_days[0] if mine else clipped_days[1]
             quoted = (
                 block.quoted
                 or _ATTRIBUTED_QUOTE.match(block.text) is not None  # '"I love this city" — the taxi driver'
@@ -3838,6 +3847,8 @@ class _ChunkReader:
                     self.spoken, self.reported = True, opened == "reported"
                 self._candidate(_Candidate(sentence, sentence_quote, "sentence", heading_entity, quoted))
         self.author, self.i_am = clipped_voice
+        if clipped_days is not None:
+            self.heading_date = clipped_days[0]
         return self._envelope(self._skip_reason(blocks))
 
     def _labelled_lines(self, text: str, transcript: AbstractSet[str]) -> dict[int, str]:
