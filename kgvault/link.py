@@ -605,15 +605,20 @@ def _named_more_fully(
 ) -> set[str]:
     """The entities a node's text names by a word that one of its own entities says in full: "Anna" where
     the node is Anna Kowalski's (a meeting's attendee), "Mum" in a turn that is Jess's mum's."""
-    # A person's full name ("Anna Kowalski"), not a thing's version: "Postgres 15" mentions Postgres too.
-    words = {
-        key.split(" ", 1)[0]
-        for name in entities
-        if " " in name.strip() and not any(c.isdigit() for c in name) and (key := normalize_name(name))
-    }
+    words = {word for name in entities if (word := _first_of_full_name(name)) is not None}
     if turns:  # "Jess: Mum said she loved the flowers" names `Jess's mum`, not the user's Mum
         words.update(name.rsplit("'s ", 1)[1].casefold() for name in entities if "'s " in name)
     return {known.roots[name] for name in found if name in words}
+
+
+@lru_cache(maxsize=1 << 16)  # nodes name the same few thousand entities over and over
+def _first_of_full_name(name: str) -> str | None:
+    """The folded first word of a full name, or None for a one-word name or one with a digit."""
+    # A person's full name ("Anna Kowalski"), not a thing's version: "Postgres 15" mentions Postgres too.
+    if " " not in name.strip() or any(c.isdigit() for c in name):
+        return None
+    key = normalize_name(name)
+    return key.split(" ", 1)[0] if key else None
 
 
 class _MentionIndex:
