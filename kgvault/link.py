@@ -407,18 +407,22 @@ def _consolidate(node_id: str, episodes: Sequence[Node]) -> Node:
     )
 
 
+_KeyOf = Callable[..., str | None]
+"""`Resolution.key_of`: the entity key of a name, read as a type when one is given."""
+
+
 class _Reader:
     """Read a name as a chunk means it: a homonym resolves by the type the chunk gave it."""
 
-    __slots__ = ("named", "own", "resolution", "whole")
+    __slots__ = ("key_of", "named", "own", "whole")
 
-    def __init__(self, resolution: Resolution, extraction: Extraction) -> None:
-        self.resolution = resolution
+    def __init__(self, key_of: _KeyOf, extraction: Extraction) -> None:
+        self.key_of = key_of
+        """`Resolution.key_of`, answered once per pass for each name (and type) asked."""
         self.whole = chunk_evidence(extraction.chunk)
         """The whole chunk as evidence, made once for its nodes and relations."""
         self.named = {
-            normalize_name(e.name): resolution.key_of(e.name, e.entity_type)
-            for e in extraction.draft.entities
+            normalize_name(e.name): key_of(e.name, e.entity_type) for e in extraction.draft.entities
         }
         """The entity each of the chunk's own mentions resolved to."""
         # Read once per chunk, not once per node of the chunk.
@@ -438,7 +442,7 @@ class _Reader:
 
     def __call__(self, name: str) -> str | None:
         key = normalize_name(name)
-        return self.named[key] if key in self.named else self.resolution.key_of(name)
+        return self.named[key] if key in self.named else self.key_of(name)
 
 
 def _node_identity(node: DraftNode) -> NodeKey:
@@ -502,15 +506,17 @@ def _readings(
 ) -> list[_Reading]:
     """Every draft read with the corpus's entities; a kept reading is reused while names resolve alike."""
     known = resolution.known_names()
+    # Drafts name the same few thousand entities over and over: each name is looked up once a pass.
+    key_of = lru_cache(maxsize=None)(resolution.key_of)
     if memory is None:
         everything = _MentionIndex(known)
-        return [_read(extraction, resolution, everything) for extraction in extractions]
+        return [_read(extraction, key_of, everything) for extraction in extractions]
     index: list[_MentionIndex] = []  # made once, and only when a draft is read anew
 
     def read(extraction: Extraction) -> _Reading:
         if not index:
             index.append(_MentionIndex(known, capitals=True))
-        return _read(extraction, resolution, index[0])
+        return _read(extraction, key_of, index[0])
 
     memory.resolving_as(known, resolution.split, _stale_reading)
     readings = []
@@ -533,9 +539,9 @@ def _stale_reading(reading: _Reading, changed: frozenset[str], new_heads: frozen
     return not (changed.isdisjoint(reading.names) and new_heads.isdisjoint(reading.heads))
 
 
-def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) -> _Reading:
+def _read(extraction: Extraction, key_of: _KeyOf, known: _MentionIndex) -> _Reading:
     """One draft's nodes with their evidence and entity keys, and its relations between entity keys."""
-    mean = _Reader(resolution, extraction)
+    mean = _Reader(key_of, extraction)
     chunk = extraction.chunk
     whole = mean.whole
     turns = bool(chunk.turns)
