@@ -22,7 +22,14 @@ from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PR
 from kgvault.layout import CORRECTIONS_FILE
 from kgvault.link_groups import ChunkRef, Grouped, NodeGroup, NodeKey, Reading, collect_nodes
 from kgvault.link_memory import LinkMemory, PassMade, same_multiset
-from kgvault.names import UniqueIds, assign_unique, node_slug, normalize_name, summary_slug
+from kgvault.names import (
+    UniqueIds,
+    ascii_node_slug,
+    assign_unique,
+    node_slug,
+    normalize_name,
+    summary_slug,
+)
 from kgvault.node_corrections import confirmed_nodes, correct_nodes
 from kgvault.properties import clean_body, plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence, turn_of
@@ -316,7 +323,7 @@ def _node_wants(
     last = memory.last if memory is not None and memory.last.settled else None
     if last is None or grouped.touched is None:
         keys = {key: f"{key[0]}:{key[1]}:{key[2]}" for key in groups}
-        wanted = {keys[key]: title_slug(group.first()[1].title) for key, group in groups.items()}
+        wanted = {keys[key]: _wanted_slug(key, group, title_slug) for key, group in groups.items()}
         rank = {page_key: _KIND_RANK[key[0]] for key, page_key in keys.items()}
     else:
         keys, wanted, rank = dict(last.node_keys), dict(last.node_wanted), dict(last.node_rank)
@@ -327,11 +334,18 @@ def _node_wants(
             group = groups.get(key)
             if group is not None:
                 page_key = keys[key] = f"{key[0]}:{key[1]}:{key[2]}"
-                wanted[page_key] = title_slug(group.first()[1].title)
+                wanted[page_key] = _wanted_slug(key, group, title_slug)
                 rank[page_key] = _KIND_RANK[key[0]]
     if memory is not None:
         memory.made.node_keys, memory.made.node_wanted, memory.made.node_rank = keys, wanted, rank
     return keys, wanted, rank
+
+
+def _wanted_slug(key: NodeKey, group: NodeGroup, title_slug: Callable[[str], str]) -> str:
+    """The id a node's title asks for; a short ASCII title's is made from the words its key holds."""
+    title = group.first()[1].title
+    # A procedure's key holds its steps too (after `_STEPS`): its title's words are not all it holds.
+    return (_STEPS not in key[1] and ascii_node_slug(title, key[1])) or title_slug(title)
 
 
 def _repeated_episodes(
