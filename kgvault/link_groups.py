@@ -136,8 +136,12 @@ def collect_nodes(extractions: Sequence[Extraction], readings: Sequence[Reading]
                 held.append(ref)
     owner = {key: held[0] for key, held in refs.items()}
     episodes: dict[str, list[NodeKey]] = defaultdict(list)
-    for key in sorted(key for key in groups if key[0] == "episodic"):
-        episodes[key[1]].append(key)
+    for key in groups:
+        if key[0] == "episodic":
+            episodes[key[1]].append(key)
+    for keys in episodes.values():
+        if len(keys) > 1:  # most episodes are told on one date: only a title's dates need sorting
+            keys.sort()
     return Grouped(groups, chunk_keys, owner, dict(by_path), dict(refs), dict(episodes))
 
 
