@@ -174,10 +174,12 @@ class _UnionFind:
         self.parent: dict[str, str] = {}
 
     def find(self, key: str) -> str:
-        self.parent.setdefault(key, key)
-        while self.parent[key] != key:
-            self.parent[key] = self.parent[self.parent[key]]
-            key = self.parent[key]
+        """The root of a name (added as its own root if new), halving the path walked on the way."""
+        parent = self.parent  # asked 100,000 times a pass: one attribute read, not five per step
+        up = parent.setdefault(key, key)
+        while up != key:
+            grandparent = parent[key] = parent[up]  # the name now points past its parent
+            key, up = grandparent, parent[grandparent]
         return key
 
     def known_root(self, key: str) -> str | None:
