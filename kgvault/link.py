@@ -211,11 +211,22 @@ def _named_by_nodes(
 
     With a memory, last pass's answer changed by the readings that came and went since.
     """
-    last = memory.last.named if memory is not None and memory.last.settled else None
+    if memory is None:
+        return _lines_naming(readings)
+    last = memory.last.named if memory.last.settled else None
     counts = _NamedCounts(readings, last)
-    if memory is not None:
-        memory.made.named = counts
+    memory.made.named = counts
     return counts.named
+
+
+def _lines_naming(readings: Sequence[_Reading]) -> dict[str, frozenset[Evidence]]:
+    """`_named_by_nodes` for a pass that keeps nothing: the lines as sets, with no counts to update."""
+    lines: dict[str, set[Evidence]] = defaultdict(set)
+    for reading in readings:
+        for _, evidence, _, keys in reading.nodes:
+            for key in keys:
+                lines[key].add(evidence)
+    return {key: frozenset(found) for key, found in lines.items()}
 
 
 class _NamedCounts:
