@@ -1131,20 +1131,21 @@ def _summary(
         chunk = extraction.chunk
         here = (chunk.source_path, chunk.index)
         keys = chunk_keys.get(here, [])
-        for key in keys:
-            node_ids.setdefault(node_id[key])
+        node_ids.update(dict.fromkeys(map(node_id.__getitem__, keys)))
         chunk_entities = {entity_id[k] for k in reading.named.values() if k is not None and k in entity_id}
         entity_ids.update(chunk_entities)
         # And what its nodes name without the draft naming it: the note mentions it too.
-        entity_ids.update(entity_id[k] for *_, keys in reading.nodes for k in keys if k in entity_id)
+        entity_ids.update(entity_id[k] for _, _, _, keys in reading.nodes for k in keys if k in entity_id)
         if chunk.kind == "turns":
             lines = lines or source.text.split("\n")
             rows.extend(_turn_rows(lines, extraction, owner))
             continue
-        fresh = sum(1 for key in keys if owner.get(key) == here)
+        fresh = list(map(owner.get, keys)).count(here)  # the keys new in this chunk
         counts = (fresh, len(keys) - fresh, len(chunk_entities))
-        make = partial(_row, extraction, *counts)
-        rows.append(make() if memory is None else memory.rows.get(here, (extraction, counts), make))
+        if memory is None:
+            rows.append(_row(extraction, *counts))
+        else:
+            rows.append(memory.rows.get(here, (extraction, counts), partial(_row, extraction, *counts)))
     return SourceSummary(
         id=summary_id,
         source=source,
