@@ -44,6 +44,7 @@ from kgvault.records import (
     Relation,
     Source,
     SourceSummary,
+    replaced,
 )
 from kgvault.resolve import HOMONYM_SEPARATOR, EntityGroup, Resolution, make_entity, resolve_entities
 from kgvault.secrets import mask_secrets
@@ -405,7 +406,7 @@ def _consolidated(
     tags = tree.apply({tag for node in episodes for tag in node.tags})
 
     def make() -> Node:
-        return replace(_consolidate(node_id, episodes), tags=tags)
+        return replaced(_consolidate(node_id, episodes), tags=tags)
 
     return make() if memory is None else memory.derived.get(title_key, (node_id, episodes, tags), make)
 
