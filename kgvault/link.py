@@ -22,7 +22,14 @@ from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, PREDICATE_LABELS, PR
 from kgvault.layout import CORRECTIONS_FILE
 from kgvault.link_groups import ChunkRef, Grouped, NodeGroup, NodeKey, Reading, collect_nodes
 from kgvault.link_memory import LinkMemory, PassMade, same_multiset
-from kgvault.names import UniqueIds, assign_unique, node_slug, normalize_name, summary_slug
+from kgvault.names import (
+    UniqueIds,
+    ascii_node_slug,
+    assign_unique,
+    node_slug,
+    normalize_name,
+    summary_slug,
+)
 from kgvault.node_corrections import confirmed_nodes, correct_nodes
 from kgvault.properties import clean_body, plain_text
 from kgvault.provenance import chunk_evidence, evidence_order, item_evidence, turn_of
@@ -37,6 +44,7 @@ from kgvault.records import (
     Relation,
     Source,
     SourceSummary,
+    replaced,
 )
 from kgvault.resolve import HOMONYM_SEPARATOR, EntityGroup, Resolution, make_entity, resolve_entities
 from kgvault.secrets import mask_secrets
@@ -204,11 +212,22 @@ def _named_by_nodes(
 
     With a memory, last pass's answer changed by the readings that came and went since.
     """
-    last = memory.last.named if memory is not None and memory.last.settled else None
+    if memory is None:
+        return _lines_naming(readings)
+    last = memory.last.named if memory.last.settled else None
     counts = _NamedCounts(readings, last)
-    if memory is not None:
-        memory.made.named = counts
+    memory.made.named = counts
     return counts.named
+
+
+def _lines_naming(readings: Sequence[_Reading]) -> dict[str, frozenset[Evidence]]:
+    """`_named_by_nodes` for a pass that keeps nothing: the lines as sets, with no counts to update."""
+    lines: dict[str, set[Evidence]] = defaultdict(set)
+    for reading in readings:
+        for _, evidence, _, keys in reading.nodes:
+            for key in keys:
+                lines[key].add(evidence)
+    return {key: frozenset(found) for key, found in lines.items()}
 
 
 class _NamedCounts:
@@ -316,7 +335,7 @@ def _node_wants(
     last = memory.last if memory is not None and memory.last.settled else None
     if last is None or grouped.touched is None:
         keys = {key: f"{key[0]}:{key[1]}:{key[2]}" for key in groups}
-        wanted = {keys[key]: title_slug(group.first()[1].title) for key, group in groups.items()}
+        wanted = {keys[key]: _wanted_slug(key, group, title_slug) for key, group in groups.items()}
         rank = {page_key: _KIND_RANK[key[0]] for key, page_key in keys.items()}
     else:
         keys, wanted, rank = dict(last.node_keys), dict(last.node_wanted), dict(last.node_rank)
@@ -327,11 +346,18 @@ def _node_wants(
             group = groups.get(key)
             if group is not None:
                 page_key = keys[key] = f"{key[0]}:{key[1]}:{key[2]}"
-                wanted[page_key] = title_slug(group.first()[1].title)
+                wanted[page_key] = _wanted_slug(key, group, title_slug)
                 rank[page_key] = _KIND_RANK[key[0]]
     if memory is not None:
         memory.made.node_keys, memory.made.node_wanted, memory.made.node_rank = keys, wanted, rank
     return keys, wanted, rank
+
+
+def _wanted_slug(key: NodeKey, group: NodeGroup, title_slug: Callable[[str], str]) -> str:
+    """The id a node's title asks for; a short ASCII title's is made from the words its key holds."""
+    title = group.first()[1].title
+    # A procedure's key holds its steps too (after `_STEPS`): its title's words are not all it holds.
+    return (_STEPS not in key[1] and ascii_node_slug(title, key[1])) or title_slug(title)
 
 
 def _repeated_episodes(
@@ -380,7 +406,7 @@ def _consolidated(
     tags = tree.apply({tag for node in episodes for tag in node.tags})
 
     def make() -> Node:
-        return replace(_consolidate(node_id, episodes), tags=tags)
+        return replaced(_consolidate(node_id, episodes), tags=tags)
 
     return make() if memory is None else memory.derived.get(title_key, (node_id, episodes, tags), make)
 
@@ -407,18 +433,22 @@ def _consolidate(node_id: str, episodes: Sequence[Node]) -> Node:
     )
 
 
+_KeyOf = Callable[..., str | None]
+"""`Resolution.key_of`: the entity key of a name, read as a type when one is given."""
+
+
 class _Reader:
     """Read a name as a chunk means it: a homonym resolves by the type the chunk gave it."""
 
-    __slots__ = ("named", "own", "resolution", "whole")
+    __slots__ = ("key_of", "named", "own", "whole")
 
-    def __init__(self, resolution: Resolution, extraction: Extraction) -> None:
-        self.resolution = resolution
+    def __init__(self, key_of: _KeyOf, extraction: Extraction) -> None:
+        self.key_of = key_of
+        """`Resolution.key_of`, answered once per pass for each name (and type) asked."""
         self.whole = chunk_evidence(extraction.chunk)
         """The whole chunk as evidence, made once for its nodes and relations."""
         self.named = {
-            normalize_name(e.name): resolution.key_of(e.name, e.entity_type)
-            for e in extraction.draft.entities
+            normalize_name(e.name): key_of(e.name, e.entity_type) for e in extraction.draft.entities
         }
         """The entity each of the chunk's own mentions resolved to."""
         # Read once per chunk, not once per node of the chunk.
@@ -438,7 +468,7 @@ class _Reader:
 
     def __call__(self, name: str) -> str | None:
         key = normalize_name(name)
-        return self.named[key] if key in self.named else self.resolution.key_of(name)
+        return self.named[key] if key in self.named else self.key_of(name)
 
 
 def _node_identity(node: DraftNode) -> NodeKey:
@@ -502,15 +532,17 @@ def _readings(
 ) -> list[_Reading]:
     """Every draft read with the corpus's entities; a kept reading is reused while names resolve alike."""
     known = resolution.known_names()
+    # Drafts name the same few thousand entities over and over: each name is looked up once a pass.
+    key_of = lru_cache(maxsize=None)(resolution.key_of)
     if memory is None:
         everything = _MentionIndex(known)
-        return [_read(extraction, resolution, everything) for extraction in extractions]
+        return [_read(extraction, key_of, everything) for extraction in extractions]
     index: list[_MentionIndex] = []  # made once, and only when a draft is read anew
 
     def read(extraction: Extraction) -> _Reading:
         if not index:
             index.append(_MentionIndex(known, capitals=True))
-        return _read(extraction, resolution, index[0])
+        return _read(extraction, key_of, index[0])
 
     memory.resolving_as(known, resolution.split, _stale_reading)
     readings = []
@@ -533,9 +565,9 @@ def _stale_reading(reading: _Reading, changed: frozenset[str], new_heads: frozen
     return not (changed.isdisjoint(reading.names) and new_heads.isdisjoint(reading.heads))
 
 
-def _read(extraction: Extraction, resolution: Resolution, known: _MentionIndex) -> _Reading:
+def _read(extraction: Extraction, key_of: _KeyOf, known: _MentionIndex) -> _Reading:
     """One draft's nodes with their evidence and entity keys, and its relations between entity keys."""
-    mean = _Reader(resolution, extraction)
+    mean = _Reader(key_of, extraction)
     chunk = extraction.chunk
     whole = mean.whole
     turns = bool(chunk.turns)
@@ -605,15 +637,20 @@ def _named_more_fully(
 ) -> set[str]:
     """The entities a node's text names by a word that one of its own entities says in full: "Anna" where
     the node is Anna Kowalski's (a meeting's attendee), "Mum" in a turn that is Jess's mum's."""
-    # A person's full name ("Anna Kowalski"), not a thing's version: "Postgres 15" mentions Postgres too.
-    words = {
-        key.split(" ", 1)[0]
-        for name in entities
-        if " " in name.strip() and not any(c.isdigit() for c in name) and (key := normalize_name(name))
-    }
+    words = {word for name in entities if (word := _first_of_full_name(name)) is not None}
     if turns:  # "Jess: Mum said she loved the flowers" names `Jess's mum`, not the user's Mum
         words.update(name.rsplit("'s ", 1)[1].casefold() for name in entities if "'s " in name)
     return {known.roots[name] for name in found if name in words}
+
+
+@lru_cache(maxsize=1 << 16)  # nodes name the same few thousand entities over and over
+def _first_of_full_name(name: str) -> str | None:
+    """The folded first word of a full name, or None for a one-word name or one with a digit."""
+    # A person's full name ("Anna Kowalski"), not a thing's version: "Postgres 15" mentions Postgres too.
+    if " " not in name.strip() or any(c.isdigit() for c in name):
+        return None
+    key = normalize_name(name)
+    return key.split(" ", 1)[0] if key else None
 
 
 class _MentionIndex:
@@ -1095,20 +1132,21 @@ def _summary(
         chunk = extraction.chunk
         here = (chunk.source_path, chunk.index)
         keys = chunk_keys.get(here, [])
-        for key in keys:
-            node_ids.setdefault(node_id[key])
+        node_ids.update(dict.fromkeys(map(node_id.__getitem__, keys)))
         chunk_entities = {entity_id[k] for k in reading.named.values() if k is not None and k in entity_id}
         entity_ids.update(chunk_entities)
         # And what its nodes name without the draft naming it: the note mentions it too.
-        entity_ids.update(entity_id[k] for *_, keys in reading.nodes for k in keys if k in entity_id)
+        entity_ids.update(entity_id[k] for _, _, _, keys in reading.nodes for k in keys if k in entity_id)
         if chunk.kind == "turns":
             lines = lines or source.text.split("\n")
             rows.extend(_turn_rows(lines, extraction, owner))
             continue
-        fresh = sum(1 for key in keys if owner.get(key) == here)
+        fresh = list(map(owner.get, keys)).count(here)  # the keys new in this chunk
         counts = (fresh, len(keys) - fresh, len(chunk_entities))
-        make = partial(_row, extraction, *counts)
-        rows.append(make() if memory is None else memory.rows.get(here, (extraction, counts), make))
+        if memory is None:
+            rows.append(_row(extraction, *counts))
+        else:
+            rows.append(memory.rows.get(here, (extraction, counts), partial(_row, extraction, *counts)))
     return SourceSummary(
         id=summary_id,
         source=source,

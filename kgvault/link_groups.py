@@ -113,13 +113,17 @@ class Grouped:
 
 def collect_nodes(extractions: Sequence[Extraction], readings: Sequence[Reading]) -> Grouped:
     """Merge duplicate nodes across chunks, keeping every piece of provenance."""
-    groups: dict[NodeKey, NodeGroup] = defaultdict(NodeGroup)
+    groups: dict[NodeKey, NodeGroup] = {}
     chunk_keys: dict[ChunkRef, list[NodeKey]] = {}
     by_path: dict[str, list[tuple[Extraction, Reading]]] = defaultdict(list)
     for extraction, reading in zip(extractions, readings, strict=True):
         keys = []
         for key, evidence, node, entity_keys in reading.nodes:
-            groups[key].add(evidence, node, entity_keys)
+            group = groups.get(key)
+            if group is None:  # most propositions are said once: made whole, with nothing to add
+                groups[key] = NodeGroup([(evidence, node)], set(entity_keys))
+            else:
+                group.add(evidence, node, entity_keys)
             keys.append(key)
         chunk = extraction.chunk
         chunk_keys[(chunk.source_path, chunk.index)] = keys
@@ -132,9 +136,13 @@ def collect_nodes(extractions: Sequence[Extraction], readings: Sequence[Reading]
                 held.append(ref)
     owner = {key: held[0] for key, held in refs.items()}
     episodes: dict[str, list[NodeKey]] = defaultdict(list)
-    for key in sorted(key for key in groups if key[0] == "episodic"):
-        episodes[key[1]].append(key)
-    return Grouped(dict(groups), chunk_keys, owner, dict(by_path), dict(refs), dict(episodes))
+    for key in groups:
+        if key[0] == "episodic":
+            episodes[key[1]].append(key)
+    for keys in episodes.values():
+        if len(keys) > 1:  # most episodes are told on one date: only a title's dates need sorting
+            keys.sort()
+    return Grouped(groups, chunk_keys, owner, dict(by_path), dict(refs), dict(episodes))
 
 
 class KeptGroups:

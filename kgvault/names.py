@@ -110,6 +110,18 @@ def node_slug(title: str) -> str:
     return slugify(title, max_chars=MAX_NODE_ID_CHARS)
 
 
+def ascii_node_slug(title: str, normalized: str) -> str | None:
+    """`node_slug(title)` made from `normalize_name(title)`, for a short ASCII title; else None.
+
+    Both fold an ASCII title into the same words, so its slug is those words joined by hyphens:
+    pass 2 has every node title normalized already, and need not read it again.
+    """
+    if not title.isascii():
+        return None
+    slug = normalized.replace(" ", "-")
+    return slug if slug and len(slug) <= MAX_NODE_ID_CHARS and slug not in _WINDOWS_RESERVED else None
+
+
 @lru_cache(maxsize=1 << 16)  # asked of every source by every pass 2 of a watch
 def summary_slug(source_path: str, conversation: str | None = None) -> str:
     """Id of a summary page: the source path without extension, folders joined by `-`, plus `-summary`.

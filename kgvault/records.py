@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime
+from operator import attrgetter
 from typing import Any, Literal, TypeVar, dataclass_transform
 
 SourceKind = Literal["markdown", "text", "transcript", "chat", "draft"]
@@ -24,6 +26,39 @@ def record(cls: type[_Record]) -> type[_Record]:
     any assignment to a field.
     """
     return dataclass(slots=True, unsafe_hash=True)(cls)
+
+
+def replaced(item: _Record, **changes: Any) -> _Record:
+    """`dataclasses.replace` for a record, a third of its cost: the fields are read at C speed and
+    passed by position (pass 2 retimes thousands of nodes; `replace` inspects every field each time)."""
+    cls = type(item)
+    layout = _LAYOUTS.get(cls) or _layout(cls)
+    values = list(layout.read(item))
+    for name, value in changes.items():
+        values[layout.position[name]] = value
+    return cls(*values)
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """How `replaced` reads a record class: its fields in `__init__`'s order."""
+
+    read: Callable[[Any], tuple[Any, ...]]
+    position: dict[str, int]
+
+
+_LAYOUTS: dict[type, _Layout] = {}
+
+
+def _layout(cls: type) -> _Layout:
+    """Read a record class's fields once, for `replaced`."""
+    found = fields(cls)
+    if len(found) < 2 or any(not f.init or f.kw_only for f in found):
+        raise TypeError(f"{cls.__name__}: replaced() reads records of two or more positional fields")
+    layout = _LAYOUTS[cls] = _Layout(
+        attrgetter(*(f.name for f in found)), {f.name: i for i, f in enumerate(found)}
+    )
+    return layout
 
 
 @record

@@ -6,12 +6,12 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 
 from kgvault.extract.patterns import FUNCTIONAL_PREDICATES, SIDE_BY_SIDE
-from kgvault.records import Evidence, Node, Relation, record
+from kgvault.records import Evidence, Node, Relation, record, replaced
 
 # "Postgres 15" and "Postgres 16" are versions of one thing: only one is current, whatever the predicate.
 _VERSION = re.compile(r"^(?P<base>.*?\S)\s+v?\d+(?:\.\d+)*$", re.IGNORECASE)
@@ -232,7 +232,7 @@ def retimed(
     node: Node, superseded_by: tuple[str, ...], conflicts_with: tuple[str, ...], valid_to: date | None
 ) -> Node:
     """The node with these links to later and rival nodes, and this end."""
-    return replace(node, superseded_by=superseded_by, conflicts_with=conflicts_with, valid_to=valid_to)
+    return replaced(node, superseded_by=superseded_by, conflicts_with=conflicts_with, valid_to=valid_to)
 
 
 @dataclass(frozen=True, slots=True)
@@ -426,7 +426,7 @@ def _beaten(
 
 def timed_relation(relation: Relation, valid_at: date | None, invalid_at: date | None) -> Relation:
     """The relation holding from `valid_at` until `invalid_at`."""
-    return replace(relation, valid_at=valid_at, invalid_at=invalid_at)
+    return replaced(relation, valid_at=valid_at, invalid_at=invalid_at)
 
 
 def _ended(relation: Relation, end: date, make: RetimeRelation) -> Relation:
