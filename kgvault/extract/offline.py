@@ -308,7 +308,6 @@ def _plain_name(value: str) -> str | None:
 
 
 _AUTHOR_KEYS = frozenset(["author", "authors"])
-_ALL_INITIALS = re.compile(r"^(?:[A-Z]\.?\s*){1,3}$")
 
 
 def _plain_authors(value: str) -> list[str]:
