@@ -1826,10 +1826,11 @@ _FINISHED_KEYS = ("finished", "date_finished", "finished_reading", "date_read", 
 _NOT_FINISHED = _word_set("abandoned dnf dropped unfinished paused to-read tbr want-to-read wishlist reading")
 """A book's `status` that says it was not read to its end ("abandoned", "DNF")."""
 _RATING_KEYS = ("rating", "my_rating", "stars")
-_NAMES_SOMEONE = re.compile(
-    r"(?i:\b(?:mum|mom|dad|mother|father|gran|granny|grandma|grandpa|nan|nana|son|daughter|wife|husband"
-    r"|partner|sister|brother|kids?|baby|dog|cat|puppy|kitten)\b)|\b[A-Z][a-z]+['’]s\b|\bfor\s+[A-Z][a-z]+"
+_KIN_AND_PETS = (
+    r"mum|mom|dad|mother|father|gran|granny|grandma|grandpa|nan|nana|son|daughter|wife|husband"
+    r"|partner|sister|brother|kids?|baby|dog|cat|puppy|kitten"
 )
+_NAMES_SOMEONE = re.compile(rf"(?i:\b(?:{_KIN_AND_PETS})\b)|\b[A-Z][a-z]+['’]s\b|\bfor\s+[A-Z][a-z]+")
 """A family word, someone's ("Lily's ear"), or whom it is for ("for Tom"): someone the line may be about."""
 _A_NAME_HEADING = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?(?:['’]s\b.*)?")
 _LOG_HEADINGS = _word_set(
@@ -1847,10 +1848,7 @@ def _someones_heading(heading: str) -> bool:
     return _A_NAME_HEADING.fullmatch(bare) is not None and bare.split()[0].casefold() not in _LOG_HEADINGS
 
 
-_FAMILY_WORD = re.compile(
-    r"(?i)\b(?:mum|mom|dad|mother|father|gran|granny|grandma|grandpa|nan|nana|son|daughter|wife|husband"
-    r"|partner|sister|brother|kids?|baby|dog|cat|puppy|kitten)\b"
-)
+_FAMILY_WORD = re.compile(rf"(?i)\b(?:{_KIN_AND_PETS})\b")
 _CANCELLED = re.compile(r"(?i)\b(?:cancel(?:l)?ed|called\s+off|postponed)\b")
 _START_TIME = re.compile(r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)(?::[0-5]\d)?")
 """A calendar event's `startTime` ("10:00", "9:30")."""
@@ -3457,26 +3455,33 @@ class _ChunkReader:
             if day is None:
                 continue
             words = f"{says} {title}{rated if says.startswith('Finished') else ''}"
-            masked = _cut_at_word(mask_secrets(words)[0], TITLE_MAX, ellipsis=True)
-            if masked.casefold() in self.node_titles:
-                continue
-            self.nodes.append(
-                {
-                    "memory_layer": "episodic",
-                    "type": "observation",
-                    "title": masked,
-                    "body": masked,
-                    "tags": self._tags([]),
-                    "timestamp": day,
-                    "sensitivity": "private",
-                    "confidence": "medium",
-                    "origin": "stated",
-                    "language": self.language,
-                    "entities": [self.entities.add(title, "book", None)],
-                    "supporting_text": f"{key}: {value}",
-                }
-            )
-            self.node_titles.add(masked.casefold())
+            self._property_event(words, day, [self.entities.add(title, "book", None)], f"{key}: {value}")
+
+    def _property_event(
+        self, words: str, day: date, entities: list[str], quote: str | None, occurred_at: str | None = None
+    ) -> None:
+        """An event a note's properties say (a calendar's, a book's reading), as a node of that day."""
+        masked = _cut_at_word(mask_secrets(" ".join(words.split()))[0], TITLE_MAX, ellipsis=True)
+        if masked.casefold() in self.node_titles:
+            return
+        self.nodes.append(
+            {
+                "memory_layer": "episodic",
+                "type": "observation",
+                "title": masked,
+                "body": masked,
+                "tags": self._tags([]),
+                "timestamp": day,
+                "occurred_at": occurred_at,
+                "sensitivity": "private",
+                "confidence": "medium",
+                "origin": "stated",
+                "language": self.language,
+                "entities": entities,
+                "supporting_text": quote,
+            }
+        )
+        self.node_titles.add(masked.casefold())
 
     def _writers_own_health_line(self, inline: _Inline) -> bool:
         """Whether a health log's line with no subject ("Started sertraline 50mg today.") is the writer's:
@@ -3501,33 +3506,14 @@ class _ChunkReader:
             or _CANCELLED.search(title)
         ):
             return
-        masked = _cut_at_word(mask_secrets(" ".join(title.split()))[0], TITLE_MAX, ellipsis=True)
         start = meta.get("startTime")
         clock = (
             _START_TIME.fullmatch(str(start).strip())
             if start is not None and meta.get("allDay") is not True
             else None
         )
-        self.nodes.append(
-            {
-                "memory_layer": "episodic",
-                "type": "observation",
-                "title": masked,
-                "body": masked,
-                "tags": self._tags([]),
-                "timestamp": day,
-                "occurred_at": f"{day.isoformat()}T{int(clock['hour']):02d}:{clock['minute']}:00"
-                if clock
-                else None,
-                "sensitivity": "private",
-                "confidence": "medium",
-                "origin": "stated",
-                "language": self.language,
-                "entities": [],
-                "supporting_text": title_quote,
-            }
-        )
-        self.node_titles.add(masked.casefold())
+        at = f"{day.isoformat()}T{int(clock['hour']):02d}:{clock['minute']}:00" if clock else None
+        self._property_event(title, day, [], title_quote, at)
 
     def _note_subject(self, quote: str | None) -> str | None:
         """Who the note's fields and properties are about: the note's entity; in a daily note
