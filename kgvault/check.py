@@ -238,7 +238,15 @@ def _relations_above(vault: Path, level: str, notes: Path | None) -> list[Proble
             refs = edge["evidence"] if isinstance(edge.get("evidence"), list) else []
             cited = [e for ref in refs if isinstance(ref, str) and (e := _evidence(ref)) is not None]
             edges.append((number, edge, predicate_sensitivity(edge["relation"]), cited))
-    told = Tainted(e for _, _, sensitivity, cited in edges if above(sensitivity, level) for e in cited)
+    # A note's properties each say one thing (as `share.restrict` reads them): a private `spouse:` takes no
+    # other property with it. A range from a file's first line is its properties' (or its whole text's).
+    told = Tainted(
+        e
+        for _, _, sensitivity, cited in edges
+        if above(sensitivity, level)
+        for e in cited
+        if e.pointer is not None or e.line_start > 1
+    )
     floors: dict[str, str | None] = {}
     problems = []
     for number, edge, sensitivity, cited in edges:

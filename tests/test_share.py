@@ -250,3 +250,23 @@ def test_a_left_out_property_takes_no_other_property_and_a_file_name_stays_an_al
     run_build(notes, vault, "--max-sensitivity", "public")
     assert ("project-hail-mary", "author", "andy-weir") in triples(vault)
     assert "decision-log" in (vault / "entities" / "atlas-decision-log.md").read_text("utf-8")
+
+
+def test_a_private_property_leaves_the_note_s_other_properties_shared_and_checked(tmp_path: Path) -> None:
+    """A person's `spouse:` is private, their `company:` is not: a public vault keeps the company, and
+    `check --max-sensitivity public` passes it."""
+    notes = tmp_path / "notes"
+    (notes / "People").mkdir(parents=True)
+    (notes / "People" / "Ana Lee.md").write_text(
+        '---\ntags: [person]\nspouse: "[[Tom Lee]]"\ncompany: "[[Globex]]"\n---\nAna likes climbing.\n',
+        "utf-8",
+    )
+    vault = tmp_path / "vault"
+    run_build(notes, vault, "--max-sensitivity", "public")
+    assert triples(vault) == [("ana-lee", "works_for", "globex")]
+    assert check_vault(vault, max_sensitivity="public") == []
+    # Built without the flag, check names the spouse, and not the company beside it.
+    full = tmp_path / "full"
+    run_build(notes, full)
+    flagged = [p.message for p in check_vault(full, max_sensitivity="public") if p.path == "relations.jsonl"]
+    assert [m for m in flagged if "married_to" in m] and not [m for m in flagged if "works_for" in m]
