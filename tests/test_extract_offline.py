@@ -1635,7 +1635,13 @@ def test_a_reading_done_is_the_day_s_event(text: str, day: date) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["I read before bed most nights.", "Read by the fire, it says.", "Read the room.", "Read more"]
+    "text",
+    [
+        "I read before bed most nights.",
+        "Read by the fire, it says.",
+        "Read the room.",
+        "Read more about it in the docs.",
+    ],
 )
 def test_a_habit_of_reading_or_a_passive_read_is_no_event(text: str) -> None:
     found = extract(text, title="2025-03-12", path="daily/2025-03-12.md", meta={"author": "Sam"})
